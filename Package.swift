@@ -1,0 +1,69 @@
+// swift-tools-version:6.0
+//
+// Prestage: a discrete-event simulator for push-notification asset pre-staging via CDN.
+//
+// The target graph enforces the layers (each arrow is "may import"):
+//
+//   CGSL (system library, libgsl)  <-  Stochastic  <-  SimKernel  <-  InfraModel  <-  prestage (CLI)
+//   PreloadKit (no dependencies)   <-  PreloadKitFoundation (real URLSession + file driver)
+//
+// Only `Stochastic` imports `CGSL`. `PreloadKit` depends on nothing of the simulator: it is the
+// client logic an app would ship, and the simulator drives the very same code in virtual time.
+import PackageDescription
+
+let strictFlags: [SwiftSetting] = [
+    // `swift build -Xswiftc -DPRESTAGE_INVARIANTS` (or `make test`) turns on expensive invariant checks.
+    .define("PRESTAGE_INVARIANTS", .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "Prestage",
+    products: [
+        .library(name: "PreloadKit", targets: ["PreloadKit"]),
+        .library(name: "PreloadKitFoundation", targets: ["PreloadKitFoundation"]),
+        .executable(name: "prestage", targets: ["prestage"]),
+    ],
+    targets: [
+        // Layer 0: the C library, reached only through this shim.
+        .systemLibrary(
+            name: "CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"])]
+        ),
+        // Layer 1: random streams and distributions. The only module that imports CGSL.
+        .target(name: "Stochastic", dependencies: ["CGSL"], swiftSettings: strictFlags),
+        // Layer 2: virtual time, the pending-event set and the run loop. No domain code.
+        .target(name: "SimKernel", dependencies: ["Stochastic"], swiftSettings: strictFlags),
+        // Layer 3: world models: mobile networks, CDN PoPs, shields and origin.
+        .target(name: "InfraModel", dependencies: ["SimKernel", "Stochastic"], swiftSettings: strictFlags),
+
+        // The client pre-stage logic: sans-I/O, platform-neutral, no dependencies.
+        .target(name: "PreloadKit", swiftSettings: strictFlags),
+        // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
+        .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
+
+        // Top: the command-line tool.
+        .executableTarget(
+            name: "prestage",
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
+        // Kernel hold-model benchmark (`make bench`); never run as a timed test.
+        .executableTarget(
+            name: "prestage-kernel-bench",
+            dependencies: ["SimKernel", "Stochastic"],
+            swiftSettings: strictFlags
+        ),
+
+        .testTarget(name: "StochasticTests", dependencies: ["Stochastic", "CGSL"]),
+        .testTarget(name: "SimKernelTests", dependencies: ["SimKernel", "Stochastic"]),
+        .testTarget(name: "InfraModelTests", dependencies: ["InfraModel", "SimKernel", "Stochastic"]),
+        .testTarget(name: "PreloadKitTests", dependencies: ["PreloadKit"]),
+        .testTarget(
+            name: "PreloadKitFoundationTests",
+            dependencies: ["PreloadKitFoundation", "PreloadKit"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

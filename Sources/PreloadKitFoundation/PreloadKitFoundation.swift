@@ -1,0 +1,1 @@
+// Placeholder so the target builds before its issue lands; replaced by the real module.

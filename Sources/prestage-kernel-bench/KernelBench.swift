@@ -1,0 +1,6 @@
+@main
+struct KernelBench {
+    static func main() {
+        print("kernel bench: under construction")
+    }
+}

@@ -1,0 +1,6 @@
+@main
+struct Prestage {
+    static func main() {
+        print("prestage: under construction")
+    }
+}
