@@ -472,7 +472,7 @@ public struct InfraWorld: EventHandler {
         if placeholder { rqOutcome[i] = FetchOutcome.placeholder.rawValue }
         rqTimeout[i] = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
                                                       kind: InfraEventKind.requestTimeout, target: id, payload: 0)
-        rqRefs[i] += 1
+        rqRefs[i] += 2 // the timeout and requestAtEdge
         try kernel.schedule(at: SimTime(ticks: now + setupTicks + rttTicks / 2), kind: InfraEventKind.requestAtEdge,
                             target: id, payload: 0)
         return id
