@@ -680,6 +680,7 @@ public struct InfraWorld: EventHandler {
         if rqOutcome[i] == FetchOutcome.placeholder.rawValue {
             // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
             counters[n].deviceHits += 1
+            counters[n].placeholderRedirects += 1
             timeSeries.edgeRequest(at: now, hit: true)
             rqBytes[i] = config.placeholder.placeholderBytes
             try respondToDevice(i, extraTicks: rqRttTicks[i], kernel: &kernel)
@@ -777,7 +778,7 @@ public struct InfraWorld: EventHandler {
             let f = inFlight.find(flightKey)
             if f >= 0 {
                 if let w = waiterID { addWaiter(fetch: Int(f), isFetch: waiterIsFetch, id: w) }
-                if purpose == .miss { counters[n].collapsed += 1 }
+                if purpose != .revalidate { counters[n].collapsed += 1 }
                 return true
             }
         }

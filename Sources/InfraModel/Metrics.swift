@@ -4,8 +4,11 @@
 ///     misses   = collapsed + upstreamFetches
 ///
 /// `revalidations` (background fetches after a stale-while-revalidate hit) are upstream fetches
-/// that are not misses. At the parent, `requests` = Σ over children of
-/// (`upstreamFetches` + `revalidations`) that have arrived.
+/// that are not misses. Where requests come from:
+///
+///     PoP:    requests = deviceRequests − placeholderRedirects + warmRequests
+///     shield: requests = Σ children (upstreamFetches + revalidations) arrived + warmRequests
+///     origin: requests = Σ shields (or PoPs without tiering) (upstreamFetches + revalidations) arrived
 public struct NodeCounters: Sendable, Equatable {
     public var requests: UInt64 = 0
     public var freshHits: UInt64 = 0
@@ -19,6 +22,9 @@ public struct NodeCounters: Sendable, Equatable {
     /// Lookups of device requests (PoPs only) and how many of them hit (fresh or stale).
     public var deviceRequests: UInt64 = 0
     public var deviceHits: UInt64 = 0
+    /// Device requests answered with the placeholder redirect (counted in `deviceRequests` and
+    /// `deviceHits`, not looked up in the cache).
+    public var placeholderRedirects: UInt64 = 0
     /// Lookups caused by warm calls, and warm fetches that completed successfully.
     public var warmRequests: UInt64 = 0
     public var warmFetchesCompleted: UInt64 = 0
@@ -38,6 +44,7 @@ public struct NodeCounters: Sendable, Equatable {
         requests += o.requests; freshHits += o.freshHits; staleHits += o.staleHits; misses += o.misses
         collapsed += o.collapsed; upstreamFetches += o.upstreamFetches; revalidations += o.revalidations
         deviceRequests += o.deviceRequests; deviceHits += o.deviceHits; warmRequests += o.warmRequests
+        placeholderRedirects += o.placeholderRedirects
         warmFetchesCompleted += o.warmFetchesCompleted; upstreamFailures += o.upstreamFailures
         staleIfErrorServed += o.staleIfErrorServed; bytesServed += o.bytesServed
         backgroundRequests += o.backgroundRequests; backgroundHits += o.backgroundHits

@@ -113,8 +113,11 @@ func assertConservation(_ w: InfraWorld, file: StaticString = #filePath, line: U
         XCTAssertEqual(c.misses, c.collapsed + c.upstreamFetches, "node \(n): misses != collapsed + upstream", file: file, line: line)
     }
     let edge = w.tierCounters(.edge), shield = w.tierCounters(.shield)
+    XCTAssertEqual(edge.requests, edge.deviceRequests - edge.placeholderRedirects + edge.warmRequests,
+                   "edge requests != device lookups + warm lookups", file: file, line: line)
     if w.config.tiers.tieringEnabled {
-        XCTAssertEqual(shield.requests, edge.upstreamFetches + edge.revalidations, "shield requests != edge fetches", file: file, line: line)
+        XCTAssertEqual(shield.requests, edge.upstreamFetches + edge.revalidations + shield.warmRequests,
+                       "shield requests != edge fetches + warm lookups", file: file, line: line)
         XCTAssertEqual(w.originCounters.requests, shield.upstreamFetches + shield.revalidations, "origin requests != shield fetches", file: file, line: line)
     } else {
         XCTAssertEqual(w.originCounters.requests, edge.upstreamFetches + edge.revalidations, "origin requests != edge fetches", file: file, line: line)
