@@ -199,14 +199,16 @@ public struct ConnectionSetupConfig: Codable, Sendable, Equatable {
 public struct RegionConfig: Codable, Sendable, Equatable {
     /// The PoP serving this region.
     public var popIndex: Int
-    /// Round trip from the access network's gateway to the PoP, added to the class RTT.
-    public var pathRttSeconds: Double = 0.010
+    /// Extra round trip from the access network to the PoP, added to the class RTT. The class
+    /// presets (WebPageTest) are end-to-end latencies to a nearby server, so the default is 0;
+    /// set it for regions served by a distant PoP.
+    public var pathRttSeconds: Double = 0
     /// Relative audience size (used to rank PoPs for top-k warming).
     public var audienceWeight: Double = 1
     /// Multiplies every class's `sharedCapacityBitsPerSecond` in this region.
     public var capacityScale: Double = 1
 
-    public init(popIndex: Int, pathRttSeconds: Double = 0.010, audienceWeight: Double = 1, capacityScale: Double = 1) {
+    public init(popIndex: Int, pathRttSeconds: Double = 0, audienceWeight: Double = 1, capacityScale: Double = 1) {
         self.popIndex = popIndex
         self.pathRttSeconds = pathRttSeconds
         self.audienceWeight = audienceWeight
@@ -218,7 +220,7 @@ public struct RegionConfig: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         popIndex = try c.decode(Int.self, forKey: .popIndex)
-        pathRttSeconds = try c.value(.pathRttSeconds, or: 0.010)
+        pathRttSeconds = try c.value(.pathRttSeconds, or: 0)
         audienceWeight = try c.value(.audienceWeight, or: 1)
         capacityScale = try c.value(.capacityScale, or: 1)
         try validate(path: codingPathString(decoder.codingPath), popCount: nil)

@@ -1,3 +1,4 @@
+import Foundation
 import SimKernel
 import Stochastic
 
@@ -348,7 +349,17 @@ public struct InfraWorld: EventHandler {
         var bgRate = [Double](repeating: 0, count: nodes)
         var bgSampler = [Int32](repeating: -1, count: nodes)
         var bgBytes = [Int64](repeating: 0, count: nodes)
+        // One Zipf sampler per tier with an explicit stream: 0 = edge, 1 = shield.
         var bgSamplers: [Sampler] = []
+        for (tier, cc) in [("edgeCache", config.edgeCache), ("shieldCache", config.shieldCache)] {
+            if case let .explicitStream(_, objects, alpha, _) = cc.background {
+                let w = CheApproximation.zipfPopularities(count: objects, exponent: alpha)
+                bgSamplers.append(try sampler(.categorical(values: (0..<objects).map(Double.init), weights: w),
+                                              tier + ".background"))
+            } else {
+                bgSamplers.append(try sampler(.constant(value: 0), tier + ".background"))
+            }
+        }
         for n in 0..<nodes {
             let cc = n < topo.popCount ? config.edgeCache : config.shieldCache
             let capacity = n < topo.popCount ? edgeCapacity[n] : cc.capacityBytes
@@ -356,14 +367,9 @@ public struct InfraWorld: EventHandler {
             switch cc.background {
             case .none: break
             case let .characteristicTime(seconds): tc = SimDuration.seconds(seconds).ticks
-            case let .explicitStream(rate, objects, alpha, bytes):
-                if bgSamplers.isEmpty {
-                    let w = CheApproximation.zipfPopularities(count: objects, exponent: alpha)
-                    bgSamplers.append(try sampler(.categorical(values: (0..<objects).map(Double.init), weights: w),
-                                                  "background catalogue"))
-                }
+            case let .explicitStream(rate, _, _, bytes):
                 bgRate[n] = rate
-                bgSampler[n] = 0
+                bgSampler[n] = n < topo.popCount ? 0 : 1
                 bgBytes[n] = bytes
             }
             cs.append(LRUCache(capacityBytes: capacity, entriesMax: cc.entriesMax, characteristicTimeTicks: tc))
@@ -591,8 +597,7 @@ public struct InfraWorld: EventHandler {
             let f = Int(try origin.serviceDone(event, kernel: &kernel))
             let now = kernel.now.ticks
             timeSeries.originQueue(at: now, length: origin.queueLength)
-            if let started = origin.lastStartedFromQueue {
-                _ = started
+            if origin.lastStartedFromQueue != nil {
                 originCounters.waitedRequests += 1
                 originCounters.totalWaitSeconds += Double(origin.lastStartedWaitTicks) / 1e6
             }
@@ -1040,5 +1045,3 @@ public struct InfraWorld: EventHandler {
         wFreeHead = w
     }
 }
-
-import Foundation

@@ -39,10 +39,34 @@ public enum NetworkClass: UInt8, CaseIterable, Sendable, Codable, CustomStringCo
 ///
 /// Thresholds (minimum RTT, maximum downlink): slow-2g 2000 ms / 50 kbit/s, 2g 1400 ms / 70 kbit/s,
 /// 3g 270 ms / 700 kbit/s; anything faster is 4g.
-public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, Codable {
+///
+/// Codable as `"slow-2g"`, `"2g"`, `"3g"`, `"4g"`.
+public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case slow2G = 0, twoG, threeG, fourG
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .slow2G: return "slow-2g"
+        case .twoG: return "2g"
+        case .threeG: return "3g"
+        case .fourG: return "4g"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let s = try decoder.singleValueContainer().decode(String.self)
+        guard let v = EffectiveConnectionType.allCases.first(where: { $0.description == s }) else {
+            throw InfraConfigError(path: codingPathString(decoder.codingPath), value: s, expected: "one of slow-2g, 2g, 3g, 4g")
+        }
+        self = v
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
 
     /// Classify a measured RTT and downlink.
     @inlinable
