@@ -168,9 +168,9 @@ extension Distribution {
             return (upper - lower) * (upper - lower) / 12
         case .exponential(let mean):
             return mean * mean
-        case .normal(_, let sd, let lower, let upper):
+        case .normal(let mean, let sd, let lower, let upper):
             guard lower != nil || upper != nil else { return sd * sd }
-            return TruncatedNormal(mean: 0, sd: sd, lower: lower, upper: upper).variance
+            return TruncatedNormal(mean: mean, sd: sd, lower: lower, upper: upper).variance
         case .lognormal(let mu, let sigma):
             let s2 = sigma * sigma
             return expm1(s2) * exp(2 * mu + s2)
