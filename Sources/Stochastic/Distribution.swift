@@ -94,11 +94,11 @@ public indirect enum Distribution: Sendable, Equatable {
     public static func lognormal(median: Double, p90: Double, path: String = "") throws(DistributionError) -> Distribution {
         guard median.isFinite, median > 0 else {
             throw DistributionError(path: DistributionError.join(path, "median"),
-                                    reason: "median must be finite and > 0, got \(median)")
+                                    reason: "must be finite and > 0, got \(median)")
         }
         guard p90.isFinite, p90 > median else {
             throw DistributionError(path: DistributionError.join(path, "p90"),
-                                    reason: "p90 must be finite and > median (\(median)), got \(p90)")
+                                    reason: "must be finite and > median (\(median)), got \(p90)")
         }
         return .lognormal(mu: log(median), sigma: log(p90 / median) / standardNormalP90)
     }
