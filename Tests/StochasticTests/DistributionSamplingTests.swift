@@ -166,3 +166,21 @@ final class DistributionSamplingTests: XCTestCase {
         XCTAssertNil(Distribution.mixture(components: [.init(weight: 1, distribution: .pareto(alpha: 0.5, scale: 1))]).mean)
     }
 }
+
+final class SamplerClampTests: XCTestCase {
+    /// Pareto(alpha = 0.01) exceeds Double.greatestFiniteMagnitude when u < 10^(-3.08): about 16
+    /// draws in 20 000 (none at all with probability ~6e-8). Clamped draws stay in range.
+    func testClampedSamplingBoundsHeavyTails() throws {
+        let seed: UInt64 = 501
+        let sampler = try Sampler(.pareto(alpha: 0.01, scale: 1))
+        let raw = RandomStream(seed: seed), clamped = RandomStream(seed: seed)
+        var infinite = 0
+        for _ in 0..<20_000 {
+            let x = sampler.sample(raw)
+            let y = sampler.sample(clamped, clampedTo: 1...3_600)
+            if x == .infinity { infinite += 1 }
+            XCTAssertEqual(y, min(x, 3_600), "seed=\(seed)")
+        }
+        XCTAssertGreaterThan(infinite, 0, "seed=\(seed): expected some +inf draws without clamping")
+    }
+}
