@@ -54,8 +54,11 @@ public indirect enum Distribution: Sendable, Equatable {
 
     /// One point of an empirical inverse CDF: `P(X <= value) = p`.
     public struct QuantilePoint: Sendable, Equatable {
+        /// Cumulative probability in [0, 1].
         public var p: Double
+        /// The quantile at `p`.
         public var value: Double
+        /// The point (p, value); validated with the distribution.
         public init(p: Double, value: Double) {
             self.p = p
             self.value = value
@@ -64,8 +67,11 @@ public indirect enum Distribution: Sendable, Equatable {
 
     /// One weighted component of a mixture.
     public struct MixtureComponent: Sendable, Equatable {
+        /// Relative weight (>= 0); the weights of a mixture need not sum to 1.
         public var weight: Double
+        /// The component drawn from when this component is selected.
         public var distribution: Distribution
+        /// A component; validated with the mixture.
         public init(weight: Double, distribution: Distribution) {
             self.weight = weight
             self.distribution = distribution
