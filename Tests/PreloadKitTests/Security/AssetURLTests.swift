@@ -118,6 +118,8 @@ final class AssetURLTests: XCTestCase {
         ("https://cdn.example.com/a%5Cb", .exactly(.pathTraversal("/a%5Cb"))),
         ("https://cdn.example.com/%252e%252e/x", .exactly(.pathTraversal("/%252e%252e/x"))),
         ("https://cdn.example.com/a%252Fb", .exactly(.pathTraversal("/a%252Fb"))),
+        ("https://cdn.example.com/%25%32%65%25%32%65/x", .exactly(.pathTraversal("/%25%32%65%25%32%65/x"))),
+        ("https://cdn.example.com/a%255c", .exactly(.pathTraversal("/a%255c"))),
         ("https://cdn.example.com/a%00.jpg", .exactly(.controlCharacter)),
         ("https://cdn.example.com/a\u{0}.jpg", .exactly(.controlCharacter)),
         ("https://cdn.example.com/a.jpg\r\nSet-Cookie: x=1", .exactly(.controlCharacter)),
