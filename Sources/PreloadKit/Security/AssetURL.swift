@@ -166,9 +166,12 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
         guard digits.count <= 5, digits.allSatisfy(ASCII.isDigit) else {
             throw .malformed("the port \"\(text)\" is not a decimal number of at most 5 digits")
         }
-        guard digits.first != 0x30 else { throw .malformed("the port \"\(text)\" has a leading zero") }
+        guard digits.count == 1 || digits.first != 0x30 else {
+            throw .malformed("the port \"\(text)\" has a leading zero")
+        }
         var value = 0
         for digit in digits { value = value * 10 + Int(digit - 0x30) }
+        guard value >= 1 else { throw .malformed("the port 0 is not a usable port") }
         guard value <= Int(UInt16.max) else { throw .malformed("the port \(value) is above 65535") }
         return UInt16(value)
     }
