@@ -1,4 +1,5 @@
 import CGSL
+import Foundation
 import XCTest
 @testable import Stochastic
 
@@ -182,5 +183,37 @@ final class SamplerClampTests: XCTestCase {
             XCTAssertEqual(y, min(x, 3_600), "seed=\(seed)")
         }
         XCTAssertGreaterThan(infinite, 0, "seed=\(seed): expected some +inf draws without clamping")
+    }
+}
+
+final class SamplerSharingTests: XCTestCase {
+    /// A sampler holds no mutable state: sampling one shared sampler from several threads, each
+    /// with its own stream, gives exactly the draws of sequential sampling.
+    func testSharedSamplerAcrossThreadsMatchesSequential() throws {
+        let sampler = try Sampler(.mixture(components: [
+            .init(weight: 1, distribution: .categorical(values: [1, 2, 3], weights: [1, 1, 2])),
+            .init(weight: 2, distribution: .empirical(points: [.init(p: 0, value: 0), .init(p: 1, value: 1)])),
+            .init(weight: 1, distribution: .normal(mean: 0, sd: 1, lower: 0, upper: nil)),
+        ]))
+        let threads = 4, count = 20_000
+        let sequential = (0..<threads).map { t in
+            let rng = RandomStream(seed: UInt64(600 + t))
+            return (0..<count).map { _ in sampler.sample(rng) }
+        }
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var byThread: [Int: [Double]] = [:]
+        }
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            let rng = RandomStream(seed: UInt64(600 + t))
+            let draws = (0..<count).map { _ in sampler.sample(rng) }
+            results.lock.lock()
+            results.byThread[t] = draws
+            results.lock.unlock()
+        }
+        for t in 0..<threads {
+            XCTAssertEqual(results.byThread[t], sequential[t], "seed=\(600 + t)")
+        }
     }
 }
