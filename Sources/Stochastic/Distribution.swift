@@ -113,7 +113,7 @@ public indirect enum Distribution: Sendable, Equatable {
 // MARK: - Moments
 
 extension Distribution {
-    /// The mean, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 1), or when
+    /// The mean of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 1), or when
     /// GSL cannot represent it (a Weibull whose Γ(1 + 1/shape) overflows).
     /// - Complexity: O(size of the distribution's tables and components).
     public var mean: Double? {
@@ -162,7 +162,7 @@ extension Distribution {
         }
     }
 
-    /// The variance, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 2),
+    /// The variance of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 2),
     /// or when GSL cannot represent it.
     /// - Complexity: O(size of the distribution's tables and components).
     public var variance: Double? {

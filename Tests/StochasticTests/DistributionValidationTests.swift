@@ -120,6 +120,21 @@ final class DistributionValidationTests: XCTestCase {
         }
     }
 
+    /// Table sizes are limited (`Distribution.Limits`).
+    func testSizeLimits() {
+        let tooMany = Distribution.Limits.tableEntriesMax + 1
+        let table = Distribution.categorical(values: [Double](repeating: 1, count: tooMany), weights: [Double](repeating: 1, count: tooMany))
+        XCTAssertThrowsError(try table.validate(path: "t")) { error in
+            XCTAssertEqual((error as? DistributionError)?.path, "t.values")
+            XCTAssertTrue("\(error)".contains("\(tooMany) entries"), "\(error)")
+        }
+        let components = [Distribution.MixtureComponent](repeating: .init(weight: 1, distribution: .constant(value: 0)),
+                                                          count: Distribution.Limits.mixtureComponentsMax + 1)
+        XCTAssertThrowsError(try Distribution.mixture(components: components).validate(path: "m")) { error in
+            XCTAssertEqual((error as? DistributionError)?.path, "m.components")
+        }
+    }
+
     /// `validate(path:)` and `Sampler.init` check programmatic values the same way.
     func testValidateAndSamplerRejectProgrammaticValues() {
         XCTAssertThrowsError(try Distribution.gamma(shape: .nan, scale: 1).validate(path: "device.cpu")) { error in
