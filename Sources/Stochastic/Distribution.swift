@@ -54,8 +54,11 @@ public indirect enum Distribution: Sendable, Equatable {
 
     /// One point of an empirical inverse CDF: `P(X <= value) = p`.
     public struct QuantilePoint: Sendable, Equatable {
+        /// Cumulative probability in [0, 1].
         public var p: Double
+        /// The quantile at `p`.
         public var value: Double
+        /// The point (p, value); validated with the distribution.
         public init(p: Double, value: Double) {
             self.p = p
             self.value = value
@@ -64,8 +67,11 @@ public indirect enum Distribution: Sendable, Equatable {
 
     /// One weighted component of a mixture.
     public struct MixtureComponent: Sendable, Equatable {
+        /// Relative weight (>= 0); the weights of a mixture need not sum to 1.
         public var weight: Double
+        /// The component drawn from when this component is selected.
         public var distribution: Distribution
+        /// A component; validated with the mixture.
         public init(weight: Double, distribution: Distribution) {
             self.weight = weight
             self.distribution = distribution
@@ -94,11 +100,11 @@ public indirect enum Distribution: Sendable, Equatable {
     public static func lognormal(median: Double, p90: Double, path: String = "") throws(DistributionError) -> Distribution {
         guard median.isFinite, median > 0 else {
             throw DistributionError(path: DistributionError.join(path, "median"),
-                                    reason: "median must be finite and > 0, got \(median)")
+                                    reason: "must be finite and > 0, got \(median)")
         }
         guard p90.isFinite, p90 > median else {
             throw DistributionError(path: DistributionError.join(path, "p90"),
-                                    reason: "p90 must be finite and > median (\(median)), got \(p90)")
+                                    reason: "must be finite and > median (\(median)), got \(p90)")
         }
         return .lognormal(mu: log(median), sigma: log(p90 / median) / standardNormalP90)
     }
@@ -107,7 +113,7 @@ public indirect enum Distribution: Sendable, Equatable {
 // MARK: - Moments
 
 extension Distribution {
-    /// The mean, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 1), or when
+    /// The mean of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 1), or when
     /// GSL cannot represent it (a Weibull whose Γ(1 + 1/shape) overflows).
     /// - Complexity: O(size of the distribution's tables and components).
     public var mean: Double? {
@@ -156,7 +162,7 @@ extension Distribution {
         }
     }
 
-    /// The variance, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 2),
+    /// The variance of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 2),
     /// or when GSL cannot represent it.
     /// - Complexity: O(size of the distribution's tables and components).
     public var variance: Double? {
@@ -168,9 +174,9 @@ extension Distribution {
             return (upper - lower) * (upper - lower) / 12
         case .exponential(let mean):
             return mean * mean
-        case .normal(_, let sd, let lower, let upper):
+        case .normal(let mean, let sd, let lower, let upper):
             guard lower != nil || upper != nil else { return sd * sd }
-            return TruncatedNormal(mean: 0, sd: sd, lower: lower, upper: upper).variance
+            return TruncatedNormal(mean: mean, sd: sd, lower: lower, upper: upper).variance
         case .lognormal(let mu, let sigma):
             let s2 = sigma * sigma
             return expm1(s2) * exp(2 * mu + s2)

@@ -86,6 +86,9 @@ private struct FieldReader {
 }
 
 extension Distribution: Codable {
+    /// Decodes and validates one distribution object.
+    /// - Throws: `DistributionError` naming the field's coding path for an unknown kind or key, a
+    ///   missing or mistyped field, or an invalid parameter (see `validate(path:)`).
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container: KeyedDecodingContainer<DistributionCodingKey>
@@ -156,6 +159,7 @@ extension Distribution: Codable {
         try validateNode(path: path)
     }
 
+    /// Encodes the canonical form (`mu`/`sigma` for a lognormal), which decodes to an equal value.
     public func encode(to encoder: any Encoder) throws {
         typealias Key = DistributionCodingKey
         var c = encoder.container(keyedBy: Key.self)
@@ -208,6 +212,7 @@ private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionC
 }
 
 extension Distribution.QuantilePoint: Codable {
+    /// Decodes `{"p": ..., "value": ...}`; range checks happen with the enclosing distribution.
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container: KeyedDecodingContainer<DistributionCodingKey>
@@ -221,6 +226,7 @@ extension Distribution.QuantilePoint: Codable {
         self.init(p: try read.number("p"), value: try read.number("value"))
     }
 
+    /// Encodes `{"p": ..., "value": ...}`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: DistributionCodingKey.self)
         try c.encode(p, forKey: DistributionCodingKey("p"))
@@ -229,6 +235,7 @@ extension Distribution.QuantilePoint: Codable {
 }
 
 extension Distribution.MixtureComponent: Codable {
+    /// Decodes `{"weight": ..., "distribution": {...}}`; the weight is checked with the mixture.
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container: KeyedDecodingContainer<DistributionCodingKey>
@@ -243,6 +250,7 @@ extension Distribution.MixtureComponent: Codable {
                   distribution: try read.required(Distribution.self, "distribution", expected: "a distribution object"))
     }
 
+    /// Encodes `{"weight": ..., "distribution": {...}}`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: DistributionCodingKey.self)
         try c.encode(weight, forKey: DistributionCodingKey("weight"))

@@ -3,14 +3,18 @@
 /// `path` is the dotted coding path of the offending field (e.g. `network.lte.rttSeconds.sigma`,
 /// `latency.components[1].distribution.p90`); `reason` says what was found and what was expected.
 public struct DistributionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Dotted coding path of the offending field; empty for the root.
     public let path: String
+    /// What was found and what was expected.
     public let reason: String
 
+    /// An error at `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
+    /// `path: reason`.
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 
     /// `path.key`, or `key` at the root.

@@ -67,6 +67,7 @@ public enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     /// GSL's description of the status (`gsl_strerror`).
     public var message: String { String(cString: gsl_strerror(status)) }
 
+    /// `GSL error <status>: <message>`.
     public var description: String { "GSL error \(status): \(message)" }
 
     /// Throws the error for `status` unless it is `GSL_SUCCESS`.

@@ -143,6 +143,16 @@ public final class Sampler: @unchecked Sendable {
         }
     }
 
+    /// One variate limited to `range`; a NaN draw maps to the lower bound.
+    ///
+    /// Heavy tails reach the edge of `Double`: a Pareto with alpha = 0.01 returns +inf for about one
+    /// draw in 1200, as does a Weibull with shape 0.005 or a lognormal with a large sigma. Use this
+    /// wherever a draw becomes a duration, a size or an integer, with the model's physical limit.
+    public func sample(_ rng: RandomStream, clampedTo range: ClosedRange<Double>) -> Double {
+        let x = sample(rng)
+        return x >= range.lowerBound ? min(x, range.upperBound) : range.lowerBound
+    }
+
     /// The piecewise-linear inverse CDF at `u` in [0, 1): binary search for the segment
     /// ps[i] <= u < ps[i+1], then linear interpolation between values[i] and values[i+1].
     static func empiricalQuantile(_ u: Double, ps: [Double], values: [Double]) -> Double {

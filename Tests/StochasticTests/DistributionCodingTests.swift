@@ -35,6 +35,32 @@ final class DistributionCodingTests: XCTestCase {
         }
     }
 
+    /// The documented JSON forms decode to the intended cases (key names and meanings).
+    func testDocumentedJSONForms() throws {
+        let cases: [(String, Distribution)] = [
+            (#"{"kind": "constant", "value": 2}"#, .constant(value: 2)),
+            (#"{"kind": "uniform", "lower": 0.5, "upper": 1.5}"#, .uniform(lower: 0.5, upper: 1.5)),
+            (#"{"kind": "exponential", "mean": 30}"#, .exponential(mean: 30)),
+            (#"{"kind": "normal", "mean": 1, "sd": 0.25}"#, .normal(mean: 1, sd: 0.25, lower: nil, upper: nil)),
+            (#"{"kind": "normal", "mean": 1, "sd": 0.25, "lower": 0}"#, .normal(mean: 1, sd: 0.25, lower: 0, upper: nil)),
+            (#"{"kind": "normal", "mean": 1, "sd": 0.25, "upper": 2}"#, .normal(mean: 1, sd: 0.25, lower: nil, upper: 2)),
+            (#"{"kind": "lognormal", "mu": -1, "sigma": 0.5}"#, .lognormal(mu: -1, sigma: 0.5)),
+            (#"{"kind": "gamma", "shape": 2, "scale": 3}"#, .gamma(shape: 2, scale: 3)),
+            (#"{"kind": "weibull", "shape": 0.8, "scale": 120}"#, .weibull(shape: 0.8, scale: 120)),
+            (#"{"kind": "pareto", "alpha": 1.2, "scale": 1000}"#, .pareto(alpha: 1.2, scale: 1000)),
+            (#"{"kind": "categorical", "values": [0, 1], "weights": [3, 1]}"#, .categorical(values: [0, 1], weights: [3, 1])),
+            (#"{"kind": "empirical", "points": [{"p": 0, "value": 10}, {"p": 1, "value": 20}]}"#,
+             .empirical(points: [.init(p: 0, value: 10), .init(p: 1, value: 20)])),
+            (#"{"kind": "mixture", "components": [{"weight": 1, "distribution": {"kind": "constant", "value": 0}}]}"#,
+             .mixture(components: [.init(weight: 1, distribution: .constant(value: 0))])),
+            (#"{"kind": "shift", "offset": 0.1, "distribution": {"kind": "exponential", "mean": 1}}"#,
+             .shift(offset: 0.1, distribution: .exponential(mean: 1))),
+        ]
+        for (json, expected) in cases {
+            XCTAssertEqual(try decode(json), expected, json)
+        }
+    }
+
     /// The median/p90 form decodes to mu = ln(median), sigma = ln(p90/median)/z_0.9.
     func testLognormalMedianP90Form() throws {
         let d = try decode(#"{"kind": "lognormal", "median": 0.07, "p90": 0.15}"#)
