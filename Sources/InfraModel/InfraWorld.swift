@@ -154,6 +154,16 @@ public enum InfraError: Error, Equatable, CustomStringConvertible {
 /// ## Node ids
 /// PoP `p` is node `p`; shield `s` is node `popCount + s`.
 ///
+/// ## Cost
+/// A device request costs about five kernel events (arrival at the PoP, response, transfer or
+/// link completion, reply; plus its cancellable timeout), O(log n) each; a miss adds two or
+/// three per tier. Per-request state lives in struct-of-arrays tables recycled through free
+/// lists, so a warm world allocates nothing per request. Measured: ~50 000 requests/s in a
+/// debug build on the 280-PoP default world.
+///
+/// `InfraWorld` holds its random streams and samplers by reference: do not use two copies of
+/// one world.
+///
 /// ## Randomness
 /// Device-side variates come from streams keyed by (seed, request entity, purpose). Upstream
 /// hop latencies, warm/purge propagation delays, origin service times and background streams
@@ -560,6 +570,19 @@ public struct InfraWorld: EventHandler {
         return t
     }
 
+    /// Number of regions (valid `FetchRequest.regionID`s are `0..<regionCount`).
+    public var regionCount: Int { regionPop.count }
+
+    /// The PoP serving `region`.
+    public func pop(ofRegion region: UInt32) -> UInt32 { regionPop[Int(region)] }
+
+    /// Active flows on the shared bottleneck of (`region`, `networkClass`), or nil when that
+    /// class is not shared in the region.
+    public func activeFlows(region: UInt32, networkClass: NetworkClass) -> Int? {
+        let l = linkOfRegionClass[Int(region) * NetworkClass.count + Int(networkClass.rawValue)]
+        return l < 0 ? nil : links.activeFlows(link: UInt32(l))
+    }
+
     /// Current origin queue length and busy workers.
     public var originQueueLength: Int { origin.queueLength }
     public var originBusyWorkers: Int { origin.busy }
@@ -570,6 +593,10 @@ public struct InfraWorld: EventHandler {
     // MARK: - Dispatch
 
     /// Handle an event of this module (kind in ``InfraEventKind/range``).
+    /// - Throws: ``InfraError/unknownEventKind(_:)`` for a kind outside this module's set,
+    ///   ``InfraError/fetchesInFlightLimit(_:)``, or a `KernelError` from scheduling.
+    /// - Complexity: O(log n) per event (kernel and link heaps), plus O(w) for a fetch
+    ///   response with w waiters and O(k log n) for a link completion finishing k flows.
     public mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
         switch event.kind.rawValue {
         case InfraEventKind.requestAtEdge.rawValue: try requestAtEdge(Int(event.target), kernel: &kernel)

@@ -112,6 +112,8 @@ func assertConservation(_ w: InfraWorld, file: StaticString = #filePath, line: U
         XCTAssertEqual(c.requests, c.freshHits + c.staleHits + c.misses, "node \(n): requests != hits + misses", file: file, line: line)
         XCTAssertEqual(c.misses, c.collapsed + c.upstreamFetches, "node \(n): misses != collapsed + upstream", file: file, line: line)
     }
+    XCTAssertEqual(w.originCounters.requests, w.originCounters.served + w.originCounters.rejected503,
+                   "origin requests != served + 503", file: file, line: line)
     let edge = w.tierCounters(.edge), shield = w.tierCounters(.shield)
     XCTAssertEqual(edge.requests, edge.deviceRequests - edge.placeholderRedirects + edge.warmRequests,
                    "edge requests != device lookups + warm lookups", file: file, line: line)

@@ -313,4 +313,43 @@ final class WorldTests: XCTestCase {
             XCTAssertEqual($0 as? InfraError, .requestsInFlightLimit(2))
         }
     }
+
+    /// A flow ended by its timeout leaves the shared link: the remaining flow speeds up.
+    /// C = 1000 bit/s, two 3000-bit hits at t = 10 s; A times out at 1 s after start having
+    /// received 500 bits; B then has 2500 bits left at full rate → ends at 10 + 3.5 s.
+    func testTimedOutFlowReleasesCapacity() throws {
+        var config = deterministicConfig()
+        config.networks[.lte].sharedCapacityBitsPerSecond = 1_000
+        var d = try world(config, bytes: 375)
+        var k = Kernel()
+        try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
+        try d.add(request(object: 0, entity: 1, timeout: .seconds(1)), at: .seconds(10), kernel: &k)
+        try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
+        _ = try k.run(&d)
+        let r = d.resultOfRequest.map { d.results[$0] }
+        XCTAssertEqual(r.map(\.outcome), [.timeout, .edgeFreshHit])
+        XCTAssertEqual(r[0].endTime, .seconds(11))
+        XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
+        XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
+    }
+
+    /// Per-PoP overrides: edge processing and upstream latency of one PoP.
+    func testPerPopOverrides() throws {
+        var config = deterministicConfig(pops: 2, shields: 1, rttSeconds: 0.05, hopSeconds: 0.02, originSeconds: 0.4)
+        config.topology.popOverrides = [PopOverride(popIndex: 1, edgeProcessingSeconds: .constant(value: 0.03),
+                                                    upstreamSeconds: .constant(value: 0.2))]
+        var d = try world(config)
+        var k = Kernel()
+        try d.add(request(object: 0, region: 0, entity: 1), at: .zero, kernel: &k)   // miss via shield to origin
+        try d.add(request(object: 0, region: 1, entity: 2), at: .seconds(5), kernel: &k) // PoP 1 miss, shield hit
+        try d.add(request(object: 0, region: 1, entity: 3), at: .seconds(10), kernel: &k) // PoP 1 hit
+        _ = try k.run(&d)
+        let r = d.resultOfRequest.map { d.results[$0] }
+        XCTAssertEqual(r.map(\.outcome), [.miss, .miss, .edgeFreshHit])
+        XCTAssertEqual(r[0].durationSeconds, 0.05 + 0.02 + 0.4, accuracy: 1e-5)
+        XCTAssertEqual(r[1].servedBy, .shield)
+        XCTAssertEqual(r[1].durationSeconds, 0.05 + 0.2 + 0.03, accuracy: 1e-5)
+        XCTAssertEqual(r[2].durationSeconds, 0.05 + 0.03, accuracy: 1e-5)
+        assertConservation(d.world)
+    }
 }
