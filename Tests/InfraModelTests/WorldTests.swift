@@ -352,4 +352,18 @@ final class WorldTests: XCTestCase {
         XCTAssertEqual(r[2].durationSeconds, 0.05 + 0.03, accuracy: 1e-5)
         assertConservation(d.world)
     }
+
+    /// Extreme (but valid) user distributions are clamped instead of overflowing the clock:
+    /// a 1e12-second origin hop becomes 1e6 s, so the request times out.
+    func testExtremeDistributionsDoNotTrap() throws {
+        var config = deterministicConfig(originSeconds: 1e12)
+        config.networks[.lte].rttSeconds = .pareto(alpha: 0.5, scale: 1e9)
+        XCTAssertNoThrow(try config.validate())
+        var d = try world(config)
+        var k = Kernel()
+        try d.add(request(object: 0, entity: 1, timeout: .seconds(600)), at: .zero, kernel: &k)
+        _ = try k.run(&d)
+        XCTAssertEqual(d.results.map(\.outcome), [.timeout])
+        XCTAssertEqual(d.results[0].endTime, .seconds(600))
+    }
 }
