@@ -42,10 +42,15 @@ let package = Package(
         // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
         .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
 
+        // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
+        .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
+        // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
+        .target(name: "ScenarioKit", swiftSettings: strictFlags),
+
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -64,6 +69,8 @@ let package = Package(
             dependencies: ["PreloadKitFoundation", "PreloadKit"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
+        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
