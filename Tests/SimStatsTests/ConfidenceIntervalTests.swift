@@ -19,7 +19,7 @@ final class ConfidenceIntervalTests: XCTestCase {
         // 2000 intervals from n = 10 N(5, 2²) replications each; the count covering 5 is
         // Binomial(2000, 0.9): mean 1800, sd √(2000·0.9·0.1) ≈ 13.4. Accept mean ± 4.5 sd.
         let seed: UInt64 = 20_261_129
-        let z = normalDraws(seed: seed, count: 20_000)
+        let z = try normalDraws(seed: seed, count: 20_000)
         var covered = 0
         for k in 0..<2000 {
             let sample = (0..<10).map { 5 + 2 * z[k * 10 + $0] }
@@ -61,9 +61,9 @@ final class RunningMomentsTests: XCTestCase {
         XCTAssertEqual(m.maximum, 1e9 + 16)
     }
 
-    func testChanMergeEqualsSequentialAccumulation() {
+    func testChanMergeEqualsSequentialAccumulation() throws {
         let seed: UInt64 = 77
-        let xs = normalDraws(seed: seed, count: 1001).map { 1000 + 50 * $0 }
+        let xs = try normalDraws(seed: seed, count: 1001).map { 1000 + 50 * $0 }
         var all = RunningMoments()
         xs.forEach { all.add($0) }
         var shards = [RunningMoments](repeating: RunningMoments(), count: 3)

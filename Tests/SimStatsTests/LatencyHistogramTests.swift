@@ -21,7 +21,7 @@ final class LatencyHistogramTests: XCTestCase {
         // Lognormal latencies, median e^12.2 ≈ 200 ms, σ = 1.2. The bound 1/2048 is deterministic
         // (see LatencyHistogram), so it holds for every rank; 1e-12 absorbs the Double midpoint.
         let seed: UInt64 = 9001
-        let values = lognormalMicroseconds(seed: seed, count: 20_000, mu: 12.2, sigma: 1.2)
+        let values = try lognormalMicroseconds(seed: seed, count: 20_000, mu: 12.2, sigma: 1.2)
         var h = try LatencyHistogram(maxValueMicroseconds: 3_600_000_000)
         values.forEach { h.record($0) }
         let sorted = values.sorted()
@@ -47,7 +47,7 @@ final class LatencyHistogramTests: XCTestCase {
 
     func testMergingShardsIsBitIdenticalToOneHistogram() throws {
         let seed: UInt64 = 31337
-        let values = lognormalMicroseconds(seed: seed, count: 10_000, mu: 11, sigma: 2)
+        let values = try lognormalMicroseconds(seed: seed, count: 10_000, mu: 11, sigma: 2)
         var single = try LatencyHistogram(maxValueMicroseconds: 60_000_000)
         values.forEach { single.record($0) }
         var shards = try [LatencyHistogram](repeating: LatencyHistogram(maxValueMicroseconds: 60_000_000), count: 4)

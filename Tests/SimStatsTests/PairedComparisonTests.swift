@@ -13,7 +13,7 @@ final class PairedComparisonTests: XCTestCase {
         // and then S_d/√(S_A²+S_B²) ∈ ρ·[√(lo/hi), √(hi/lo)].
         let seed: UInt64 = 4242
         let n = 50, delta = 1.0
-        let z = normalDraws(seed: seed, count: 2 * n)
+        let z = try normalDraws(seed: seed, count: 2 * n)
         let a = (0..<n).map { 100 + 10 * z[$0] }
         let b = (0..<n).map { a[$0] + delta + z[n + $0] }
         let cmp = try PairedComparison(baseline: a, variant: b, better: .lower, level: 0.95)
