@@ -19,7 +19,8 @@ import Foundation
 ///   found -5"); an integral double such as `1e6` is accepted. `URL` decodes from a string.
 ///   Validation errors thrown by types (`DecodingError.dataCorrupted`, `dataCorruptedError(forKey:…)`)
 ///   keep their description and gain `, found X` if they do not mention what was found; other
-///   error types are reported at the path of the value whose `init(from:)` threw them.
+///   error types are reported at the path of the value whose `init(from:)` threw them. A value
+///   that matches no case of a `CaseIterable` raw-value enum lists the cases and suggests one.
 ///
 /// The result is `.failure` whenever anything was recorded, with all diagnostics sorted by path.
 public struct StrictJSONDecoder: Sendable {
@@ -120,6 +121,10 @@ final class DecodingSession {
         do {
             result = try T(from: decoder)
         } catch let e as DecodingError {
+            if let ctx = Self.context(of: e), ctx.codingPath.count == codingPath.count,
+               let enumeration = T.self as? any (CaseIterable & RawRepresentable).Type {
+                throw DiagnosticBundle(diagnostics: [unknownCase(value, path: path, cases: caseNames(enumeration))])
+            }
             throw e
         } catch let e as DiagnosticBundle {
             throw e
@@ -128,6 +133,30 @@ final class DecodingSession {
         }
         if case .object = value { completed.insert(path) }
         return result
+    }
+
+    /// The context of a value-level error (a wrong type or a rejected value), nil for a missing key.
+    private static func context(of error: DecodingError) -> DecodingError.Context? {
+        switch error {
+        case let .dataCorrupted(ctx), let .typeMismatch(_, ctx): return ctx
+        default: return nil
+        }
+    }
+
+    /// The raw values of an enumeration's cases, rendered as JSON.
+    private func caseNames<C: CaseIterable & RawRepresentable>(_ type: C.Type) -> [String] {
+        C.allCases.map { ($0.rawValue as? String).map(JSONValue.quoted) ?? "\($0.rawValue)" }
+    }
+
+    /// `expected one of "a", "b", found "x"; did you mean "a"?` for a value no enum case has.
+    private func unknownCase(_ value: JSONValue, path: JSONPath, cases: [String]) -> Diagnostic {
+        let expected = "one of " + cases.prefix(12).joined(separator: ", ") + (cases.count > 12 ? ", …" : "")
+        var message = "expected \(expected), found \(value.rendered())"
+        if case let .string(s) = value,
+           let suggestion = Spelling.closest(to: JSONValue.quoted(s), among: cases.filter { $0.hasPrefix("\"") }) {
+            message += "; did you mean \(suggestion)?"
+        }
+        return Diagnostic(path: path, kind: .invalidValue, message: message, expected: expected, found: value.rendered())
     }
 
     private func mismatch<T>(_ type: T.Type, _ expected: String, _ value: JSONValue, _ codingPath: [any CodingKey]) -> DecodingError {

@@ -177,6 +177,30 @@ final class StrictJSONDecoderTests: XCTestCase {
     }
 }
 
+final class EnumAndDictionaryTests: XCTestCase {
+    enum Platform: String, Decodable, CaseIterable { case ios, android }
+    struct Cohort: Decodable {
+        let fallback: Platform?
+        let platform: Platform
+        let sharesByRegion: [String: Double]
+    }
+
+    func testUnknownEnumCaseListsTheCasesAndSuggestsOne() {
+        XCTAssertEqual(problems(Cohort.self, #"{"platform": "andriod", "sharesByRegion": {}, "fallback": 3}"#), [
+            #"fallback: expected one of "ios", "android", found 3"#,
+            #"platform: expected one of "ios", "android", found "andriod"; did you mean "android"?"#,
+        ])
+    }
+
+    func testDictionaryKeysAreNotUnknownKeys() throws {
+        let c = try StrictJSONDecoder().decode(Cohort.self, from: Data(
+            #"{"platform": "ios", "sharesByRegion": {"eu": 0.4, "us": 0.6}}"#.utf8)).get()
+        XCTAssertEqual(c.sharesByRegion, ["eu": 0.4, "us": 0.6])
+        XCTAssertEqual(problems(Cohort.self, #"{"platform": "ios", "sharesByRegion": {"eu": "x"}}"#),
+                       [#"sharesByRegion.eu: expected a number, found "x""#])
+    }
+}
+
 final class PathAndSpellingTests: XCTestCase {
     func testPathParsingRenderingAndOrder() throws {
         let p = try JSONPath(parsing: #"campaign.assets[2]["odd key"].bytes"#)
