@@ -70,7 +70,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
-        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit"]),
+        // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
+        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,7 +18,7 @@ import Foundation
 /// - **Types.** Integers must be integral and in the target type's range ("expected an integer ≥ 0,
 ///   found -5"); an integral double such as `1e6` is accepted. `URL` decodes from a string.
 ///   Validation errors thrown by types (`DecodingError.dataCorrupted`, `dataCorruptedError(forKey:…)`)
-///   keep their description and gain `, found X` if they do not mention what was found; other
+///   keep their description and gain `, found X` unless they say what was found ("found"/"got"); other
 ///   error types are reported at the path of the value whose `init(from:)` threw them. A value
 ///   that matches no case of a `CaseIterable` raw-value enum lists the cases and suggests one.
 ///
@@ -59,7 +59,7 @@ public struct StrictJSONDecoder: Sendable {
         }
         session.reportUnknownKeys()
         if let value, session.diagnostics.isEmpty { return .success(value) }
-        return .failure(ScenarioErrors(session.diagnostics, limit: limits.maxDiagnostics))
+        return .failure(ScenarioErrors(session.rootCauses(), limit: limits.maxDiagnostics))
     }
 }
 
@@ -235,6 +235,20 @@ final class DecodingSession {
         diagnostics.append(contentsOf: self.diagnostics(from: error, fallbackPath: fallbackPath))
     }
 
+    /// The diagnostics minus consequential ones: a validation error raised by a type at a path
+    /// where a problem was already recorded (typically a type that read a mistyped field with
+    /// `decodeIfPresent`, got nil, and then complained that the value is missing).
+    func rootCauses() -> [Diagnostic] {
+        var seen: Set<JSONPath> = []
+        var kept: [Diagnostic] = []
+        for d in diagnostics {
+            if d.kind == .invalidValue, seen.contains(d.path) { continue }
+            seen.insert(d.path)
+            kept.append(d)
+        }
+        return kept
+    }
+
     /// Converts a thrown error into diagnostics with JSON paths and found values.
     func diagnostics(from error: any Error, fallbackPath: JSONPath) -> [Diagnostic] {
         if let bundle = error as? DiagnosticBundle { return bundle.diagnostics }
@@ -261,12 +275,21 @@ final class DecodingSession {
     private func validation(_ path: JSONPath, _ message: String, kind: Diagnostic.Kind) -> Diagnostic {
         let found = root[path]?.rendered()
         var text = message.isEmpty ? "invalid value" : message
-        if let found, !text.contains("found") { text += ", found \(found)" }
+        if let found, !text.contains("found"), !text.contains("got ") { text += ", found \(found)" }
         return Diagnostic(path: path, kind: kind, message: text, found: found)
     }
 
+    /// A non-`DecodingError` thrown by a type's `init(from:)` for the value at `path`. If its
+    /// description is `sub.path: message` with `sub.path` at or below `path` (as scenario modules'
+    /// own error types render), the diagnostic is placed there.
     private func diagnostic(for error: any Error, at path: JSONPath) -> Diagnostic {
-        validation(path, String(describing: error), kind: .invalidValue)
+        let text = String(describing: error)
+        if let colon = text.range(of: ": "),
+           let located = try? JSONPath(parsing: String(text[..<colon.lowerBound])),
+           located.components.starts(with: path.components) {
+            return validation(located, String(text[colon.upperBound...]), kind: .invalidValue)
+        }
+        return validation(path, text, kind: .invalidValue)
     }
 
     /// Maps a coding path to a JSON path, using the document to tell array indices from keys.
