@@ -152,7 +152,11 @@ public struct ResultsDirectory: Sendable {
         let marker = partialURL.appendingPathComponent(Self.incompleteMarkerName).path
         guard unlink(marker) == 0 else { throw .errno("remove marker", marker) }
         try AtomicWriter.syncDirectory(partialURL.path)
-        guard rename(partialURL.path, finalURL.path) == 0 else { throw .errno("rename \(partialURL.path) to", finalURL.path) }
+        guard rename(partialURL.path, finalURL.path) == 0 else {
+            let failure = FileOutputError.errno("rename \(partialURL.path) to", finalURL.path)
+            if let aside { rename(aside, finalURL.path) }  // put the previous results back
+            throw failure
+        }
         try AtomicWriter.syncDirectory(parent)
         if let aside {
             do { try fm.removeItem(atPath: aside) } catch {

@@ -16,6 +16,7 @@ public enum OptionKind: Sendable, Equatable {
 public struct OptionSpec: Sendable, Equatable {
     /// Name without the leading dashes.
     public let name: String
+    /// The value's type.
     public let kind: OptionKind
     /// Placeholder in help text ("DIR", "N").
     public let valueName: String
@@ -24,6 +25,7 @@ public struct OptionSpec: Sendable, Equatable {
     /// One-line help.
     public let help: String
 
+    /// An option; see the properties.
     public init(_ name: String, _ kind: OptionKind, valueName: String = "VALUE", repeatable: Bool = false, help: String) {
         self.name = name
         self.kind = kind
@@ -35,13 +37,16 @@ public struct OptionSpec: Sendable, Equatable {
 
 /// One sub-command (`prestage run SCENARIO --out DIR`).
 public struct CommandSpec: Sendable, Equatable {
+    /// The word that selects the command.
     public let name: String
     /// One-line summary for the command list.
     public let summary: String
+    /// The command's options, in help order.
     public let options: [OptionSpec]
     /// Names of the positional arguments, all required, in order ("SCENARIO").
     public let positionals: [String]
 
+    /// A command; see the properties.
     public init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec]) {
         self.name = name
         self.summary = summary
@@ -52,9 +57,13 @@ public struct CommandSpec: Sendable, Equatable {
 
 /// A parsed option value.
 public enum OptionValue: Sendable, Equatable {
+    /// A flag was present.
     case flag
+    /// A `.string` option's text.
     case string(String)
+    /// An `.integer` option's value, within its range.
     case integer(Int)
+    /// An `.unsignedInteger` option's value.
     case unsignedInteger(UInt64)
 }
 
@@ -106,15 +115,25 @@ public enum CommandLineRequest: Sendable, Equatable {
 
 /// A command-line error, naming the argument, the value and what was expected.
 public enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No arguments at all.
     case missingCommand
+    /// A first argument that names no command, with the closest command name.
     case unknownCommand(String, suggestion: String?)
+    /// An option the command does not have, with the closest option (`--replications`).
     case unknownOption(String, command: String, suggestion: String?)
+    /// An option that needs a value came last.
     case missingValue(option: String, expected: String)
+    /// A value that does not parse as the option's type or lies outside its range.
     case invalidValue(option: String, value: String, expected: String)
+    /// `--flag=value` for a flag.
     case flagTakesNoValue(option: String, value: String)
+    /// A non-repeatable option given twice.
     case repeatedOption(String)
+    /// Fewer positional arguments than the command needs.
     case missingPositional(command: String, name: String)
+    /// More positional arguments than the command takes.
     case unexpectedArgument(command: String, argument: String)
+    /// More than `CommandLineSpec.argumentLimit` arguments.
     case tooManyArguments(limit: Int, found: Int)
 
     public var description: String {
@@ -142,10 +161,14 @@ public struct CommandLineSpec: Sendable, Equatable {
     /// Most arguments accepted.
     public static let argumentLimit = 10_000
 
+    /// The program's name, for usage lines and messages.
     public let programName: String
+    /// Printed for `--version` by the caller.
     public let version: String
+    /// The command table.
     public let commands: [CommandSpec]
 
+    /// A command line of `commands`.
     public init(programName: String, version: String, commands: [CommandSpec]) {
         self.programName = programName
         self.version = version

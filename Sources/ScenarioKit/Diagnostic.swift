@@ -20,6 +20,7 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
 
     /// Where in the document.
     public let path: JSONPath
+    /// The category, for callers that treat e.g. unknown keys differently.
     public let kind: Kind
     /// Everything after "path: ".
     public let message: String
@@ -28,6 +29,7 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
     /// The value found, rendered compactly and truncated (`"ten"`, `-5`, `[1,2]`), when there is one.
     public let found: String?
 
+    /// A diagnostic; `description` is `path: message`.
     public init(path: JSONPath, kind: Kind, message: String, expected: String? = nil, found: String? = nil) {
         self.path = path
         self.kind = kind
@@ -43,6 +45,7 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
                           expected: expected, found: found?.rendered())
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 
     /// By path, then kind, then message: a deterministic report order.

@@ -5,6 +5,7 @@ public struct JSONOverride: Sendable, Equatable {
     /// What to write.
     public let value: JSONValue
 
+    /// An override writing `value` at `path`.
     public init(path: JSONPath, value: JSONValue) {
         self.path = path
         self.value = value

@@ -7,6 +7,7 @@ public struct JSONLimits: Sendable, Equatable {
     /// Most diagnostics reported for one document (the rest are counted).
     public var maxDiagnostics: Int
 
+    /// Defaults: 8 MiB, 64 levels, 100 diagnostics.
     public init(maxBytes: Int = 8 << 20, maxDepth: Int = 64, maxDiagnostics: Int = 100) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth

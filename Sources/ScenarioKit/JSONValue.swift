@@ -1,12 +1,19 @@
 /// A parsed JSON document that keeps number fidelity: integer literals that fit in `Int64` stay
 /// integers, every other number is a finite `Double`.
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` / `false`.
     case bool(Bool)
+    /// An integer literal (no fraction, no exponent) within Int64.
     case integer(Int64)
+    /// Any other number; always finite.
     case double(Double)
+    /// A string (valid Unicode).
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (keys unique; iterate them sorted).
     case object([String: JSONValue])
 
     /// "an object", "a string", ... — for "expected X, found Y" messages.
@@ -105,7 +112,9 @@ public enum JSONValue: Sendable, Equatable {
 public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// One step into an object or an array.
     public enum Component: Sendable, Hashable {
+        /// An object member.
         case key(String)
+        /// An array element (0-based).
         case index(Int)
     }
 
@@ -115,6 +124,7 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// The document root.
     public static let root = JSONPath([])
 
+    /// A path from its steps.
     public init(_ components: [Component]) { self.components = components }
 
     /// This path extended by one step.

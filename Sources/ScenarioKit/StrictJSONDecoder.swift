@@ -27,6 +27,7 @@ public struct StrictJSONDecoder: Sendable {
     /// Size, depth and report limits.
     public var limits: JSONLimits
 
+    /// A decoder with `limits`.
     public init(limits: JSONLimits = JSONLimits()) {
         self.limits = limits
     }

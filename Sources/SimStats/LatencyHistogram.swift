@@ -267,16 +267,27 @@ public enum LatencyQuantile: Sendable, Equatable {
 /// Quantiles are nil when nothing was recorded or when they fall above `maxValueMicroseconds`
 /// (then `overflowCount` says how many values did).
 public struct LatencySummary: Sendable, Equatable, Encodable {
+    /// Values recorded (in range and overflow).
     public let count: UInt64
+    /// Values above `maxValueMicroseconds`.
     public let overflowCount: UInt64
+    /// Negative values offered and ignored.
     public let negativeCount: UInt64
+    /// The histogram's configured maximum.
     public let maxValueMicroseconds: Int64
+    /// Exact mean of the in-range values.
     public let meanMicroseconds: Double?
+    /// Median (nearest rank), within `LatencyHistogram.maximumRelativeError`.
     public let p50Microseconds: Double?
+    /// 90th percentile.
     public let p90Microseconds: Double?
+    /// 95th percentile.
     public let p95Microseconds: Double?
+    /// 99th percentile.
     public let p99Microseconds: Double?
+    /// The threshold `shareBelowThreshold` refers to (e.g. 500 000 µs for "painted within 500 ms").
     public let thresholdMicroseconds: Int64
+    /// Share of `count` strictly below the threshold (see `LatencyHistogram.shareBelow`).
     public let shareBelowThreshold: Double?
 
     init(count: UInt64, overflowCount: UInt64, negativeCount: UInt64, maxValueMicroseconds: Int64,

@@ -1,6 +1,8 @@
 /// Which direction of a metric is better (latency: lower; cache hit ratio: higher).
 public enum BetterDirection: String, Sendable, Codable {
+    /// Smaller values are better (latency, bytes, cost).
     case lower
+    /// Larger values are better (hit ratio, share painted in time).
     case higher
 }
 
