@@ -36,6 +36,15 @@ final class StrictJSONDecoderTests: XCTestCase {
             #"campaign.warmAheadSeconds: missing required key "warmAheadSeconds""#,
             #"campaign.warmAheadSecs: unknown key "warmAheadSecs"; did you mean "warmAheadSeconds"?"#,
         ])
+        // Inside array elements the path carries the index.
+        let typo = valid.replacingOccurrences(of: "\"bytes\": 42000", with: "\"byte\": 42000")
+        XCTAssertEqual(problems(Scenario.self, typo), [
+            #"campaign.assets[1].byte: unknown key "byte"; did you mean "bytes"?"#,
+            #"campaign.assets[1].bytes: missing required key "bytes""#,
+        ])
+        let extraInElement = valid.replacingOccurrences(of: "\"bytes\": 42000", with: "\"bytes\": 42000, \"sha\": \"x\"")
+        XCTAssertEqual(problems(Scenario.self, extraInElement),
+                       [#"campaign.assets[1].sha: unknown key "sha"; known keys here: bytes, priority, url"#])
         // In a successfully decoded object every unknown key is reported; without a close match
         // the message lists the keys the type knows.
         let extra = valid.replacingOccurrences(of: "\"replications\": 30,", with: "\"replicatoins\": 30, \"colour\": \"red\",")
