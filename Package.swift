@@ -42,10 +42,15 @@ let package = Package(
         // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
         .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
 
+        // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
+        .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
+        // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
+        .target(name: "ScenarioKit", swiftSettings: strictFlags),
+
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -64,6 +69,9 @@ let package = Package(
             dependencies: ["PreloadKitFoundation", "PreloadKit"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
+        // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
+        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
     ],
     swiftLanguageModes: [.v6]
 )
