@@ -165,6 +165,17 @@ public enum InfraError: Error, Equatable, CustomStringConvertible {
 /// ## Node ids
 /// PoP `p` is node `p`; shield `s` is node `popCount + s`.
 ///
+/// ## Timeline of a request
+/// Set-up (DNS + TCP + TLS round trips × RTT, skipped on a warm connection; a network failure
+/// replies here) → ½ RTT to the PoP → lookup (a miss waits for the upstream fetch, each tier
+/// hop costing its sampled round trip, plus origin queueing and service) → edge processing →
+/// ½ RTT → transfer. RTT = class RTT + region path RTT. The transfer runs on the region's
+/// shared bottleneck for the class (processor sharing) and is capped by the device's own
+/// downlink: it ends at max(PS completion, transfer start + bits/downlink). That cap is an
+/// approximation — a capped flow still holds its full PS share — exact when either limit
+/// dominates throughout. A stalled transfer never ends and the timeout replies. A 503 costs
+/// edge processing + ½ RTT and carries no bytes.
+///
 /// ## Cost
 /// A device request costs about five kernel events (arrival at the PoP, response, transfer or
 /// link completion, reply; plus its cancellable timeout), O(log n) each; a miss adds two or
