@@ -41,11 +41,13 @@ let package = Package(
         .target(name: "PreloadKit", swiftSettings: strictFlags),
         // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
         .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
+        // Human-readable reports (Markdown, self-contained HTML + inline SVG) from plain data; Foundation only.
+        .target(name: "ReportKit", swiftSettings: strictFlags),
 
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "ReportKit"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -64,6 +66,7 @@ let package = Package(
             dependencies: ["PreloadKitFoundation", "PreloadKit"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
