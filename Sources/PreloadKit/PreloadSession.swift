@@ -309,6 +309,7 @@ public struct PreloadSession: Sendable {
                 log(.manifestUnavailable)
                 phase = .fetchingAssets
             case .fetch(let byteLimit):
+                if context.isMetered { meteredRemainingBytes -= byteLimit }
                 startFetch(url: manifestURL, purpose: .manifest, slot: -1, byteLimit: byteLimit, revalidation: false, now: now)
             }
         } else {
