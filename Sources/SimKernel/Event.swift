@@ -103,7 +103,8 @@ public struct RunLimits: Sendable, Hashable {
     /// Stop before processing an event later than this; that event stays pending, so a later
     /// `run` call with a larger `timeMax` resumes exactly where this one stopped.
     public var timeMax: SimTime
-    /// Call `EventHandler.progress(_:)` after every this many processed events; 0 = never.
+    /// Call `EventHandler.progress(_:)` after every this many events processed by this call;
+    /// 0 = never.
     public var progressEveryEvents: UInt64
 
     @inlinable

@@ -1,3 +1,4 @@
+import XCTest
 @testable import SimKernel
 
 /// SplitMix64 (Steele, Lea & Flood 2014). Test scaffolding only: it picks operations and times in
@@ -47,4 +48,3 @@ struct Recorder: EventHandler {
     mutating func progress(_ p: RunProgress) { progressReports.append(p) }
 }
 
-import XCTest
