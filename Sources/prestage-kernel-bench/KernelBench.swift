@@ -124,16 +124,36 @@ struct Row {
     var ratioMax: Double
 }
 
-func measure(pending n: Int, rounds: Int, secondsPerSidePerRound: Double) throws -> Row {
+/// How much work each row does.
+enum Plan {
+    /// Alternating rounds sized from the warm-up rate to take about this long per side.
+    case timed(rounds: Int, secondsPerSidePerRound: Double)
+    /// Exactly this many events per side in one round, after a warm-up of the same size: for
+    /// instruction-count profiling (`valgrind --tool=callgrind`), where wall time means nothing.
+    case fixed(eventsPerSide: UInt64)
+}
+
+func measure(pending n: Int, plan: Plan) throws -> Row {
     var kernelSide = try KernelSide(pending: n, seed: 42)
     var bareSide = BareSide(pending: n)
     // Warm-up: one pass over the whole pending set on each side (pages touched, caches and branch
     // predictors trained), which also gives the calibration rates.
-    let warmEvents = UInt64(Swift.max(n, 200_000))
+    var warmEvents = UInt64(Swift.max(n, 200_000))
+    if case let .fixed(events) = plan { warmEvents = events }
     let kernelWarm = try timed { try kernelSide.run(events: warmEvents) }
     let bareWarm = timed { bareSide.run(events: warmEvents) }
-    let kernelChunk = chunkSize(eventsPerSecond: Double(warmEvents) / kernelWarm, secondsTarget: secondsPerSidePerRound)
-    let bareChunk = chunkSize(eventsPerSecond: Double(warmEvents) / bareWarm, secondsTarget: secondsPerSidePerRound)
+    let rounds: Int
+    let kernelChunk: UInt64, bareChunk: UInt64
+    switch plan {
+    case let .timed(r, seconds):
+        rounds = r
+        kernelChunk = chunkSize(eventsPerSecond: Double(warmEvents) / kernelWarm, secondsTarget: seconds)
+        bareChunk = chunkSize(eventsPerSecond: Double(warmEvents) / bareWarm, secondsTarget: seconds)
+    case let .fixed(events):
+        rounds = 1
+        kernelChunk = events
+        bareChunk = events
+    }
 
     var kernelSeconds = 0.0, bareSeconds = 0.0
     var kernelEvents: UInt64 = 0, bareEvents: UInt64 = 0
@@ -173,28 +193,46 @@ func fixed(_ x: Double, _ digits: Int) -> String {
 @main
 struct KernelBench {
     static func main() {
-        var quick = false
-        for arg in CommandLine.arguments.dropFirst() {
+        let usage = """
+            usage: prestage-kernel-bench [--quick | --events COUNT]
+              Hold model at N = 10^4, 10^5, 10^6 pending events, kernel vs bare heap loop.
+              (default)       4 alternating rounds of ~0.4 s per side per row
+              --quick         2 rounds of ~0.1 s per side per row
+              --events COUNT  exactly COUNT events per side per row (1...10^9), for profilers
+            """
+        var plan = Plan.timed(rounds: 4, secondsPerSidePerRound: 0.4)
+        var args = CommandLine.arguments.dropFirst()
+        while let arg = args.popFirst() {
             switch arg {
-            case "--quick": quick = true
+            case "--quick":
+                plan = .timed(rounds: 2, secondsPerSidePerRound: 0.1)
+            case "--events":
+                guard let text = args.popFirst(), let count = UInt64(text), count >= 1, count <= 1_000_000_000 else {
+                    print("prestage-kernel-bench: --events needs a whole number from 1 to 1000000000\n\(usage)")
+                    exit(2)
+                }
+                plan = .fixed(eventsPerSide: count)
             case "--help", "-h":
-                print("usage: prestage-kernel-bench [--quick]\n  hold model at N = 10^4, 10^5, 10^6 pending events; --quick: short rounds")
+                print(usage)
                 return
             default:
-                print("prestage-kernel-bench: unknown option '\(arg)' (expected --quick or --help)")
+                print("prestage-kernel-bench: unknown option '\(arg)'\n\(usage)")
                 exit(2)
             }
         }
-        let rounds = quick ? 2 : 4
-        let seconds = quick ? 0.1 : 0.4
-        print("hold model: pop the earliest event, schedule one at now + increment (mean 1 s); \(rounds) alternating rounds per row")
+        switch plan {
+        case let .timed(rounds, _):
+            print("hold model: pop the earliest event, schedule one at now + increment (mean 1 s); \(rounds) alternating rounds per row")
+        case let .fixed(events):
+            print("hold model: pop the earliest event, schedule one at now + increment (mean 1 s); \(events) events per side per row")
+        }
         print("kernel: Kernel.run + Exp(mean) from GSL taus2 via Stochastic; bare: same heap + Exp(mean) from inline xorshift64")
         print(pad("N", 9) + pad("kernel ev/s", 14) + pad("bare ev/s", 14) + pad("ratio", 8) + pad("round ratios", 16))
         do {
-            _ = try measure(pending: 1_000, rounds: 1, secondsPerSidePerRound: 0.05)  // whole-process warm-up
+            _ = try measure(pending: 1_000, plan: .timed(rounds: 1, secondsPerSidePerRound: 0.05))  // process warm-up
             var worst = Double.infinity
             for n in [10_000, 100_000, 1_000_000] {
-                let row = try measure(pending: n, rounds: rounds, secondsPerSidePerRound: seconds)
+                let row = try measure(pending: n, plan: plan)
                 let ratio = row.kernelRate / row.bareRate
                 worst = Swift.min(worst, ratio)
                 print(pad(String(n), 9) + pad(fixed(row.kernelRate / 1e6, 2) + " M", 14) + pad(fixed(row.bareRate / 1e6, 2) + " M", 14)
