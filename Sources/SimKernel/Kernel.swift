@@ -58,7 +58,8 @@ public struct Kernel: Sendable {
     @usableFromInline var isRunning: Bool
 
     /// The most live (not cancelled) pending events allowed; scheduling beyond it throws
-    /// `KernelError.pendingLimitExceeded`.
+    /// `KernelError.pendingLimitExceeded`. Memory bound: the heap holds at most 2 × pendingMax
+    /// entries of 32 bytes (live events plus not-yet-purged cancelled ones).
     public let pendingMax: Int
 
     /// A kernel at `startTime` with no pending events.
