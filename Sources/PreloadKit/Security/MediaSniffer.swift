@@ -1,0 +1,158 @@
+/// The asset types PreloadKit pre-stages.
+public enum MediaKind: String, Sendable, Codable, CaseIterable {
+    case jpeg, png, gif, webp, heic, mp4, mp3, m4a, json, m3u8
+
+    /// Lowercase MIME types that announce this kind (matched case-insensitively, parameters ignored).
+    public var mimeTypes: [String] {
+        switch self {
+        case .jpeg: return ["image/jpeg"]
+        case .png: return ["image/png"]
+        case .gif: return ["image/gif"]
+        case .webp: return ["image/webp"]
+        case .heic: return ["image/heic", "image/heif"]
+        case .mp4: return ["video/mp4"]
+        case .mp3: return ["audio/mpeg"]
+        case .m4a: return ["audio/mp4", "audio/x-m4a"]
+        case .json: return ["application/json"]
+        case .m3u8: return ["application/vnd.apple.mpegurl", "application/x-mpegurl"]
+        }
+    }
+}
+
+/// Identifies an asset from its first bytes and checks a `Content-Type` against the expected kind.
+public enum MediaSniffer {
+    /// Bytes of prefix `sniff` needs to recognise every binary kind (ISO BMFF `ftyp` brand ends at 12).
+    /// JSON may need more when it starts with whitespace.
+    public static let prefixByteCountNeeded = 12
+    /// Most leading whitespace bytes skipped when looking for JSON's `{` or `[`.
+    public static let jsonLeadingWhitespaceMax = 1024
+
+    /// The kind whose magic bytes start `prefix`, or nil if none matches or the prefix is too short
+    /// to decide.
+    ///
+    /// Signatures: JPEG `FF D8 FF`; PNG `89 50 4E 47 0D 0A 1A 0A`; GIF `GIF87a`/`GIF89a`; WebP
+    /// `RIFF????WEBP`; ISO BMFF `????ftyp` + major brand (`heic`/`heix`/`mif1` HEIC, `isom`/`iso2`/
+    /// `mp41`/`mp42`/`avc1`/`M4V ` MP4, `M4A ` M4A); MP3 `ID3` or an MPEG audio Layer III frame header
+    /// (11 sync bits, valid version, bitrate and sample-rate fields); M3U8 `#EXTM3U`; JSON first
+    /// non-whitespace byte `{` or `[`. A UTF-8 byte-order mark before M3U8 or JSON is skipped.
+    /// - Complexity: O(1) for binary kinds, O(min(n, jsonLeadingWhitespaceMax)) for JSON; no allocation.
+    public static func sniff<C: Collection>(_ prefix: C) -> MediaKind? where C.Element == UInt8 {
+        let head = Head(prefix)
+        if head.matches(at: 0, 0xFFD8FF, byteCount: 3) { return .jpeg }
+        if head.matches(at: 0, 0x8950_4E47_0D0A_1A0A, byteCount: 8) { return .png }
+        if head.matches(at: 0, 0x4749_4638_3761, byteCount: 6) || head.matches(at: 0, 0x4749_4638_3961, byteCount: 6) {  // GIF87a, GIF89a
+            return .gif
+        }
+        if head.matches(at: 0, 0x5249_4646, byteCount: 4), head.matches(at: 8, 0x5745_4250, byteCount: 4) {  // RIFF, WEBP
+            return .webp
+        }
+        if head.count >= 12, head.matches(at: 4, 0x6674_7970, byteCount: 4) {  // "ftyp"
+            return isoBrandKind(head.word(at: 8))
+        }
+        if head.matches(at: 0, 0x494433, byteCount: 3) { return .mp3 }  // "ID3"
+        if head.count >= 3, isMPEGAudioLayer3Header(head[0], head[1], head[2]) { return .mp3 }
+
+        // Text kinds, after an optional UTF-8 BOM.
+        let bomByteCount = head.matches(at: 0, 0xEFBBBF, byteCount: 3) ? 3 : 0
+        if head.matches(at: bomByteCount, 0x2345_5854_4D33_55, byteCount: 7) { return .m3u8 }  // "#EXTM3U"
+        var skipped = 0
+        for byte in prefix.dropFirst(bomByteCount) {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                skipped += 1
+                if skipped > jsonLeadingWhitespaceMax { return nil }
+            case 0x7B, 0x5B: return .json
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// True when `contentType` (e.g. `"Image/JPEG; charset=binary"`) names one of `kind.mimeTypes`.
+    /// Parameters after `;` and surrounding spaces/tabs are ignored; the comparison is ASCII
+    /// case-insensitive.
+    /// - Complexity: O(n) in the header's length; no allocation.
+    public static func mimeType(_ contentType: String, matches kind: MediaKind) -> Bool {
+        let utf8 = contentType.utf8
+        let end = utf8.firstIndex(of: ASCII.semicolon) ?? utf8.endIndex
+        var essence = utf8[utf8.startIndex..<end]
+        while let first = essence.first, first == ASCII.space || first == ASCII.tab { essence = essence.dropFirst() }
+        while let last = essence.last, last == ASCII.space || last == ASCII.tab { essence = essence.dropLast() }
+        for mimeType in kind.mimeTypes {
+            let expected = mimeType.utf8
+            if essence.count == expected.count
+                && zip(essence, expected).allSatisfy({ ASCII.lowercased($0) == ASCII.lowercased($1) }) {
+                return true
+            }
+        }
+        return false
+    }
+
+    private static func isoBrandKind(_ brand: UInt32) -> MediaKind? {
+        switch brand {
+        case fourCC("heic"), fourCC("heix"), fourCC("mif1"): return .heic
+        case fourCC("isom"), fourCC("iso2"), fourCC("mp41"), fourCC("mp42"), fourCC("avc1"), fourCC("M4V "): return .mp4
+        case fourCC("M4A "): return .m4a
+        default: return nil
+        }
+    }
+
+    private static func fourCC(_ code: StaticString) -> UInt32 {
+        precondition(code.utf8CodeUnitCount == 4, "a four-character code has four ASCII characters")
+        let p = code.utf8Start
+        return UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
+    }
+
+    /// MPEG audio frame header, Layer III: 11 sync bits, version not reserved (`01`), layer bits `01`,
+    /// bitrate index not `1111` (bad), sample-rate index not `11` (reserved). Rejecting the other
+    /// layers keeps AAC ADTS (`FF F1`/`FF F9`, layer `00`) from being taken for MP3.
+    private static func isMPEGAudioLayer3Header(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> Bool {
+        guard b0 == 0xFF, b1 & 0xE0 == 0xE0 else { return false }
+        let version = (b1 >> 3) & 0x03
+        let layer = (b1 >> 1) & 0x03
+        let bitrateIndex = b2 >> 4
+        let sampleRateIndex = (b2 >> 2) & 0x03
+        return version != 0x01 && layer == 0x01 && bitrateIndex != 0x0F && sampleRateIndex != 0x03
+    }
+
+    /// Up to the first 16 bytes of a prefix, held without allocating.
+    private struct Head {
+        private var storage: (UInt64, UInt64) = (0, 0)
+        private(set) var count = 0
+
+        init<C: Collection>(_ prefix: C) where C.Element == UInt8 {
+            for byte in prefix.prefix(16) {
+                if count < 8 {
+                    storage.0 |= UInt64(byte) << UInt64(8 * count)
+                } else {
+                    storage.1 |= UInt64(byte) << UInt64(8 * (count - 8))
+                }
+                count += 1
+            }
+        }
+
+        subscript(offset: Int) -> UInt8 {
+            precondition(offset >= 0 && offset < count, "Head offset out of range")
+            return offset < 8
+                ? UInt8(truncatingIfNeeded: storage.0 >> UInt64(8 * offset))
+                : UInt8(truncatingIfNeeded: storage.1 >> UInt64(8 * (offset - 8)))
+        }
+
+        /// True when the `byteCount` bytes at `offset` are `pattern` written big-endian
+        /// (e.g. `0xFFD8FF`, 3 bytes); false when fewer bytes are present.
+        func matches(at offset: Int, _ pattern: UInt64, byteCount: Int) -> Bool {
+            guard offset >= 0, byteCount <= 8, offset + byteCount <= count else { return false }
+            for i in 0..<byteCount {
+                let expected = UInt8(truncatingIfNeeded: pattern >> UInt64(8 * (byteCount - 1 - i)))
+                if self[offset + i] != expected { return false }
+            }
+            return true
+        }
+
+        /// Big-endian 32-bit word at `offset` (caller checks `offset + 4 <= count`).
+        func word(at offset: Int) -> UInt32 {
+            UInt32(self[offset]) << 24 | UInt32(self[offset + 1]) << 16 | UInt32(self[offset + 2]) << 8
+                | UInt32(self[offset + 3])
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// What `AssetURL.parse` accepts.
+public struct URLPolicy: Sendable, Equatable {
+    /// Query parameters that carry signed-URL tokens on common CDNs and object stores (CloudFront,
+    /// Akamai, S3/SigV4, Google Cloud Storage, generic). They rotate with every signing, so the cache
+    /// key ignores them. Names are matched exactly (case-sensitive), after percent-decoding.
+    public static let defaultTokenQueryParameters: Set<String> = [
+        "token", "sig", "signature", "expires",
+        "Expires", "Signature", "Key-Pair-Id", "Policy",
+        "hdnts", "__token__",
+        "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires",
+        "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Security-Token",
+        "GoogleAccessId", "X-Goog-Algorithm", "X-Goog-Credential", "X-Goog-Date", "X-Goog-Expires",
+        "X-Goog-SignedHeaders", "X-Goog-Signature",
+    ]
+    /// Default `urlLengthMax`: 2048 bytes, the conservative limit most CDNs and browsers honour.
+    public static let defaultURLLengthMax = 2048
+
+    /// Hosts an asset URL may name. Applies to every URL, including plain-http ones.
+    public var allowlist: HostAllowlist
+    /// Lowercase hosts for which `http` is also accepted (with any port). Only for loopback test
+    /// servers such as `"127.0.0.1"`; a host listed here must still be on the allowlist.
+    public var plainHTTPHosts: Set<String> {
+        didSet { plainHTTPHosts = Set(plainHTTPHosts.map { ASCII.lowercased($0) }) }
+    }
+    /// Query parameter names left out of `AssetURL.cacheKey`; see `defaultTokenQueryParameters`.
+    public var tokenQueryParameters: Set<String>
+    /// Longest accepted URL in UTF-8 bytes.
+    public var urlLengthMax: Int
+
+    /// - Parameters:
+    ///   - plainHTTPHosts: hosts allowed over http; stored lowercased.
+    public init(
+        allowlist: HostAllowlist,
+        plainHTTPHosts: Set<String> = [],
+        tokenQueryParameters: Set<String> = URLPolicy.defaultTokenQueryParameters,
+        urlLengthMax: Int = URLPolicy.defaultURLLengthMax
+    ) {
+        self.allowlist = allowlist
+        self.plainHTTPHosts = Set(plainHTTPHosts.map { ASCII.lowercased($0) })
+        self.tokenQueryParameters = tokenQueryParameters
+        self.urlLengthMax = urlLengthMax
+    }
+}
