@@ -46,11 +46,17 @@ let package = Package(
         .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
         // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
         .target(name: "ScenarioKit", swiftSettings: strictFlags),
+        // Layer 4: devices, OS rules, users and campaigns driving PreloadKit against InfraModel.
+        .target(
+            name: "PushModel",
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
 
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "PushModel"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -70,6 +76,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
+        .testTarget(
+            name: "PushModelTests",
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"]
+        ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
     ],
