@@ -67,7 +67,7 @@ struct EventHeap: Sendable {
 
     /// Adds `e`.
     /// - Complexity: O(log n); amortised no allocation once the capacity has reached the peak size.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func push(_ e: QueuedEvent) {
         storage.append(e)
         let placed = storage.withUnsafeMutableBufferPointer { buf -> Int in

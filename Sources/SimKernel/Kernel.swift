@@ -58,7 +58,8 @@ public struct Kernel: Sendable {
     @usableFromInline var isRunning: Bool
 
     /// The most live (not cancelled) pending events allowed; scheduling beyond it throws
-    /// `KernelError.pendingLimitExceeded`.
+    /// `KernelError.pendingLimitExceeded`. Memory bound: the heap holds at most 2 × pendingMax
+    /// entries of 32 bytes (live events plus not-yet-purged cancelled ones).
     public let pendingMax: Int
 
     /// A kernel at `startTime` with no pending events.
@@ -287,19 +288,13 @@ public struct Kernel: Sendable {
     /// - Complexity: O(n).
     @usableFromInline
     mutating func purgeCancelled() {
-        var write = 0
-        for read in 0..<heap.storage.count {
-            let e = heap.storage[read]
-            if e.slot != QueuedEvent.notCancellable && slots[Int(e.slot)].state == .cancelled {
-                releaseSlot(e.slot)
-                continue
-            }
-            heap.storage[write] = e
-            write += 1
+        for e in heap.storage where e.slot != QueuedEvent.notCancellable && slots[Int(e.slot)].state == .cancelled {
+            releaseSlot(e.slot)
         }
-        heap.storage.removeLast(heap.storage.count - write)
+        // Now exactly the tombstones point at free slots (live cancellable entries are pending).
+        let table = slots
+        heap.removeAll { $0.slot != QueuedEvent.notCancellable && table[Int($0.slot)].state == .free }
         cancelledPending = 0
-        heap.heapify()
     }
 
     /// Reassigns sequence numbers 0..<n in (time, sequence) order when the 48-bit counter is

@@ -1,0 +1,119 @@
+/// The `Cache-Control` response directives that matter to a private preload store (RFC 9111,
+/// RFC 5861).
+///
+/// Parsing never fails: unknown directives and malformed values are ignored, as RFC 9111 asks of
+/// caches. `s-maxage`, `public`, `proxy-revalidate` are for shared caches and ignored here.
+public struct CacheControl: Sendable, Equatable {
+    /// `max-age` in seconds (the smallest when repeated), clamped to `deltaSecondsMax`.
+    public var maxAgeSeconds: Int64?
+    /// `stale-while-revalidate` in seconds (the smallest when repeated), clamped to `deltaSecondsMax`.
+    public var staleWhileRevalidateSeconds: Int64?
+    /// `no-store`: the response must not be stored at all.
+    public var noStore: Bool
+    /// `no-cache`: a stored response must not be used fresh without revalidation.
+    public var noCache: Bool
+
+    /// RFC 9111 §1.2.2: delta-seconds larger than 2^31 are treated as 2^31.
+    public static let deltaSecondsMax: Int64 = 2_147_483_648
+
+    /// Header values longer than this are ignored (treated as absent) rather than scanned.
+    public static let headerBytesMax = 1_024
+
+    public init(maxAgeSeconds: Int64? = nil, staleWhileRevalidateSeconds: Int64? = nil, noStore: Bool = false, noCache: Bool = false) {
+        self.maxAgeSeconds = maxAgeSeconds
+        self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
+        self.noStore = noStore
+        self.noCache = noCache
+    }
+
+    /// Parses a `Cache-Control` header value (several header lines may be joined with commas).
+    ///
+    /// Directive names are case-insensitive; whitespace around names, `=` and values is skipped;
+    /// values may be quoted (`max-age="60"`); a value that is not all digits makes that directive
+    /// ignored (`max-age=-1`, `max-age=1.5`, `max-age=`); `no-cache="Set-Cookie"` (field-name
+    /// form) counts as `no-cache`. Values beyond 2^31 clamp to 2^31 without overflowing.
+    /// - Complexity: O(n) in the header length (at most `headerBytesMax`).
+    public static func parse(_ header: String) -> CacheControl {
+        var result = CacheControl()
+        var bytes = Array(header.utf8)
+        if bytes.count > headerBytesMax { bytes = [] }
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            // Skip separators and whitespace.
+            while i < n, bytes[i] == UInt8(ascii: ",") || isSpace(bytes[i]) { i += 1 }
+            // Directive name.
+            let nameStart = i
+            while i < n, bytes[i] != UInt8(ascii: "="), bytes[i] != UInt8(ascii: ","), !isSpace(bytes[i]) { i += 1 }
+            let name = lowercased(bytes[nameStart..<i])
+            while i < n, isSpace(bytes[i]) { i += 1 }
+            var value: ArraySlice<UInt8>? = nil
+            var valueWellFormed = true
+            if i < n, bytes[i] == UInt8(ascii: "=") {
+                i += 1
+                while i < n, isSpace(bytes[i]) { i += 1 }
+                if i < n, bytes[i] == UInt8(ascii: "\"") {
+                    i += 1
+                    let start = i
+                    while i < n, bytes[i] != UInt8(ascii: "\"") {
+                        if bytes[i] == UInt8(ascii: "\\") { i += 1 }
+                        i += 1
+                    }
+                    if i >= n { valueWellFormed = false; i = n } else { value = bytes[start..<i]; i += 1 }
+                } else {
+                    let start = i
+                    while i < n, bytes[i] != UInt8(ascii: ","), !isSpace(bytes[i]) { i += 1 }
+                    value = bytes[start..<i]
+                }
+                // Anything other than whitespace before the next comma makes the directive malformed.
+                while i < n, isSpace(bytes[i]) { i += 1 }
+                if i < n, bytes[i] != UInt8(ascii: ",") {
+                    valueWellFormed = false
+                    while i < n, bytes[i] != UInt8(ascii: ",") { i += 1 }
+                }
+            } else if i < n, bytes[i] != UInt8(ascii: ",") {
+                // Junk after a bare name ("no-store x"): skip to the next directive.
+                valueWellFormed = false
+                while i < n, bytes[i] != UInt8(ascii: ",") { i += 1 }
+            }
+            guard valueWellFormed else { continue }
+            switch name {
+            case "max-age":
+                if let v = value, let seconds = deltaSeconds(v) {
+                    result.maxAgeSeconds = min(result.maxAgeSeconds ?? .max, seconds)
+                }
+            case "stale-while-revalidate":
+                if let v = value, let seconds = deltaSeconds(v) {
+                    result.staleWhileRevalidateSeconds = min(result.staleWhileRevalidateSeconds ?? .max, seconds)
+                }
+            case "no-store":
+                if value == nil { result.noStore = true }
+            case "no-cache":
+                result.noCache = true
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+
+    static func lowercased(_ bytes: ArraySlice<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        for b in bytes { out.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Non-empty ASCII digits, clamped to `deltaSecondsMax`; nil otherwise.
+    static func deltaSeconds(_ digits: ArraySlice<UInt8>) -> Int64? {
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for b in digits {
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+            if value < deltaSecondsMax { value = value * 10 + Int64(b - UInt8(ascii: "0")) }
+        }
+        return min(value, deltaSecondsMax)
+    }
+}
