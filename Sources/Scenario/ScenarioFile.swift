@@ -65,26 +65,34 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var name: String
     /// What the scenario answers, one line (1–200 characters, no line break). Required.
     public var question: String
+    /// Free text for readers (JSON has no comments): assumptions, variants as `--set` runs.
+    /// At most 50 lines of 1–500 characters. Default: none.
+    public var notes: [String]
     /// How to run it.
     public var run: RunSettings
     /// What is simulated.
     public var world: PushWorldConfig
 
     /// A scenario from its parts.
-    public init(name: String, question: String, run: RunSettings = RunSettings(), world: PushWorldConfig = PushWorldConfig()) {
+    public init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),
+                world: PushWorldConfig = PushWorldConfig()) {
         self.name = name
         self.question = question
+        self.notes = notes
         self.run = run
         self.world = world
     }
 
     /// The top-level keys this type reads itself (the world's sections are the rest).
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, question, run }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, question, notes, run }
+    /// Most `notes` lines, and their longest length in characters.
+    public static let notesMax = 50, noteCharactersMax = 500
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // Optional parts first: problems in them are recorded and the pass goes on.
         run = try c.decodeIfPresent(RunSettings.self, forKey: .run) ?? RunSettings()
+        notes = try c.decodeIfPresent([String].self, forKey: .notes) ?? []
         let name = try c.decodeIfPresent(String.self, forKey: .name)
         let question = try c.decodeIfPresent(String.self, forKey: .question)
         world = try PushWorldConfig(from: decoder)
@@ -111,12 +119,17 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .question, in: c, debugDescription:
                 "expected one line of 1–\(Self.questionCharactersMax) characters, found \(Self.quoted(String(question.prefix(60))))\(question.count > 60 ? "…" : "")")
         }
+        guard notes.count <= Self.notesMax, notes.allSatisfy({ !$0.isEmpty && $0.count <= Self.noteCharactersMax }) else {
+            throw DecodingError.dataCorruptedError(forKey: .notes, in: c, debugDescription:
+                "expected at most \(Self.notesMax) lines of 1–\(Self.noteCharactersMax) characters, found \(notes.count) lines (longest \(notes.map(\.count).max() ?? 0))")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
         try c.encode(question, forKey: .question)
+        if !notes.isEmpty { try c.encode(notes, forKey: .notes) }
         try c.encode(run, forKey: .run)
         try world.encode(to: encoder)
     }
@@ -190,8 +203,13 @@ public enum ScenarioLoader {
         }
     }
 
-    /// Decodes `data` (the contents of `label`) strictly with the overrides applied, and resolves it.
-    /// - Throws: `ScenarioLoadError` with one diagnostic per problem (overrides included).
+    /// Decodes `data` (the contents of `label`) strictly, applies the overrides, and resolves it.
+    ///
+    /// Overrides are applied to the scenario with every default filled in (the file is decoded,
+    /// re-encoded, overridden and decoded again), so `--set campaigns[0].warm.aheadSeconds=120`
+    /// works on a file that leaves `campaigns` at its default. The file's own problems are
+    /// reported first; override problems name the override's path.
+    /// - Throws: `ScenarioLoadError` with one diagnostic per problem.
     public static func decode(_ data: Data, label: String, set assignments: [String] = [],
                               flags: FlagOverrides = FlagOverrides()) throws(ScenarioLoadError) -> ScenarioFile {
         var overrides: [JSONOverride] = []
@@ -199,11 +217,30 @@ public enum ScenarioLoader {
         for text in assignments {
             do { overrides.append(try JSONOverride(parsing: text)) } catch { problems.append(error) }
         }
-        if !problems.isEmpty { throw failure(label, ScenarioErrors(problems)) }
+        overrides += flags.jsonOverrides
+        let decoder = StrictJSONDecoder()
         var file: ScenarioFile
-        switch StrictJSONDecoder().decode(ScenarioFile.self, from: data, overrides: overrides + flags.jsonOverrides) {
+        switch decoder.decode(ScenarioFile.self, from: data) {
         case let .success(f): file = f
-        case let .failure(errors): throw failure(label, errors)
+        case let .failure(errors): throw failure(label, ScenarioErrors(problems + errors.diagnostics))
+        }
+        if !overrides.isEmpty {
+            var tree: JSONValue
+            do {
+                tree = try JSONParser.parse(try CanonicalJSON.encode(file, pretty: false))
+            } catch {
+                throw ScenarioLoadError("\(label): cannot re-encode the scenario to apply overrides: \(error)")
+            }
+            for o in overrides {
+                do { tree = try tree.applying(o) } catch { problems.append(error) }
+            }
+            if !problems.isEmpty { throw failure(label, ScenarioErrors(problems)) }
+            switch decoder.decode(ScenarioFile.self, from: tree) {
+            case let .success(f): file = f
+            case let .failure(errors): throw failure(label, errors)
+            }
+        } else if !problems.isEmpty {
+            throw failure(label, ScenarioErrors(problems))
         }
         if let seed = flags.seed { file.run.seed = seed }
         return file.resolved
