@@ -159,15 +159,23 @@ public enum AndroidHandlerConfig: String, Codable, Sendable, CaseIterable {
 public struct CreativeSwapConfig: Codable, Sendable, Equatable {
     /// The swap happens this long before `sendStartSeconds`.
     public var secondsBeforeSend: Double = 120
+    /// With warming configured, the new creative is warmed this long after the purge call (after
+    /// the purge has propagated).
+    public var rewarmDelaySeconds: Double = 5
 
-    public init(secondsBeforeSend: Double = 120) { self.secondsBeforeSend = secondsBeforeSend }
+    public init(secondsBeforeSend: Double = 120, rewarmDelaySeconds: Double = 5) {
+        self.secondsBeforeSend = secondsBeforeSend
+        self.rewarmDelaySeconds = rewarmDelaySeconds
+    }
 
-    enum CodingKeys: String, CodingKey { case secondsBeforeSend }
+    enum CodingKeys: String, CodingKey { case secondsBeforeSend, rewarmDelaySeconds }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         secondsBeforeSend = try c.field(.secondsBeforeSend, 120)
+        rewarmDelaySeconds = try c.field(.rewarmDelaySeconds, 5)
         try c.checkRange(secondsBeforeSend, 0...604_800, .secondsBeforeSend, unit: "seconds")
+        try c.checkRange(rewarmDelaySeconds, 0...3_600, .rewarmDelaySeconds, unit: "seconds")
     }
 }
 

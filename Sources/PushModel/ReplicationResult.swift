@@ -65,11 +65,38 @@ public struct PopCounts: Codable, Sendable, Equatable {
     public var prestageHits: UInt64
 }
 
-/// Pre-stage edge misses of one region per minute after the first campaign's send start.
+/// Pre-stage edge misses of one region by time after the first campaign's send start.
 public struct RegionMisses: Codable, Sendable, Equatable {
     public var region: Int
-    /// `[minute, misses]` pairs, sorted by minute (minute 0 starts at the first send).
-    public var perMinute: [[Int]]
+    /// `[bin, misses]` pairs sorted by bin; bin b covers `[b, b+1) × missBinSeconds` after the
+    /// first send (requests before it count in bin 0).
+    public var perBin: [[UInt64]]
+}
+
+/// Request counters of one CDN tier (InfraModel's node counters summed over the tier). Every
+/// lookup is one request: `requests = freshHits + staleHits + misses`.
+public struct TierCounts: Codable, Sendable, Equatable {
+    /// `edge`, `shield` or `origin` (origin: `requests`, `misses` = 0, `served` in `freshHits`).
+    public var tier: String
+    public var requests: UInt64
+    public var freshHits: UInt64
+    public var staleHits: UInt64
+    public var misses: UInt64
+    /// Edge only: device requests and the ones that hit; warm lookups.
+    public var deviceRequests: UInt64
+    public var deviceHits: UInt64
+    public var warmRequests: UInt64
+    /// Origin only: 503 rejections.
+    public var rejected503: UInt64
+}
+
+/// Pre-stage (background session) requests as the driver saw their outcomes:
+/// `requests = hits + misses`; `notReachingEdge` (network failures, timeouts) are not requests.
+public struct PrestageCounts: Codable, Sendable, Equatable {
+    public var requests: UInt64
+    public var hits: UInt64
+    public var misses: UInt64
+    public var notReachingEdge: UInt64
 }
 
 /// Per-second time series over `[0, horizonSeconds)`.
@@ -124,6 +151,11 @@ public struct ReplicationResult: Codable, Sendable {
     public var pops: [PopCounts]
     /// Sorted by region; regions without misses are left out.
     public var missesByRegion: [RegionMisses]
+    /// Width of a `missesByRegion` bin, seconds (60 unless regions × minutes is very large).
+    public var missBinSeconds: Int
+    public var prestage: PrestageCounts
+    /// Edge, shield and origin counters (all traffic: pre-stage, foreground, warming).
+    public var tiers: [TierCounts]
     public var bytes: ByteCounts
     public var devices: Int
     public var eventsProcessed: UInt64
