@@ -6,9 +6,15 @@ import SimStats
 /// Maps a run's aggregate into a ReportKit `Report` (rendered to report.md and report.html).
 enum ReportBuilder {
     /// Metrics shown as headlines when present, in this order (others appear in the full table).
-    static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.instantShare",
-                                "prestage.edgeHitRatio", "origin.peakRequestsPerSecond", "origin.errors503",
-                                "outcome.completedShare", "outcome.timedOutOrKilledShare"]
+    static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.shareUnder500ms",
+                                "edge.prestageHitRatio", "extension.download.p95Seconds", "origin.peakRequestsPerSecond",
+                                "origin.rejected503", "outcomes.completedShare"]
+    /// Alarm levels from the practitioner account: pre-stage hit ratio below 90 %, or extension
+    /// download p95 above 1.2 s, means warming too late or the wrong PoPs. In the metric's unit.
+    static let thresholds: [String: Threshold] = [
+        "edge.prestageHitRatio": Threshold(value: 0.9, alarmWhen: .below),
+        "extension.download.p95Seconds": Threshold(value: 1.2, alarmWhen: .above),
+    ]
     /// Most headline metrics.
     static let headlinesMax = 8
     /// Most points per time-series line (seconds are binned to stay under it).
@@ -24,8 +30,10 @@ enum ReportBuilder {
             guard let mean = m.mean else { return nil }
             let (value, unit, decimals) = display(mean, unit: m.unit)
             let half = m.confidenceInterval.map { display($0.halfWidth, unit: m.unit).0 }
+            // The threshold is scaled like the value (seconds shown as ms).
+            let threshold = thresholds[m.name].map { Threshold(value: display($0.value, unit: m.unit, like: mean), alarmWhen: $0.alarmWhen) }
             return HeadlineMetric(name: m.name, unit: unit, value: value, decimals: decimals, ciHalfWidth: half, ciLevel: level,
-                                  note: m.better == "none" ? "" : "\(m.better) is better")
+                                  threshold: threshold, note: m.better == "none" ? "" : "\(m.better) is better")
         }
         var sections: [ReportSection] = []
         sections.append(ReportSection(title: "All metrics", blocks: [
@@ -47,6 +55,12 @@ enum ReportBuilder {
                       headlines: Array(headlines), sections: sections)
     }
 
+    /// `x` scaled the way `display` scales `reference`.
+    static func display(_ x: Double, unit: String, like reference: Double) -> Double {
+        let (shown, _, _) = display(reference, unit: unit)
+        return reference == 0 ? x : x * (shown / reference)
+    }
+
     /// Seconds below 10 shown in ms; ratios as they are.
     static func display(_ value: Double, unit: String) -> (Double, String, Int) {
         switch unit {
@@ -60,13 +74,13 @@ enum ReportBuilder {
 
     static func metricsTable(_ metrics: [MetricSummary]) -> Table {
         let rows: [[TableCell]] = metrics.map { m in
-            let decimals = m.unit == "count" || m.unit == "bytes" ? 0 : 4
+            let decimals = m.unit == "bytes" ? 0 : (m.unit == "count" ? 1 : 4)
             return [.text(m.name), .text(m.unit),
                     m.mean.map { .number($0, decimals: decimals) } ?? .text("n/a"),
                     m.confidenceInterval.map { .number($0.halfWidth, decimals: decimals) } ?? .text("—"),
                     .text(m.better)]
         }
-        return Table(caption: "Headline metrics", columns: [
+        return Table(caption: "Every metric", columns: [
             Table.Column("Metric"), Table.Column("Unit"), Table.Column("Mean", alignment: .trailing),
             Table.Column("± CI", alignment: .trailing), Table.Column("Better"),
         ], rows: rows)
