@@ -29,7 +29,7 @@ enum ReportBuilder {
         let headlines = headlineMetrics.prefix(headlinesMax).compactMap { m -> HeadlineMetric? in
             guard let mean = m.mean else { return nil }
             let (value, unit, decimals) = display(mean, unit: m.unit)
-            let half = m.confidenceInterval.map { display($0.halfWidth, unit: m.unit).0 }
+            let half = m.confidenceInterval.map { display($0.halfWidth, unit: m.unit, like: mean) }
             // The threshold is scaled like the value (seconds shown as ms).
             let threshold = thresholds[m.name].map { Threshold(value: display($0.value, unit: m.unit, like: mean), alarmWhen: $0.alarmWhen) }
             return HeadlineMetric(name: m.name, unit: unit, value: value, decimals: decimals, ciHalfWidth: half, ciLevel: level,
@@ -55,16 +55,15 @@ enum ReportBuilder {
                       headlines: Array(headlines), sections: sections)
     }
 
-    /// `x` scaled the way `display` scales `reference`.
+    /// `x` scaled the way `display` scales `reference` (seconds below 10 become milliseconds).
     static func display(_ x: Double, unit: String, like reference: Double) -> Double {
-        let (shown, _, _) = display(reference, unit: unit)
-        return reference == 0 ? x : x * (shown / reference)
+        unit == "s" && abs(reference) < 10 ? x * 1000 : x
     }
 
     /// Seconds below 10 shown in ms; ratios as they are.
     static func display(_ value: Double, unit: String) -> (Double, String, Int) {
         switch unit {
-        case "s" where abs(value) < 10: return (value * 1000, "ms", 0)
+        case "s" where abs(value) < 10: return (display(value, unit: unit, like: value), "ms", 0)
         case "s": return (value, "s", 1)
         case "ratio": return (value, "", 3)
         case "count", "bytes": return (value, unit, 0)
