@@ -57,8 +57,8 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
             return overflow ? .max / 16 : product
         }
         let seriesBytes = times(inputs.horizonSeconds, model.bytesPerSecondOfSeries)
-        // Pending events: one per active session plus the delivery/tap events queued per push.
-        let events = inputs.activeSessionsPeak + inputs.pushesTargeted
+        // Pending events beyond the per-push ones: a few timers and requests per active session.
+        let events = inputs.activeSessionsPeak * 4
         parts = [
             Part(name: "process and code", bytes: model.processBaseBytes),
             Part(name: "devices", bytes: concurrent &* times(inputs.devices, model.bytesPerDevice)),
@@ -72,16 +72,25 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
 }
 
 /// The constants of `MemoryEstimate`.
+///
+/// Calibration (see README): peak RSS (`peakResidentBytes` in run-info.json) of
+/// `black-friday-flash-sale --replications 1 --jobs 1` (one push per device) grew by 267 bytes per
+/// device in a release build between `--devices 20000` (50.2 MB) and `--devices 400000`
+/// (151.7 MB), and by 351 bytes per device in a debug build between 20 000 and 100 000; the sum
+/// `bytesPerDevice + bytesPerPush` = 280 sits between the two. A near-empty run peaks at about 29 MB. Sessions live about
+/// a second at a high send rate (the model's `sessions.activeMax` was 8 400 at 20 000 pushes/s), so
+/// the session term assumes rate × `RunCommand.sessionSecondsAssumed`.
 public struct MemoryModel: Sendable, Equatable, Codable {
     /// The process before any replication: code, Foundation, GSL, the resolved scenario.
-    public var processBaseBytes: UInt64 = 64 << 20
+    public var processBaseBytes: UInt64 = 40 << 20
     /// Per device per concurrent replication (device attribute arrays, preload-store state).
-    public var bytesPerDevice: UInt64 = 96
-    /// Per targeted push per concurrent replication (push records, outcome state).
-    public var bytesPerPush: UInt64 = 48
+    public var bytesPerDevice: UInt64 = 150
+    /// Per targeted push per concurrent replication (push and session records, its pending
+    /// delivery and tap events).
+    public var bytesPerPush: UInt64 = 130
     /// Per session alive at once (handler state, download requests, network flows).
     public var bytesPerActiveSession: UInt64 = 2_048
-    /// Per pending event in the kernel's event set (heap slot plus payload).
+    /// Per pending event of an active session in the kernel's event set (heap slot plus payload).
     public var bytesPerPendingEvent: UInt64 = 64
     /// All latency histograms of one replication (tap-to-paint per platform × network, download
     /// latency, ...): about 30 histograms of ~60 kB.
