@@ -36,14 +36,14 @@ enum ReportBuilder {
                                   threshold: threshold, note: m.better == "none" ? "" : "\(m.better) is better")
         }
         var sections: [ReportSection] = []
-        sections.append(ReportSection(title: "All metrics", blocks: [
-            .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json."),
-            .table(metricsTable(aggregate.metrics)),
-        ]))
         sections.append(ReportSection(title: "Tap to paint", blocks: [.chart(.cdf(tapToPaintChart(aggregate)))]))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
+        sections.append(ReportSection(title: "All metrics", blocks: [
+            .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json."),
+            .table(metricsTable(aggregate.metrics)),
+        ]))
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
         let reasons = Dictionary(grouping: results.map(\.stopReason), by: { $0 }).keys.sorted()
         sections.append(ReportSection(title: "Run", blocks: [
