@@ -207,7 +207,8 @@ extension PushWorld {
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
         let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
-                                        connectionWarm: false, saveData: tSaveData[t], signedToken: PushWorld.token(d, c),
+                                        connectionWarm: config.users.foregroundConnectionWarm, saveData: tSaveData[t],
+                                        signedToken: PushWorld.token(d, c),
                                         timeout: .seconds(config.users.foregroundTimeoutSeconds), replyKind: PushKind.foregroundReply,
                                         replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
         _ = try infra.fetch(request, kernel: &kernel)

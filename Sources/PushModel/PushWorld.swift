@@ -665,10 +665,14 @@ struct PushWorld: EventHandler {
             switch action {
             case .startFetch(let r):
                 try startFetch(s, r, kernel: &kernel)
-            case .cancelFetch(let id, _):
+            case .cancelFetch(let id, let reason):
                 // InfraModel has no cancel: the transfer's reply is released and ignored.
                 sOpenFetches[s] &= ~(1 << UInt64(id.rawValue))
                 counters.fetchesCancelled += 1
+                switch reason {
+                case .timedOut, .hardDeadline, .osExpiry: counters.fetchesTimedOut += 1
+                case .rejected: break
+                }
             case .storeAsset:
                 counters.assetsStored += 1
             case .evict:
@@ -697,7 +701,8 @@ struct PushWorld: EventHandler {
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: sRegion[s], networkClass: sNetwork[s], entity: entity,
-                                        connectionWarm: false, saveData: sSaveData[s], signedToken: PushWorld.token(d, w.campaign),
+                                        connectionWarm: config.platforms.backgroundConnectionWarm, saveData: sSaveData[s],
+                                        signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
                                         replyTag: (sGen[s] & 0xFF_FFFF) << 8 | r.id.rawValue)
         _ = try infra.fetch(request, kernel: &kernel)
@@ -753,6 +758,7 @@ struct PushWorld: EventHandler {
         case .origin503:
             input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
         case .timeout:
+            counters.fetchesTimedOut += 1
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:
             input = .fetchFailed(id, .network)
@@ -771,6 +777,9 @@ struct DriverCounters {
     var expiryWarnings: UInt64 = 0
     var fetchesStarted: UInt64 = 0
     var fetchesCancelled: UInt64 = 0
+    /// Fetches ended by a timeout: PreloadKit's request timeout, hard deadline or OS expiry
+    /// cancelling them, or InfraModel's request timeout.
+    var fetchesTimedOut: UInt64 = 0
     var assetsStored: UInt64 = 0
     var silentForceQuit: UInt64 = 0
     var silentOverBudget: UInt64 = 0
