@@ -2,6 +2,17 @@ import Foundation
 import SimKernel
 import Stochastic
 
+/// Longest duration a sampled variate may take (1e6 s ≈ 11.6 days): distributions come from
+/// user input, and a heavy tail must never overflow the clock.
+let sampledSecondsMax = 1e6
+
+/// A sampled duration in seconds as ticks, clamped to [0, `sampledSecondsMax`]; NaN gives 0.
+@inline(__always)
+func sampledTicks(_ seconds: Double) -> Int64 {
+    guard seconds > 0 else { return 0 }
+    return Int64((min(seconds, sampledSecondsMax) * 1e6).rounded())
+}
+
 /// Event kinds of this module (raw values 0x0100–0x01FF). An outer handler routes every event
 /// whose `kind.rawValue` is in ``range`` to ``InfraWorld/handle(_:in:)``.
 public enum InfraEventKind {
@@ -153,6 +164,17 @@ public enum InfraError: Error, Equatable, CustomStringConvertible {
 ///
 /// ## Node ids
 /// PoP `p` is node `p`; shield `s` is node `popCount + s`.
+///
+/// ## Timeline of a request
+/// Set-up (DNS + TCP + TLS round trips × RTT, skipped on a warm connection; a network failure
+/// replies here) → ½ RTT to the PoP → lookup (a miss waits for the upstream fetch, each tier
+/// hop costing its sampled round trip, plus origin queueing and service) → edge processing →
+/// ½ RTT → transfer. RTT = class RTT + region path RTT. The transfer runs on the region's
+/// shared bottleneck for the class (processor sharing) and is capped by the device's own
+/// downlink: it ends at max(PS completion, transfer start + bits/downlink). That cap is an
+/// approximation — a capped flow still holds its full PS share — exact when either limit
+/// dominates throughout. A stalled transfer never ends and the timeout replies. A 503 costs
+/// edge processing + ½ RTT and carries no bytes.
 ///
 /// ## Cost
 /// A device request costs about five kernel events (arrival at the PoP, response, transfer or
@@ -443,7 +465,7 @@ public struct InfraWorld: EventHandler {
         let failed = deviceRng.uniform() < failureProbability[c]
         let stalled = deviceRng.uniform() < stallProbability[c]
         let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
-        let rttTicks = SimDuration.seconds(rtt).ticks
+        let rttTicks = sampledTicks(rtt)
 
         rqObject[i] = r.objectID
         rqRegion[i] = r.regionID
@@ -523,7 +545,9 @@ public struct InfraWorld: EventHandler {
 
     /// Warm `objects` into the targeted caches: each targeted node receives a warm request at
     /// `at` + a per-node delay drawn from `warmPropagationSeconds`. A warm request is a lookup
-    /// that fetches on a miss (through tiers and collapsing, like any miss).
+    /// that fetches on a miss (through tiers and collapsing, like any miss). Warming uses the
+    /// token-free cache key, so with `cacheKeyIncludesSignedToken` warmed entries never match a
+    /// device request (as on a real CDN).
     /// - Complexity: O(nodes × objects) scheduled events.
     public mutating func warm(objects: [UInt32], at: SimTime, target: WarmTarget, kernel: inout Kernel) throws {
         guard at >= kernel.now else { throw InfraError.warmInPast(now: kernel.now, requested: at) }
@@ -535,7 +559,7 @@ public struct InfraWorld: EventHandler {
         case .shieldsOnly: nodes = Array(popCount..<nodeCount)
         }
         for n in nodes {
-            let delay = SimDuration.seconds(max(0, warmDelaySampler.sample(propagationRng)))
+            let delay = SimDuration(ticks: sampledTicks(warmDelaySampler.sample(propagationRng)))
             for o in objects {
                 try kernel.schedule(at: at + delay, kind: InfraEventKind.warmAtNode, target: UInt32(n), payload: UInt64(o))
             }
@@ -552,7 +576,7 @@ public struct InfraWorld: EventHandler {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
         let keys = catalog.surrogateKeyCount
         for n in 0..<nodeCount {
-            let effective = kernel.now.ticks + SimDuration.seconds(max(0, purgeDelaySampler.sample(propagationRng))).ticks
+            let effective = kernel.now.ticks + sampledTicks(purgeDelaySampler.sample(propagationRng))
             let j = n * keys + Int(key)
             purgePrevious[j] = purgeCurrent[j]
             purgeCurrent[j] = max(effective, purgeCurrent[j])
@@ -744,7 +768,7 @@ public struct InfraWorld: EventHandler {
         let n = Int(rqPop[i])
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: rqEntity[i], purpose: purposeEdge))
         let processing = max(0, samplers[Int(processingSamplerIndex[n])].sample(deviceRng))
-        let at = kernel.now.ticks + SimDuration.seconds(processing).ticks + extraTicks + rqRttTicks[i] / 2
+        let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + rqRttTicks[i] / 2
         rqRefs[i] += 1
         try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
     }
@@ -760,7 +784,7 @@ public struct InfraWorld: EventHandler {
         timeSeries.bytes(at: now, tier: .edge, bytes)
         if rqStall[i] { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
-        rqDeviceDoneTicks[i] = now + SimDuration.seconds(bits / rqDownlinkBps[i]).ticks
+        rqDeviceDoneTicks[i] = now + sampledTicks(bits / rqDownlinkBps[i])
         let link = linkOfRegionClass[Int(rqRegion[i]) * NetworkClass.count + Int(rqClass[i])]
         if link >= 0 {
             try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
@@ -820,7 +844,7 @@ public struct InfraWorld: EventHandler {
         fObject[f] = o
         fKey[f] = key
         let hop = max(0, samplers[Int(upstreamSamplerIndex[n])].sample(upstreamRng))
-        fHopTicks[f] = SimDuration.seconds(hop).ticks
+        fHopTicks[f] = sampledTicks(hop)
         fPurpose[f] = purpose.rawValue
         fOK[f] = false
         fOriginTicks[f] = 0
@@ -974,7 +998,7 @@ public struct InfraWorld: EventHandler {
     private mutating func scheduleNextBackground(node n: Int, kernel: inout Kernel) throws {
         let u = backgroundRng.uniformPositive()
         let gap = -log(u) / backgroundRatePerSecond[n]
-        let at = kernel.now.ticks + max(1, SimDuration.seconds(gap).ticks)
+        let at = kernel.now.ticks + max(1, sampledTicks(gap))
         if at < Int64(config.metricsHorizonSeconds) * 1_000_000 {
             try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.backgroundRequest, target: UInt32(n), payload: 0)
         }

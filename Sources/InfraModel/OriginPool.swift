@@ -45,7 +45,7 @@ public struct OriginPool {
     public private(set) var lastStartedWaitTicks: Int64 = 0
 
     /// - Parameters:
-    ///   - serviceSampler: service time in seconds (negative draws are clamped to 0).
+    ///   - serviceSampler: service time in seconds (draws are clamped to [0, 1e6 s]).
     ///   - rng: the origin's stream, keyed by the owner as (seed, origin, "origin.service").
     public init(workers: Int, queueMax: Int, serviceSampler: Sampler, rng: RandomStream, serviceDoneKind: EventKind) {
         precondition(workers >= 1 && queueMax >= 0)
@@ -101,7 +101,7 @@ public struct OriginPool {
     private mutating func startService(_ job: UInt32, kernel: inout Kernel) throws(KernelError) {
         busy += 1
         started += 1
-        let s = max(0, serviceSampler.sample(rng))
-        try kernel.schedule(after: .seconds(s), kind: serviceDoneKind, target: 0, payload: UInt64(job))
+        let ticks = sampledTicks(serviceSampler.sample(rng))
+        try kernel.schedule(after: SimDuration(ticks: ticks), kind: serviceDoneKind, target: 0, payload: UInt64(job))
     }
 }

@@ -123,7 +123,7 @@ public struct SharedLinks {
         guard let top = heapTags[l].first else { return }
         let n = Double(heapTags[l].count)
         let seconds = max(0, top - virtualBits[l]) * n / capacityBitsPerSecond[l]
-        let ticks = Int64((seconds * 1e6).rounded(.up))
+        let ticks = Int64((min(seconds, 1e9) * 1e6).rounded(.up))
         pending[l] = try kernel.scheduleCancellable(at: SimTime(ticks: kernel.now.ticks + ticks),
                                                     kind: completionKind, target: UInt32(l), payload: 0)
     }

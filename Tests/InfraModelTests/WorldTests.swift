@@ -352,4 +352,37 @@ final class WorldTests: XCTestCase {
         XCTAssertEqual(r[2].durationSeconds, 0.05 + 0.03, accuracy: 1e-5)
         assertConservation(d.world)
     }
+
+    /// Extreme (but valid) user distributions are clamped instead of overflowing the clock:
+    /// a 1e12-second origin hop becomes 1e6 s, so the request times out.
+    func testExtremeDistributionsDoNotTrap() throws {
+        var config = deterministicConfig(originSeconds: 1e12)
+        config.networks[.lte].rttSeconds = .pareto(alpha: 0.5, scale: 1e9)
+        XCTAssertNoThrow(try config.validate())
+        var d = try world(config)
+        var k = Kernel()
+        try d.add(request(object: 0, entity: 1, timeout: .seconds(600)), at: .zero, kernel: &k)
+        _ = try k.run(&d)
+        XCTAssertEqual(d.results.map(\.outcome), [.timeout])
+        XCTAssertEqual(d.results[0].endTime, .seconds(600))
+    }
+
+    /// Concurrent misses from different PoPs collapse at their shared shield: one origin
+    /// request with collapsing, one per PoP without.
+    func testCollapsingAtShield() throws {
+        for collapsing in [true, false] {
+            var config = deterministicConfig(pops: 4, shields: 1, hopSeconds: 0.02, originSeconds: 0.4)
+            config.tiers.requestCollapsingEnabled = collapsing
+            var d = try world(config)
+            var k = Kernel()
+            for p in 0..<4 { try d.add(request(object: 0, region: UInt32(p), entity: UInt64(p)), at: .milliseconds(Int64(p)), kernel: &k) }
+            _ = try k.run(&d)
+            let shield = d.world.counters[4]
+            XCTAssertEqual(shield.requests, 4, "collapsing \(collapsing)")
+            XCTAssertEqual(shield.collapsed, collapsing ? 3 : 0, "collapsing \(collapsing)")
+            XCTAssertEqual(d.world.originCounters.requests, collapsing ? 1 : 4, "collapsing \(collapsing)")
+            XCTAssertEqual(outcomes(d), [FetchOutcome](repeating: .miss, count: 4), "each PoP fetched for itself")
+            assertConservation(d.world)
+        }
+    }
 }
