@@ -467,6 +467,13 @@ public enum PayloadParser {
         }
     }
 
+    /// The `PreStageRequest.manifestTag` of a campaign, for `PreloadStore.purge(manifestTag:)`
+    /// when a campaign is cancelled: `manifestID` is the `manifest_id` / `pre_stage_id` (for a
+    /// rich push, the attachment URL's `cacheKey`).
+    public static func manifestTag(format: PayloadFormat, manifestID: String) -> UInt64 {
+        tag(format: format, text: manifestID)
+    }
+
     static func tag(format: PayloadFormat, text: String) -> UInt64 {
         var input = Array(format.canonicalToken.utf8)
         input.append(0x0A)

@@ -113,6 +113,34 @@ public struct PreloadSession: Sendable {
         self.store = store
     }
 
+    /// Starts over for another push with the same (already validated) policy, keeping the
+    /// buffers' capacity: a simulator can drive millions of pushes through one session value
+    /// without allocating per push. Pending actions are discarded.
+    ///
+    /// To avoid a copy-on-write of the store's entries, hand over the device's store rather than
+    /// sharing it: `let s = stores[i]; stores[i] = PreloadStore(); session.reset(store: s)`, and
+    /// put `session.store` back when the session is finished.
+    public mutating func reset(store: PreloadStore) {
+        self.store = store
+        phase = .idle
+        request = nil
+        context = nil
+        wokeAt = .zero
+        hardDeadline = .distantFuture
+        delivery = nil
+        lastNow = Instant(microseconds: .min)
+        slots.removeAll(keepingCapacity: true)
+        fetches.removeAll(keepingCapacity: true)
+        actions.removeAll(keepingCapacity: true)
+        actionHead = 0
+        inFlightCount = 0
+        meteredRemainingBytes = .max
+        diskLimitBytes = 0
+        startedBlockingFetch = false
+        assetsKnown = false
+        tapped = false
+    }
+
     /// True once delivered and nothing is running.
     public var isFinished: Bool { phase == .finished }
 

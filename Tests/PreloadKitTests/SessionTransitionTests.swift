@@ -441,3 +441,44 @@ final class SessionTransitionTests: XCTestCase {
         XCTAssertFalse(h.session.isDelivered, "the other fetch is still running")
     }
 }
+
+/// Behaviour across pushes on one device.
+final class SessionAcrossPushesTests: XCTestCase {
+    func rich(token: String) throws -> PreStageRequest {
+        try Sessions.request(#"{"aps":{"alert":"Sale","mutable-content":1},"au":"https://cdn.example.com/rich/banner.jpg?token=\#(token)","at":"jpg"}"#, .none)
+    }
+
+    func testRotatedTokensHitTheSameStoredAssetAndResetReusesTheSession() throws {
+        var h = try Harness()
+        let first = try rich(token: "aaa")
+        let starts = Sessions.starts(try h.feed(.pushReceived(first, Sessions.context()), at: ms(0)))
+        XCTAssertEqual(starts.map(\.url.absoluteString), ["https://cdn.example.com/rich/banner.jpg?token=aaa"], "the URL is fetched exactly as signed")
+        _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(90_000, "image/jpeg", Fixtures.jpegPrefix)), at: ms(500))
+        XCTAssertTrue(h.session.isFinished)
+
+        let store = h.session.store
+        h.session.reset(store: store)
+        XCTAssertEqual(h.session.phase, .idle)
+        let second = try rich(token: "bbb")
+        XCTAssertEqual(try h.feed(.pushReceived(second, Sessions.context()), at: ms(600_000)), [
+            .log(.storeHit(assetIndex: 0, .fresh)),
+            .log(.pushAccepted(format: .richPush, selectedAssets: 1, deadline: ms(622_000))),
+            .deliver(Delivery(reason: .nothingToFetch, attachment: Attachment(key: first.assets[0].key, kind: .jpeg, category: .image, bytes: 90_000),
+                              readyAssets: 1, selectedAssets: 1, at: ms(600_000))),
+        ])
+        XCTAssertEqual(h.session.store.entries.count, 1)
+    }
+
+    func testPurgeByCampaignUsesThePublicTag() throws {
+        let r = try Sessions.request(Payloads.inline())
+        var h = try Harness()
+        let starts = Sessions.starts(try h.feed(.pushReceived(r, Sessions.context()), at: ms(0)))
+        _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), at: ms(100))
+        _ = try h.feed(.fetchCompleted(starts[1].id, Sessions.completion(320_000, "application/vnd.apple.mpegurl", Fixtures.m3u8Prefix)), at: ms(200))
+        var store = h.session.store
+        XCTAssertEqual(PayloadParser.manifestTag(format: .inlineManifest, manifestID: "mix_wk42_7f3a9"), r.manifestTag)
+        XCTAssertEqual(store.purge(manifestTag: PayloadParser.manifestTag(format: .inlineManifest, manifestID: "other")), [])
+        XCTAssertEqual(store.purge(manifestTag: r.manifestTag), [r.assets[0].key, r.assets[1].key].sorted())
+        XCTAssertEqual(store.usedBytes, 0)
+    }
+}
