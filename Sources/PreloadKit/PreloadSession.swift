@@ -180,7 +180,12 @@ public struct PreloadSession: Sendable {
         if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
         let pending = actions.count - actionHead
         if pending > 0 { throw .actionsNotDrained(pending: pending) }
+        try transition(input, now: now)
+        checkInvariants()
+    }
 
+    /// The single exhaustive `switch (phase, input)`.
+    mutating func transition(_ input: Input, now: Instant) throws(SessionError) {
         switch (phase, input) {
         // Before the push: only the push itself.
         case (.idle, .pushReceived(let request, let context)):
@@ -727,6 +732,22 @@ public struct PreloadSession: Sendable {
     }
 
     mutating func emit(_ action: Action) { actions.append(action) }
+
+    /// Internal consistency (debug builds): the in-flight counter, slot/fetch agreement, delivery
+    /// before finishing, and nothing running once finished.
+    func checkInvariants() {
+        #if PRESTAGE_INVARIANTS
+        var running = 0
+        for f in fetches where f.state == .inFlight {
+            running += 1
+            if f.slot >= 0 { precondition(slots[f.slot].state == .inFlight(f.id), "slot and fetch disagree") }
+        }
+        precondition(running == inFlightCount, "inFlightCount out of sync")
+        precondition(running <= policy.effectiveConcurrency, "concurrency limit exceeded")
+        if phase == .finished || phase == .backgroundOnly { precondition(delivery != nil, "finished without delivery") }
+        if phase == .finished { precondition(running == 0, "finished with fetches running") }
+        #endif
+    }
 
     mutating func log(_ event: LogEvent) { actions.append(.log(event)) }
 }
