@@ -44,7 +44,12 @@
 /// stale-while-revalidate used and revalidated in the background, otherwise refetched); two-layer
 /// size caps; media accepted only when MIME type and magic bytes agree with the declared type; a
 /// byte-capacity LRU store with TTL and purge by campaign (`PreloadStore`).
-public enum PreloadKit {
-    /// Version of the canonical signing form (`v1=` signatures).
+///
+/// Where this module and InfraModel are both imported, qualify the names they share:
+/// `PreloadKit.NetworkClass`, `PreloadKit.FetchRequest` (no type is named `PreloadKit`, so the
+/// module name always qualifies).
+public enum PreloadKitInfo {
+    /// Version tag of the canonical signing form: signatures are `v1=<hex>` and the canonical
+    /// form's first line is `v1`.
     public static let signatureVersion = "v1"
 }

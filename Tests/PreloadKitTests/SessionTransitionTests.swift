@@ -140,7 +140,9 @@ final class SessionTransitionTests: XCTestCase {
 
     func testTwoGAndOfflineFetchNothingAndDeliverAtOnce() throws {
         let r = try article()
-        for network in [NetworkClass.cellular2G, .slow2G, .offline] {
+        // Module-qualified on purpose: drivers importing InfraModel too must be able to write this.
+        let networks: [PreloadKit.NetworkClass] = [.cellular2G, .slow2G, .offline]
+        for network in networks {
             var h = try Harness()
             let reason: SkipReason = network == .offline ? .offline : .slowNetwork(network)
             XCTAssertEqual(try h.feed(.pushReceived(r, Sessions.context(.iOSServiceExtension, network)), at: ms(0)), [
