@@ -355,47 +355,61 @@ public struct PreloadSession: Sendable {
         settle(now: now)
     }
 
-    /// Chooses the critical assets (at most `criticalAssetsMax`, one for silent pushes), resolves
-    /// variants, consults the store and queues the fetches that pass the gates.
+    /// Chooses the eligible assets (priority at least `policy.eligiblePriority`, i.e. `critical`
+    /// by default), most urgent first and in payload order within a priority, at most
+    /// `criticalAssetsMax` (one for silent pushes); resolves variants, consults the store and
+    /// queues the fetches that pass the gates. Slot order is the fetch queue's priority order.
     mutating func selectAssets(now: Instant) {
         guard let request, let context else { return }
         let silent = request.format == .silentPush || context.handlerKind.isSilent
         let limit = silent && policy.oneAssetPerSilentPush ? 1 : policy.criticalAssetsMax
-        for (i, asset) in request.assets.enumerated() {
-            if asset.priority != .critical { log(.assetSkipped(assetIndex: i, .notCritical)); continue }
-            if slots.count >= limit {
-                log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
-                continue
-            }
-            let resolved = asset.resolved(for: context.network)
-            let freshness = store.freshness(of: resolved.key, at: now)
-            var blocking = false
-            var byteLimit: Int64 = 0
-            var state = SlotState.idle
-            switch freshness {
-            case .fresh:
-                store.touch(resolved.key, at: now)
-                log(.storeHit(assetIndex: i, .fresh))
-            case .stale:
-                store.touch(resolved.key, at: now)
-                log(.storeHit(assetIndex: i, .stale))
-                if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
-                    byteLimit = limitBytes
-                    state = .queued
-                }
-            case .missing:
-                switch gateAsset(declaredBytes: resolved.declaredBytes) {
-                case .skip(let reason):
-                    log(.assetSkipped(assetIndex: i, reason))
-                case .fetch(let limitBytes):
-                    byteLimit = limitBytes
-                    blocking = true
-                    state = .queued
-                }
-            }
-            if state == .queued { meteredRemainingBytes -= context.isMetered ? byteLimit : 0 }
-            slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+        for (i, asset) in request.assets.enumerated() where asset.priority > policy.eligiblePriority {
+            log(.assetSkipped(assetIndex: i, .notCritical))
         }
+        for priority in AssetPriority.allCases where priority <= policy.eligiblePriority {
+            for (i, asset) in request.assets.enumerated() where asset.priority == priority {
+                selectAsset(i, asset, limit: limit, now: now)
+            }
+        }
+    }
+
+    mutating func selectAsset(_ i: Int, _ asset: AssetSpec, limit: Int, now: Instant) {
+        guard let context else { return }
+        let resolved = asset.resolved(for: context.network)
+        for s in slots where s.key == resolved.key {
+            log(.assetSkipped(assetIndex: i, .duplicateOf(assetIndex: s.assetIndex)))
+            return
+        }
+        if slots.count >= limit {
+            log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
+            return
+        }
+        var blocking = false
+        var byteLimit: Int64 = 0
+        var state = SlotState.idle
+        switch store.freshness(of: resolved.key, at: now) {
+        case .fresh:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .fresh))
+        case .stale:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .stale))
+            if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
+                byteLimit = limitBytes
+                state = .queued
+            }
+        case .missing:
+            switch gateAsset(declaredBytes: resolved.declaredBytes) {
+            case .skip(let reason):
+                log(.assetSkipped(assetIndex: i, reason))
+            case .fetch(let limitBytes):
+                byteLimit = limitBytes
+                blocking = true
+                state = .queued
+            }
+        }
+        if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
+        slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
     }
 
     /// A gate decision: fetch with this byte limit, or skip for this reason.
@@ -429,7 +443,9 @@ public struct PreloadSession: Sendable {
     func gateAsset(declaredBytes: Int64?) -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         guard let context else { return .skip(.offline) }
-        var limit = min(policy.assetBytesMax, store.capacityBytes, diskLimitBytes)
+        let storageLimit = min(store.capacityBytes, diskLimitBytes)
+        if storageLimit <= 0 { return .skip(.storeTooSmall(limitBytes: storageLimit)) }
+        var limit = min(policy.assetBytesMax, storageLimit)
         if let d = declaredBytes, d > limit { return .skip(.declaredTooLarge(bytes: d, maxBytes: limit)) }
         if !context.network.allowsLargeAssets {
             if let d = declaredBytes, d > policy.largeAssetThresholdBytes {
@@ -444,6 +460,7 @@ public struct PreloadSession: Sendable {
             limit = min(limit, meteredRemainingBytes)
         }
         if let d = declaredBytes { limit = min(limit, d) }
+        // Only the metered budget can bring the limit to zero here (the others are positive).
         if limit <= 0 { return .skip(.meteredCapExceeded(bytes: declaredBytes ?? 0, remainingBytes: max(0, meteredRemainingBytes))) }
         return .fetch(limit)
     }

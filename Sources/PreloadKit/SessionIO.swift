@@ -273,7 +273,12 @@ public struct Receipt: Sendable, Equatable {
 
 /// Why an asset of the request is not fetched.
 public enum SkipReason: Sendable, Equatable {
+    /// Priority below `PreloadPolicy.eligiblePriority` (`critical` by default).
     case notCritical
+    /// Resolves to the same store key as an asset already selected.
+    case duplicateOf(assetIndex: Int)
+    /// The store (capacity, or free disk above the floor) cannot hold anything.
+    case storeTooSmall(limitBytes: Int64)
     case overCriticalLimit(max: Int)
     case oneAssetPerSilentPush
     case offline

@@ -73,6 +73,7 @@ final class SessionPropertyTests: XCTestCase {
         policy.fetchConcurrencyMax = 1 + rng.below(3)
         policy.meteredSessionBytesMax = [500_000, 100_000, 0][rng.below(3)]
         policy.criticalAssetsMax = 1 + rng.below(3)
+        policy.eligiblePriority = rng.chance(0.8) ? .critical : .high
         policy.oneAssetPerSilentPush = rng.chance(0.8)
         policy.prefetchInLowDataMode = rng.chance(0.3)
         policy.receiptsEnabled = rng.chance(0.5)
@@ -192,7 +193,7 @@ final class SessionPropertyTests: XCTestCase {
                         guard let (_, spec, declared) = asset(for: key, in: request, network: ctx.network) else {
                             XCTFail("\(msg): fetch of a key not in the request"); break
                         }
-                        XCTAssertEqual(spec.priority, .critical, "\(msg): non-critical asset fetched")
+                        XCTAssertLessThanOrEqual(spec.priority, s.policy.eligiblePriority, "\(msg): non-eligible (non-critical) asset fetched")
                         XCTAssertEqual(f.url, spec.resolved(for: ctx.network).url, msg)
                         if let d = declared { XCTAssertLessThanOrEqual(f.byteLimit, d, msg) }
                         if !ctx.network.allowsLargeAssets { XCTAssertLessThanOrEqual(f.byteLimit, s.policy.largeAssetThresholdBytes, msg) }

@@ -484,3 +484,43 @@ final class SessionAcrossPushesTests: XCTestCase {
         XCTAssertEqual(store.usedBytes, 0)
     }
 }
+
+final class SessionSelectionTests: XCTestCase {
+    func manifest(_ entries: [(String, String)]) throws -> PreStageRequest {
+        let assets = entries.map { #"{"url":"https://cdn.example.com/\#($0.0)","type":"image","priority":"\#($0.1)","bytes":1000}"# }
+        return try Sessions.request(#"{"cdn_preload":{"manifest_id":"sel","assets":[\#(assets.joined(separator: ","))]}}"#, .none)
+    }
+
+    func testEligiblePriorityQueuesMostUrgentFirst() throws {
+        let r = try manifest([("h1.jpg", "high"), ("n1.jpg", "normal"), ("c1.jpg", "critical"), ("h2.jpg", "high")])
+        var policy = Fixtures.policy()
+        policy.eligiblePriority = .high
+        policy.criticalAssetsMax = 3
+        policy.fetchMode = .sequential
+        var h = try Harness(policy: policy)
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 1, .notCritical)))
+        var order = Sessions.starts(actions)
+        while let f = order.last, order.count < 3 {
+            let next = try h.feed(.fetchFailed(f.id, .network), at: ms(Int64(order.count) * 100))
+            order += Sessions.starts(next)
+        }
+        XCTAssertEqual(order.map(\.url.path), ["/c1.jpg", "/h1.jpg", "/h2.jpg"], "critical first, then high in payload order")
+    }
+
+    func testDuplicateURLsAreFetchedOnce() throws {
+        let r = try manifest([("same.jpg?token=a", "critical"), ("same.jpg?token=b", "critical")])
+        var h = try Harness()
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 1, .duplicateOf(assetIndex: 0))))
+        XCTAssertEqual(Sessions.starts(actions).count, 1)
+    }
+
+    func testAStoreThatCannotHoldAnythingSkipsFetching() throws {
+        let r = try manifest([("a.jpg", "critical")])
+        var h = try Harness(store: PreloadStore(capacityBytes: 0))
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 0, .storeTooSmall(limitBytes: 0))))
+        XCTAssertEqual(Sessions.deliveries(actions).map(\.reason), [.nothingToFetch])
+    }
+}
