@@ -538,20 +538,23 @@ public struct PreloadSession: Sendable {
     }
 
     /// Status, length and type checks shared by headers and completion; nil when acceptable.
-    func headerRejection(_ index: Int, _ h: FetchHeaders) -> FetchRejection? {
+    /// `checkType: false` leaves the MIME check to the caller (a completion checks MIME against
+    /// the sniffed kind, which is cheaper and stricter).
+    func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
         if h.status != 200 { return .httpStatus(h.status) }
         if let length = h.contentLength, length > f.byteLimit {
             return .contentLengthOverLimit(contentLength: length, limitBytes: f.byteLimit)
         }
         guard let contentType = h.contentType else { return .contentTypeMissing }
-        let type: AssetType? = f.slot >= 0 ? slots[f.slot].type : nil
-        if !acceptedKind(contentType: contentType, type: type) { return .contentTypeNotAllowed(PayloadRejection.clip(contentType)) }
+        if checkType && !acceptedKind(contentType: contentType, type: f.slot >= 0 ? slots[f.slot].type : nil) {
+            return .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+        }
         return nil
     }
 
     mutating func onHeaders(_ index: Int, _ headers: FetchHeaders, now: Instant) {
-        if let rejection = headerRejection(index, headers) {
+        if let rejection = headerRejection(index, headers, checkType: true) {
             reject(index, rejection, received: fetches[index].bytesReceived, completed: false, now: now)
         }
     }
@@ -575,7 +578,8 @@ public struct PreloadSession: Sendable {
     mutating func onCompleted(_ index: Int, _ c: FetchCompletion, now: Instant) {
         let received = c.bytesReceived
         fetches[index].bytesReceived = received
-        if let rejection = headerRejection(index, c.headers) {
+        let slotIndex = fetches[index].slot
+        if let rejection = headerRejection(index, c.headers, checkType: slotIndex < 0) {
             return reject(index, rejection, received: received, completed: true, now: now)
         }
         let limit = fetches[index].byteLimit
@@ -585,18 +589,23 @@ public struct PreloadSession: Sendable {
         if let length = c.headers.contentLength, length != received {
             return reject(index, .lengthMismatch(receivedBytes: received, contentLength: length), received: received, completed: true, now: now)
         }
-        let slotIndex = fetches[index].slot
         if slotIndex < 0 {
             return completeManifest(index, c, now: now)
         }
         let contentType = c.headers.contentType ?? ""
         let slot = slots[slotIndex]
-        guard let sniffed = MediaSniffer.sniff(c.prefix.prefix(64)), slot.type.accepts(sniffed) else {
-            return reject(index, .magicBytesNotAllowed(MediaSniffer.sniff(c.prefix.prefix(64))), received: received, completed: true, now: now)
-        }
-        if !MediaSniffer.mimeType(contentType, matches: sniffed) {
-            return reject(index, .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: sniffed),
-                          received: received, completed: true, now: now)
+        let sniffed = MediaSniffer.sniff(c.prefix)
+        guard let kind = sniffed, slot.type.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
+            // Name the first failing layer: MIME type, then magic bytes, then their disagreement.
+            let rejection: FetchRejection
+            if !acceptedKind(contentType: contentType, type: slot.type) {
+                rejection = .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+            } else if let kind = sniffed, slot.type.accepts(kind) {
+                rejection = .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: kind)
+            } else {
+                rejection = .magicBytesNotAllowed(sniffed)
+            }
+            return reject(index, rejection, received: received, completed: true, now: now)
         }
         guard let request,
               let life = PreloadStore.lifetime(of: CacheControl.parse(c.headers.cacheControl ?? ""),
@@ -612,13 +621,13 @@ public struct PreloadSession: Sendable {
             emit(.evict(victim.key))
         }
         let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
-                                       lastUsed: now, manifestTag: request.manifestTag, kind: sniffed)
+                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
         let id = fetches[index].id
         endFetch(index, as: .finished, received: received)
-        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: sniffed)))
+        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slot.blocking { emit(.paintReady(slot.key)) }
         pump(now: now)
