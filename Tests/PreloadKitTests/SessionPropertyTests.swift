@@ -151,6 +151,7 @@ final class SessionPropertyTests: XCTestCase {
         var deliveries = 0
         var assetStarts = 0
         var progress: [FetchID: Int64] = [:]
+        var blockingStarted = false
         var finishedSeen = false
 
         func check(_ actions: [Action]) {
@@ -202,6 +203,7 @@ final class SessionPropertyTests: XCTestCase {
                         XCTAssertLessThanOrEqual(assetStarts, silent && s.policy.oneAssetPerSilentPush ? 1 : s.policy.criticalAssetsMax, msg)
                     }
                     outstanding.append(f)
+                    if !f.isRevalidation { blockingStarted = true }
                 case .cancelFetch(let id, _):
                     if let i = outstanding.firstIndex(where: { $0.id == id }) {
                         ended[id] = outstanding[i].byteLimit  // conservative: the driver may have read up to the limit
@@ -210,6 +212,11 @@ final class SessionPropertyTests: XCTestCase {
                     }
                 case .deliver(let d):
                     deliveries += 1
+                    // Fail open, but not early: settled means no blocking fetch is still running.
+                    if d.reason == .assetsSettled || d.reason == .nothingToFetch {
+                        XCTAssertFalse(outstanding.contains { !$0.isRevalidation }, "\(msg): delivered (\(d.reason)) while a blocking fetch runs")
+                    }
+                    if d.reason == .nothingToFetch { XCTAssertFalse(blockingStarted, "\(msg): nothingToFetch after a blocking fetch") }
                     XCTAssertLessThanOrEqual(d.at, hardDeadline, "\(msg): delivered after the hard deadline")
                     XCTAssertEqual(d.at, now, msg)
                     if let att = d.attachment {
