@@ -136,7 +136,22 @@ final class SessionPropertyTests: XCTestCase {
         }
     }
 
-    func runOne(seed: UInt64, coverage: inout Coverage) throws {
+    func testSameSeedGivesIdenticalActionSequences() throws {
+        let masterSeed: UInt64 = 0xD37E_0001
+        var coverage = Coverage()
+        for iteration in 0..<300 {
+            let seed = masterSeed &+ UInt64(iteration)
+            let first = try runOne(seed: seed, coverage: &coverage)
+            let second = try runOne(seed: seed, coverage: &coverage)
+            XCTAssertFalse(first.isEmpty, "seed \(seed)")
+            XCTAssertEqual(first, second, "seed \(seed): same inputs, different actions")
+        }
+    }
+
+    /// Runs one random session; returns every action in order.
+    @discardableResult
+    func runOne(seed: UInt64, coverage: inout Coverage) throws -> [Action] {
+        var trace: [Action] = []
         var rng = CoreRNG(seed: seed)
         let s = try randomScenario(&rng)
         let ctx = s.context
@@ -247,6 +262,7 @@ final class SessionPropertyTests: XCTestCase {
             var actions: [Action] = []
             while let a = session.pollAction() { actions.append(a) }
             check(actions)
+            trace += actions
         }
 
         try feed(.pushReceived(s.request, ctx))
@@ -254,7 +270,7 @@ final class SessionPropertyTests: XCTestCase {
         while !session.isFinished {
             steps += 1
             guard steps < 500, let deadline = session.nextDeadline() else {
-                XCTFail("\(msg): session neither finished nor waiting (steps \(steps))"); return
+                XCTFail("\(msg): session neither finished nor waiting (steps \(steps))"); return trace
             }
             XCTAssertLessThanOrEqual(deadline, hardDeadline, msg)
             let step = Instant(microseconds: now.microseconds + Int64(rng.below(3_000_000)))
@@ -315,5 +331,6 @@ final class SessionPropertyTests: XCTestCase {
             try feed(.fetchFailed(id, .cancelledBySystem))
         }
         try feed(.userTapped)
+        return trace
     }
 }
