@@ -90,7 +90,7 @@ struct EventHeap: Sendable {
 
     /// Removes and returns the earliest entry, or nil if the heap is empty.
     /// - Complexity: O(log n); never allocates.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func popMin() -> QueuedEvent? {
         guard let last = storage.popLast() else { return nil }
         if storage.isEmpty { return last }

@@ -109,8 +109,9 @@ public struct Kernel: Sendable {
     /// - Complexity: O(log n).
     @inlinable
     public mutating func schedule(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
-        let time = try timeAfter(delay)
-        try schedule(at: time, kind: kind, target: target, payload: payload)
+        let time = try timeAfter(delay)  // never before now
+        try checkPendingLimit()
+        enqueue(time: time, kind: kind, target: target, payload: payload, slot: QueuedEvent.notCancellable)
     }
 
     /// Schedules an event at `time` that can be cancelled with the returned handle.
@@ -234,6 +235,11 @@ public struct Kernel: Sendable {
     @inlinable
     func checkSchedulable(at time: SimTime) throws(KernelError) {
         guard time >= clock else { throw .scheduledInPast(now: clock, requested: time) }
+        try checkPendingLimit()
+    }
+
+    @inlinable
+    func checkPendingLimit() throws(KernelError) {
         guard heap.count - cancelledPending < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
     }
 
