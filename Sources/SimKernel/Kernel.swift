@@ -135,8 +135,9 @@ public struct Kernel: Sendable {
     }
 
     /// Cancels the event behind `handle` if it is still pending.
-    /// - Returns: true if the event was pending and is now cancelled; false if it already fired,
-    ///   was already cancelled, or the handle is from another kernel's slot table.
+    /// - Returns: true if the event was pending and is now cancelled; false if it already fired or
+    ///   was already cancelled. A handle is meaningful only to the kernel that issued it (and to
+    ///   copies of that kernel): given to another kernel it may name an unrelated event.
     /// - Complexity: O(1) amortised (an occasional O(n) purge of tombstones, see the file notes).
     @inlinable
     @discardableResult
