@@ -62,15 +62,21 @@ public struct Kernel: Sendable {
     /// entries of 32 bytes (live events plus not-yet-purged cancelled ones).
     public let pendingMax: Int
 
+    /// The largest up-front reservation `init` makes (2^22 entries, 128 MiB); a larger
+    /// `reservingCapacity` is a hint the heap meets by growing.
+    public static let reservationMax = 1 << 22
+
     /// A kernel at `startTime` with no pending events.
     /// - Parameters:
-    ///   - reservingCapacity: pending events to make room for up front (the heap grows beyond it
-    ///     if needed, by doubling).
-    ///   - pendingMax: the most live pending events allowed (must be >= 1).
+    ///   - reservingCapacity: pending events to make room for up front, capped at `pendingMax` and
+    ///     `reservationMax` (the heap grows beyond it if needed, by doubling).
+    ///   - pendingMax: the most live pending events allowed.
+    /// - Precondition: `pendingMax >= 1` and `reservingCapacity >= 0` (validate values read from
+    ///   user input before passing them).
     public init(startTime: SimTime = .zero, reservingCapacity: Int = 1024, pendingMax: Int = .max) {
         precondition(pendingMax >= 1, "Kernel: pendingMax must be >= 1, got \(pendingMax)")
         precondition(reservingCapacity >= 0, "Kernel: reservingCapacity must be >= 0, got \(reservingCapacity)")
-        heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax))
+        heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax, Kernel.reservationMax))
         slots = []
         freeSlots = []
         cancelledPending = 0

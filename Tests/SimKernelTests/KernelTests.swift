@@ -227,6 +227,12 @@ final class KernelTests: XCTestCase {
 
     // MARK: Memory
 
+    func testReservationIsCappedByPendingMaxAndReservationMax() {
+        XCTAssertLessThan(Kernel(reservingCapacity: Int.max).heap.storage.capacity, 2 * Kernel.reservationMax)
+        XCTAssertLessThan(Kernel(reservingCapacity: 1_000_000, pendingMax: 10).heap.storage.capacity, 64)
+        XCTAssertGreaterThanOrEqual(Kernel(reservingCapacity: 5_000).heap.storage.capacity, 5_000)
+    }
+
     func testHeapEntryIsThirtyTwoBytes() {
         XCTAssertEqual(MemoryLayout<QueuedEvent>.stride, 32, "two entries per 64-byte cache line")
     }
