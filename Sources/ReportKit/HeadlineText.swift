@@ -12,10 +12,10 @@ extension HeadlineMetric {
     /// "95% CI" (one decimal when the level is not a whole percentage, e.g. "99.9% CI").
     var ciLevelText: String { Self.levelText(ciLevel) + " CI" }
 
-    /// "> 1.2 s" for an alarm above 1.2 s, "< 90 %" for one below; "—" without a threshold.
+    /// "above 1.20 s" for an alarm above 1.2 s, "below 90.0 %" for one below; "—" without a threshold.
     var thresholdText: String {
         guard let threshold else { return "—" }
-        let sign = threshold.alarmWhen == .above ? "> " : "< "
+        let sign = threshold.alarmWhen == .above ? "above " : "below "
         return sign + TextFormat.fixed(threshold.value, decimals: decimals) + (unit.isEmpty ? "" : " " + unit)
     }
 
