@@ -275,15 +275,9 @@ public struct TimeSeriesChart: Sendable, Equatable {
         let columns = [Table.Column("Series"), Table.Column("Peak" + valueAxis.unitInParentheses, alignment: .trailing),
                        Table.Column("Peak at (s)", alignment: .trailing), Table.Column("Mean" + valueAxis.unitInParentheses, alignment: .trailing)]
         let rows: [[TableCell]] = series.map { line in
-            let finite = line.points.filter { $0.seconds.isFinite && $0.value.isFinite }
-            guard var peak = finite.first else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
-            var sum = 0.0
-            for point in finite {
-                if point.value > peak.value { peak = point }
-                sum += point.value
-            }
+            guard let peak = line.peak, let mean = line.timeWeightedMean else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
             return [.text(line.name), .number(peak.value, decimals: valueDecimals), .number(peak.seconds, decimals: 1),
-                    .number(sum / Double(finite.count), decimals: valueDecimals)]
+                    .number(mean, decimals: valueDecimals)]
         }
         return Table(caption: title, columns: columns, rows: rows)
     }
@@ -305,6 +299,39 @@ public struct TimeSeries: Sendable, Equatable {
         self.color = color
         self.style = style
         self.points = points
+    }
+}
+
+extension TimeSeries {
+    /// The first point with the largest finite value; nil when no point is finite.
+    /// - Complexity: O(points).
+    public var peak: TimePoint? {
+        var best: TimePoint?
+        for point in points where point.seconds.isFinite && point.value.isFinite {
+            if best.map({ point.value > $0.value }) ?? true { best = point }
+        }
+        return best
+    }
+
+    /// The mean over time: the trapezoid integral over every pair of consecutive finite points (a gap
+    /// contributes nothing) divided by the time covered; the plain mean of the finite values when they
+    /// cover no time (a single point, or equal times); nil when no point is finite.
+    /// - Complexity: O(points).
+    public var timeWeightedMean: Double? {
+        var area = 0.0, covered = 0.0, sum = 0.0, count = 0
+        var previous: TimePoint?
+        for point in points {
+            guard point.seconds.isFinite && point.value.isFinite else { previous = nil; continue }
+            sum += point.value
+            count += 1
+            if let before = previous, point.seconds > before.seconds {
+                area += (before.value + point.value) / 2 * (point.seconds - before.seconds)
+                covered += point.seconds - before.seconds
+            }
+            previous = point
+        }
+        guard count > 0 else { return nil }
+        return covered > 0 ? area / covered : sum / Double(count)
     }
 }
 

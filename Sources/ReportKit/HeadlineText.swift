@@ -1,12 +1,12 @@
 /// Display text for a headline metric, shared by the Markdown and HTML renderers (unescaped).
 extension HeadlineMetric {
-    /// The point estimate with the metric's decimals, e.g. "1.31".
-    var valueText: String { TextFormat.fixed(value, decimals: decimals) }
+    /// The point estimate with the metric's decimals and thousands separators, e.g. "1.31", "1,840".
+    var valueText: String { TextFormat.fixed(value, decimals: decimals, grouping: true) }
 
     /// "± 0.04", or "—" without an interval.
     var halfWidthText: String {
         guard let ciHalfWidth, ciHalfWidth.isFinite else { return "—" }
-        return "± " + TextFormat.fixed(abs(ciHalfWidth), decimals: decimals)
+        return "± " + TextFormat.fixed(abs(ciHalfWidth), decimals: decimals, grouping: true)
     }
 
     /// "95% CI" (one decimal when the level is not a whole percentage, e.g. "99.9% CI").
@@ -16,7 +16,7 @@ extension HeadlineMetric {
     var thresholdText: String {
         guard let threshold else { return "—" }
         let sign = threshold.alarmWhen == .above ? "above " : "below "
-        return sign + TextFormat.fixed(threshold.value, decimals: decimals) + (unit.isEmpty ? "" : " " + unit)
+        return sign + TextFormat.fixed(threshold.value, decimals: decimals, grouping: true) + (unit.isEmpty ? "" : " " + unit)
     }
 
     static func levelText(_ level: Double) -> String {

@@ -211,7 +211,7 @@ public struct Table: Sendable, Equatable {
 /// One table cell. Numbers are formatted by ReportKit (fixed decimals, "." separator, locale-independent).
 public enum TableCell: Sendable, Equatable {
     case text(String)
-    /// A number printed with exactly `decimals` digits after the point.
+    /// A number printed with exactly `decimals` digits after the point and thousands separators ("1,304.5").
     case number(Double, decimals: Int)
     /// An integer count with thousands separators ("12,345").
     case count(Int)

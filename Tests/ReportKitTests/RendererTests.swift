@@ -62,7 +62,7 @@ final class RendererTests: XCTestCase {
         // Extension download p95 1.314 ± 0.052 s against an alarm above 1.2 s: breached.
         XCTAssertTrue(html.contains("<span class=\"badge breached\">ALARM</span>alarm above 1.20 s"), "status is written out")
         // Origin peak 1840 ± 175 against 2000: the interval reaches 2015 → "CI crosses".
-        XCTAssertTrue(html.contains("<span class=\"badge within\">CI crosses</span>alarm above 2000 req/s"))
+        XCTAssertTrue(html.contains("<span class=\"badge within\">CI crosses</span>alarm above 2,000 req/s"))
     }
 
     /// Every Markdown table: the same number of cells on each line, a separator row of alignment markers,
