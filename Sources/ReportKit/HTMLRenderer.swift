@@ -5,6 +5,7 @@
 /// a `<details>` element. All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
 public struct HTMLRenderer: Sendable {
+    /// Renderers hold no state; one instance can render any number of reports.
     public init() {}
 
     /// The complete HTML document, ending with a newline.
@@ -147,7 +148,7 @@ public struct HTMLRenderer: Sendable {
         dl.provenance div { min-width: 0; }
         dt { color: var(--muted); font-size: 0.7rem; text-transform: uppercase; letter-spacing: 0.05em; }
         dd { margin: 0; overflow-wrap: anywhere; }
-        .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 12px; }
+        .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(175px, 1fr)); gap: 12px; }
         .metric { border: 1px solid var(--line); border-top: 4px solid var(--accent); border-radius: 8px; padding: 0.7rem 0.9rem; }
         .metric.clear { border-top-color: var(--ok); }
         .metric.within { border-top-color: var(--warn); }

@@ -13,6 +13,7 @@ public struct SVGChartRenderer: Sendable {
     /// Height of the plotting area of line and bar charts, in SVG user units.
     public static let plotHeight = 260.0
 
+    /// The renderer holds no state; one instance can render any number of charts.
     public init() {}
 
     /// The chart as an `<svg>` element (one line per element, ending with a newline).
@@ -70,7 +71,7 @@ public struct SVGChartRenderer: Sendable {
         let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "cdf", prefix: prefix, height: frame.totalHeight, title: chart.title,
                 description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y, verticalLines: true)
+        drawGrid(&svg, frame: frame, x: x, y: y)
         drawXAxis(&svg, frame: frame, map: x, title: chart.valueAxis.title)
         drawYAxis(&svg, frame: frame, map: y, title: "Share of observations ≤ value", label: { TextFormat.percent(fraction: $0, decimals: 0) })
         svg.open("g", [("class", "data"), ("fill", "none"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
@@ -119,7 +120,7 @@ public struct SVGChartRenderer: Sendable {
         let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "time-series", prefix: prefix, height: frame.totalHeight, title: chart.title,
                 description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y, verticalLines: true)
+        drawGrid(&svg, frame: frame, x: x, y: y)
         svg.open("g", [("class", "bands")])
         for band in chart.bands where band.fromSeconds.isFinite && band.toSeconds.isFinite {
             let left = x.position(min(band.fromSeconds, band.toSeconds))
@@ -194,7 +195,8 @@ public struct SVGChartRenderer: Sendable {
         }
         let longestLabel = chart.bars.map { Self.textWidth($0.label, fontSize: 12) }.max() ?? 0
         let labelWidth = min(max(longestLabel + 14, 56), 200)
-        let totalWidth = 92.0
+        let totalLabels = chart.bars.map { "n = " + TextFormat.count($0.total(categories: chart.categories.count)) }
+        let totalWidth = (totalLabels.map { Self.textWidth($0, fontSize: 11) }.max() ?? 0) + 22
         let left = 12 + labelWidth
         let legendHeight = Self.legendHeight(legend, width: Self.width - left - Self.marginRight)
         let top = Self.legendTop + legendHeight + 10
@@ -232,7 +234,7 @@ public struct SVGChartRenderer: Sendable {
                                  ("fill", Self.inkColor)], content: Self.truncated(bar.label, width: labelWidth - 12, fontSize: 12))
             let total = bar.total(categories: chart.categories.count)
             svg.element("text", [("x", SVGWriter.number(frame.right + 10)), ("y", SVGWriter.number(middle + 4)),
-                                 ("fill", Self.mutedInkColor), ("font-size", "11")], content: "n = " + TextFormat.count(total))
+                                 ("fill", Self.mutedInkColor), ("font-size", "11")], content: totalLabels[barIndex])
             guard total > 0 else {
                 svg.leaf("rect", [("class", "empty-bar"), ("x", SVGWriter.number(frame.left)), ("y", SVGWriter.number(barTop)),
                                   ("width", SVGWriter.number(frame.width)), ("height", SVGWriter.number(Self.breakdownBarHeight)),
@@ -271,8 +273,8 @@ public struct SVGChartRenderer: Sendable {
     // MARK: Grouped bars
 
     private func renderGroupedBars(_ chart: GroupedBarChart, prefix: String) -> String {
-        let values = chart.series.flatMap { $0.values.prefix(chart.groups.count) }.filter { $0.isFinite }
-        let display = chart.valueFormat.scale(forMagnitude: values.map { abs($0) }.max() ?? 0)
+        let values = chart.drawnValues
+        let display = chart.displayScale
         let scaled = values.map { $0 / display.divisor }
         let yTicks = AxisTicks.linear(min(0, scaled.min() ?? 0), max(0, scaled.max() ?? 1), maxIntervals: 5)
         let legend = chart.series.enumerated().map { index, series in
@@ -354,17 +356,16 @@ public struct SVGChartRenderer: Sendable {
         svg.element("desc", [("id", prefix + "-desc")], content: description)
     }
 
-    private func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap, verticalLines: Bool) {
+    /// Light lines at every tick of both axes, behind the data.
+    private func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap) {
         svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])
         for tick in y.ticks.values {
             let position = SVGWriter.number(y.position(tick))
             svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", position), ("x2", SVGWriter.number(frame.right)), ("y2", position)])
         }
-        if verticalLines {
-            for tick in x.ticks.values {
-                let position = SVGWriter.number(x.position(tick))
-                svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.top)), ("x2", position), ("y2", SVGWriter.number(frame.bottom))])
-            }
+        for tick in x.ticks.values {
+            let position = SVGWriter.number(x.position(tick))
+            svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.top)), ("x2", position), ("y2", SVGWriter.number(frame.bottom))])
         }
         svg.close("g")
     }
