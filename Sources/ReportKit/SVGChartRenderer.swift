@@ -76,11 +76,8 @@ public struct SVGChartRenderer: Sendable {
         drawYAxis(&svg, frame: frame, map: y, title: "Share of observations ≤ value", label: { TextFormat.percent(fraction: $0, decimals: 0) })
         svg.open("g", [("class", "data"), ("fill", "none"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in seriesPoints.enumerated() where !points.isEmpty {
-            var path = ""
-            for (pointIndex, point) in points.enumerated() {
-                path += (pointIndex == 0 ? "M" : " L") + SVGWriter.number(x.position(point.value)) + " " + SVGWriter.number(y.position(point.fraction))
-            }
-            var attributes = [("class", "series"), ("d", path), ("stroke", legend[index].color.hex)]
+            let vertices = Self.thinned(points.map { Vertex(x: x.position($0.value), y: y.position($0.fraction)) })
+            var attributes = [("class", "series"), ("d", Self.pathData([vertices])), ("stroke", legend[index].color.hex)]
             if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
             svg.leaf("path", attributes, tooltip: chart.series[index].name)
         }
@@ -138,25 +135,18 @@ public struct SVGChartRenderer: Sendable {
         let baseline = y.position(chart.valueAxis.scale == .linear ? min(max(0, yTicks.lower), yTicks.upper) : yTicks.lower)
         svg.open("g", [("class", "data"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in seriesPoints.enumerated() {
-            let runs = Self.finiteRuns(points)
+            let runs = Self.finiteRuns(points).map { run in
+                Self.thinned(run.map { Vertex(x: x.position($0.seconds), y: y.position($0.value)) })
+            }
             if runs.isEmpty { continue }
             let color = legend[index].color.hex
             if chart.series[index].style == .area {
-                var area = ""
-                for run in runs {
-                    area += (area.isEmpty ? "" : " ") + "M" + SVGWriter.number(x.position(run[0].seconds)) + " " + SVGWriter.number(baseline)
-                    for point in run { area += " L" + SVGWriter.number(x.position(point.seconds)) + " " + SVGWriter.number(y.position(point.value)) }
-                    area += " L" + SVGWriter.number(x.position(run[run.count - 1].seconds)) + " " + SVGWriter.number(baseline) + " Z"
-                }
+                // Each run closed down to the baseline.
+                let closed = runs.map { run in [Vertex(x: run[0].x, y: baseline)] + run + [Vertex(x: run[run.count - 1].x, y: baseline)] }
+                let area = closed.map { Self.pathData([$0]) + " Z" }.joined(separator: " ")
                 svg.leaf("path", [("class", "area"), ("d", area), ("fill", color), ("fill-opacity", "0.18"), ("stroke", "none")])
             }
-            var line = ""
-            for run in runs {
-                for (pointIndex, point) in run.enumerated() {
-                    line += (line.isEmpty ? "" : " ") + (pointIndex == 0 ? "M" : "L") + SVGWriter.number(x.position(point.seconds)) + " " + SVGWriter.number(y.position(point.value))
-                }
-            }
-            var attributes = [("class", "series"), ("d", line), ("fill", "none"), ("stroke", color)]
+            var attributes = [("class", "series"), ("d", Self.pathData(runs)), ("fill", "none"), ("stroke", color)]
             if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
             svg.leaf("path", attributes, tooltip: chart.series[index].name)
         }
@@ -166,6 +156,53 @@ public struct SVGChartRenderer: Sendable {
         if finite.isEmpty { drawNoData(&svg, frame: frame) }
         svg.close("svg")
         return svg.text
+    }
+
+    /// A point in SVG user units.
+    struct Vertex: Equatable {
+        let x: Double
+        let y: Double
+    }
+
+    /// Most vertices drawn for one line; longer lines are thinned by `thinned`.
+    public static let verticesPerLineMax = 4_000
+
+    /// A line with at most `verticesPerLineMax` vertices: a longer one keeps, for each pixel column it
+    /// crosses, only its first, lowest, highest and last vertex in their original order, so spikes and dips
+    /// survive while the file stays small (a plot is ~650 columns wide: at most ~2,600 vertices).
+    /// - Complexity: O(n).
+    static func thinned(_ vertices: [Vertex]) -> [Vertex] {
+        guard vertices.count > verticesPerLineMax else { return vertices }
+        var kept: [Vertex] = []
+        var start = 0
+        while start < vertices.count {
+            let column = vertices[start].x.rounded(.down)
+            var end = start
+            var lowest = start, highest = start
+            while end + 1 < vertices.count && vertices[end + 1].x.rounded(.down) == column {
+                end += 1
+                if vertices[end].y < vertices[lowest].y { lowest = end }
+                if vertices[end].y > vertices[highest].y { highest = end }
+            }
+            var previous = -1
+            for index in [start, lowest, highest, end].sorted() where index != previous {
+                kept.append(vertices[index])
+                previous = index
+            }
+            start = end + 1
+        }
+        return kept
+    }
+
+    /// SVG path data: each run starts with M, continues with L.
+    static func pathData(_ runs: [[Vertex]]) -> String {
+        var path = ""
+        for run in runs {
+            for (index, vertex) in run.enumerated() {
+                path += (path.isEmpty ? "" : " ") + (index == 0 ? "M" : "L") + SVGWriter.number(vertex.x) + " " + SVGWriter.number(vertex.y)
+            }
+        }
+        return path
     }
 
     /// Splits a series into runs of consecutive finite points (a non-finite point is a gap).

@@ -120,6 +120,22 @@ final class SVGChartTests: XCTestCase {
         }
     }
 
+    func testLongSeriesAreThinnedButKeepTheirSpike() throws {
+        // 100,000 points, flat at 1 except one spike of 50 at t = 77,777 s.
+        let points = (0..<100_000).map { TimePoint(seconds: Double($0), value: $0 == 77_777 ? 50 : 1) }
+        let chart = TimeSeriesChart(title: "long", summary: "s", valueAxis: ValueAxis(label: "v", unit: ""),
+                                    series: [TimeSeries(name: "a", points: points)])
+        let svg = try XMLTree.parse(SVGChartRenderer().render(.timeSeries(chart), idPrefix: "t"))
+        let vertices = Self.coordinates(svg.elements(name: "path", class: "series")[0].attributes["d"] ?? "")
+        XCTAssertLessThanOrEqual(vertices.count, SVGChartRenderer.verticesPerLineMax)
+        XCTAssertGreaterThan(vertices.count, 100, "still a line, not a sketch")
+        // The spike is the axis maximum (50 → tick 50) so it must touch the plot top, the lowest y of any vertex.
+        let top = vertices.map { $0.y }.min() ?? .nan
+        let flat = vertices.map { $0.y }.max() ?? .nan
+        XCTAssertLessThan(top, flat - 100, "the spike survives thinning")
+        XCTAssertEqual(vertices.map { $0.x }, vertices.map { $0.x }.sorted(), "time order kept")
+    }
+
     func testSVGIsByteIdenticalAcrossRenders() {
         for chart in SampleReport.report().sections.flatMap({ $0.blocks }).compactMap({ block -> Chart? in
             if case .chart(let chart) = block { return chart } else { return nil }
