@@ -6,6 +6,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_math.h>
+#include <gsl/gsl_sf_gamma.h>
 
 /* Swift 6 rejects references to GSL's mutable global generator-type pointers (`gsl_rng_taus2`
    etc. are `extern const gsl_rng_type *` variables). Reach them through these functions. */

@@ -1,0 +1,319 @@
+// The kernel: virtual clock, pending-event set, cancellation and the run loop.
+//
+// Cancellation design. Most events are never cancelled (arrivals, completions), a few are
+// (timeouts, retries that lose a race). Searching the heap for an event is O(n), and keeping a
+// position index per entry would add a write to every sift step of every event. Instead:
+// - An event scheduled with `scheduleCancellable` gets a slot in a side table (`slots`) holding a
+//   generation counter and a state (pending / cancelled / free); its heap entry records the slot
+//   index. Plain `schedule` entries carry the sentinel `QueuedEvent.notCancellable` and never touch
+//   the table, so they pay nothing but one compare at pop.
+// - `cancel` checks the handle's generation against the slot and marks it cancelled: O(1). The
+//   entry stays in the heap as a tombstone and is discarded when it reaches the top (it is not
+//   delivered and not counted as processed).
+// - When a slot is released (its event fired, or its tombstone was discarded) its generation is
+//   incremented, so every handle to it goes stale; a slot whose generation reaches UInt32.max is
+//   retired instead of reused, so generations never wrap and a stale handle can never match.
+//   Free slots are reused from a stack (`freeSlots`), so steady state allocates nothing.
+// Memory bound: tombstones are purged (O(n) filter + heapify, amortised O(1) per cancel) whenever
+// they outnumber live events at a cancel, so at all times tombstones <= live events at the last
+// cancel <= pendingMax, and the heap holds at most 2 * pendingMax entries (32 bytes each). The
+// slot table never has more entries than the peak number of cancellable events in the heap
+// (8 bytes each) plus retired slots (one per 4 billion reuses).
+
+/// State of a cancellation slot.
+@usableFromInline
+enum SlotState: UInt8, Sendable {
+    case free, pending, cancelled
+}
+
+/// One entry of the cancellation table.
+@usableFromInline
+struct CancelSlot: Sendable {
+    @usableFromInline var generation: UInt32
+    @usableFromInline var state: SlotState
+
+    @inlinable
+    init(generation: UInt32, state: SlotState) {
+        self.generation = generation
+        self.state = state
+    }
+}
+
+/// A discrete-event simulation kernel: a virtual clock and a set of pending events, delivered in
+/// (time, scheduling order) to an `EventHandler`.
+///
+/// `Kernel` is a value type. Handlers receive it `inout` and schedule follow-up events through it.
+/// Time never moves backwards: scheduling before `now` throws `KernelError.scheduledInPast`.
+public struct Kernel: Sendable {
+    @usableFromInline var heap: EventHeap
+    @usableFromInline var slots: ContiguousArray<CancelSlot>
+    @usableFromInline var freeSlots: ContiguousArray<UInt32>
+    /// Tombstones (cancelled entries) still in `heap`.
+    @usableFromInline var cancelledPending: Int
+    /// Next tie-break sequence number; below 2^48 (see `renumberSequences`).
+    @usableFromInline var nextSequence: UInt64
+    @usableFromInline var clock: SimTime
+    @usableFromInline var processedTotal: UInt64
+    @usableFromInline var stopRequested: Bool
+    @usableFromInline var isRunning: Bool
+
+    /// The most live (not cancelled) pending events allowed; scheduling beyond it throws
+    /// `KernelError.pendingLimitExceeded`.
+    public let pendingMax: Int
+
+    /// A kernel at `startTime` with no pending events.
+    /// - Parameters:
+    ///   - reservingCapacity: pending events to make room for up front (the heap grows beyond it
+    ///     if needed, by doubling).
+    ///   - pendingMax: the most live pending events allowed (must be >= 1).
+    public init(startTime: SimTime = .zero, reservingCapacity: Int = 1024, pendingMax: Int = .max) {
+        precondition(pendingMax >= 1, "Kernel: pendingMax must be >= 1, got \(pendingMax)")
+        precondition(reservingCapacity >= 0, "Kernel: reservingCapacity must be >= 0, got \(reservingCapacity)")
+        heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax))
+        slots = []
+        freeSlots = []
+        cancelledPending = 0
+        nextSequence = 0
+        clock = startTime
+        processedTotal = 0
+        stopRequested = false
+        isRunning = false
+        self.pendingMax = pendingMax
+    }
+
+    /// The current virtual time: the time of the event being (or last) processed.
+    @inlinable public var now: SimTime { clock }
+
+    /// Live pending events (cancelled ones excluded).
+    /// - Complexity: O(1).
+    @inlinable public var pendingCount: Int { heap.count - cancelledPending }
+
+    /// Events processed since the kernel was created, over all `run` calls.
+    @inlinable public var eventsProcessed: UInt64 { processedTotal }
+
+    // MARK: Scheduling
+
+    /// Schedules an event at `time`.
+    /// - Throws: `.scheduledInPast` if `time < now`; `.pendingLimitExceeded` at `pendingMax`.
+    /// - Complexity: O(log n); no allocation once the heap's capacity covers the peak pending count.
+    @inlinable
+    public mutating func schedule(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
+        try checkSchedulable(at: time)
+        enqueue(time: time, kind: kind, target: target, payload: payload, slot: QueuedEvent.notCancellable)
+    }
+
+    /// Schedules an event `delay` after `now`.
+    /// - Throws: `.scheduledInPast` if `delay < 0`; `.timeOverflow` if `now + delay` overflows;
+    ///   `.pendingLimitExceeded` at `pendingMax`.
+    /// - Complexity: O(log n).
+    @inlinable
+    public mutating func schedule(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
+        let time = try timeAfter(delay)
+        try schedule(at: time, kind: kind, target: target, payload: payload)
+    }
+
+    /// Schedules an event at `time` that can be cancelled with the returned handle.
+    /// - Throws: as `schedule(at:kind:target:payload:)`.
+    /// - Complexity: O(log n), plus O(1) for the cancellation slot.
+    @inlinable
+    public mutating func scheduleCancellable(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
+        try checkSchedulable(at: time)
+        let handle = acquireSlot()
+        enqueue(time: time, kind: kind, target: target, payload: payload, slot: handle.slot)
+        return handle
+    }
+
+    /// Schedules an event `delay` after `now` that can be cancelled with the returned handle.
+    /// - Throws: as `schedule(after:kind:target:payload:)`.
+    /// - Complexity: O(log n).
+    @inlinable
+    public mutating func scheduleCancellable(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
+        let time = try timeAfter(delay)
+        return try scheduleCancellable(at: time, kind: kind, target: target, payload: payload)
+    }
+
+    /// Cancels the event behind `handle` if it is still pending.
+    /// - Returns: true if the event was pending and is now cancelled; false if it already fired,
+    ///   was already cancelled, or the handle is from another kernel's slot table.
+    /// - Complexity: O(1) amortised (an occasional O(n) purge of tombstones, see the file notes).
+    @inlinable
+    @discardableResult
+    public mutating func cancel(_ handle: EventHandle) -> Bool {
+        guard isPending(handle) else { return false }
+        slots[Int(handle.slot)].state = .cancelled
+        cancelledPending += 1
+        if cancelledPending > heap.count - cancelledPending {
+            purgeCancelled()
+        }
+        return true
+    }
+
+    /// True if the event behind `handle` is pending (neither fired nor cancelled).
+    /// - Complexity: O(1).
+    @inlinable
+    public func isPending(_ handle: EventHandle) -> Bool {
+        let i = Int(handle.slot)
+        guard i < slots.count else { return false }
+        let s = slots[i]
+        return s.generation == handle.generation && s.state == .pending
+    }
+
+    /// Asks the current `run` call to return after the event being handled (reason `.stopped`).
+    /// Pending events stay pending. Outside a run this has no effect: each `run` starts unstopped.
+    @inlinable
+    public mutating func stop() { stopRequested = true }
+
+    // MARK: Run loop
+
+    /// Delivers pending events in (time, scheduling order) to `handler` until none are left, a
+    /// limit is reached or a handler calls `stop()`.
+    ///
+    /// Cancelled events are discarded without being delivered or counted. An event later than
+    /// `limits.timeMax` is left pending, so another `run` call resumes exactly there.
+    /// - Throws: `.handlerFailed(event:underlying:)` if the handler throws (including a
+    ///   `KernelError` from its own scheduling); the failing event counts as processed and
+    ///   `now` is its time.
+    /// - Complexity: O(log n) per event; no allocation per event in steady state.
+    /// - Precondition: not called from inside a handler of this kernel.
+    @inlinable
+    public mutating func run<H: EventHandler>(_ handler: inout H, limits: RunLimits = RunLimits()) throws(KernelError) -> RunOutcome {
+        precondition(!isRunning, "Kernel.run called re-entrantly from inside a handler")
+        isRunning = true
+        stopRequested = false
+        defer { isRunning = false }
+        var processed: UInt64 = 0
+        var untilProgress = limits.progressEveryEvents
+        while true {
+            if stopRequested {
+                return RunOutcome(reason: .stopped, eventsProcessed: processed, endTime: clock)
+            }
+            guard let top = heap.min else {
+                return RunOutcome(reason: .drained, eventsProcessed: processed, endTime: clock)
+            }
+            if top.slot != QueuedEvent.notCancellable && slots[Int(top.slot)].state == .cancelled {
+                _ = heap.popMin()
+                cancelledPending -= 1
+                releaseSlot(top.slot)
+                continue
+            }
+            if processed >= limits.eventsMax {
+                return RunOutcome(reason: .eventLimit, eventsProcessed: processed, endTime: clock)
+            }
+            if top.time > limits.timeMax.ticks {
+                return RunOutcome(reason: .timeLimit, eventsProcessed: processed, endTime: clock)
+            }
+            _ = heap.popMin()
+            if top.slot != QueuedEvent.notCancellable {
+                releaseSlot(top.slot)
+            }
+            #if PRESTAGE_INVARIANTS
+            precondition(top.time >= clock.ticks, "Kernel: time would move backwards from \(clock.ticks) to \(top.time)")
+            #endif
+            clock = SimTime(ticks: top.time)
+            processed &+= 1
+            processedTotal &+= 1
+            let event = Event(time: clock, kind: EventKind(top.kind), target: top.target, payload: top.payload)
+            do {
+                try handler.handle(event, in: &self)
+            } catch {
+                throw KernelError.handlerFailed(event: event, underlying: error)
+            }
+            if untilProgress != 0 {
+                untilProgress -= 1
+                if untilProgress == 0 {
+                    untilProgress = limits.progressEveryEvents
+                    handler.progress(RunProgress(now: clock, eventsProcessed: processedTotal, pendingCount: pendingCount))
+                }
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    @inlinable
+    func checkSchedulable(at time: SimTime) throws(KernelError) {
+        guard time >= clock else { throw .scheduledInPast(now: clock, requested: time) }
+        guard heap.count - cancelledPending < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
+    }
+
+    @inlinable
+    func timeAfter(_ delay: SimDuration) throws(KernelError) -> SimTime {
+        guard delay.ticks >= 0 else {
+            // Saturate the reported time: a huge negative delay must not trap while being reported.
+            let (t, overflow) = clock.ticks.addingReportingOverflow(delay.ticks)
+            throw .scheduledInPast(now: clock, requested: SimTime(ticks: overflow ? Int64.min : t))
+        }
+        guard let time = clock.adding(delay) else { throw .timeOverflow(now: clock, delay: delay) }
+        return time
+    }
+
+    @inlinable
+    mutating func enqueue(time: SimTime, kind: EventKind, target: UInt32, payload: UInt64, slot: UInt32) {
+        if nextSequence == 1 << QueuedEvent.sequenceBits {
+            renumberSequences()
+        }
+        heap.push(QueuedEvent(time: time.ticks, sequence: nextSequence, kind: kind.rawValue,
+                              target: target, slot: slot, payload: payload))
+        nextSequence &+= 1
+    }
+
+    @inlinable
+    mutating func acquireSlot() -> EventHandle {
+        if let s = freeSlots.popLast() {
+            slots[Int(s)].state = .pending
+            return EventHandle(slot: s, generation: slots[Int(s)].generation)
+        }
+        // Slot indices stay below `notCancellable`; reaching it needs ~4e9 simultaneous
+        // cancellable events (128 GiB of heap), far past any pendingMax a scenario can set.
+        precondition(slots.count < Int(QueuedEvent.notCancellable), "Kernel: cancellation slot table full")
+        slots.append(CancelSlot(generation: 0, state: .pending))
+        return EventHandle(slot: UInt32(slots.count - 1), generation: 0)
+    }
+
+    /// Frees `slot` after its event fired or its tombstone was discarded. Bumps the generation so
+    /// outstanding handles go stale; retires the slot instead when the generation is exhausted.
+    @inlinable
+    mutating func releaseSlot(_ slot: UInt32) {
+        let i = Int(slot)
+        slots[i].state = .free
+        if slots[i].generation == UInt32.max {
+            return  // retired: never reused, so no handle can ever match it again
+        }
+        slots[i].generation &+= 1
+        freeSlots.append(slot)
+    }
+
+    /// Removes every tombstone from the heap and frees its slot.
+    /// - Complexity: O(n).
+    @usableFromInline
+    mutating func purgeCancelled() {
+        var write = 0
+        for read in 0..<heap.storage.count {
+            let e = heap.storage[read]
+            if e.slot != QueuedEvent.notCancellable && slots[Int(e.slot)].state == .cancelled {
+                releaseSlot(e.slot)
+                continue
+            }
+            heap.storage[write] = e
+            write += 1
+        }
+        heap.storage.removeLast(heap.storage.count - write)
+        cancelledPending = 0
+        heap.heapify()
+    }
+
+    /// Reassigns sequence numbers 0..<n in (time, sequence) order when the 48-bit counter is
+    /// exhausted (after 2.8e14 schedules). The relative order of pending events is unchanged, and a
+    /// sorted array is a valid heap.
+    /// - Complexity: O(n log n), once per 2^48 schedules.
+    @usableFromInline
+    mutating func renumberSequences() {
+        heap.storage.sort { $0.precedes($1) }
+        for i in heap.storage.indices {
+            let e = heap.storage[i]
+            heap.storage[i] = QueuedEvent(time: e.time, sequence: UInt64(i), kind: e.kind,
+                                          target: e.target, slot: e.slot, payload: e.payload)
+        }
+        nextSequence = UInt64(heap.storage.count)
+    }
+}

@@ -1,0 +1,175 @@
+// Virtual time: an integer count of ticks, 1 tick = 1 microsecond.
+//
+// Integer time makes ordering exact and runs reproducible (no floating-point drift when a time is
+// accumulated over millions of events). Int64 microseconds cover about ±292,000 years.
+//
+// Overflow policy: the arithmetic operators (`+`, `-`, `*`) use Swift's checked integer arithmetic,
+// so an overflow traps. Values that come from user input (scenario files) must be built with the
+// validating initialisers (`init?(validatingSeconds:)`, ...) or combined with the
+// `...ReportingOverflow`-style methods (`adding(_:)`), which return nil instead of trapping.
+// The kernel itself never traps on a user-supplied delay: it uses `adding(_:)` and throws
+// `KernelError.timeOverflow`.
+
+/// Number of ticks in one second (1 tick = 1 µs).
+@usableFromInline
+let ticksPerSecond: Int64 = 1_000_000
+
+/// Converts seconds to ticks, rounding to the nearest tick (ties away from zero); nil if `s` is not
+/// finite or the result does not fit in Int64.
+@usableFromInline
+func ticksIfRepresentable(seconds s: Double) -> Int64? {
+    guard s.isFinite else { return nil }
+    let t = (s * Double(ticksPerSecond)).rounded(.toNearestOrAwayFromZero)
+    // Int64 range as doubles: [-2^63, 2^63). 2^63 itself is exactly representable and out of range.
+    guard t >= -9_223_372_036_854_775_808.0, t < 9_223_372_036_854_775_808.0 else { return nil }
+    return Int64(t)
+}
+
+/// Formats ticks as seconds with six decimals ("-1.000250s"); integer arithmetic only.
+func formatSeconds(ticks: Int64) -> String {
+    let magnitude = ticks.magnitude
+    let whole = magnitude / UInt64(ticksPerSecond)
+    let fraction = String(magnitude % UInt64(ticksPerSecond))
+    let padded = String(repeating: "0", count: 6 - fraction.count) + fraction
+    return (ticks < 0 ? "-" : "") + "\(whole).\(padded)s"
+}
+
+/// An instant of virtual time, in integer ticks of 1 microsecond since the simulation epoch.
+public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Microseconds since the simulation epoch.
+    public var ticks: Int64
+
+    /// The epoch.
+    public static let zero = SimTime(ticks: 0)
+    /// The largest representable instant; `RunLimits.timeMax`'s default ("no time limit").
+    public static let max = SimTime(ticks: Int64.max)
+
+    /// The instant `ticks` microseconds after the epoch.
+    @inlinable
+    public init(ticks: Int64) { self.ticks = ticks }
+
+    /// The instant `s` seconds after the epoch, rounded to the nearest microsecond.
+    /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
+    @inlinable
+    public static func seconds(_ s: Double) -> SimTime {
+        guard let t = ticksIfRepresentable(seconds: s) else {
+            preconditionFailure("SimTime.seconds(\(s)): not a finite number of seconds within ±9.2e12")
+        }
+        return SimTime(ticks: t)
+    }
+
+    /// The instant `ms` milliseconds after the epoch. Traps on overflow (|ms| > 9.2e15).
+    @inlinable
+    public static func milliseconds(_ ms: Int64) -> SimTime { SimTime(ticks: ms * 1_000) }
+
+    /// The instant `us` microseconds after the epoch.
+    @inlinable
+    public static func microseconds(_ us: Int64) -> SimTime { SimTime(ticks: us) }
+
+    /// The instant `s` seconds after the epoch, rounded to the nearest microsecond; nil if `s` is NaN,
+    /// infinite or out of range. Use this for values read from user input.
+    @inlinable
+    public init?(validatingSeconds s: Double) {
+        guard let t = ticksIfRepresentable(seconds: s) else { return nil }
+        self.ticks = t
+    }
+
+    /// Seconds since the epoch (exact up to 2^53 µs ≈ 285 years).
+    @inlinable
+    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
+
+    /// `self + d`, or nil if the result overflows.
+    @inlinable
+    public func adding(_ d: SimDuration) -> SimTime? {
+        let (t, overflow) = ticks.addingReportingOverflow(d.ticks)
+        return overflow ? nil : SimTime(ticks: t)
+    }
+
+    @inlinable
+    public static func < (a: SimTime, b: SimTime) -> Bool { a.ticks < b.ticks }
+
+    /// Traps on overflow; use `adding(_:)` when the duration comes from user input.
+    @inlinable
+    public static func + (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks + d.ticks) }
+
+    /// Traps on overflow.
+    @inlinable
+    public static func - (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks - d.ticks) }
+
+    /// The duration from `b` to `a`. Traps on overflow (only possible for instants ~292,000 years apart).
+    @inlinable
+    public static func - (a: SimTime, b: SimTime) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
+
+    @inlinable
+    public static func += (t: inout SimTime, d: SimDuration) { t = t + d }
+
+    /// Seconds with microsecond precision, e.g. "12.000500s".
+    public var description: String { formatSeconds(ticks: ticks) }
+}
+
+/// A span of virtual time, in integer ticks of 1 microsecond. May be negative.
+public struct SimDuration: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Microseconds.
+    public var ticks: Int64
+
+    /// The empty duration.
+    public static let zero = SimDuration(ticks: 0)
+    /// The largest representable duration.
+    public static let max = SimDuration(ticks: Int64.max)
+
+    /// A duration of `ticks` microseconds.
+    @inlinable
+    public init(ticks: Int64) { self.ticks = ticks }
+
+    /// `s` seconds, rounded to the nearest microsecond.
+    /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
+    @inlinable
+    public static func seconds(_ s: Double) -> SimDuration {
+        guard let t = ticksIfRepresentable(seconds: s) else {
+            preconditionFailure("SimDuration.seconds(\(s)): not a finite number of seconds within ±9.2e12")
+        }
+        return SimDuration(ticks: t)
+    }
+
+    /// `ms` milliseconds. Traps on overflow (|ms| > 9.2e15).
+    @inlinable
+    public static func milliseconds(_ ms: Int64) -> SimDuration { SimDuration(ticks: ms * 1_000) }
+
+    /// `us` microseconds.
+    @inlinable
+    public static func microseconds(_ us: Int64) -> SimDuration { SimDuration(ticks: us) }
+
+    /// `s` seconds rounded to the nearest microsecond; nil if `s` is NaN, infinite or out of range.
+    /// Use this for values read from user input.
+    @inlinable
+    public init?(validatingSeconds s: Double) {
+        guard let t = ticksIfRepresentable(seconds: s) else { return nil }
+        self.ticks = t
+    }
+
+    /// The duration in seconds.
+    @inlinable
+    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
+
+    @inlinable
+    public static func < (a: SimDuration, b: SimDuration) -> Bool { a.ticks < b.ticks }
+
+    /// Traps on overflow.
+    @inlinable
+    public static func + (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks + b.ticks) }
+
+    /// Traps on overflow.
+    @inlinable
+    public static func - (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
+
+    /// Traps on overflow.
+    @inlinable
+    public static func * (d: SimDuration, n: Int64) -> SimDuration { SimDuration(ticks: d.ticks * n) }
+
+    /// Traps on overflow.
+    @inlinable
+    public static func * (n: Int64, d: SimDuration) -> SimDuration { SimDuration(ticks: n * d.ticks) }
+
+    /// Seconds with microsecond precision, e.g. "0.250000s".
+    public var description: String { formatSeconds(ticks: ticks) }
+}

@@ -1,0 +1,206 @@
+/// A distribution parameter that is missing, malformed or out of range.
+///
+/// `path` is the dotted coding path of the offending field (e.g. `network.lte.rttSeconds.sigma`,
+/// `latency.components[1].distribution.p90`); `reason` says what was found and what was expected.
+public struct DistributionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Dotted coding path of the offending field; empty for the root.
+    public let path: String
+    /// What was found and what was expected.
+    public let reason: String
+
+    /// An error at `path`.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// `path: reason`.
+    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+
+    /// `path.key`, or `key` at the root.
+    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// `path[index]`.
+    static func join(_ path: String, index: Int) -> String { "\(path)[\(index)]" }
+
+    /// A coding path as a dotted string: `a.b[2].c`.
+    static func path(of codingPath: [any CodingKey]) -> String {
+        var result = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                result = join(result, index: index)
+            } else {
+                result = join(result, key.stringValue)
+            }
+        }
+        return result
+    }
+}
+
+extension Distribution {
+    /// Checks every parameter, recursively: finite numbers, positive scales, lower < upper, a
+    /// truncation interval with non-zero probability, median < p90, non-empty tables with weights
+    /// >= 0 and not all zero, empirical points from p = 0 to p = 1 with p strictly increasing and
+    /// values non-decreasing, and the size limits in `Distribution.Limits`.
+    ///
+    /// - Parameter path: the coding path of this distribution, prefixed to the error's field path.
+    /// - Throws: `DistributionError` for the first invalid field found.
+    /// - Complexity: O(total table entries x nesting depth).
+    public func validate(path: String = "") throws(DistributionError) {
+        try validateNode(path: path)
+        switch self {
+        case .mixture(let components):
+            for (i, component) in components.enumerated() {
+                let componentPath = DistributionError.join(DistributionError.join(path, "components"), index: i)
+                try component.distribution.validate(path: DistributionError.join(componentPath, "distribution"))
+            }
+        case .shift(_, let distribution):
+            try distribution.validate(path: DistributionError.join(path, "distribution"))
+        default:
+            break
+        }
+    }
+
+    /// Checks this node's own parameters; nested distributions only for their depth.
+    /// (Decoding calls this on each node, whose children were checked when they were decoded.)
+    func validateNode(path: String) throws(DistributionError) {
+        GSLRuntime.ensureInitialised()
+        let check = FieldCheck(path: path)
+        switch self {
+        case .constant(let value):
+            try check.finite(value, "value")
+        case .uniform(let lower, let upper):
+            try check.finite(lower, "lower")
+            try check.finite(upper, "upper")
+            guard lower < upper else {
+                throw check.error("upper", "must be > lower (\(lower)), got \(upper)")
+            }
+        case .exponential(let mean):
+            try check.positive(mean, "mean")
+        case .normal(let mean, let sd, let lower, let upper):
+            try check.finite(mean, "mean")
+            try check.positive(sd, "sd")
+            if let lower { try check.finite(lower, "lower") }
+            if let upper { try check.finite(upper, "upper") }
+            if let lower, let upper, !(lower < upper) {
+                throw check.error("upper", "must be > lower (\(lower)), got \(upper)")
+            }
+            if lower != nil || upper != nil {
+                let truncated = TruncatedNormal(mean: mean, sd: sd, lower: lower, upper: upper)
+                guard truncated.mass > 0 else {
+                    throw check.error(lower != nil ? "lower" : "upper",
+                                      "truncation interval [\(lower ?? -.infinity), \(upper ?? .infinity)] has probability 0 "
+                                      + "(below double precision) under a normal with mean \(mean) and sd \(sd)")
+                }
+            }
+        case .lognormal(let mu, let sigma):
+            try check.finite(mu, "mu")
+            try check.positive(sigma, "sigma")
+        case .gamma(let shape, let scale), .weibull(let shape, let scale):
+            try check.positive(shape, "shape")
+            try check.positive(scale, "scale")
+        case .pareto(let alpha, let scale):
+            try check.positive(alpha, "alpha")
+            try check.positive(scale, "scale")
+        case .categorical(let values, let weights):
+            guard !values.isEmpty else { throw check.error("values", "must not be empty") }
+            guard values.count <= Limits.tableEntriesMax else {
+                throw check.error("values", "has \(values.count) entries, at most \(Limits.tableEntriesMax) allowed")
+            }
+            guard weights.count == values.count else {
+                throw check.error("weights", "has \(weights.count) entries but values has \(values.count); they must match")
+            }
+            for (i, value) in values.enumerated() {
+                try check.finite(value, "values", index: i)
+            }
+            try check.weights(weights, key: "weights") { i in DistributionError.join(DistributionError.join(path, "weights"), index: i) }
+        case .empirical(let points):
+            guard points.count >= 2 else {
+                throw check.error("points", "needs at least 2 points (p = 0 and p = 1), got \(points.count)")
+            }
+            guard points.count <= Limits.tableEntriesMax else {
+                throw check.error("points", "has \(points.count) points, at most \(Limits.tableEntriesMax) allowed")
+            }
+            for (i, point) in points.enumerated() {
+                let pointPath = DistributionError.join(DistributionError.join(path, "points"), index: i)
+                let pointCheck = FieldCheck(path: pointPath)
+                try pointCheck.finite(point.p, "p")
+                try pointCheck.finite(point.value, "value")
+                if i == 0, point.p != 0 {
+                    throw pointCheck.error("p", "the first point must have p = 0, got \(point.p)")
+                }
+                if i == points.count - 1, point.p != 1 {
+                    throw pointCheck.error("p", "the last point must have p = 1, got \(point.p)")
+                }
+                if i > 0 {
+                    let previous = points[i - 1]
+                    guard point.p > previous.p else {
+                        throw pointCheck.error("p", "must be > the previous point's p (\(previous.p)), got \(point.p); "
+                                               + "quantile points must be strictly increasing in p")
+                    }
+                    guard point.value >= previous.value else {
+                        throw pointCheck.error("value", "must be >= the previous point's value (\(previous.value)), "
+                                               + "got \(point.value); quantile points must be non-decreasing")
+                    }
+                }
+            }
+        case .mixture(let components):
+            guard !components.isEmpty else { throw check.error("components", "must not be empty") }
+            guard components.count <= Limits.mixtureComponentsMax else {
+                throw check.error("components", "has \(components.count) entries, at most \(Limits.mixtureComponentsMax) allowed")
+            }
+            try check.weights(components.map(\.weight), key: "components") { i in
+                DistributionError.join(DistributionError.join(DistributionError.join(path, "components"), index: i), "weight")
+            }
+            try check.depth(of: self)
+        case .shift(let offset, _):
+            try check.finite(offset, "offset")
+            try check.depth(of: self)
+        }
+    }
+}
+
+/// Field checks relative to one distribution's path.
+private struct FieldCheck {
+    let path: String
+
+    func error(_ key: String, _ reason: String) -> DistributionError {
+        DistributionError(path: DistributionError.join(path, key), reason: reason)
+    }
+
+    func finite(_ value: Double, _ key: String) throws(DistributionError) {
+        guard value.isFinite else { throw error(key, "must be a finite number, got \(value)") }
+    }
+
+    func finite(_ value: Double, _ key: String, index: Int) throws(DistributionError) {
+        guard value.isFinite else {
+            throw DistributionError(path: DistributionError.join(DistributionError.join(path, key), index: index),
+                                    reason: "must be a finite number, got \(value)")
+        }
+    }
+
+    func positive(_ value: Double, _ key: String) throws(DistributionError) {
+        guard value.isFinite, value > 0 else { throw error(key, "must be finite and > 0, got \(value)") }
+    }
+
+    /// Weights: each finite and >= 0, sum finite and > 0.
+    func weights(_ weights: [Double], key: String, pathOf: (Int) -> String) throws(DistributionError) {
+        var total = 0.0
+        for (i, w) in weights.enumerated() {
+            guard w.isFinite, w >= 0 else {
+                throw DistributionError(path: pathOf(i), reason: "weight must be finite and >= 0, got \(w)")
+            }
+            total += w
+        }
+        guard total > 0 else { throw error(key, "weights must not all be zero") }
+        guard total.isFinite else { throw error(key, "weights sum to infinity; scale them down") }
+    }
+
+    func depth(of distribution: Distribution) throws(DistributionError) {
+        let depth = distribution.nestingDepth
+        guard depth <= Distribution.Limits.nestingDepthMax else {
+            throw DistributionError(path: path, reason: "mixtures and shifts nest \(depth) deep, "
+                                    + "at most \(Distribution.Limits.nestingDepthMax) allowed")
+        }
+    }
+}
