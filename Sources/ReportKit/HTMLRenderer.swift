@@ -2,7 +2,7 @@
 /// fonts, images or styles fetched from anywhere (a Content-Security-Policy of `default-src 'none'` makes
 /// the browser refuse any that slipped in). Light theme, single column, usable down to phone widths
 /// (charts keep a minimum width and scroll sideways; tables scroll). Every chart also has its data table in
-/// a `<details>` element. All user text is HTML-escaped; output is byte-identical for equal input (no
+/// a `<details>` element (open for breakdowns, whose counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
 public struct HTMLRenderer: Sendable {
     /// Renderers hold no state; one instance can render any number of reports.
@@ -103,7 +103,11 @@ public struct HTMLRenderer: Sendable {
         var html = "<figure class=\"chart-figure\" aria-labelledby=\"" + id + "-caption\">\n"
         html += "<figcaption id=\"" + id + "-caption\"><strong>" + esc(chart.title) + "</strong><span>" + esc(chart.summary) + "</span></figcaption>\n"
         html += "<div class=\"chart-scroll\">\n" + SVGChartRenderer().render(chart, idPrefix: id) + "</div>\n"
-        html += "<details><summary>Data table</summary>\n" + tableHTML(chart.dataTable, withCaption: false) + "</details>\n"
+        // A breakdown's counts are part of its message, so its table starts open; other charts' tables start closed.
+        let isBreakdown: Bool
+        if case .breakdown = chart { isBreakdown = true } else { isBreakdown = false }
+        html += (isBreakdown ? "<details open>" : "<details>") + "<summary>Data table</summary>\n"
+            + tableHTML(chart.dataTable, withCaption: false) + "</details>\n"
         html += "</figure>\n"
         return html
     }

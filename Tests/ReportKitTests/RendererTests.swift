@@ -43,7 +43,8 @@ final class RendererTests: XCTestCase {
         XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
         XCTAssertEqual(html.components(separatedBy: "<svg").count - 1, SampleReport.chartCount)
         XCTAssertEqual(html.components(separatedBy: "<figure").count - 1, SampleReport.chartCount)
-        XCTAssertEqual(html.components(separatedBy: "<details>").count - 1, SampleReport.chartCount, "every chart has its data table")
+        XCTAssertEqual(html.components(separatedBy: "<details").count - 1, SampleReport.chartCount, "every chart has its data table")
+        XCTAssertEqual(html.components(separatedBy: "<details open>").count - 1, 1, "the breakdown's counts are shown without a click")
         XCTAssertFalse(html.contains("<script"))
         for reference in [" src=", "href=", "url(", "@import", "<link"] {
             XCTAssertFalse(html.contains(reference), "external reference \(reference)")
