@@ -41,11 +41,18 @@ let package = Package(
         .target(name: "PreloadKit", swiftSettings: strictFlags),
         // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
         .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
+        // Human-readable reports (Markdown, self-contained HTML + inline SVG) from plain data; Foundation only.
+        .target(name: "ReportKit", swiftSettings: strictFlags),
+
+        // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
+        .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
+        // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
+        .target(name: "ScenarioKit", swiftSettings: strictFlags),
 
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "ReportKit"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -64,6 +71,10 @@ let package = Package(
             dependencies: ["PreloadKitFoundation", "PreloadKit"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
+        // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
+        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

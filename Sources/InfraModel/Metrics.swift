@@ -1,0 +1,138 @@
+/// Counters of one cache node (a PoP or a shield). Every lookup is one request:
+///
+///     requests = freshHits + staleHits + misses
+///     misses   = collapsed + upstreamFetches
+///
+/// `revalidations` (background fetches after a stale-while-revalidate hit) are upstream fetches
+/// that are not misses. Where requests come from:
+///
+///     PoP:    requests = deviceRequests − placeholderRedirects + warmRequests
+///     shield: requests = Σ children (upstreamFetches + revalidations) arrived + warmRequests
+///     origin: requests = Σ shields (or PoPs without tiering) (upstreamFetches + revalidations) arrived
+public struct NodeCounters: Sendable, Equatable {
+    public var requests: UInt64 = 0
+    public var freshHits: UInt64 = 0
+    public var staleHits: UInt64 = 0
+    public var misses: UInt64 = 0
+    /// Misses that joined an in-flight fetch of the same object (request collapsing).
+    public var collapsed: UInt64 = 0
+    /// Misses that started a fetch from the parent tier.
+    public var upstreamFetches: UInt64 = 0
+    public var revalidations: UInt64 = 0
+    /// Lookups of device requests (PoPs only) and how many of them hit (fresh or stale).
+    public var deviceRequests: UInt64 = 0
+    public var deviceHits: UInt64 = 0
+    /// Device requests answered with the placeholder redirect (counted in `deviceRequests` and
+    /// `deviceHits`, not looked up in the cache).
+    public var placeholderRedirects: UInt64 = 0
+    /// Lookups caused by warm calls, and warm fetches that completed successfully.
+    public var warmRequests: UInt64 = 0
+    public var warmFetchesCompleted: UInt64 = 0
+    /// Upstream fetches that came back failed (503), and failures answered with a stale copy.
+    public var upstreamFailures: UInt64 = 0
+    public var staleIfErrorServed: UInt64 = 0
+    /// Response bytes this node sent downstream (to devices for PoPs, to PoPs for shields).
+    public var bytesServed: UInt64 = 0
+    /// Background (explicit stream) requests and hits; not part of `requests`.
+    public var backgroundRequests: UInt64 = 0
+    public var backgroundHits: UInt64 = 0
+
+    public init() {}
+
+    /// Adds another node's counters (tier totals).
+    public mutating func add(_ o: NodeCounters) {
+        requests += o.requests; freshHits += o.freshHits; staleHits += o.staleHits; misses += o.misses
+        collapsed += o.collapsed; upstreamFetches += o.upstreamFetches; revalidations += o.revalidations
+        deviceRequests += o.deviceRequests; deviceHits += o.deviceHits; warmRequests += o.warmRequests
+        placeholderRedirects += o.placeholderRedirects
+        warmFetchesCompleted += o.warmFetchesCompleted; upstreamFailures += o.upstreamFailures
+        staleIfErrorServed += o.staleIfErrorServed; bytesServed += o.bytesServed
+        backgroundRequests += o.backgroundRequests; backgroundHits += o.backgroundHits
+    }
+}
+
+/// Origin counters.
+public struct OriginCounters: Sendable, Equatable {
+    public var requests: UInt64 = 0
+    public var served: UInt64 = 0
+    public var rejected503: UInt64 = 0
+    public var bytesServed: UInt64 = 0
+    public var queueLengthMax: Int = 0
+    public var waitedRequests: UInt64 = 0
+    public var totalWaitSeconds: Double = 0
+    public init() {}
+}
+
+/// Per-second time series over `[0, horizonSeconds)`, fixed-size arrays indexed by the second of
+/// virtual time. Activity at or after the horizon is counted in `overflowEvents` only.
+public struct TimeSeries: Sendable {
+    public let horizonSeconds: Int
+    /// Device requests looked up at the edge, and those that hit (fresh or stale).
+    public private(set) var edgeRequests: [UInt32]
+    public private(set) var edgeHits: [UInt32]
+    /// Requests arriving at the origin, and those rejected with 503.
+    public private(set) var originRequests: [UInt32]
+    public private(set) var origin503: [UInt32]
+    /// Largest origin queue length seen during the second.
+    public private(set) var originQueueLengthMax: [UInt32]
+    /// Bytes served by each tier (edge → devices, shield → edges, origin → shields/edges).
+    public private(set) var edgeBytes: [UInt64]
+    public private(set) var shieldBytes: [UInt64]
+    public private(set) var originBytes: [UInt64]
+    public private(set) var overflowEvents: UInt64 = 0
+
+    init(horizonSeconds: Int) {
+        self.horizonSeconds = horizonSeconds
+        edgeRequests = [UInt32](repeating: 0, count: horizonSeconds)
+        edgeHits = edgeRequests
+        originRequests = edgeRequests
+        origin503 = edgeRequests
+        originQueueLengthMax = edgeRequests
+        edgeBytes = [UInt64](repeating: 0, count: horizonSeconds)
+        shieldBytes = edgeBytes
+        originBytes = edgeBytes
+    }
+
+    /// Edge hit ratio of second `s` (nil when no request arrived).
+    public func edgeHitRatio(second s: Int) -> Double? {
+        edgeRequests[s] == 0 ? nil : Double(edgeHits[s]) / Double(edgeRequests[s])
+    }
+
+    @inline(__always)
+    private mutating func second(_ ticks: Int64) -> Int {
+        let s = Int(ticks / 1_000_000)
+        if s >= horizonSeconds || s < 0 { overflowEvents += 1; return -1 }
+        return s
+    }
+
+    mutating func edgeRequest(at t: Int64, hit: Bool) {
+        let s = second(t); if s < 0 { return }
+        edgeRequests[s] &+= 1
+        if hit { edgeHits[s] &+= 1 }
+    }
+
+    mutating func originRequest(at t: Int64, rejected: Bool) {
+        let s = second(t); if s < 0 { return }
+        originRequests[s] &+= 1
+        if rejected { origin503[s] &+= 1 }
+    }
+
+    mutating func originQueue(at t: Int64, length: Int) {
+        let s = second(t); if s < 0 { return }
+        originQueueLengthMax[s] = max(originQueueLengthMax[s], UInt32(clamping: length))
+    }
+
+    mutating func bytes(at t: Int64, tier: Tier, _ n: Int64) {
+        let s = second(t); if s < 0 { return }
+        switch tier {
+        case .edge: edgeBytes[s] &+= UInt64(n)
+        case .shield: shieldBytes[s] &+= UInt64(n)
+        case .origin: originBytes[s] &+= UInt64(n)
+        }
+    }
+}
+
+/// A tier of the delivery path.
+public enum Tier: UInt8, Sendable, Codable {
+    case edge, shield, origin
+}

@@ -1,0 +1,79 @@
+/// Access-network classes a device can be on.
+///
+/// Codable as the strings `"wifi"`, `"5g"`, `"lte"`, `"4g"`, `"3g"`, `"2g"`, `"slow-2g"`.
+public enum NetworkClass: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+    case wifi = 0, fiveG, lte, fourG, threeG, twoG, slow2G
+
+    public static let count = 7
+
+    public var description: String {
+        switch self {
+        case .wifi: return "wifi"
+        case .fiveG: return "5g"
+        case .lte: return "lte"
+        case .fourG: return "4g"
+        case .threeG: return "3g"
+        case .twoG: return "2g"
+        case .slow2G: return "slow-2g"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let s = try c.decode(String.self)
+        guard let v = NetworkClass.allCases.first(where: { $0.description == s }) else {
+            throw InfraConfigError(path: codingPathString(decoder.codingPath), value: s,
+                                   expected: "one of wifi, 5g, lte, 4g, 3g, 2g, slow-2g")
+        }
+        self = v
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}
+
+/// Chrome's effective connection type (Network Information API, WICG netinfo): the slowest
+/// type whose thresholds the measured round-trip time or downlink meets.
+///
+/// Thresholds (minimum RTT, maximum downlink): slow-2g 2000 ms / 50 kbit/s, 2g 1400 ms / 70 kbit/s,
+/// 3g 270 ms / 700 kbit/s; anything faster is 4g.
+///
+/// Codable as `"slow-2g"`, `"2g"`, `"3g"`, `"4g"`.
+public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, Codable, CustomStringConvertible {
+    case slow2G = 0, twoG, threeG, fourG
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .slow2G: return "slow-2g"
+        case .twoG: return "2g"
+        case .threeG: return "3g"
+        case .fourG: return "4g"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let s = try decoder.singleValueContainer().decode(String.self)
+        guard let v = EffectiveConnectionType.allCases.first(where: { $0.description == s }) else {
+            throw InfraConfigError(path: codingPathString(decoder.codingPath), value: s, expected: "one of slow-2g, 2g, 3g, 4g")
+        }
+        self = v
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    /// Classify a measured RTT and downlink.
+    @inlinable
+    public static func classify(rttSeconds: Double, downlinkBitsPerSecond: Double) -> EffectiveConnectionType {
+        if rttSeconds >= 2.0 || downlinkBitsPerSecond <= 50_000 { return .slow2G }
+        if rttSeconds >= 1.4 || downlinkBitsPerSecond <= 70_000 { return .twoG }
+        if rttSeconds >= 0.27 || downlinkBitsPerSecond <= 700_000 { return .threeG }
+        return .fourG
+    }
+}

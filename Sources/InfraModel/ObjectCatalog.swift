@@ -1,0 +1,79 @@
+import SimKernel
+
+/// Cache-Control of an object (RFC 9111 max-age, RFC 5861 stale-while-revalidate and
+/// stale-if-error). Defaults follow the reference article's pre-stage assets
+/// (`max-age=14400, stale-while-revalidate=86400`).
+public struct CachePolicy: Codable, Sendable, Equatable {
+    public var maxAgeSeconds: Double = 14_400
+    public var staleWhileRevalidateSeconds: Double = 86_400
+    public var staleIfErrorSeconds: Double = 0
+
+    public init(maxAgeSeconds: Double = 14_400, staleWhileRevalidateSeconds: Double = 86_400, staleIfErrorSeconds: Double = 0) {
+        self.maxAgeSeconds = maxAgeSeconds
+        self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
+        self.staleIfErrorSeconds = staleIfErrorSeconds
+    }
+
+    enum CodingKeys: String, CodingKey { case maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        maxAgeSeconds = try c.value(.maxAgeSeconds, or: 14_400)
+        staleWhileRevalidateSeconds = try c.value(.staleWhileRevalidateSeconds, or: 86_400)
+        staleIfErrorSeconds = try c.value(.staleIfErrorSeconds, or: 0)
+        try validate(path: codingPathString(decoder.codingPath))
+    }
+
+    public func validate(path: String) throws(InfraConfigError) {
+        let year = 365.0 * 86_400
+        try require(maxAgeSeconds >= 0 && maxAgeSeconds <= year, path, "maxAgeSeconds", "\(maxAgeSeconds)", "seconds in [0, 1 year]")
+        try require(staleWhileRevalidateSeconds >= 0 && staleWhileRevalidateSeconds <= year, path,
+                    "staleWhileRevalidateSeconds", "\(staleWhileRevalidateSeconds)", "seconds in [0, 1 year]")
+        try require(staleIfErrorSeconds >= 0 && staleIfErrorSeconds <= year, path, "staleIfErrorSeconds",
+                    "\(staleIfErrorSeconds)", "seconds in [0, 1 year]")
+    }
+}
+
+/// The tracked objects (campaign assets, manifests): sizes, cache policies and surrogate keys,
+/// as arrays indexed by object id (`UInt32`, assigned densely from 0 by ``add(bytes:policy:surrogateKey:)``).
+public struct ObjectCatalog: Sendable {
+    /// Limits: objects and distinct surrogate keys.
+    public static let objectsMax = 1 << 24
+    public static let surrogateKeysMax = 1 << 16
+    /// Marks "no surrogate key".
+    public static let noSurrogateKey = UInt32.max
+
+    public private(set) var bytes: [Int64] = []
+    public private(set) var maxAgeTicks: [Int64] = []
+    public private(set) var staleWhileRevalidateTicks: [Int64] = []
+    public private(set) var staleIfErrorTicks: [Int64] = []
+    public private(set) var surrogateKey: [UInt32] = []
+    /// One more than the largest surrogate key used.
+    public private(set) var surrogateKeyCount: Int = 0
+
+    public init() {}
+
+    public var count: Int { bytes.count }
+
+    /// Add an object; returns its id.
+    /// - Throws: ``InfraConfigError`` (path `objects[id]...`) for a size outside 1...2^34 bytes, an
+    ///   invalid policy, a surrogate key ≥ ``surrogateKeysMax``, or more than ``objectsMax`` objects.
+    @discardableResult
+    public mutating func add(bytes size: Int64, policy: CachePolicy = CachePolicy(),
+                             surrogateKey key: UInt32? = nil) throws(InfraConfigError) -> UInt32 {
+        let path = "objects[\(count)]"
+        try require(count < ObjectCatalog.objectsMax, path, "", "\(count) objects", "at most \(ObjectCatalog.objectsMax)")
+        try require(size >= 1 && size <= 1 << 34, path, "bytes", "\(size)", "bytes in 1...2^34")
+        try policy.validate(path: joinPath(path, "policy"))
+        if let k = key {
+            try require(Int(k) < ObjectCatalog.surrogateKeysMax, path, "surrogateKey", "\(k)", "a key below \(ObjectCatalog.surrogateKeysMax)")
+            surrogateKeyCount = max(surrogateKeyCount, Int(k) + 1)
+        }
+        bytes.append(size)
+        maxAgeTicks.append(SimDuration.seconds(policy.maxAgeSeconds).ticks)
+        staleWhileRevalidateTicks.append(SimDuration.seconds(policy.staleWhileRevalidateSeconds).ticks)
+        staleIfErrorTicks.append(SimDuration.seconds(policy.staleIfErrorSeconds).ticks)
+        surrogateKey.append(key ?? ObjectCatalog.noSurrogateKey)
+        return UInt32(count - 1)
+    }
+}

@@ -1,0 +1,107 @@
+import SimKernel
+import Stochastic
+
+/// How the origin took a job.
+public enum OriginAdmission: UInt8, Sendable {
+    /// A worker was free: service started now.
+    case started
+    /// All workers busy: the job waits in the FIFO queue.
+    case queued
+    /// Queue full: the origin answers 503 at once.
+    case rejected
+}
+
+/// The origin: `c` identical workers, a FIFO queue bounded at `queueMax`, service times drawn
+/// from a ``Sampler`` (an M/G/c/c+K station under Poisson arrivals). Arrivals that find the queue
+/// full are rejected (HTTP 503).
+///
+/// Jobs are caller-chosen `UInt32` ids. Service completion is a kernel event of
+/// `serviceDoneKind` with payload = job id; pass it to ``serviceDone(_:kernel:)``.
+public struct OriginPool {
+    public let workers: Int
+    public let queueMax: Int
+    public let serviceDoneKind: EventKind
+    private let serviceSampler: Sampler
+    private let rng: RandomStream
+
+    public private(set) var busy: Int = 0
+    private var queueJobs: [UInt32]
+    private var queueArrivalTicks: [Int64]
+    private var queueHead: Int = 0
+    public private(set) var queueLength: Int = 0
+
+    /// Jobs submitted / started / completed / rejected (503) since creation.
+    public private(set) var arrivals: UInt64 = 0
+    public private(set) var started: UInt64 = 0
+    public private(set) var completedJobs: UInt64 = 0
+    public private(set) var rejected: UInt64 = 0
+    /// Jobs that had to wait, and their total wait in seconds.
+    public private(set) var waitedJobs: UInt64 = 0
+    public private(set) var totalWaitSeconds: Double = 0
+    public private(set) var queueLengthMax: Int = 0
+
+    /// The job started by the last ``serviceDone(_:kernel:)`` (from the queue), or nil, and its wait.
+    public private(set) var lastStartedFromQueue: UInt32? = nil
+    public private(set) var lastStartedWaitTicks: Int64 = 0
+
+    /// - Parameters:
+    ///   - serviceSampler: service time in seconds (draws are clamped to [0, 1e6 s]).
+    ///   - rng: the origin's stream, keyed by the owner as (seed, origin, "origin.service").
+    public init(workers: Int, queueMax: Int, serviceSampler: Sampler, rng: RandomStream, serviceDoneKind: EventKind) {
+        precondition(workers >= 1 && queueMax >= 0)
+        self.workers = workers
+        self.queueMax = queueMax
+        self.serviceSampler = serviceSampler
+        self.rng = rng
+        self.serviceDoneKind = serviceDoneKind
+        queueJobs = [UInt32](repeating: 0, count: max(queueMax, 1))
+        queueArrivalTicks = [Int64](repeating: 0, count: max(queueMax, 1))
+    }
+
+    /// Offer `job` to the origin now.
+    /// - Complexity: O(log p) (one kernel schedule when a worker is free), else O(1).
+    public mutating func submit(job: UInt32, kernel: inout Kernel) throws(KernelError) -> OriginAdmission {
+        arrivals += 1
+        if busy < workers {
+            try startService(job, kernel: &kernel)
+            return .started
+        }
+        if queueLength < queueMax {
+            let i = (queueHead + queueLength) % queueJobs.count
+            queueJobs[i] = job
+            queueArrivalTicks[i] = kernel.now.ticks
+            queueLength += 1
+            queueLengthMax = max(queueLengthMax, queueLength)
+            return .queued
+        }
+        rejected += 1
+        return .rejected
+    }
+
+    /// Handle a service-done event: frees the worker, starts the next queued job (see
+    /// ``lastStartedFromQueue``) and returns the finished job id.
+    public mutating func serviceDone(_ event: Event, kernel: inout Kernel) throws(KernelError) -> UInt32 {
+        busy -= 1
+        completedJobs += 1
+        lastStartedFromQueue = nil
+        if queueLength > 0 {
+            let job = queueJobs[queueHead]
+            let wait = kernel.now.ticks - queueArrivalTicks[queueHead]
+            queueHead = (queueHead + 1) % queueJobs.count
+            queueLength -= 1
+            waitedJobs += 1
+            totalWaitSeconds += Double(wait) / 1e6
+            lastStartedFromQueue = job
+            lastStartedWaitTicks = wait
+            try startService(job, kernel: &kernel)
+        }
+        return UInt32(truncatingIfNeeded: event.payload)
+    }
+
+    private mutating func startService(_ job: UInt32, kernel: inout Kernel) throws(KernelError) {
+        busy += 1
+        started += 1
+        let ticks = sampledTicks(serviceSampler.sample(rng))
+        try kernel.schedule(after: SimDuration(ticks: ticks), kind: serviceDoneKind, target: 0, payload: UInt64(job))
+    }
+}

@@ -1,0 +1,179 @@
+import SimKernel
+
+/// Bottleneck links shared by the flows active on them, modelled as egalitarian processor
+/// sharing (PS): with `n` active flows each receives `C/n` bits per second.
+///
+/// Implementation (virtual time / attained service): every link keeps `V`, the service in bits
+/// that any flow continuously active on it has received since the link last went busy.
+/// `dV/dt = C/n(t)`. A flow of `b` bits starting when the link is at `V₀` finishes when
+/// `V = V₀ + b`, its *finish tag*; flows finish in tag order, so each link keeps a binary min-heap
+/// of tags and one pending completion event (cancelled and rescheduled when `n` changes).
+/// Start, removal and completion are O(log n); nothing is allocated per flow once the heaps and
+/// the flow index have grown to their working size.
+///
+/// Flow ids are caller-chosen `UInt32`s (InfraWorld uses request ids); a flow id is on at most
+/// one link at a time.
+public struct SharedLinks {
+    /// Kind of the per-link completion event (target = link id, payload 0).
+    public let completionKind: EventKind
+    public let linkCount: Int
+
+    private var capacityBitsPerSecond: [Double]
+    private var virtualBits: [Double]
+    private var lastUpdateTicks: [Int64]
+    private var heapTags: [[Double]]
+    private var heapFlows: [[UInt32]]
+    private var pending: [EventHandle?]
+    private var flowHeapPosition: [Int32] = []
+    private var flowLink: [UInt32] = []
+
+    /// Flows finished by the last ``handleCompletion(link:kernel:)`` call (valid until the next).
+    public private(set) var completed: [UInt32] = []
+
+    /// - Parameter capacitiesBitsPerSecond: capacity of each link (> 0).
+    public init(capacitiesBitsPerSecond: [Double], completionKind: EventKind) {
+        precondition(capacitiesBitsPerSecond.allSatisfy { $0 > 0 && $0.isFinite })
+        linkCount = capacitiesBitsPerSecond.count
+        capacityBitsPerSecond = capacitiesBitsPerSecond
+        virtualBits = [Double](repeating: 0, count: linkCount)
+        lastUpdateTicks = [Int64](repeating: 0, count: linkCount)
+        heapTags = [[Double]](repeating: [], count: linkCount)
+        heapFlows = [[UInt32]](repeating: [], count: linkCount)
+        pending = [EventHandle?](repeating: nil, count: linkCount)
+        self.completionKind = completionKind
+        completed.reserveCapacity(64)
+    }
+
+    /// Number of flows active on `link`.
+    public func activeFlows(link: UInt32) -> Int { heapTags[Int(link)].count }
+
+    /// Capacity of `link` in bits per second.
+    public func capacity(link: UInt32) -> Double { capacityBitsPerSecond[Int(link)] }
+
+    /// Start flow `flow` of `bits` bits on `link` now.
+    /// - Complexity: O(log n).
+    public mutating func start(flow: UInt32, link: UInt32, bits: Double, kernel: inout Kernel) throws(KernelError) {
+        let l = Int(link)
+        advance(l, nowTicks: kernel.now.ticks)
+        let f = Int(flow)
+        if f >= flowHeapPosition.count {
+            let n = max(f + 1, flowHeapPosition.count * 2)
+            flowHeapPosition.append(contentsOf: repeatElement(-1, count: n - flowHeapPosition.count))
+            flowLink.append(contentsOf: repeatElement(0, count: n - flowLink.count))
+        }
+        precondition(flowHeapPosition[f] < 0, "flow \(flow) already active")
+        flowLink[f] = link
+        heapTags[l].append(virtualBits[l] + max(bits, 0))
+        heapFlows[l].append(flow)
+        flowHeapPosition[f] = Int32(heapTags[l].count - 1)
+        siftUp(l, heapTags[l].count - 1)
+        try reschedule(l, kernel: &kernel)
+    }
+
+    /// Whether `flow` is currently on a link.
+    public func isActive(flow: UInt32) -> Bool {
+        Int(flow) < flowHeapPosition.count && flowHeapPosition[Int(flow)] >= 0
+    }
+
+    /// Remove an active flow before it finishes (timeout, abort). No-op if it is not active.
+    /// - Complexity: O(log n).
+    public mutating func remove(flow: UInt32, kernel: inout Kernel) throws(KernelError) {
+        guard isActive(flow: flow) else { return }
+        let l = Int(flowLink[Int(flow)])
+        advance(l, nowTicks: kernel.now.ticks)
+        removeAt(l, Int(flowHeapPosition[Int(flow)]))
+        try reschedule(l, kernel: &kernel)
+    }
+
+    /// Handle the completion event of `link`: finished flows are left in ``completed``.
+    /// - Complexity: O(k log n) for k finished flows.
+    public mutating func handleCompletion(link: UInt32, kernel: inout Kernel) throws(KernelError) {
+        let l = Int(link)
+        pending[l] = nil
+        completed.removeAll(keepingCapacity: true)
+        advance(l, nowTicks: kernel.now.ticks)
+        // The event time is rounded up to the next tick, so V has reached the tag up to
+        // floating-point error; the tolerance is relative to V's magnitude.
+        let tolerance = max(1e-6, virtualBits[l] * 1e-12)
+        while let top = heapTags[l].first, top <= virtualBits[l] + tolerance {
+            let flow = heapFlows[l][0]
+            removeAt(l, 0)
+            completed.append(flow)
+        }
+        try reschedule(l, kernel: &kernel)
+    }
+
+    @inline(__always)
+    private mutating func advance(_ l: Int, nowTicks: Int64) {
+        let n = heapTags[l].count
+        if n == 0 {
+            virtualBits[l] = 0 // idle: restart V near zero to keep precision
+        } else {
+            let dt = Double(nowTicks - lastUpdateTicks[l]) / 1e6
+            virtualBits[l] += capacityBitsPerSecond[l] * dt / Double(n)
+        }
+        lastUpdateTicks[l] = nowTicks
+    }
+
+    private mutating func reschedule(_ l: Int, kernel: inout Kernel) throws(KernelError) {
+        if let h = pending[l] {
+            kernel.cancel(h)
+            pending[l] = nil
+        }
+        guard let top = heapTags[l].first else { return }
+        let n = Double(heapTags[l].count)
+        let seconds = max(0, top - virtualBits[l]) * n / capacityBitsPerSecond[l]
+        let ticks = Int64((min(seconds, 1e9) * 1e6).rounded(.up))
+        pending[l] = try kernel.scheduleCancellable(at: SimTime(ticks: kernel.now.ticks + ticks),
+                                                    kind: completionKind, target: UInt32(l), payload: 0)
+    }
+
+    private mutating func removeAt(_ l: Int, _ i: Int) {
+        let last = heapTags[l].count - 1
+        let removed = heapFlows[l][i]
+        flowHeapPosition[Int(removed)] = -1
+        if i != last {
+            heapTags[l][i] = heapTags[l][last]
+            heapFlows[l][i] = heapFlows[l][last]
+            flowHeapPosition[Int(heapFlows[l][i])] = Int32(i)
+        }
+        heapTags[l].removeLast()
+        heapFlows[l].removeLast()
+        if i < heapTags[l].count {
+            siftDown(l, i)
+            siftUp(l, i)
+        }
+    }
+
+    private mutating func siftUp(_ l: Int, _ start: Int) {
+        var i = start
+        while i > 0 {
+            let p = (i - 1) / 2
+            if heapTags[l][p] <= heapTags[l][i] { break }
+            swapAt(l, i, p)
+            i = p
+        }
+    }
+
+    private mutating func siftDown(_ l: Int, _ start: Int) {
+        var i = start
+        let n = heapTags[l].count
+        while true {
+            let a = 2 * i + 1, b = a + 1
+            var m = i
+            if a < n && heapTags[l][a] < heapTags[l][m] { m = a }
+            if b < n && heapTags[l][b] < heapTags[l][m] { m = b }
+            if m == i { return }
+            swapAt(l, i, m)
+            i = m
+        }
+    }
+
+    @inline(__always)
+    private mutating func swapAt(_ l: Int, _ i: Int, _ j: Int) {
+        heapTags[l].swapAt(i, j)
+        heapFlows[l].swapAt(i, j)
+        flowHeapPosition[Int(heapFlows[l][i])] = Int32(i)
+        flowHeapPosition[Int(heapFlows[l][j])] = Int32(j)
+    }
+}

@@ -1,0 +1,219 @@
+/// Which of the four payload shapes a request came from.
+public enum PayloadFormat: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// `cdn_preload` with an `assets` array (manifest by value).
+    case inlineManifest
+    /// `cdn_preload` with a `manifest_url`: a small JSON manifest is fetched first.
+    case manifestReference
+    /// Silent push: `pre_stage_url`, `pre_stage_id`, `version` (with `aps.content-available`).
+    case silentPush
+    /// Rich push: `au` (attachment URL) and `at` (attachment type).
+    case richPush
+
+    /// The token used in the canonical signing form.
+    public var canonicalToken: String {
+        switch self {
+        case .inlineManifest: return "inline"
+        case .manifestReference: return "ref"
+        case .silentPush: return "silent"
+        case .richPush: return "rich"
+        }
+    }
+
+    public var description: String { canonicalToken }
+}
+
+/// Asset priority from the manifest. Only `critical` assets are pre-staged.
+public enum AssetPriority: UInt8, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    case critical
+    case high
+    case normal
+    case low
+
+    public init?(payloadToken: String) {
+        switch payloadToken {
+        case "critical": self = .critical
+        case "high": self = .high
+        case "normal": self = .normal
+        case "low": self = .low
+        default: return nil
+        }
+    }
+
+    public static func < (lhs: AssetPriority, rhs: AssetPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .critical: return "critical"
+        case .high: return "high"
+        case .normal: return "normal"
+        case .low: return "low"
+        }
+    }
+}
+
+/// The declared type of an asset: which media kinds its bytes may be. The actual kind is decided
+/// by MIME type AND magic bytes at download time, never by a file extension.
+public enum AssetType: Sendable, Equatable, CustomStringConvertible {
+    /// `image`: JPEG, PNG, GIF, WebP or HEIC.
+    case image
+    /// `video`: MP4.
+    case video
+    /// `audio`: MP3 or M4A.
+    case audio
+    /// `hls`: an M3U8 playlist.
+    case playlist
+    /// `json`: a JSON document.
+    case data
+    /// A specific kind (`jpg`, `png`, `gif`, `mp4`, ... as in a rich push's `at`).
+    case exact(MediaKind)
+
+    /// Tokens accepted in a payload's `type` / `at` field.
+    public static let payloadTokens = "image, video, audio, hls, json, jpg, jpeg, png, gif, webp, heic, mp4, mp3, m4a, m3u8"
+
+    public init?(payloadToken: String) {
+        switch payloadToken {
+        case "image": self = .image
+        case "video": self = .video
+        case "audio": self = .audio
+        case "hls": self = .playlist
+        case "json": self = .data
+        case "jpg", "jpeg": self = .exact(.jpeg)
+        case "png": self = .exact(.png)
+        case "gif": self = .exact(.gif)
+        case "webp": self = .exact(.webp)
+        case "heic": self = .exact(.heic)
+        case "mp4": self = .exact(.mp4)
+        case "mp3": self = .exact(.mp3)
+        case "m4a": self = .exact(.m4a)
+        case "m3u8": self = .exact(.m3u8)
+        default: return nil
+        }
+    }
+
+    /// Whether content of `kind` is acceptable for this declared type.
+    public func accepts(_ kind: MediaKind) -> Bool {
+        switch self {
+        case .image: return kind == .jpeg || kind == .png || kind == .gif || kind == .webp || kind == .heic
+        case .video: return kind == .mp4
+        case .audio: return kind == .mp3 || kind == .m4a
+        case .playlist: return kind == .m3u8
+        case .data: return kind == .json
+        case .exact(let k): return kind == k
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .image: return "image"
+        case .video: return "video"
+        case .audio: return "audio"
+        case .playlist: return "hls"
+        case .data: return "json"
+        case .exact(let k): return k.rawValue
+        }
+    }
+}
+
+/// iOS notification attachment category of a media kind (UNNotificationAttachment accepts JPEG,
+/// PNG, GIF images; MP3/M4A audio; MP4 video). Nil when the kind cannot be attached.
+public enum AttachmentCategory: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case image
+    case audio
+    case video
+
+    public init?(kind: MediaKind) {
+        if kind == .jpeg || kind == .png || kind == .gif {
+            self = .image
+        } else if kind == .mp3 || kind == .m4a {
+            self = .audio
+        } else if kind == .mp4 {
+            self = .video
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .image: return "image"
+        case .audio: return "audio"
+        case .video: return "video"
+        }
+    }
+}
+
+/// An alternative URL for an asset, chosen when the device is on `network`.
+public struct AssetVariant: Sendable, Equatable {
+    public let network: NetworkClass
+    public let url: AssetURL
+    public let key: StoreKey
+    public let declaredBytes: Int64?
+}
+
+/// One asset of a request, validated: allowlisted https URL, its store key, declared type,
+/// priority and size.
+public struct AssetSpec: Sendable, Equatable {
+    public let url: AssetURL
+    /// `StoreKey(cacheKey: url.cacheKey)`.
+    public let key: StoreKey
+    public let type: AssetType
+    public let priority: AssetPriority
+    /// `bytes` from the manifest; nil when the format does not declare sizes (silent, rich).
+    public let declaredBytes: Int64?
+    /// Per-network-class alternatives, sorted by network class, at most one per class.
+    public let variants: [AssetVariant]
+
+    /// The URL, key and declared size to use on `network`: the variant for exactly that class if
+    /// the manifest offers one, else the asset's own URL.
+    public func resolved(for network: NetworkClass) -> (url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+        for v in variants where v.network == network { return (v.url, v.key, v.declaredBytes) }
+        return (url, key, declaredBytes)
+    }
+}
+
+/// Outcome of signature checking at parse time.
+public enum SignatureStatus: UInt8, Sendable, CustomStringConvertible {
+    /// A `v1=` HMAC-SHA256 signature matched the canonical form under the app's key.
+    case verified
+    /// No signature, and the options did not require one.
+    case unsigned
+    /// Verification was switched off (`SignatureRequirement.none`).
+    case notChecked
+
+    public var description: String {
+        switch self {
+        case .verified: return "verified"
+        case .unsigned: return "unsigned"
+        case .notChecked: return "not checked"
+        }
+    }
+}
+
+/// A parsed, validated and (if required) verified pre-stage request: the one model all four
+/// payload formats map to. Built only by `PayloadParser`, so holding one proves validation.
+/// Parse once per campaign and share: it is an immutable value.
+public struct PreStageRequest: Sendable, Equatable {
+    public let format: PayloadFormat
+    /// `manifest_id` / `pre_stage_id`; empty for a rich push. Restricted to `[A-Za-z0-9._:-]`,
+    /// used for logs and `manifestTag` only, never for file names.
+    public let manifestID: String
+    /// First 8 bytes (big-endian) of SHA-256 over `format token + "\n" + manifestID` (rich push:
+    /// over the attachment URL's cache key), used to tag store entries for purge by campaign.
+    public let manifestTag: UInt64
+    /// Lifetime bound for stored assets, seconds (manifest `ttl`, else the options' default).
+    public let ttlSeconds: Int64
+    /// The assets in payload order (empty for a manifest reference until its manifest is fetched).
+    public let assets: [AssetSpec]
+    /// The manifest to fetch first (`manifestReference` only).
+    public let manifestURL: AssetURL?
+    /// `version` of a silent push, if given.
+    public let version: String?
+    /// `aps.alert` present (a visible notification).
+    public let hasAlert: Bool
+    /// `aps.mutable-content` is 1.
+    public let mutableContent: Bool
+    /// `aps.content-available` is 1.
+    public let contentAvailable: Bool
+    /// How the signature was checked.
+    public let signature: SignatureStatus
+}

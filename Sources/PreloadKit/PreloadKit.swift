@@ -1,0 +1,56 @@
+/// # PreloadKit
+///
+/// The client side of push-notification asset pre-staging, written sans-I/O: no network, no
+/// files, no clock, no randomness, no dependencies. The same code runs inside an iOS Notification
+/// Service Extension or an Android FCM handler (driven by `PreloadKitFoundation`'s URLSession
+/// driver) and inside the Prestage simulator (driven in virtual time for millions of devices).
+///
+/// ## Parse once
+/// `PayloadParser.parse(json:options:)` (or `parse(_:options:)` over a `PayloadValue`, built from
+/// `userInfo` with `PayloadValue(any:)`) turns any of the four payload formats (inline
+/// `cdn_preload` manifest, manifest by reference, silent `pre_stage_url` push, rich `au`/`at`
+/// push) into one validated `PreStageRequest`: https URLs on the CDN allowlist only, store keys
+/// derived from URLs (never from payload ids), declared sizes capped, HMAC-SHA256 signature over a
+/// documented canonical form verified. It is a pure function: the simulator parses a campaign's
+/// payload once and shares the value among all devices.
+///
+/// ## Drive a session per push
+/// ```swift
+/// var session = try PreloadSession(policy: policy, store: deviceStore)
+/// try session.handle(.pushReceived(request, context), now: clock.now)
+/// drain()                                    // while let a = session.pollAction() { perform(a) }
+/// // whenever something happens:
+/// try session.handle(.fetchCompleted(id, completion), now: clock.now); drain()
+/// // after every handle+drain: arm ONE timer at session.nextDeadline() (nil = none);
+/// // when it fires: try session.handle(.timerFired, now: clock.now); drain()
+/// // iOS serviceExtensionTimeWillExpire: try session.handle(.expiryWarning, now:); drain()
+/// // when session.isFinished: keep session.store as the device's store
+/// // (a simulator reuses one value: session.reset(store: nextDevicesStore)).
+/// ```
+/// Rules: `now` never decreases; drain every action before the next `handle`; every
+/// `.startFetch` is answered by the driver with `.fetchCompleted` or `.fetchFailed` (optionally
+/// preceded by `.fetchHeaders` / `.fetchProgress`) unless the session cancels it first; reports
+/// arriving after a `.cancelFetch` are ignored. Performing actions: `.startFetch` (stream assets
+/// to a temp file through `bufferBytes`, buffer manifests in memory, stop at `byteLimit`, time out
+/// after `timeoutMicroseconds`), `.cancelFetch` (stop and delete the partial file),
+/// `.storeAsset` (move the temp file to `entry.key.fileName`), `.evict` (delete the file),
+/// `.deliver` (call the content handler exactly this once, with the attachment if any),
+/// `.tapAnswer` / `.paintReady` (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.log`.
+///
+/// ## What it guarantees
+/// Delivery exactly once and never later than the handler kind's hard deadline (fail open);
+/// per-request timeout `min(policy timeout, time left)`; only `critical` assets (knob
+/// `eligiblePriority`), most urgent first, at most `criticalAssetsMax`, gated by network class, Low Data Mode, Save-Data, metered byte cap and
+/// storage; a concurrency limit that fits the memory budget; HTTP caching honoured (fresh used,
+/// stale-while-revalidate used and revalidated in the background, otherwise refetched); two-layer
+/// size caps; media accepted only when MIME type and magic bytes agree with the declared type; a
+/// byte-capacity LRU store with TTL and purge by campaign (`PreloadStore`).
+///
+/// Where this module and InfraModel are both imported, qualify the names they share:
+/// `PreloadKit.NetworkClass`, `PreloadKit.FetchRequest` (no type is named `PreloadKit`, so the
+/// module name always qualifies).
+public enum PreloadKitInfo {
+    /// Version tag of the canonical signing form: signatures are `v1=<hex>` and the canonical
+    /// form's first line is `v1`.
+    public static let signatureVersion = "v1"
+}

@@ -1,0 +1,779 @@
+/// The sans-I/O pre-stage state machine for one push. Every transition lives in this file, in the
+/// single `switch (phase, input)` of `handle(_:now:)`.
+///
+/// Call order (see the module overview in `PreloadKit.swift`):
+/// 1. `var session = try PreloadSession(policy: policy, store: deviceStore)`
+/// 2. `try session.handle(.pushReceived(request, context), now: t)`
+/// 3. after EVERY `handle`, drain: `while let action = session.pollAction() { perform(action) }`
+///    (a `handle` with undrained actions throws `.actionsNotDrained`),
+/// 4. then (re)arm one timer for `session.nextDeadline()` (nil: none) and feed `.timerFired` when
+///    it is reached; feed fetch events, `.expiryWarning` and `.userTapped` as they happen, with a
+///    non-decreasing `now`,
+/// 5. stop feeding timers once `isFinished`; keep `session.store` as the device's store.
+///
+/// Guarantees: the notification is delivered exactly once (`.deliver`), at the latest at the
+/// hard deadline of the handler kind (if the driver fires the timer on time) or on the OS expiry
+/// warning, whatever the network does; a failed or refused asset never prevents the others or the
+/// delivery; the store never exceeds its capacity; only critical, ungated assets are fetched.
+/// A thrown `SessionError` leaves the session unchanged.
+public struct PreloadSession: Sendable {
+    /// Where the session is.
+    public enum Phase: UInt8, Sendable, CustomStringConvertible {
+        /// Waiting for `pushReceived`.
+        case idle
+        /// Fetching a referenced manifest (delivery waits for it).
+        case fetchingManifest
+        /// Fetching assets; delivered once the blocking ones settle.
+        case fetchingAssets
+        /// Delivered; only background revalidations still run.
+        case backgroundOnly
+        /// Done: delivered, nothing running. Only taps and late fetch reports are accepted.
+        case finished
+
+        public var description: String {
+            switch self {
+            case .idle: return "idle"
+            case .fetchingManifest: return "fetchingManifest"
+            case .fetchingAssets: return "fetchingAssets"
+            case .backgroundOnly: return "backgroundOnly"
+            case .finished: return "finished"
+            }
+        }
+    }
+
+    enum SlotState: Equatable {
+        /// No fetch (fresh in the store, stale and gated, or skipped).
+        case idle
+        case queued
+        case inFlight(FetchID)
+        case done
+    }
+
+    /// One selected critical asset.
+    struct Slot {
+        let assetIndex: Int
+        let url: AssetURL
+        let key: StoreKey
+        let type: AssetType
+        let byteLimit: Int64
+        /// Delivery waits for this slot's fetch (false for a background revalidation).
+        let blocking: Bool
+        var state: SlotState
+    }
+
+    enum FetchState: Equatable {
+        case inFlight
+        /// Completed, refused at completion, or failed: further reports are errors.
+        case finished
+        /// Cancelled by the session: further reports are a benign race and ignored.
+        case cancelled
+    }
+
+    struct FetchRecord {
+        let id: FetchID
+        /// Index into `slots`, or -1 for the manifest fetch.
+        let slot: Int
+        let byteLimit: Int64
+        let timeoutAt: Instant
+        var state: FetchState
+        var bytesReceived: Int64
+    }
+
+    public let policy: PreloadPolicy
+    /// The device's preload store; take it back when the session is finished.
+    public private(set) var store: PreloadStore
+    public private(set) var phase: Phase = .idle
+    /// The request being served (after a referenced manifest arrives: the fetched manifest).
+    public private(set) var request: PreStageRequest?
+    public private(set) var context: DeviceContext?
+    /// When the push was received.
+    public private(set) var wokeAt: Instant = .zero
+    /// Wake-up plus the handler kind's deadline.
+    public private(set) var hardDeadline: Instant = .distantFuture
+    /// The delivery, once made.
+    public private(set) var delivery: Delivery?
+
+    var lastNow: Instant = Instant(microseconds: .min)
+    var slots: [Slot] = []
+    var fetches: [FetchRecord] = []
+    var actions: [Action] = []
+    var actionHead = 0
+    var inFlightCount = 0
+    var meteredRemainingBytes: Int64 = .max
+    var diskLimitBytes: Int64 = 0
+    var startedBlockingFetch = false
+    var assetsKnown = false
+    var tapped = false
+
+    /// A session over `store` (the device's store; one session at a time per store).
+    /// - Throws: `PolicyError` if a knob is out of range.
+    public init(policy: PreloadPolicy, store: PreloadStore) throws(PolicyError) {
+        try policy.validate()
+        self.policy = policy
+        self.store = store
+    }
+
+    /// Starts over for another push with the same (already validated) policy, keeping the
+    /// buffers' capacity: a simulator can drive millions of pushes through one session value
+    /// without allocating per push. Pending actions are discarded.
+    ///
+    /// To avoid a copy-on-write of the store's entries, hand over the device's store rather than
+    /// sharing it: `let s = stores[i]; stores[i] = PreloadStore(); session.reset(store: s)`, and
+    /// put `session.store` back when the session is finished.
+    public mutating func reset(store: PreloadStore) {
+        self.store = store
+        phase = .idle
+        request = nil
+        context = nil
+        wokeAt = .zero
+        hardDeadline = .distantFuture
+        delivery = nil
+        lastNow = Instant(microseconds: .min)
+        slots.removeAll(keepingCapacity: true)
+        fetches.removeAll(keepingCapacity: true)
+        actions.removeAll(keepingCapacity: true)
+        actionHead = 0
+        inFlightCount = 0
+        meteredRemainingBytes = .max
+        diskLimitBytes = 0
+        startedBlockingFetch = false
+        assetsKnown = false
+        tapped = false
+    }
+
+    /// True once delivered and nothing is running.
+    public var isFinished: Bool { phase == .finished }
+
+    /// True once `.deliver` has been emitted.
+    public var isDelivered: Bool { delivery != nil }
+
+    /// The next action to perform, in order; nil when drained.
+    public mutating func pollAction() -> Action? {
+        guard actionHead < actions.count else { return nil }
+        let action = actions[actionHead]
+        actionHead += 1
+        if actionHead == actions.count {
+            actions.removeAll(keepingCapacity: true)
+            actionHead = 0
+        }
+        return action
+    }
+
+    /// The instant at which the driver must feed `.timerFired`: the earliest of the hard deadline
+    /// and the running fetches' timeouts; nil when finished (or before the push).
+    /// - Complexity: O(fetches started), at most a few.
+    public func nextDeadline() -> Instant? {
+        switch phase {
+        case .idle, .finished:
+            return nil
+        case .fetchingManifest, .fetchingAssets, .backgroundOnly:
+            var earliest = hardDeadline
+            for f in fetches where f.state == .inFlight && f.timeoutAt < earliest { earliest = f.timeoutAt }
+            return earliest
+        }
+    }
+
+    /// Feeds one input at `now` (non-decreasing across calls). Drain `pollAction()` before the
+    /// next call.
+    /// - Throws: `SessionError` for protocol violations; the session is then unchanged.
+    public mutating func handle(_ input: Input, now: Instant) throws(SessionError) {
+        if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
+        let pending = actions.count - actionHead
+        if pending > 0 { throw .actionsNotDrained(pending: pending) }
+        try transition(input, now: now)
+        checkInvariants()
+    }
+
+    /// The single exhaustive `switch (phase, input)`.
+    mutating func transition(_ input: Input, now: Instant) throws(SessionError) {
+        switch (phase, input) {
+        // Before the push: only the push itself.
+        case (.idle, .pushReceived(let request, let context)):
+            try validate(context)
+            lastNow = now
+            begin(request, context, now: now)
+        case (.idle, .fetchHeaders(let id, _)), (.idle, .fetchProgress(let id, _)),
+             (.idle, .fetchCompleted(let id, _)), (.idle, .fetchFailed(let id, _)):
+            throw .unknownFetch(id, input.kind)
+        case (.idle, .timerFired), (.idle, .expiryWarning), (.idle, .userTapped):
+            throw .noPushYet(input.kind)
+
+        // One push per session.
+        case (.fetchingManifest, .pushReceived), (.fetchingAssets, .pushReceived),
+             (.backgroundOnly, .pushReceived), (.finished, .pushReceived):
+            throw .pushAlreadyReceived
+
+        // Fetch reports while active: validate first (errors leave state unchanged), then let time
+        // advance (deadline, timeouts), then apply unless the fetch was cancelled meanwhile.
+        case (.fetchingManifest, .fetchHeaders(let id, let headers)), (.fetchingAssets, .fetchHeaders(let id, let headers)),
+             (.backgroundOnly, .fetchHeaders(let id, let headers)):
+            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            lastNow = now
+            advanceClock(now)
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            onHeaders(index, headers, now: now)
+        case (.fetchingManifest, .fetchProgress(let id, let received)), (.fetchingAssets, .fetchProgress(let id, let received)),
+             (.backgroundOnly, .fetchProgress(let id, let received)):
+            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            try validateProgress(index, received)
+            lastNow = now
+            advanceClock(now)
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            onProgress(index, received, now: now)
+        case (.fetchingManifest, .fetchCompleted(let id, let completion)), (.fetchingAssets, .fetchCompleted(let id, let completion)),
+             (.backgroundOnly, .fetchCompleted(let id, let completion)):
+            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            try validateCompletion(index, completion)
+            lastNow = now
+            advanceClock(now)
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            onCompleted(index, completion, now: now)
+        case (.fetchingManifest, .fetchFailed(let id, let failure)), (.fetchingAssets, .fetchFailed(let id, let failure)),
+             (.backgroundOnly, .fetchFailed(let id, let failure)):
+            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            lastNow = now
+            advanceClock(now)
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            onFailed(index, failure, now: now)
+
+        // Time passes: deadline and per-request timeouts.
+        case (.fetchingManifest, .timerFired), (.fetchingAssets, .timerFired), (.backgroundOnly, .timerFired):
+            lastNow = now
+            advanceClock(now)
+
+        // The OS is about to kill the handler: deliver now, cancel everything.
+        case (.fetchingManifest, .expiryWarning), (.fetchingAssets, .expiryWarning), (.backgroundOnly, .expiryWarning):
+            lastNow = now
+            advanceClock(now)
+            if phase != .finished { terminate(cancel: .osExpiry, deliver: .osExpiry, now: now) }
+
+        // Taps are answered from the store in every phase after the push.
+        case (.fetchingManifest, .userTapped), (.fetchingAssets, .userTapped), (.backgroundOnly, .userTapped):
+            lastNow = now
+            advanceClock(now)
+            answerTap(now: now)
+        case (.finished, .userTapped):
+            lastNow = now
+            answerTap(now: now)
+
+        // After the end: reports for cancelled fetches are a benign race; anything else is a bug.
+        case (.finished, .fetchHeaders(let id, _)), (.finished, .fetchProgress(let id, _)),
+             (.finished, .fetchCompleted(let id, _)), (.finished, .fetchFailed(let id, _)):
+            guard try liveFetch(id, input.kind) == nil else {
+                // Unreachable: finishing ends every fetch. Refuse rather than trust it.
+                throw .fetchAlreadyFinished(id, input.kind)
+            }
+            ignoreLate(id, input.kind, now: now)
+        case (.finished, .timerFired), (.finished, .expiryWarning):
+            throw .sessionFinished(input.kind)
+        }
+    }
+
+    /// A report for a fetch the session cancelled: time still advances; the report is logged.
+    mutating func ignoreLate(_ id: FetchID, _ kind: InputKind, now: Instant) {
+        lastNow = now
+        advanceClock(now)
+        log(.lateInputIgnored(id, kind))
+    }
+
+    // MARK: - Validation (no mutation)
+
+    func validate(_ c: DeviceContext) throws(SessionError) {
+        if c.freeStorageBytes < 0 {
+            throw .invalidContext(field: "freeStorageBytes", value: "\(c.freeStorageBytes)", expected: ">= 0")
+        }
+        if !(c.receiptJitterUniform >= 0 && c.receiptJitterUniform < 1) {
+            throw .invalidContext(field: "receiptJitterUniform", value: "\(c.receiptJitterUniform)", expected: "a number in [0, 1)")
+        }
+    }
+
+    /// The record index of a fetch that is in flight; nil when the session cancelled it (the
+    /// caller logs and ignores the input). Throws for ids never issued or already finished.
+    func liveFetch(_ id: FetchID, _ kind: InputKind) throws(SessionError) -> Int? {
+        let index = Int(id.rawValue) - 1
+        guard index >= 0, index < fetches.count else { throw .unknownFetch(id, kind) }
+        switch fetches[index].state {
+        case .inFlight: return index
+        case .cancelled: return nil
+        case .finished: throw .fetchAlreadyFinished(id, kind)
+        }
+    }
+
+    func validateProgress(_ index: Int, _ received: Int64) throws(SessionError) {
+        let f = fetches[index]
+        if received < f.bytesReceived {
+            throw .invalidFetchReport(f.id, field: "bytesReceived", value: "\(received)", expected: ">= \(f.bytesReceived) (previous progress)")
+        }
+    }
+
+    func validateCompletion(_ index: Int, _ c: FetchCompletion) throws(SessionError) {
+        let f = fetches[index]
+        if c.bytesReceived < f.bytesReceived {
+            throw .invalidFetchReport(f.id, field: "bytesReceived", value: "\(c.bytesReceived)", expected: ">= \(f.bytesReceived) (previous progress)")
+        }
+        if let length = c.headers.contentLength, length < 0 {
+            throw .invalidFetchReport(f.id, field: "contentLength", value: "\(length)", expected: ">= 0")
+        }
+        switch (f.slot < 0, c.body) {
+        case (true, .bytes), (true, .parsedManifest), (false, .none): break
+        case (true, .none), (false, .bytes), (false, .parsedManifest): throw .bodyMismatch(f.id)
+        }
+    }
+
+    // MARK: - Push
+
+    mutating func begin(_ request: PreStageRequest, _ context: DeviceContext, now: Instant) {
+        self.request = request
+        self.context = context
+        wokeAt = now
+        hardDeadline = now.advanced(byMicroseconds: policy.deadlines[context.handlerKind])
+        meteredRemainingBytes = context.isMetered ? policy.meteredSessionBytesMax : .max
+        let (headroom, o1) = context.freeStorageBytes.subtractingReportingOverflow(policy.freeStorageFloorBytes)
+        let (limit, o2) = store.usedBytes.addingReportingOverflow(o1 ? .min : headroom)
+        diskLimitBytes = o1 || o2 ? 0 : max(0, limit)
+        while let expired = store.removeFirstExpired(at: now) { emit(.evict(expired.key)) }
+
+        if request.format == .manifestReference, let manifestURL = request.manifestURL {
+            phase = .fetchingManifest
+            log(.pushAccepted(format: request.format, selectedAssets: 0, deadline: hardDeadline))
+            switch gateManifest() {
+            case .skip(let reason):
+                log(.assetSkipped(assetIndex: -1, reason))
+                log(.manifestUnavailable)
+                phase = .fetchingAssets
+            case .fetch(let byteLimit):
+                if context.isMetered { meteredRemainingBytes -= byteLimit }
+                startFetch(url: manifestURL, purpose: .manifest, slot: -1, byteLimit: byteLimit, revalidation: false, now: now)
+            }
+        } else {
+            assetsKnown = true
+            phase = .fetchingAssets
+            selectAssets(now: now)
+            log(.pushAccepted(format: request.format, selectedAssets: slots.count, deadline: hardDeadline))
+            pump(now: now)
+        }
+        settle(now: now)
+    }
+
+    /// Chooses the eligible assets (priority at least `policy.eligiblePriority`, i.e. `critical`
+    /// by default), most urgent first and in payload order within a priority, at most
+    /// `criticalAssetsMax` (one for silent pushes); resolves variants, consults the store and
+    /// queues the fetches that pass the gates. Slot order is the fetch queue's priority order.
+    mutating func selectAssets(now: Instant) {
+        guard let request, let context else { return }
+        let silent = request.format == .silentPush || context.handlerKind.isSilent
+        let limit = silent && policy.oneAssetPerSilentPush ? 1 : policy.criticalAssetsMax
+        for (i, asset) in request.assets.enumerated() where asset.priority > policy.eligiblePriority {
+            log(.assetSkipped(assetIndex: i, .notCritical))
+        }
+        for priority in AssetPriority.allCases where priority <= policy.eligiblePriority {
+            for (i, asset) in request.assets.enumerated() where asset.priority == priority {
+                selectAsset(i, asset, limit: limit, now: now)
+            }
+        }
+    }
+
+    mutating func selectAsset(_ i: Int, _ asset: AssetSpec, limit: Int, now: Instant) {
+        guard let context else { return }
+        let resolved = asset.resolved(for: context.network)
+        for s in slots where s.key == resolved.key {
+            log(.assetSkipped(assetIndex: i, .duplicateOf(assetIndex: s.assetIndex)))
+            return
+        }
+        if slots.count >= limit {
+            log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
+            return
+        }
+        var blocking = false
+        var byteLimit: Int64 = 0
+        var state = SlotState.idle
+        switch store.freshness(of: resolved.key, at: now) {
+        case .fresh:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .fresh))
+        case .stale:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .stale))
+            if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
+                byteLimit = limitBytes
+                state = .queued
+            }
+        case .missing:
+            switch gateAsset(declaredBytes: resolved.declaredBytes) {
+            case .skip(let reason):
+                log(.assetSkipped(assetIndex: i, reason))
+            case .fetch(let limitBytes):
+                byteLimit = limitBytes
+                blocking = true
+                state = .queued
+            }
+        }
+        if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
+        slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+    }
+
+    /// A gate decision: fetch with this byte limit, or skip for this reason.
+    enum Gate {
+        case fetch(Int64)
+        case skip(SkipReason)
+    }
+
+    /// Gates shared by manifests and assets: network class, Low Data Mode, Save-Data, storage.
+    func gateCommon() -> SkipReason? {
+        guard let context else { return .offline }
+        if context.network == .offline { return .offline }
+        if context.network.forbidsPrefetch { return .slowNetwork(context.network) }
+        if context.isConstrained && !policy.prefetchInLowDataMode { return .lowDataMode }
+        if context.saveData && !policy.prefetchWithSaveData { return .saveData }
+        if context.freeStorageBytes <= policy.freeStorageFloorBytes {
+            return .lowStorage(freeBytes: context.freeStorageBytes, floorBytes: policy.freeStorageFloorBytes)
+        }
+        return nil
+    }
+
+    func gateManifest() -> Gate {
+        if let reason = gateCommon() { return .skip(reason) }
+        let limit = min(Int64(policy.manifestBytesMax), meteredRemainingBytes)
+        if limit <= 0 { return .skip(.meteredCapExceeded(bytes: Int64(policy.manifestBytesMax), remainingBytes: meteredRemainingBytes)) }
+        return .fetch(limit)
+    }
+
+    /// The byte limit for an asset of `declaredBytes` (nil: unknown), or why it must not be fetched.
+    /// Unknown sizes are fetched with the tightest applicable cap as the limit.
+    func gateAsset(declaredBytes: Int64?) -> Gate {
+        if let reason = gateCommon() { return .skip(reason) }
+        guard let context else { return .skip(.offline) }
+        let storageLimit = min(store.capacityBytes, diskLimitBytes)
+        if storageLimit <= 0 { return .skip(.storeTooSmall(limitBytes: storageLimit)) }
+        var limit = min(policy.assetBytesMax, storageLimit)
+        if let d = declaredBytes, d > limit { return .skip(.declaredTooLarge(bytes: d, maxBytes: limit)) }
+        if !context.network.allowsLargeAssets {
+            if let d = declaredBytes, d > policy.largeAssetThresholdBytes {
+                return .skip(.tooLargeForNetwork(bytes: d, network: context.network))
+            }
+            limit = min(limit, policy.largeAssetThresholdBytes)
+        }
+        if context.isMetered {
+            if let d = declaredBytes, d > meteredRemainingBytes {
+                return .skip(.meteredCapExceeded(bytes: d, remainingBytes: meteredRemainingBytes))
+            }
+            limit = min(limit, meteredRemainingBytes)
+        }
+        if let d = declaredBytes { limit = min(limit, d) }
+        // Only the metered budget can bring the limit to zero here (the others are positive).
+        if limit <= 0 { return .skip(.meteredCapExceeded(bytes: declaredBytes ?? 0, remainingBytes: max(0, meteredRemainingBytes))) }
+        return .fetch(limit)
+    }
+
+    // MARK: - Queue
+
+    /// Starts queued fetches (blocking ones first, each group in priority/payload order) while the
+    /// concurrency limit allows.
+    mutating func pump(now: Instant) {
+        let concurrency = policy.effectiveConcurrency
+        for pass in 0..<2 {
+            var i = 0
+            while i < slots.count && inFlightCount < concurrency {
+                if slots[i].state == .queued && slots[i].blocking == (pass == 0) {
+                    let remaining = hardDeadline.microseconds(since: now)
+                    if remaining < policy.fetchWindowMinMicroseconds {
+                        slots[i].state = .done
+                        refund(slots[i].byteLimit, received: 0)
+                        log(.assetSkipped(assetIndex: slots[i].assetIndex, .noTimeLeft(remainingMicroseconds: remaining)))
+                    } else {
+                        let id = startFetch(url: slots[i].url, purpose: .asset(slots[i].key), slot: i,
+                                            byteLimit: slots[i].byteLimit, revalidation: !slots[i].blocking, now: now)
+                        slots[i].state = .inFlight(id)
+                    }
+                }
+                i += 1
+            }
+        }
+    }
+
+    @discardableResult
+    mutating func startFetch(url: AssetURL, purpose: FetchPurpose, slot: Int, byteLimit: Int64, revalidation: Bool, now: Instant) -> FetchID {
+        let id = FetchID(rawValue: UInt32(fetches.count + 1))
+        let timeout = min(policy.requestTimeoutMicroseconds, hardDeadline.microseconds(since: now))
+        fetches.append(FetchRecord(id: id, slot: slot, byteLimit: byteLimit, timeoutAt: now.advanced(byMicroseconds: timeout), state: .inFlight, bytesReceived: 0))
+        inFlightCount += 1
+        if !revalidation { startedBlockingFetch = true }
+        emit(.startFetch(FetchRequest(id: id, url: url, purpose: purpose, byteLimit: byteLimit,
+                                      timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation)))
+        return id
+    }
+
+    mutating func refund(_ reserved: Int64, received: Int64) {
+        guard let context, context.isMetered else { return }
+        meteredRemainingBytes += max(0, reserved - max(0, received))
+    }
+
+    /// Ends fetch `index` (state `finished` or `cancelled`) and its slot; refunds unused metered
+    /// bytes.
+    mutating func endFetch(_ index: Int, as state: FetchState, received: Int64) {
+        fetches[index].state = state
+        inFlightCount -= 1
+        refund(fetches[index].byteLimit, received: received)
+        let slot = fetches[index].slot
+        if slot >= 0 { slots[slot].state = .done }
+    }
+
+    mutating func reject(_ index: Int, _ rejection: FetchRejection, received: Int64, completed: Bool, now: Instant) {
+        let id = fetches[index].id
+        endFetch(index, as: completed ? .finished : .cancelled, received: received)
+        log(.fetchRejected(id, rejection))
+        emit(.cancelFetch(id, .rejected(rejection)))
+        if fetches[index].slot < 0 { log(.manifestUnavailable); phase = .fetchingAssets }
+        pump(now: now)
+        settle(now: now)
+    }
+
+    // MARK: - Fetch events
+
+    func acceptedKind(contentType: String, type: AssetType?) -> Bool {
+        for kind in MediaKind.allCases where (type?.accepts(kind) ?? (kind == .json)) {
+            if MediaSniffer.mimeType(contentType, matches: kind) { return true }
+        }
+        return false
+    }
+
+    /// Status, length and type checks shared by headers and completion; nil when acceptable.
+    /// `checkType: false` leaves the MIME check to the caller (a completion checks MIME against
+    /// the sniffed kind, which is cheaper and stricter).
+    func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
+        let f = fetches[index]
+        if h.status != 200 { return .httpStatus(h.status) }
+        if let length = h.contentLength, length > f.byteLimit {
+            return .contentLengthOverLimit(contentLength: length, limitBytes: f.byteLimit)
+        }
+        guard let contentType = h.contentType else { return .contentTypeMissing }
+        if checkType && !acceptedKind(contentType: contentType, type: f.slot >= 0 ? slots[f.slot].type : nil) {
+            return .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+        }
+        return nil
+    }
+
+    mutating func onHeaders(_ index: Int, _ headers: FetchHeaders, now: Instant) {
+        if let rejection = headerRejection(index, headers, checkType: true) {
+            reject(index, rejection, received: fetches[index].bytesReceived, completed: false, now: now)
+        }
+    }
+
+    mutating func onProgress(_ index: Int, _ received: Int64, now: Instant) {
+        fetches[index].bytesReceived = received
+        if received > fetches[index].byteLimit {
+            reject(index, .bytesOverLimit(receivedBytes: received, limitBytes: fetches[index].byteLimit), received: received, completed: false, now: now)
+        }
+    }
+
+    mutating func onFailed(_ index: Int, _ failure: FetchFailure, now: Instant) {
+        let id = fetches[index].id
+        endFetch(index, as: .finished, received: fetches[index].bytesReceived)
+        log(.fetchFailed(id, failure))
+        if fetches[index].slot < 0 { log(.manifestUnavailable); phase = .fetchingAssets }
+        pump(now: now)
+        settle(now: now)
+    }
+
+    mutating func onCompleted(_ index: Int, _ c: FetchCompletion, now: Instant) {
+        let received = c.bytesReceived
+        fetches[index].bytesReceived = received
+        let slotIndex = fetches[index].slot
+        if let rejection = headerRejection(index, c.headers, checkType: slotIndex < 0) {
+            return reject(index, rejection, received: received, completed: true, now: now)
+        }
+        let limit = fetches[index].byteLimit
+        if received > limit {
+            return reject(index, .bytesOverLimit(receivedBytes: received, limitBytes: limit), received: received, completed: true, now: now)
+        }
+        if let length = c.headers.contentLength, length != received {
+            return reject(index, .lengthMismatch(receivedBytes: received, contentLength: length), received: received, completed: true, now: now)
+        }
+        if slotIndex < 0 {
+            return completeManifest(index, c, now: now)
+        }
+        let contentType = c.headers.contentType ?? ""
+        let slot = slots[slotIndex]
+        let sniffed = MediaSniffer.sniff(c.prefix)
+        guard let kind = sniffed, slot.type.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
+            // Name the first failing layer: MIME type, then magic bytes, then their disagreement.
+            let rejection: FetchRejection
+            if !acceptedKind(contentType: contentType, type: slot.type) {
+                rejection = .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+            } else if let kind = sniffed, slot.type.accepts(kind) {
+                rejection = .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: kind)
+            } else {
+                rejection = .magicBytesNotAllowed(sniffed)
+            }
+            return reject(index, rejection, received: received, completed: true, now: now)
+        }
+        guard let request,
+              let life = PreloadStore.lifetime(of: CacheControl.parse(c.headers.cacheControl ?? ""),
+                                               ttlSeconds: request.ttlSeconds, storedAt: now)
+        else {
+            return reject(index, .notStorable, received: received, completed: true, now: now)
+        }
+        let storeLimit = min(store.capacityBytes, diskLimitBytes)
+        if received > storeLimit {
+            return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
+        }
+        while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slot.key) {
+            emit(.evict(victim.key))
+        }
+        let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
+                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind)
+        guard store.insert(entry) else {
+            return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
+        }
+        let id = fetches[index].id
+        endFetch(index, as: .finished, received: received)
+        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
+        log(.assetStored(id, bytes: received))
+        if tapped && slot.blocking { emit(.paintReady(slot.key)) }
+        pump(now: now)
+        settle(now: now)
+    }
+
+    mutating func completeManifest(_ index: Int, _ c: FetchCompletion, now: Instant) {
+        guard let reference = request else { return }
+        let parsed: PreStageRequest
+        do throws(PayloadRejection) {
+            switch c.body {
+            case .bytes(let bytes):
+                var options = policy.manifestOptions
+                options.limits.documentBytesMax = policy.manifestBytesMax
+                parsed = try PayloadParser.parseReferencedManifest(json: bytes, for: reference, options: options)
+            case .parsedManifest(let manifest):
+                if manifest.format != .manifestReference || manifest.manifestID != reference.manifestID {
+                    throw PayloadRejection(path: "$.manifest_id", reason: .manifestMismatch(expected: reference.manifestID, found: manifest.manifestID))
+                }
+                parsed = manifest
+            case .none:
+                return
+            }
+        } catch {
+            return reject(index, .manifest(error), received: c.bytesReceived, completed: true, now: now)
+        }
+        endFetch(index, as: .finished, received: c.bytesReceived)
+        request = parsed
+        assetsKnown = true
+        phase = .fetchingAssets
+        selectAssets(now: now)
+        log(.pushAccepted(format: parsed.format, selectedAssets: slots.count, deadline: hardDeadline))
+        pump(now: now)
+        settle(now: now)
+    }
+
+    // MARK: - Time
+
+    /// Applies the hard deadline and per-request timeouts due at `now`.
+    mutating func advanceClock(_ now: Instant) {
+        if phase == .finished || phase == .idle { return }
+        if now >= hardDeadline {
+            terminate(cancel: .hardDeadline, deliver: .hardDeadline, now: now)
+            return
+        }
+        var timedOut = false
+        for i in fetches.indices where fetches[i].state == .inFlight && fetches[i].timeoutAt <= now {
+            let id = fetches[i].id
+            endFetch(i, as: .cancelled, received: fetches[i].bytesReceived)
+            emit(.cancelFetch(id, .timedOut))
+            if fetches[i].slot < 0 { log(.manifestUnavailable); phase = .fetchingAssets }
+            timedOut = true
+        }
+        if timedOut {
+            pump(now: now)
+            settle(now: now)
+        }
+    }
+
+    /// Cancels everything running or queued, delivers if not yet done, and finishes.
+    mutating func terminate(cancel reason: CancelReason, deliver deliveryReason: DeliveryReason, now: Instant) {
+        for i in fetches.indices where fetches[i].state == .inFlight {
+            let id = fetches[i].id
+            endFetch(i, as: .cancelled, received: fetches[i].bytesReceived)
+            emit(.cancelFetch(id, reason))
+        }
+        for i in slots.indices where slots[i].state == .queued { slots[i].state = .done }
+        if delivery == nil { deliver(deliveryReason, now: now) }
+        phase = .finished
+    }
+
+    /// Delivers once nothing blocking is pending, and finishes once nothing runs at all.
+    mutating func settle(now: Instant) {
+        if phase == .fetchingManifest { return }
+        if delivery == nil {
+            for s in slots where s.blocking && (s.state == .queued || isInFlight(s.state)) { return }
+            deliver(startedBlockingFetch ? .assetsSettled : .nothingToFetch, now: now)
+            phase = .backgroundOnly
+        }
+        for s in slots where s.state == .queued || isInFlight(s.state) { return }
+        phase = .finished
+    }
+
+    func isInFlight(_ state: SlotState) -> Bool {
+        if case .inFlight = state { return true }
+        return false
+    }
+
+    // MARK: - Outputs
+
+    mutating func deliver(_ reason: DeliveryReason, now: Instant) {
+        var ready = 0
+        for s in slots where store.freshness(of: s.key, at: now) != .missing { ready += 1 }
+        let d = Delivery(reason: reason, attachment: attachment(now: now), readyAssets: ready, selectedAssets: slots.count, at: now)
+        delivery = d
+        emit(.deliver(d))
+        if policy.receiptsEnabled, let request, let context {
+            let jitter = Int64(context.receiptJitterUniform * Double(policy.receiptJitterWindowMicroseconds))
+            emit(.scheduleReceipt(Receipt(manifestTag: request.manifestTag, sendAt: now.advanced(byMicroseconds: jitter),
+                                          reason: reason, readyAssets: ready, selectedAssets: slots.count)))
+        }
+    }
+
+    /// The first selected asset that is usable, of an attachable kind and within the iOS limit
+    /// for it; only for visible notifications.
+    func attachment(now: Instant) -> Attachment? {
+        guard policy.attachMedia, let context, !context.handlerKind.isSilent else { return nil }
+        for s in slots {
+            guard let i = store.index(of: s.key) else { continue }
+            let e = store.entries[i]
+            guard e.freshness(at: now) != .missing, let category = AttachmentCategory(kind: e.kind),
+                  e.bytes <= policy.attachmentLimits[category] else { continue }
+            return Attachment(key: e.key, kind: e.kind, category: category, bytes: e.bytes)
+        }
+        return nil
+    }
+
+    mutating func answerTap(now: Instant) {
+        var answers: [AssetReadiness] = []
+        answers.reserveCapacity(slots.count)
+        for s in slots {
+            let f = store.freshness(of: s.key, at: now)
+            if f != .missing { store.touch(s.key, at: now) }
+            answers.append(AssetReadiness(key: s.key, freshness: f))
+        }
+        tapped = true
+        emit(.tapAnswer(TapAnswer(assets: answers, assetsKnown: assetsKnown)))
+    }
+
+    mutating func emit(_ action: Action) { actions.append(action) }
+
+    /// Internal consistency (debug builds): the in-flight counter, slot/fetch agreement, delivery
+    /// before finishing, and nothing running once finished.
+    func checkInvariants() {
+        #if PRESTAGE_INVARIANTS
+        var running = 0
+        for f in fetches where f.state == .inFlight {
+            running += 1
+            if f.slot >= 0 { precondition(slots[f.slot].state == .inFlight(f.id), "slot and fetch disagree") }
+        }
+        precondition(running == inFlightCount, "inFlightCount out of sync")
+        precondition(running <= policy.effectiveConcurrency, "concurrency limit exceeded")
+        if phase == .finished || phase == .backgroundOnly { precondition(delivery != nil, "finished without delivery") }
+        if phase == .finished { precondition(running == 0, "finished with fetches running") }
+        #endif
+    }
+
+    mutating func log(_ event: LogEvent) { actions.append(.log(event)) }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+
+/// A file-system operation that failed, with the path and the system's reason.
+public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done ("create", "write", "fsync", "rename", ...).
+    public let operation: String
+    public let path: String
+    /// `strerror(errno)` or an explanation.
+    public let reason: String
+
+    public var description: String { "\(path): cannot \(operation): \(reason)" }
+
+    static func errno(_ operation: String, _ path: String) -> FileOutputError {
+        FileOutputError(operation: operation, path: path, reason: String(cString: strerror(Glibc.errno)))
+    }
+}
+
+/// Crash-safe file replacement: readers see the old content or the new content, never a mix.
+public enum AtomicWriter {
+    /// Writes `data` to a temporary file in `url`'s directory (`.NAME.tmp-PID-N`, created
+    /// exclusively), fsyncs it, renames it over `url` and fsyncs the directory. On any failure
+    /// the temporary file is removed and `url` is untouched.
+    /// - Throws: `FileOutputError` naming the failing operation and path.
+    /// - Complexity: O(data.count) plus two fsyncs.
+    public static func write(_ data: Data, to url: URL) throws(FileOutputError) {
+        let target = url.path
+        let directory = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        var fd: Int32 = -1
+        var temp = ""
+        for attempt in 0..<100 {
+            temp = directory + "/." + name + ".tmp-\(getpid())-\(attempt)"
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 || Glibc.errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw .errno("create a temporary file", temp) }
+        var failure: FileOutputError? = nil
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let n = Glibc.write(fd, base + offset, buffer.count - offset)
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    failure = .errno("write", temp)
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = .errno("fsync", temp) }
+        if close(fd) != 0, failure == nil { failure = .errno("close", temp) }
+        if failure == nil, rename(temp, target) != 0 { failure = .errno("rename \(temp) to", target) }
+        if let failure {
+            unlink(temp)
+            throw failure
+        }
+        try syncDirectory(directory)
+    }
+
+    /// fsync on a directory, so a rename inside it is durable.
+    static func syncDirectory(_ path: String) throws(FileOutputError) {
+        let dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { throw .errno("open directory", path) }
+        defer { close(dfd) }
+        guard fsync(dfd) == 0 else { throw .errno("fsync directory", path) }
+    }
+}
+
+/// A results directory that only appears under its final name once complete.
+///
+/// `begin` creates `PARENT/NAME.partial/` holding an `INCOMPLETE` marker file; results are written
+/// into it (each file atomically); `commit()` removes the marker and renames the directory to
+/// `PARENT/NAME/`. An interrupted run therefore leaves `NAME.partial/` with `INCOMPLETE` in it,
+/// never a `NAME/` that looks finished.
+public struct ResultsDirectory: Sendable {
+    /// Name of the marker file inside the partial directory.
+    public static let incompleteMarkerName = "INCOMPLETE"
+    /// Longest accepted directory or file name, in bytes.
+    public static let nameLimitBytes = 200
+
+    /// The final location, `PARENT/NAME`.
+    public let finalURL: URL
+    /// Where results are written until `commit()`, `PARENT/NAME.partial`.
+    public let partialURL: URL
+
+    /// Starts a results directory `NAME` in `parent` (created if missing). A leftover
+    /// `NAME.partial` from an interrupted run is removed only if it holds the `INCOMPLETE` marker.
+    /// - Throws: `FileOutputError` for an invalid name, an unmarked leftover, or a file-system failure.
+    public static func begin(in parent: URL, name: String) throws(FileOutputError) -> ResultsDirectory {
+        try validate(name: name, in: parent.path)
+        let fm = FileManager.default
+        let partial = parent.appendingPathComponent(name + ".partial", isDirectory: true)
+        do {
+            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw FileOutputError(operation: "create directory", path: parent.path, reason: "\(error)")
+        }
+        if fm.fileExists(atPath: partial.path) {
+            let marker = partial.appendingPathComponent(incompleteMarkerName).path
+            guard fm.fileExists(atPath: marker) else {
+                throw FileOutputError(operation: "reuse", path: partial.path,
+                                      reason: "it exists without an \(incompleteMarkerName) marker; remove it by hand")
+            }
+            do { try fm.removeItem(at: partial) } catch {
+                throw FileOutputError(operation: "remove leftover", path: partial.path, reason: "\(error)")
+            }
+        }
+        guard mkdir(partial.path, 0o755) == 0 else { throw .errno("create directory", partial.path) }
+        let directory = ResultsDirectory(finalURL: parent.appendingPathComponent(name, isDirectory: true), partialURL: partial)
+        try AtomicWriter.write(Data("This run has not completed. The directory is renamed to \(name) when it does.\n".utf8),
+                               to: partial.appendingPathComponent(incompleteMarkerName))
+        return directory
+    }
+
+    private static func validate(name: String, in path: String) throws(FileOutputError) {
+        guard !name.isEmpty, name.utf8.count <= nameLimitBytes, !name.contains("/"), name != ".", name != "..",
+              !name.hasPrefix("."), !name.contains("\0") else {
+            throw FileOutputError(operation: "use name \(JSONValue.quoted(name))", path: path,
+                                  reason: "expected a plain file name of 1...\(nameLimitBytes) bytes without '/', not starting with '.'")
+        }
+    }
+
+    /// Atomically writes `data` as `fileName` inside the partial directory.
+    /// - Throws: `FileOutputError`.
+    public func write(_ data: Data, named fileName: String) throws(FileOutputError) {
+        try Self.validate(name: fileName, in: partialURL.path)
+        guard fileName != Self.incompleteMarkerName else {
+            throw FileOutputError(operation: "write", path: fileName, reason: "the name is reserved for the marker")
+        }
+        try AtomicWriter.write(data, to: partialURL.appendingPathComponent(fileName))
+    }
+
+    /// Marks the results complete: removes `INCOMPLETE`, then renames `NAME.partial` to `NAME`.
+    /// With `replacingExisting`, an existing `NAME` is moved aside first and removed afterwards;
+    /// without it an existing `NAME` is an error and nothing changes.
+    /// - Returns: the final URL.
+    /// - Throws: `FileOutputError`.
+    @discardableResult
+    public func commit(replacingExisting: Bool = false) throws(FileOutputError) -> URL {
+        let fm = FileManager.default
+        let parent = finalURL.deletingLastPathComponent().path
+        var aside: String? = nil
+        if fm.fileExists(atPath: finalURL.path) {
+            guard replacingExisting else {
+                throw FileOutputError(operation: "commit", path: finalURL.path, reason: "it already exists")
+            }
+            let old = parent + "/." + finalURL.lastPathComponent + ".old-\(getpid())"
+            guard rename(finalURL.path, old) == 0 else { throw .errno("move aside", finalURL.path) }
+            aside = old
+        }
+        let marker = partialURL.appendingPathComponent(Self.incompleteMarkerName).path
+        guard unlink(marker) == 0 else { throw .errno("remove marker", marker) }
+        try AtomicWriter.syncDirectory(partialURL.path)
+        guard rename(partialURL.path, finalURL.path) == 0 else {
+            let failure = FileOutputError.errno("rename \(partialURL.path) to", finalURL.path)
+            if let aside { rename(aside, finalURL.path) }  // put the previous results back
+            throw failure
+        }
+        try AtomicWriter.syncDirectory(parent)
+        if let aside {
+            do { try fm.removeItem(atPath: aside) } catch {
+                throw FileOutputError(operation: "remove the replaced results", path: aside, reason: "\(error)")
+            }
+        }
+        return finalURL
+    }
+}

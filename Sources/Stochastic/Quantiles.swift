@@ -1,0 +1,41 @@
+import CGSL
+
+/// Inverse cumulative distribution functions (quantile functions) from GSL, for the statistics
+/// layer (confidence intervals, replication planning) and for inverse-transform sampling in tests.
+///
+/// All functions are pure and thread-safe. Arguments outside the documented domain are programmer
+/// errors (callers validate user-supplied levels first) and trip a precondition.
+public enum Quantiles {
+    /// The `p`-quantile of the standard normal distribution, Φ⁻¹(p) (`gsl_cdf_ugaussian_Pinv`).
+    /// - Parameter p: probability in the open interval (0, 1).
+    /// - Complexity: O(1).
+    public static func standardNormal(p: Double) -> Double {
+        precondition(p > 0 && p < 1, "standardNormal(p:) needs 0 < p < 1, got \(p)")
+        return gsl_cdf_ugaussian_Pinv(p)
+    }
+
+    /// The `p`-quantile of Student's t distribution with `degreesOfFreedom` ν (`gsl_cdf_tdist_Pinv`).
+    /// Non-integer ν is allowed (Welch–Satterthwaite degrees of freedom).
+    /// - Parameters:
+    ///   - p: probability in the open interval (0, 1).
+    ///   - degreesOfFreedom: ν > 0 (finite).
+    /// - Complexity: O(1) (a few Newton steps inside GSL).
+    public static func studentT(p: Double, degreesOfFreedom: Double) -> Double {
+        precondition(p > 0 && p < 1, "studentT(p:) needs 0 < p < 1, got \(p)")
+        precondition(degreesOfFreedom > 0 && degreesOfFreedom.isFinite,
+                     "studentT needs finite degreesOfFreedom > 0, got \(degreesOfFreedom)")
+        return gsl_cdf_tdist_Pinv(p, degreesOfFreedom)
+    }
+
+    /// The `p`-quantile of the chi-square distribution with `degreesOfFreedom` ν (`gsl_cdf_chisq_Pinv`).
+    /// - Parameters:
+    ///   - p: probability in the open interval (0, 1).
+    ///   - degreesOfFreedom: ν > 0 (finite).
+    /// - Complexity: O(1).
+    public static func chiSquare(p: Double, degreesOfFreedom: Double) -> Double {
+        precondition(p > 0 && p < 1, "chiSquare(p:) needs 0 < p < 1, got \(p)")
+        precondition(degreesOfFreedom > 0 && degreesOfFreedom.isFinite,
+                     "chiSquare needs finite degreesOfFreedom > 0, got \(degreesOfFreedom)")
+        return gsl_cdf_chisq_Pinv(p, degreesOfFreedom)
+    }
+}

@@ -1,7 +1,0 @@
-import XCTest
-@testable import PreloadKit
-
-/// Placeholder removed by the issue that fills this target.
-final class PreloadKitTestsPlaceholder: XCTestCase {
-    func testModuleLinks() throws {}
-}
