@@ -5,7 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3
+APT_PACKAGES := libgsl-dev pkg-config python3 chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
 .PHONY: all deps build run test bench clean

@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "PreloadKit", swiftSettings: strictFlags),
         // The real driver: URLSession + an atomic file store, running PreloadKit against the real clock.
         .target(name: "PreloadKitFoundation", dependencies: ["PreloadKit"], swiftSettings: strictFlags),
+        // Human-readable reports (Markdown, self-contained HTML + inline SVG) from plain data; Foundation only.
+        .target(name: "ReportKit", swiftSettings: strictFlags),
 
         // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
         .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
@@ -56,7 +58,7 @@ let package = Package(
         // Top: the command-line tool.
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "PushModel"],
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "ReportKit", "PushModel"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -82,6 +84,7 @@ let package = Package(
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,575 @@
+/// A chart in a report. Rendered as hand-written inline SVG by `SVGChartRenderer`; both renderers
+/// also show the chart's numbers as a table (`dataTable`), so nothing is only visible as a picture.
+public enum Chart: Sendable, Equatable {
+    /// Cumulative distribution lines, e.g. tap-to-paint per platform and network class.
+    case cdf(CDFChart)
+    /// Lines or areas over virtual seconds, e.g. edge hit ratio, origin requests/s.
+    case timeSeries(TimeSeriesChart)
+    /// Horizontal 100 % stacked bars of counts, e.g. preload outcome per push.
+    case breakdown(BreakdownChart)
+    /// Vertical bars grouped by category, one bar per series, e.g. bytes by kind and scenario variant.
+    case groupedBars(GroupedBarChart)
+
+    /// The chart's title.
+    public var title: String {
+        switch self {
+        case .cdf(let chart): return chart.title
+        case .timeSeries(let chart): return chart.title
+        case .breakdown(let chart): return chart.title
+        case .groupedBars(let chart): return chart.title
+        }
+    }
+
+    /// One sentence saying what the chart shows; used as the SVG's `<desc>` and shown under the title.
+    public var summary: String {
+        switch self {
+        case .cdf(let chart): return chart.summary
+        case .timeSeries(let chart): return chart.summary
+        case .breakdown(let chart): return chart.summary
+        case .groupedBars(let chart): return chart.summary
+        }
+    }
+
+    /// The chart's numbers as a table (quantiles for a CDF, peaks for a time series, counts and shares for a
+    /// breakdown, values for grouped bars).
+    /// - Complexity: O(total number of points).
+    public var dataTable: Table {
+        switch self {
+        case .cdf(let chart): return chart.dataTable
+        case .timeSeries(let chart): return chart.dataTable
+        case .breakdown(let chart): return chart.dataTable
+        case .groupedBars(let chart): return chart.dataTable
+        }
+    }
+}
+
+/// The fixed chart palette: the Okabe–Ito colours, distinguishable with the common colour-vision
+/// deficiencies, plus a neutral grey. Series without an explicit colour take them in this order.
+public enum ChartColor: Int, Sendable, Equatable, CaseIterable {
+    case blue, orange, green, vermillion, purple, sky, grey, yellow
+
+    /// The colour as `#RRGGBB`.
+    public var hex: String {
+        switch self {
+        case .blue: return "#0072B2"
+        case .orange: return "#E69F00"
+        case .green: return "#009E73"
+        case .vermillion: return "#D55E00"
+        case .purple: return "#CC79A7"
+        case .sky: return "#56B4E9"
+        case .grey: return "#8A8F98"
+        case .yellow: return "#F0E442"
+        }
+    }
+
+    /// Whether text drawn on this colour should be dark (light fill) rather than white.
+    public var wantsDarkText: Bool {
+        switch self {
+        case .orange, .sky, .yellow, .purple: return true
+        case .blue, .green, .vermillion, .grey: return false
+        }
+    }
+
+    /// The palette colour for the series at `index` (cycles after the last colour).
+    public static func automatic(_ index: Int) -> ChartColor {
+        allCases[index % allCases.count]
+    }
+}
+
+/// How values map to positions along an axis.
+public enum AxisScale: Sendable, Equatable {
+    case linear
+    /// Base-10 logarithmic; values ≤ 0 cannot be placed and are clipped to the axis start.
+    case logarithmic
+}
+
+/// A value axis: what is measured, its unit and its scale.
+public struct ValueAxis: Sendable, Equatable {
+    /// e.g. "Tap-to-paint".
+    public var label: String
+    /// e.g. "ms". May be empty.
+    public var unit: String
+    /// How values map to positions (linear or base-10 logarithmic).
+    public var scale: AxisScale
+
+    /// Creates the value from its properties (see their documentation).
+    public init(label: String, unit: String, scale: AxisScale = .linear) {
+        self.label = label
+        self.unit = unit
+        self.scale = scale
+    }
+
+    /// "Tap-to-paint (ms)", or just the label when there is no unit.
+    public var title: String { unit.isEmpty ? label : label + " (" + unit + ")" }
+}
+
+/// A labelled vertical line at a position on the horizontal axis, e.g. "500 ms" or "send start".
+public struct ChartMarker: Sendable, Equatable {
+    /// Position in the horizontal axis' unit (ms on a CDF, virtual seconds on a time series).
+    public var at: Double
+    /// The text drawn next to the line.
+    public var label: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(at: Double, label: String) {
+        self.at = at
+        self.label = label
+    }
+}
+
+// MARK: - CDF
+
+/// Cumulative distribution lines sharing one value axis.
+public struct CDFChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
+    public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
+    public var summary: String
+    /// The horizontal axis (the measured value); the vertical axis is the cumulative share, 0–100 %.
+    public var valueAxis: ValueAxis
+    /// The curves, drawn and listed in this order.
+    public var series: [CDFSeries]
+    /// Vertical reference lines, e.g. the 500 ms instant-paint target. The data table reports the share of
+    /// each series at or below each marker.
+    public var markers: [ChartMarker]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, summary: String, valueAxis: ValueAxis, series: [CDFSeries], markers: [ChartMarker] = []) {
+        self.title = title
+        self.summary = summary
+        self.valueAxis = valueAxis
+        self.series = series
+        self.markers = markers
+    }
+
+    /// Quantiles shown in the data table.
+    public static let tableQuantiles: [Double] = [0.5, 0.9, 0.95, 0.99]
+
+    var dataTable: Table {
+        let decimals = valueAxis.scale == .logarithmic ? 0 : 1
+        var columns = [Table.Column("Series")]
+        columns += Self.tableQuantiles.map { Table.Column("p" + TextFormat.fixed($0 * 100, decimals: 0) + valueAxis.unitInParentheses, alignment: .trailing) }
+        columns += markers.map { Table.Column("≤ " + TextFormat.fixed($0.at, decimals: decimals) + valueAxis.unitSuffix, alignment: .trailing) }
+        let rows: [[TableCell]] = series.map { line in
+            var row: [TableCell] = [.text(line.name)]
+            row += Self.tableQuantiles.map { quantile in
+                line.value(atFraction: quantile).map { TableCell.number($0, decimals: decimals) } ?? .text("—")
+            }
+            row += markers.map { marker in .percent(line.fraction(atValue: marker.at), decimals: 1) }
+            return row
+        }
+        return Table(caption: title, columns: columns, rows: rows)
+    }
+}
+
+extension ValueAxis {
+    /// " ms" for use after a number; empty when there is no unit.
+    var unitSuffix: String { unit.isEmpty ? "" : " " + unit }
+    /// " (ms)" for use after a column heading; empty when there is no unit.
+    var unitInParentheses: String { unit.isEmpty ? "" : " (" + unit + ")" }
+}
+
+/// One cumulative distribution: points (value, share ≤ value), drawn as straight segments between points.
+public struct CDFSeries: Sendable, Equatable {
+    /// Shown in the legend and the data table.
+    public var name: String
+    /// nil: the palette colour for the series' position.
+    public var color: ChartColor?
+    /// Points in increasing `value` order with non-decreasing `fraction` in [0, 1]. Points with a
+    /// non-finite coordinate are skipped when drawing.
+    public var points: [CDFPoint]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(name: String, color: ChartColor? = nil, points: [CDFPoint]) {
+        self.name = name
+        self.color = color
+        self.points = points
+    }
+
+    /// Largest number of points `empirical` keeps.
+    public static let empiricalPointsMax = 2_000
+
+    /// The empirical CDF of `samples` (non-finite samples ignored): one point per distinct value with the
+    /// share of samples ≤ it, starting with (minimum, 0). With more distinct values than `pointsMax`
+    /// (clamped to 2...`empiricalPointsMax`), keeps that many evenly spaced among them, first and last included.
+    /// - Complexity: O(n log n) for n samples.
+    public static func empirical(name: String, color: ChartColor? = nil, samples: [Double], pointsMax: Int = 400) -> CDFSeries {
+        let sorted = samples.filter { $0.isFinite }.sorted()
+        guard let first = sorted.first else { return CDFSeries(name: name, color: color, points: []) }
+        let total = Double(sorted.count)
+        var steps: [CDFPoint] = []
+        for (index, value) in sorted.enumerated() where index + 1 == sorted.count || sorted[index + 1] != value {
+            steps.append(CDFPoint(value: value, fraction: Double(index + 1) / total))
+        }
+        let limit = min(max(pointsMax, 2), empiricalPointsMax)
+        if steps.count > limit {
+            let last = steps.count - 1
+            steps = (0..<limit).map { steps[($0 * last) / (limit - 1)] }
+        }
+        return CDFSeries(name: name, color: color, points: [CDFPoint(value: first, fraction: 0)] + steps)
+    }
+
+    /// The value at which the curve reaches `fraction`, interpolating linearly between points; nil when
+    /// the curve never reaches it.
+    /// - Complexity: O(points).
+    public func value(atFraction fraction: Double) -> Double? {
+        var previous: CDFPoint?
+        for point in points where point.value.isFinite && point.fraction.isFinite {
+            if point.fraction >= fraction {
+                guard let before = previous, point.fraction > before.fraction, before.fraction < fraction else { return point.value }
+                let t = (fraction - before.fraction) / (point.fraction - before.fraction)
+                return before.value + t * (point.value - before.value)
+            }
+            previous = point
+        }
+        return nil
+    }
+
+    /// The curve's share at `value` (0 before the first point, the last point's share after it),
+    /// interpolating linearly between points.
+    /// - Complexity: O(points).
+    public func fraction(atValue value: Double) -> Double {
+        var previous: CDFPoint?
+        for point in points where point.value.isFinite && point.fraction.isFinite {
+            if point.value > value {
+                guard let before = previous else { return 0 }
+                let t = (value - before.value) / (point.value - before.value)
+                return before.fraction + t * (point.fraction - before.fraction)
+            }
+            previous = point
+        }
+        return previous?.fraction ?? 0
+    }
+}
+
+/// A point of a cumulative distribution: `fraction` of observations are ≤ `value`.
+public struct CDFPoint: Sendable, Equatable {
+    /// The measured value at which `fraction` of observations are at or below.
+    public var value: Double
+    /// In [0, 1].
+    public var fraction: Double
+
+    /// Creates the value from its properties (see their documentation).
+    public init(value: Double, fraction: Double) {
+        self.value = value
+        self.fraction = fraction
+    }
+}
+
+// MARK: - Time series
+
+/// Lines or areas over virtual time, with shaded intervals (e.g. the send window) and vertical markers.
+public struct TimeSeriesChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
+    public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
+    public var summary: String
+    /// The vertical axis. On a linear axis with no negative values the axis starts at 0.
+    public var valueAxis: ValueAxis
+    /// Digits after the point for values in the data table.
+    public var valueDecimals: Int
+    /// The lines, drawn and listed in this order.
+    public var series: [TimeSeries]
+    /// Shaded intervals drawn behind the data, e.g. "send window".
+    public var bands: [TimeBand]
+    /// Vertical lines, e.g. "warm", "send start".
+    public var markers: [ChartMarker]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, summary: String, valueAxis: ValueAxis, valueDecimals: Int = 2, series: [TimeSeries],
+                bands: [TimeBand] = [], markers: [ChartMarker] = []) {
+        self.title = title
+        self.summary = summary
+        self.valueAxis = valueAxis
+        self.valueDecimals = valueDecimals
+        self.series = series
+        self.bands = bands
+        self.markers = markers
+    }
+
+    var dataTable: Table {
+        let columns = [Table.Column("Series"), Table.Column("Peak" + valueAxis.unitInParentheses, alignment: .trailing),
+                       Table.Column("Peak at (s)", alignment: .trailing), Table.Column("Mean" + valueAxis.unitInParentheses, alignment: .trailing)]
+        let rows: [[TableCell]] = series.map { line in
+            guard let peak = line.peak, let mean = line.timeWeightedMean else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
+            return [.text(line.name), .number(peak.value, decimals: valueDecimals), .number(peak.seconds, decimals: 1),
+                    .number(mean, decimals: valueDecimals)]
+        }
+        return Table(caption: title, columns: columns, rows: rows)
+    }
+}
+
+/// One line over virtual time.
+public struct TimeSeries: Sendable, Equatable {
+    /// Drawn as a line, or as a line with the area down to the axis shaded.
+    public enum Style: Sendable, Equatable { case line, area }
+
+    /// Shown in the legend and the data table.
+    public var name: String
+    /// nil: the palette colour for the series' position.
+    public var color: ChartColor?
+    /// Line only, or line with the area down to the axis shaded.
+    public var style: Style
+    /// Points in increasing time order. A point with a non-finite coordinate breaks the line (a gap).
+    public var points: [TimePoint]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(name: String, color: ChartColor? = nil, style: Style = .line, points: [TimePoint]) {
+        self.name = name
+        self.color = color
+        self.style = style
+        self.points = points
+    }
+}
+
+extension TimeSeries {
+    /// The first point with the largest finite value; nil when no point is finite.
+    /// - Complexity: O(points).
+    public var peak: TimePoint? {
+        var best: TimePoint?
+        for point in points where point.seconds.isFinite && point.value.isFinite {
+            if best.map({ point.value > $0.value }) ?? true { best = point }
+        }
+        return best
+    }
+
+    /// The mean over time: the trapezoid integral over every pair of consecutive finite points (a gap
+    /// contributes nothing) divided by the time covered; the plain mean of the finite values when they
+    /// cover no time (a single point, or equal times); nil when no point is finite.
+    /// - Complexity: O(points).
+    public var timeWeightedMean: Double? {
+        var area = 0.0, covered = 0.0, sum = 0.0, count = 0
+        var previous: TimePoint?
+        for point in points {
+            guard point.seconds.isFinite && point.value.isFinite else { previous = nil; continue }
+            sum += point.value
+            count += 1
+            if let before = previous, point.seconds > before.seconds {
+                area += (before.value + point.value) / 2 * (point.seconds - before.seconds)
+                covered += point.seconds - before.seconds
+            }
+            previous = point
+        }
+        guard count > 0 else { return nil }
+        return covered > 0 ? area / covered : sum / Double(count)
+    }
+}
+
+/// A value at a virtual time.
+public struct TimePoint: Sendable, Equatable {
+    /// Virtual seconds since the start of the run.
+    public var seconds: Double
+    /// The value, in the chart's value-axis unit.
+    public var value: Double
+
+    /// Creates the value from its properties (see their documentation).
+    public init(seconds: Double, value: Double) {
+        self.seconds = seconds
+        self.value = value
+    }
+}
+
+/// A shaded interval of virtual time.
+public struct TimeBand: Sendable, Equatable {
+    /// Start of the interval, in virtual seconds.
+    public var fromSeconds: Double
+    /// End of the interval, in virtual seconds.
+    public var toSeconds: Double
+    /// Shown inside the band, bottom left.
+    public var label: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(fromSeconds: Double, toSeconds: Double, label: String) {
+        self.fromSeconds = fromSeconds
+        self.toSeconds = toSeconds
+        self.label = label
+    }
+}
+
+// MARK: - Breakdown
+
+/// Horizontal bars, each split into categories proportional to their counts (100 % stacked), with the
+/// percentages on the segments and the counts in the data table.
+public struct BreakdownChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
+    public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
+    public var summary: String
+    /// What is counted, e.g. "pushes"; used in the total column.
+    public var countNoun: String
+    /// The categories in stacking order, e.g. completed, partial, timed out / killed, …
+    public var categories: [BreakdownCategory]
+    /// One bar per population, e.g. iOS, Android, all.
+    public var bars: [BreakdownBar]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, summary: String, countNoun: String, categories: [BreakdownCategory], bars: [BreakdownBar]) {
+        self.title = title
+        self.summary = summary
+        self.countNoun = countNoun
+        self.categories = categories
+        self.bars = bars
+    }
+
+    /// Rows are categories (plus a total row), columns are bars: "count (share)".
+    var dataTable: Table {
+        let columns = [Table.Column("Outcome")] + bars.map { Table.Column($0.label, alignment: .trailing) }
+        var rows: [[TableCell]] = categories.indices.map { index in
+            [.text(categories[index].name)] + bars.map { bar in
+                let count = bar.count(at: index)
+                let total = bar.total(categories: categories.count)
+                return .countAndShare(count, share: total > 0 ? Double(count) / Double(total) : .nan)
+            }
+        }
+        rows.append([.text("Total " + countNoun)] + bars.map { .count($0.total(categories: categories.count)) })
+        return Table(caption: title, columns: columns, rows: rows)
+    }
+}
+
+/// A category of a breakdown.
+public struct BreakdownCategory: Sendable, Equatable {
+    /// Shown in the legend and the data table.
+    public var name: String
+    /// nil: the palette colour for the category's position. Give outcomes meaningful colours, e.g.
+    /// completed green, timed out vermillion, skipped grey.
+    public var color: ChartColor?
+
+    /// Creates the value from its properties (see their documentation).
+    public init(_ name: String, color: ChartColor? = nil) {
+        self.name = name
+        self.color = color
+    }
+}
+
+/// One bar of a breakdown: a count per category, in the chart's category order. Missing counts are 0,
+/// counts beyond the categories and negative counts are ignored.
+public struct BreakdownBar: Sendable, Equatable {
+    /// The bar's label, shown left of it.
+    public var label: String
+    /// A count per category, in the chart's category order.
+    public var counts: [Int]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(label: String, counts: [Int]) {
+        self.label = label
+        self.counts = counts
+    }
+
+    /// The count for category `index`, or 0 when absent or negative.
+    func count(at index: Int) -> Int { index < counts.count ? max(counts[index], 0) : 0 }
+
+    /// Sum of the counts of the first `categories` categories (saturating, so it cannot trap).
+    func total(categories: Int) -> Int {
+        var sum = 0
+        for index in 0..<categories {
+            let (next, overflow) = sum.addingReportingOverflow(count(at: index))
+            sum = overflow ? Int.max : next
+        }
+        return sum
+    }
+}
+
+// MARK: - Grouped bars
+
+/// Vertical bars: one group per category (e.g. CDN egress, cellular, never-opened pushes), one bar per
+/// series within each group (e.g. scenario variants).
+public struct GroupedBarChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
+    public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
+    public var summary: String
+    /// What the bars measure, e.g. "Bytes".
+    public var valueLabel: String
+    /// How values are printed and which unit the axis uses.
+    public var valueFormat: ValueFormat
+    /// Group labels, left to right.
+    public var groups: [String]
+    /// One bar per group each; `values[i]` belongs to `groups[i]` (missing or non-finite values draw no bar).
+    public var series: [BarSeries]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, summary: String, valueLabel: String, valueFormat: ValueFormat, groups: [String], series: [BarSeries]) {
+        self.title = title
+        self.summary = summary
+        self.valueLabel = valueLabel
+        self.valueFormat = valueFormat
+        self.groups = groups
+        self.series = series
+    }
+
+    /// The finite values that have a group (those drawn as bars).
+    var drawnValues: [Double] { series.flatMap { $0.values.prefix(groups.count) }.filter { $0.isFinite } }
+
+    /// The display unit for the largest drawn value (shared by the axis, the bar labels and the data table).
+    var displayScale: DisplayScale { valueFormat.scale(forMagnitude: drawnValues.map { abs($0) }.max() ?? 0) }
+
+    var dataTable: Table {
+        let scale = displayScale
+        let unit = scale.unit.isEmpty ? "" : " (" + scale.unit + ")"
+        let columns = [Table.Column("Group")] + series.map { Table.Column($0.name + unit, alignment: .trailing) }
+        let rows: [[TableCell]] = groups.indices.map { group in
+            [.text(groups[group])] + series.map { line in
+                guard group < line.values.count, line.values[group].isFinite else { return .text("—") }
+                return .number(line.values[group] / scale.divisor, decimals: scale.decimals(for: line.values[group] / scale.divisor))
+            }
+        }
+        return Table(caption: title, columns: columns, rows: rows)
+    }
+}
+
+/// One series of a grouped bar chart.
+public struct BarSeries: Sendable, Equatable {
+    /// Shown in the legend and the data table.
+    public var name: String
+    /// nil: the palette colour for the series' position.
+    public var color: ChartColor?
+    /// One value per group, in the chart's group order.
+    public var values: [Double]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(name: String, color: ChartColor? = nil, values: [Double]) {
+        self.name = name
+        self.color = color
+        self.values = values
+    }
+}
+
+/// How bar values are printed.
+public enum ValueFormat: Sendable, Equatable {
+    /// Plain numbers in `unit` with `decimals` digits after the point.
+    case number(unit: String, decimals: Int)
+    /// Byte counts, shown in the decimal (SI) unit that suits the largest value: B, kB, MB, GB, TB, PB.
+    case bytes
+
+    /// The display unit and divisor for values up to `magnitude`.
+    func scale(forMagnitude magnitude: Double) -> DisplayScale {
+        switch self {
+        case .number(let unit, let decimals):
+            return DisplayScale(unit: unit, divisor: 1, fixedDecimals: decimals)
+        case .bytes:
+            let units = ["B", "kB", "MB", "GB", "TB", "PB"]
+            var index = 0
+            var divisor = 1.0
+            while index + 1 < units.count && magnitude >= divisor * 1000 {
+                divisor *= 1000
+                index += 1
+            }
+            return DisplayScale(unit: units[index], divisor: divisor, fixedDecimals: nil)
+        }
+    }
+}
+
+/// A display unit: values are divided by `divisor` and printed with `fixedDecimals` places, or, when nil,
+/// with three significant digits at most (2 places below 10, 1 below 100, else 0; zero as "0").
+struct DisplayScale {
+    let unit: String
+    let divisor: Double
+    let fixedDecimals: Int?
+
+    func decimals(for scaled: Double) -> Int {
+        if let fixedDecimals { return fixedDecimals }
+        let magnitude = abs(scaled)
+        if magnitude == 0 { return 0 }
+        return magnitude < 10 ? 2 : (magnitude < 100 ? 1 : 0)
+    }
+}

@@ -1,0 +1,250 @@
+/// A simulation run's results, as plain data a person-facing renderer can draw.
+///
+/// ReportKit knows nothing of the simulator: a later layer maps run results into these values. Every
+/// string is treated as untrusted text (scenario names are user input) and escaped by the renderers.
+public struct Report: Sendable, Equatable {
+    /// The report's heading, e.g. "Flash sale 10 M pushes, warm 10 min ahead".
+    public var title: String
+    /// Which scenario ran and what question it answers.
+    public var scenario: ScenarioSummary
+    /// Seed, replications, tool version and scenario hash: what is needed to reproduce the run.
+    public var provenance: RunProvenance
+    /// The few numbers a reader looks at first, in display order.
+    public var headlines: [HeadlineMetric]
+    /// The body of the report, in display order.
+    public var sections: [ReportSection]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, scenario: ScenarioSummary, provenance: RunProvenance,
+                headlines: [HeadlineMetric], sections: [ReportSection]) {
+        self.title = title
+        self.scenario = scenario
+        self.provenance = provenance
+        self.headlines = headlines
+        self.sections = sections
+    }
+}
+
+/// The scenario a report is about.
+public struct ScenarioSummary: Sendable, Equatable {
+    /// The scenario's name as the user wrote it.
+    public var name: String
+    /// The one-line question the scenario answers, e.g. "How far ahead must we warm for 95 % instant paints?".
+    public var question: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(name: String, question: String) {
+        self.name = name
+        self.question = question
+    }
+}
+
+/// What identifies a run: enough to reproduce it byte for byte. No wall-clock date on purpose, so the
+/// same run renders to the same bytes.
+public struct RunProvenance: Sendable, Equatable {
+    /// The master seed every random stream was derived from.
+    public var seed: UInt64
+    /// Number of independent replications the confidence intervals are computed over.
+    public var replications: Int
+    /// Version of the tool that produced the results, e.g. "prestage 0.4.0".
+    public var toolVersion: String
+    /// Content hash of the scenario file, e.g. "sha256:9f2c…".
+    public var scenarioHash: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String) {
+        self.seed = seed
+        self.replications = replications
+        self.toolVersion = toolVersion
+        self.scenarioHash = scenarioHash
+    }
+}
+
+/// One headline number with its confidence interval and, optionally, the alarm level it is gated on.
+public struct HeadlineMetric: Sendable, Equatable {
+    /// What is measured, e.g. "Extension download p95".
+    public var name: String
+    /// Unit of `value`, `ciHalfWidth` and the threshold, e.g. "s", "ms", "%", "req/s". May be empty.
+    public var unit: String
+    /// The point estimate (mean over replications).
+    public var value: Double
+    /// Digits printed after the decimal point for the value, the half-width and the threshold (clamped to 0...9).
+    public var decimals: Int
+    /// Half-width of the confidence interval, in `unit`; nil when not available (e.g. one replication).
+    public var ciHalfWidth: Double?
+    /// Confidence level of the interval as a fraction, e.g. 0.95.
+    public var ciLevel: Double
+    /// The alarm level this metric is gated on, if any.
+    public var threshold: Threshold?
+    /// A short remark shown with the metric (how it is measured, a caveat). May be empty.
+    public var note: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,
+                ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "") {
+        self.name = name
+        self.unit = unit
+        self.value = value
+        self.decimals = decimals
+        self.ciHalfWidth = ciHalfWidth
+        self.ciLevel = ciLevel
+        self.threshold = threshold
+        self.note = note
+    }
+
+    /// Where the estimate stands against its threshold; nil without a threshold.
+    public var thresholdStatus: ThresholdStatus? {
+        threshold.map { $0.status(value: value, ciHalfWidth: ciHalfWidth ?? 0) }
+    }
+}
+
+/// An alarm level, e.g. "extension download p95 alarm 1.2 s" is `Threshold(value: 1.2, alarmWhen: .above)`.
+public struct Threshold: Sendable, Equatable {
+    /// Which side of the level raises the alarm.
+    public enum Direction: Sendable, Equatable {
+        /// The alarm fires when the metric exceeds `value` (latencies, error shares).
+        case above
+        /// The alarm fires when the metric falls short of `value` (hit ratios, instant-paint shares).
+        case below
+    }
+
+    /// The alarm level, in the metric's unit.
+    public var value: Double
+    /// Which side of `value` is bad.
+    public var alarmWhen: Direction
+
+    /// Creates the value from its properties (see their documentation).
+    public init(value: Double, alarmWhen: Direction) {
+        self.value = value
+        self.alarmWhen = alarmWhen
+    }
+
+    /// Compares an estimate and its confidence interval with the level. A value exactly at the level
+    /// counts as clear (the alarm is "above"/"below", strictly).
+    public func status(value estimate: Double, ciHalfWidth: Double) -> ThresholdStatus {
+        guard estimate.isFinite else { return .breached }
+        let halfWidth = ciHalfWidth.isFinite ? abs(ciHalfWidth) : 0
+        switch alarmWhen {
+        case .above:
+            if estimate > value { return .breached }
+            return estimate + halfWidth > value ? .withinInterval : .clear
+        case .below:
+            if estimate < value { return .breached }
+            return estimate - halfWidth < value ? .withinInterval : .clear
+        }
+    }
+}
+
+/// How an estimate compares with its alarm level.
+public enum ThresholdStatus: Sendable, Equatable {
+    /// The whole confidence interval is on the good side.
+    case clear
+    /// The estimate is on the good side but the interval reaches past the level: more replications needed.
+    case withinInterval
+    /// The estimate itself is past the level (a non-finite estimate counts as breached).
+    case breached
+
+    /// Short label for tables: "ok", "CI crosses", "ALARM".
+    public var label: String {
+        switch self {
+        case .clear: return "ok"
+        case .withinInterval: return "CI crosses"
+        case .breached: return "ALARM"
+        }
+    }
+}
+
+/// A titled part of the report holding paragraphs, tables and charts in order.
+public struct ReportSection: Sendable, Equatable {
+    /// The section heading.
+    public var title: String
+    /// The section's content, in display order.
+    public var blocks: [ReportBlock]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(title: String, blocks: [ReportBlock]) {
+        self.title = title
+        self.blocks = blocks
+    }
+}
+
+/// One piece of section content.
+public enum ReportBlock: Sendable, Equatable {
+    /// A paragraph of plain text (no markup is interpreted).
+    case paragraph(String)
+    /// A table of values.
+    case table(Table)
+    /// A chart; both renderers also show its data as a table.
+    case chart(Chart)
+}
+
+/// A table: a caption, column headings and rows of cells. A row shorter than the header is padded with
+/// empty cells; cells beyond the header's width are not shown.
+public struct Table: Sendable, Equatable {
+    /// One column's heading and alignment.
+    public struct Column: Sendable, Equatable {
+        /// How cells line up in a column.
+        public enum Alignment: Sendable, Equatable { case leading, trailing }
+        /// The column heading.
+        public var title: String
+        /// Numbers read best trailing-aligned.
+        public var alignment: Alignment
+
+        /// Creates the value from its properties (see their documentation).
+        public init(_ title: String, alignment: Alignment = .leading) {
+            self.title = title
+            self.alignment = alignment
+        }
+    }
+
+    /// Shown above the table. May be empty.
+    public var caption: String
+    /// The column headings, left to right.
+    public var columns: [Column]
+    /// The body rows, top to bottom.
+    public var rows: [[TableCell]]
+
+    /// Creates the value from its properties (see their documentation).
+    public init(caption: String, columns: [Column], rows: [[TableCell]]) {
+        self.caption = caption
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// The rows cut or padded to exactly `columns.count` cells each.
+    public var normalizedRows: [[TableCell]] {
+        rows.map { row in
+            let kept = Array(row.prefix(columns.count))
+            return kept + Array(repeating: TableCell.empty, count: columns.count - kept.count)
+        }
+    }
+}
+
+/// One table cell. Numbers are formatted by ReportKit (fixed decimals, "." separator, locale-independent).
+public enum TableCell: Sendable, Equatable {
+    /// Plain text, escaped by the renderers.
+    case text(String)
+    /// A number printed with exactly `decimals` digits after the point and thousands separators ("1,304.5").
+    case number(Double, decimals: Int)
+    /// An integer count with thousands separators ("12,345").
+    case count(Int)
+    /// A fraction in [0, 1] printed as a percentage with `decimals` places ("61.7%").
+    case percent(Double, decimals: Int)
+    /// A count followed by its share of a total: "12,345 (61.7%)".
+    case countAndShare(Int, share: Double)
+    /// Nothing (also used to pad short rows).
+    case empty
+
+    /// The cell's display text, unescaped.
+    public var text: String {
+        switch self {
+        case .text(let string): return string
+        case .number(let value, let decimals): return TextFormat.fixed(value, decimals: decimals)
+        case .count(let value): return TextFormat.count(value)
+        case .percent(let fraction, let decimals): return TextFormat.percent(fraction: fraction, decimals: decimals)
+        case .countAndShare(let value, let share):
+            return TextFormat.count(value) + " (" + TextFormat.percent(fraction: share, decimals: 1) + ")"
+        case .empty: return ""
+        }
+    }
+}
