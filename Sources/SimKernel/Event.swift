@@ -5,8 +5,10 @@
 /// Ranges: 0x0000–0x00FF kernel and tests, 0x0100–0x01FF InfraModel, 0x0200–0x02FF device and
 /// push models, 0x0300 and above for later layers.
 public struct EventKind: Hashable, Sendable, CustomStringConvertible {
+    /// The kind number.
     public var rawValue: UInt16
 
+    /// The kind numbered `raw`.
     @inlinable
     public init(_ raw: UInt16) { self.rawValue = raw }
 
@@ -23,13 +25,16 @@ public struct EventKind: Hashable, Sendable, CustomStringConvertible {
 /// sequence number, which is internal). Simultaneous events are delivered in the order they were
 /// scheduled (FIFO).
 public struct Event: Sendable, Hashable, CustomStringConvertible {
+    /// When the event happens.
     public var time: SimTime
+    /// What it means (the handler switches on it).
     public var kind: EventKind
     /// The entity the event is for (a device index, a PoP index, ...). Its meaning is the model's.
     public var target: UInt32
     /// Model-defined data (an index, a packed pair of small ids, ...).
     public var payload: UInt64
 
+    /// An event value (for tests and error reports; events are scheduled through `Kernel`).
     @inlinable
     public init(time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) {
         self.time = time
@@ -70,6 +75,7 @@ public enum KernelError: Error, CustomStringConvertible {
     /// `now == event.time` and the remaining events stay pending.
     case handlerFailed(event: Event, underlying: any Error)
 
+    /// A one-line message naming the values involved.
     public var description: String {
         switch self {
         case let .scheduledInPast(now, requested):
@@ -82,6 +88,7 @@ public enum KernelError: Error, CustomStringConvertible {
             return "handler failed on \(event): \(underlying)"
         }
     }
+
 }
 
 /// Why `Kernel.run` returned.
@@ -103,9 +110,11 @@ public struct RunLimits: Sendable, Hashable {
     /// Stop before processing an event later than this; that event stays pending, so a later
     /// `run` call with a larger `timeMax` resumes exactly where this one stopped.
     public var timeMax: SimTime
-    /// Call `EventHandler.progress(_:)` after every this many processed events; 0 = never.
+    /// Call `EventHandler.progress(_:)` after every this many events processed by this call;
+    /// 0 = never.
     public var progressEveryEvents: UInt64
 
+    /// Limits; every default means "none".
     @inlinable
     public init(eventsMax: UInt64 = .max, timeMax: SimTime = .max, progressEveryEvents: UInt64 = 0) {
         self.eventsMax = eventsMax
@@ -116,6 +125,7 @@ public struct RunLimits: Sendable, Hashable {
 
 /// The result of one `Kernel.run` call.
 public struct RunOutcome: Sendable, Hashable {
+    /// Why the run returned.
     public var reason: StopReason
     /// Events processed by this call (cancelled events skipped are not counted).
     public var eventsProcessed: UInt64
@@ -123,6 +133,7 @@ public struct RunOutcome: Sendable, Hashable {
     /// `timeMax`).
     public var endTime: SimTime
 
+    /// An outcome value (the kernel builds these; public for tests comparing outcomes).
     @inlinable
     public init(reason: StopReason, eventsProcessed: UInt64, endTime: SimTime) {
         self.reason = reason
@@ -133,11 +144,14 @@ public struct RunOutcome: Sendable, Hashable {
 
 /// A progress report, passed to `EventHandler.progress(_:)` every `RunLimits.progressEveryEvents`.
 public struct RunProgress: Sendable, Hashable {
+    /// The time of the event just processed.
     public var now: SimTime
     /// Events processed by the kernel since it was created (all runs).
     public var eventsProcessed: UInt64
+    /// Live pending events.
     public var pendingCount: Int
 
+    /// A progress value (the kernel builds these; public for tests).
     @inlinable
     public init(now: SimTime, eventsProcessed: UInt64, pendingCount: Int) {
         self.now = now
@@ -161,6 +175,7 @@ public protocol EventHandler {
 }
 
 extension EventHandler {
+    /// Default: ignore progress reports.
     @inlinable
     public mutating func progress(_ p: RunProgress) {}
 }

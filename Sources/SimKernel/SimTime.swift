@@ -5,8 +5,8 @@
 //
 // Overflow policy: the arithmetic operators (`+`, `-`, `*`) use Swift's checked integer arithmetic,
 // so an overflow traps. Values that come from user input (scenario files) must be built with the
-// validating initialisers (`init?(validatingSeconds:)`, ...) or combined with the
-// `...ReportingOverflow`-style methods (`adding(_:)`), which return nil instead of trapping.
+// validating initialisers (`init?(validatingSeconds:)`, `init?(validatingMilliseconds:)`) and
+// combined with `SimTime.adding(_:)`, which return nil instead of trapping.
 // The kernel itself never traps on a user-supplied delay: it uses `adding(_:)` and throws
 // `KernelError.timeOverflow`.
 
@@ -74,6 +74,14 @@ public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConv
         self.ticks = t
     }
 
+    /// The instant `ms` milliseconds after the epoch; nil if the tick count overflows.
+    @inlinable
+    public init?(validatingMilliseconds ms: Int64) {
+        let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
+        guard !overflow else { return nil }
+        self.ticks = t
+    }
+
     /// Seconds since the epoch (exact up to 2^53 µs ≈ 285 years).
     @inlinable
     public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
@@ -85,6 +93,7 @@ public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConv
         return overflow ? nil : SimTime(ticks: t)
     }
 
+    /// Earlier instants are smaller.
     @inlinable
     public static func < (a: SimTime, b: SimTime) -> Bool { a.ticks < b.ticks }
 
@@ -100,6 +109,7 @@ public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConv
     @inlinable
     public static func - (a: SimTime, b: SimTime) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
 
+    /// Advances `t` by `d`. Traps on overflow.
     @inlinable
     public static func += (t: inout SimTime, d: SimDuration) { t = t + d }
 
@@ -147,10 +157,19 @@ public struct SimDuration: Comparable, Hashable, Sendable, Codable, CustomString
         self.ticks = t
     }
 
+    /// `ms` milliseconds; nil if the tick count overflows.
+    @inlinable
+    public init?(validatingMilliseconds ms: Int64) {
+        let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
+        guard !overflow else { return nil }
+        self.ticks = t
+    }
+
     /// The duration in seconds.
     @inlinable
     public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
 
+    /// Shorter (or more negative) durations are smaller.
     @inlinable
     public static func < (a: SimDuration, b: SimDuration) -> Bool { a.ticks < b.ticks }
 

@@ -53,7 +53,8 @@ final class KernelTests: XCTestCase {
             try kernel.schedule(at: .microseconds(1), kind: b, target: 0, payload: i)
         }
         try kernel.schedule(at: .microseconds(2), kind: a, target: 0, payload: 101)
-        XCTAssertLessThan(kernel.nextSequence, 20, "the counter was renumbered")
+        XCTAssertEqual(kernel.nextSequence, 12, "the counter was renumbered")
+        XCTAssertEqual(kernel.heap.storage.map(\.sequence).sorted(), Array(0..<12))
         XCTAssertTrue(kernel.heap.isValidHeap())
         var recorder = Recorder()
         _ = try kernel.run(&recorder)
@@ -222,6 +223,51 @@ final class KernelTests: XCTestCase {
             RunProgress(now: .microseconds(20), eventsProcessed: 20, pendingCount: 15),
             RunProgress(now: .microseconds(30), eventsProcessed: 30, pendingCount: 5),
         ])
+    }
+
+    // MARK: Memory
+
+    func testReservationIsCappedByPendingMaxAndReservationMax() {
+        XCTAssertLessThan(Kernel(reservingCapacity: Int.max).heap.storage.capacity, 2 * Kernel.reservationMax)
+        XCTAssertLessThan(Kernel(reservingCapacity: 1_000_000, pendingMax: 10).heap.storage.capacity, 64)
+        XCTAssertGreaterThanOrEqual(Kernel(reservingCapacity: 5_000).heap.storage.capacity, 5_000)
+    }
+
+    func testHeapEntryIsThirtyTwoBytes() {
+        XCTAssertEqual(MemoryLayout<QueuedEvent>.stride, 32, "two entries per 64-byte cache line")
+    }
+
+    /// Steady state does not reallocate: a hold model with cancellation churn keeps the capacity of
+    /// every buffer once warmed up (a reallocation is the only allocation these buffers make).
+    func testSteadyStateKeepsBufferCapacities() throws {
+        struct HoldWithTimeouts: EventHandler {
+            var rng = SplitMix64(seed: 7)
+            var timeouts: [EventHandle] = Array(repeating: EventHandle(slot: .max, generation: 0), count: 64)
+            mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
+                guard event.kind != EventKind(3) else { return }  // a timeout fired: nothing follows
+                try kernel.schedule(after: .microseconds(Int64(1 + rng.below(1_000))), kind: event.kind,
+                                    target: event.target, payload: event.payload)
+                // Each event also re-arms a timeout for its target, cancelling the previous one.
+                let i = Int(event.target % 64)
+                kernel.cancel(timeouts[i])
+                timeouts[i] = try kernel.scheduleCancellable(after: .microseconds(Int64(1 + rng.below(400))),
+                                                              kind: EventKind(3), target: 1_000_000)
+            }
+        }
+        var kernel = Kernel(reservingCapacity: 16)
+        for i in 0..<1_000 as Range<UInt32> {
+            try kernel.schedule(at: .microseconds(Int64(i)), kind: a, target: i)
+        }
+        var handler = HoldWithTimeouts()
+        _ = try kernel.run(&handler, limits: RunLimits(eventsMax: 20_000))
+        let capacities = (kernel.heap.storage.capacity, kernel.slots.capacity, kernel.freeSlots.capacity)
+        _ = try kernel.run(&handler, limits: RunLimits(eventsMax: 50_000))
+        XCTAssertEqual(kernel.heap.storage.capacity, capacities.0)
+        XCTAssertEqual(kernel.slots.capacity, capacities.1)
+        XCTAssertEqual(kernel.freeSlots.capacity, capacities.2)
+        // Documented bound: slots <= live cancellable (<= 64) + tombstones, and tombstones never
+        // exceed the live events at the last cancel (<= 1,000 hold events + 64 timeouts).
+        XCTAssertLessThanOrEqual(kernel.slots.count, 64 + 1_064, "slots are reused, not accumulated")
     }
 
     // MARK: Errors

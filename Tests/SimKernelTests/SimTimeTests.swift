@@ -31,6 +31,10 @@ final class SimTimeTests: XCTestCase {
         XCTAssertNil(SimTime(validatingSeconds: 1e300))
         XCTAssertEqual(SimTime(validatingSeconds: 9.2e12)?.ticks, 9_200_000_000_000_000_000)
         XCTAssertEqual(SimDuration(validatingSeconds: -3)?.ticks, -3_000_000)
+        XCTAssertNil(SimTime(validatingMilliseconds: Int64.max / 999))
+        XCTAssertNil(SimDuration(validatingMilliseconds: Int64.min))
+        XCTAssertEqual(SimDuration(validatingMilliseconds: -7)?.ticks, -7_000)
+        XCTAssertEqual(SimTime(validatingMilliseconds: Int64.max / 1_000)?.ticks, Int64.max / 1_000 * 1_000)
     }
 
     func testArithmetic() {

@@ -1,3 +1,4 @@
+import XCTest
 @testable import SimKernel
 
 /// SplitMix64 (Steele, Lea & Flood 2014). Test scaffolding only: it picks operations and times in
@@ -24,8 +25,13 @@ struct Recorder: EventHandler {
     var progressReports: [RunProgress] = []
     var stopOnPayload: UInt64? = nil
     var throwOnPayload: UInt64? = nil
-    /// If set, an event whose payload is `spawnChildPayload(of:)`-eligible schedules one child.
+    /// If set, an event whose payload satisfies `child(of:)` schedules one child.
     var spawnChildren = false
+    /// If set, an event whose payload satisfies `stops(_:)` calls `kernel.stop()`.
+    var stopByRule = false
+
+    /// The stop rule used by the randomized reference test.
+    static func stops(_ p: UInt64) -> Bool { p % 16 == 5 }
 
     /// The child rule used by the randomized reference test: a parent payload p (top bit clear,
     /// p % 4 == 0) schedules a child with payload p | 2^63 at now + p % 3, kind 9, target 1.
@@ -37,7 +43,7 @@ struct Recorder: EventHandler {
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
         events.append(event)
         XCTAssertEqual(kernel.now, event.time, "kernel.now must equal the event time during handling")
-        if event.payload == stopOnPayload { kernel.stop() }
+        if event.payload == stopOnPayload || (stopByRule && Recorder.stops(event.payload)) { kernel.stop() }
         if event.payload == throwOnPayload { throw Boom(payload: event.payload) }
         if spawnChildren, let c = Recorder.child(of: event.payload) {
             try kernel.schedule(after: .microseconds(c.delayTicks), kind: EventKind(9), target: 1, payload: c.payload)
@@ -47,4 +53,3 @@ struct Recorder: EventHandler {
     mutating func progress(_ p: RunProgress) { progressReports.append(p) }
 }
 
-import XCTest
