@@ -132,15 +132,19 @@ public struct AndroidRulesConfig: Codable, Sendable, Equatable {
 public struct PlatformsConfig: Codable, Sendable, Equatable {
     public var ios = IOSRulesConfig()
     public var android = AndroidRulesConfig()
+    /// Pre-stage fetches reuse a warm connection to the CDN host (HTTP/3 0-RTT resumption or the
+    /// OS's pooled connection): no DNS/TCP/TLS set-up round trips. Default false (cold handler).
+    public var backgroundConnectionWarm: Bool = false
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case ios, android }
+    enum CodingKeys: String, CodingKey { case ios, android, backgroundConnectionWarm }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         ios = try c.field(.ios, IOSRulesConfig())
         android = try c.field(.android, AndroidRulesConfig())
+        backgroundConnectionWarm = try c.field(.backgroundConnectionWarm, false)
     }
 }
 
@@ -190,10 +194,13 @@ public struct UsersConfig: Codable, Sendable, Equatable {
     public var renderSeconds: Distribution = .lognormal(mu: log(0.18), sigma: 0.35)
     /// Timeout of a foreground fetch after a tap.
     public var foregroundTimeoutSeconds: Double = 30
+    /// Foreground fetches after a tap reuse a warm connection (app already running). Default
+    /// false: the app launches and pays DNS/TCP/TLS set-up.
+    public var foregroundConnectionWarm: Bool = false
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case segments, tapDelaySeconds, renderSeconds, foregroundTimeoutSeconds }
+    enum CodingKeys: String, CodingKey { case segments, tapDelaySeconds, renderSeconds, foregroundTimeoutSeconds, foregroundConnectionWarm }
 
     public init(from decoder: any Decoder) throws {
         let d = UsersConfig()
@@ -202,6 +209,7 @@ public struct UsersConfig: Codable, Sendable, Equatable {
         tapDelaySeconds = try c.field(.tapDelaySeconds, d.tapDelaySeconds)
         renderSeconds = try c.field(.renderSeconds, d.renderSeconds)
         foregroundTimeoutSeconds = try c.field(.foregroundTimeoutSeconds, d.foregroundTimeoutSeconds)
+        foregroundConnectionWarm = try c.field(.foregroundConnectionWarm, d.foregroundConnectionWarm)
         try c.check((1...64).contains(segments.count), .segments, expected: "1...64 segments", found: "\(segments.count)")
         try c.checkWeights(segments.map(\.share), .segments)
         try c.checkRange(foregroundTimeoutSeconds, 0.001...600, .foregroundTimeoutSeconds, unit: "seconds")

@@ -84,7 +84,9 @@ extension PushWorld {
         if handled > 0 { add("extension.timeoutShare", Double(outcomes.timedOutOrKilled) / Double(handled), "ratio", "lower") }
         if counters.fetchesStarted > 0 {
             add("extension.fetchSuccessRatio", Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted), "ratio", "higher")
+            add("extension.fetchTimeoutShare", Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted), "ratio", "lower")
         }
+        add("extension.fetchesStarted", Double(counters.fetchesStarted), "count", "none")
         if counters.prestageRequests > 0 {
             add("edge.prestageHitRatio", Double(counters.prestageHits) / Double(counters.prestageRequests), "ratio", "higher")
         }

@@ -35,7 +35,7 @@ extension PushWorld {
     /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
     /// iOS extension's notification is still shown with its original content.
     mutating func kill(_ s: Int, kernel: inout Kernel) throws {
-        if !sessions[s].isDelivered {
+        if !sessions[s].delivered() {
             let w = PushWord(sPush[s])
             let d = Int(sDevice[s])
             if w.flags & PushWord.flagDeferred != 0 { outcomes.deferredThenExpired += 1 } else { outcomes.timedOutOrKilled += 1 }
@@ -57,7 +57,7 @@ extension PushWorld {
         sWarn[s] = nil
         sKill[s] = nil
         let d = Int(sDevice[s])
-        let store = sessions[s].store
+        let store = sessions[s].currentStore()
         sessions[s] = idleSession
         let si = storeIndex[d]
         if si >= 0 {
@@ -164,7 +164,7 @@ extension PushWorld {
             try feed(s, .userTapped, kernel: &kernel)
             if deviceSlot[d] == Int32(s) {
                 for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0
-                    && sessions[s].store.freshness(of: plans.criticalKeys[c][base + i], at: now64) != .missing {
+                    && sessions[s].storeFreshness(of: plans.criticalKeys[c][base + i], at: now64) != .missing {
                     tPending[t] &= ~(1 << UInt32(i))
                 }
             }
@@ -182,7 +182,7 @@ extension PushWorld {
             counters.tapsInstant += 1
             return try schedulePaint(t, kernel: &kernel)
         }
-        let lifetime = SimDuration.seconds(config.campaigns[c].tokenLifetimeSeconds).ticks
+        let lifetime = rt[c].tokenLifetimeTicks
         if now - tSend[t] > lifetime {
             // The signed URLs in the push have expired: one round trip to refresh them first.
             counters.tokenRefreshes += 1
@@ -207,8 +207,9 @@ extension PushWorld {
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
         let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
-                                        connectionWarm: false, saveData: tSaveData[t], signedToken: PushWorld.token(d, c),
-                                        timeout: .seconds(config.users.foregroundTimeoutSeconds), replyKind: PushKind.foregroundReply,
+                                        connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
+                                        signedToken: PushWorld.token(d, c),
+                                        timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
                                         replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
         _ = try infra.fetch(request, kernel: &kernel)
     }

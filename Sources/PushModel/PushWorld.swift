@@ -88,6 +88,11 @@ struct PushWorld: EventHandler {
     let deliveryLatency: [Sampler]
     let silentHold: Sampler
     let progressSink: ProgressSink?
+    let rt: [CampaignRuntime]
+    let rules: RulesRuntime
+    let expeditedQuota: [Int]
+    let regularJobDelayMaxSeconds: [Double]
+    let cacheHeaders: [String]
     var infra: InfraWorld
     var far: BucketQueue
 
@@ -183,6 +188,11 @@ struct PushWorld: EventHandler {
             throw PushModelError(path: "preloadPolicy", reason: "\(error)")
         }
         doze = DozeSchedule(config.platforms.android)
+        rt = config.campaigns.map(CampaignRuntime.init)
+        rules = RulesRuntime(config)
+        expeditedQuota = config.platforms.android.standbyBuckets.expeditedJobs
+        regularJobDelayMaxSeconds = config.platforms.android.standbyBuckets.regularJobDelayMaxSeconds
+        cacheHeaders = config.campaigns.map(\.cacheControl.headerValue)
         deliveryLatency = try config.campaigns.enumerated().map { i, c in
             try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
         }
@@ -322,13 +332,14 @@ struct PushWorld: EventHandler {
         let perSecond = min(campaign.sendRatePerMinute, campaign.providerQuotaPerMinute) / 60
         sendCredit[c] += perSecond
         let now = kernel.now.ticks
-        let n = config.population.devices
-        let parts = campaign.pushesPerDevice
+        let n = population.deviceCount
+        let parts = rt[c].pushesPerDevice
+        let share = rt[c].audienceShare
         let interval = SimDuration.seconds(campaign.carouselIntervalSeconds ?? 0).ticks
         var k = 0.0
         var d = sendCursor[c]
         while d < n && sendCredit[c] >= 1 {
-            if population.inAudience(d, campaign: c, audienceShare: campaign.audienceShare) {
+            if population.inAudience(d, campaign: c, audienceShare: share) {
                 sendCredit[c] -= 1
                 let send = now + SimDuration.seconds(k / perSecond).ticks
                 k += 1
@@ -374,7 +385,7 @@ struct PushWorld: EventHandler {
         outcomes.deferredThenExpired += inDeferred
         inProvider = 0
         inDeferred = 0
-        for s in sDevice.indices where deviceSlot[Int(sDevice[s])] == Int32(s) && !sessions[s].isDelivered {
+        for s in sDevice.indices where deviceSlot[Int(sDevice[s])] == Int32(s) && !sessions[s].delivered() {
             outcomes.timedOutOrKilled += 1
             counters.sessionsCutByHorizon += 1
         }
@@ -389,9 +400,9 @@ struct PushWorld: EventHandler {
     /// The provider delivered push `w` to device `d`'s OS.
     mutating func onPushArrive(_ d: Int, _ w: PushWord, kernel: inout Kernel) throws {
         let a = population.device(d)
-        let campaign = config.campaigns[w.campaign]
+        let campaign = rt[w.campaign]
         let now = kernel.now.ticks
-        let silent = campaign.iosPush == .silent || campaign.pushesPerDevice > 1
+        let silent = campaign.silentOnIOS
         if a.isIOS {
             if !silent {
                 return try deliver(d, w, kind: .iOSServiceExtension, attributes: a, kernel: &kernel)
@@ -402,18 +413,17 @@ struct PushWorld: EventHandler {
                 return
             }
             // Silent-push budget (generic cell rate: `silentBudgetPerHour`, burst `silentBurst`).
-            let ios = config.platforms.ios
             let nowSeconds = Int32(clamping: now / 1_000_000)
-            let intervalSeconds = Int32(clamping: Int64((3_600 / ios.silentBudgetPerHour).rounded()))
+            let intervalSeconds = rules.silentIntervalSeconds
             let tat = max(silentTAT[d], nowSeconds)
-            if tat - nowSeconds > Int32(ios.silentBurst - 1) * intervalSeconds {
+            if tat - nowSeconds > (rules.silentBurst - 1) * intervalSeconds {
                 counters.silentOverBudget += 1
                 outcomes.notDelivered += 1
                 return
             }
             silentTAT[d] = tat + intervalSeconds
             let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: PushWorld.purposeHold)
-            if rng.uniform() < ios.silentHoldProbability {
+            if rng.uniform() < rules.silentHoldProbability {
                 let hold = SimDuration.seconds(silentHold.sample(rng, clampedTo: 0...86_400)).ticks
                 let release = now + hold
                 var held = w
@@ -432,9 +442,8 @@ struct PushWorld: EventHandler {
         }
 
         // Android: high priority runs at once, even in Doze, unless deprioritised.
-        let android = config.platforms.android
-        var high = campaign.androidPriority == .high
-        if high && Int(hpSilentCount[d]) >= android.deprioritiseAfterSilentHighPriority {
+        var high = campaign.androidHigh
+        if high && Int(hpSilentCount[d]) >= rules.deprioritiseAfter {
             high = false
             counters.deprioritised += 1
         }
@@ -453,7 +462,7 @@ struct PushWorld: EventHandler {
     /// TTL or the horizon.
     mutating func deferUntil(_ d: Int, _ w: PushWord, seconds: Double, ttlFrom: Double, kernel: inout Kernel) throws {
         let at = SimDuration.seconds(seconds).ticks
-        if seconds - ttlFrom > config.campaigns[w.campaign].messageTtlSeconds || at >= horizonTicks {
+        if seconds - ttlFrom > rt[w.campaign].messageTtlSeconds || at >= horizonTicks {
             outcomes.deferredThenExpired += 1
             if w.flags & 4 != 0 { noteHighPriority(d, shown: false) }
             return
@@ -464,21 +473,21 @@ struct PushWorld: EventHandler {
 
     /// Android: the message handler runs (now): pre-stage in it, or hand over to a WorkManager job.
     mutating func androidHandle(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
-        let campaign = config.campaigns[w.campaign]
-        if campaign.androidHandler == .messageHandler || !campaign.preStage || w.flags & PushWord.flagJob != 0 {
+        let campaign = rt[w.campaign]
+        if !campaign.androidJob || !campaign.preStage || w.flags & PushWord.flagJob != 0 {
             let kind: HandlerKind = w.flags & PushWord.flagJob != 0 ? .androidWorkManagerJob : .androidFCMHandler
             return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         }
         var job = w
         job.flags |= PushWord.flagJob
-        let quota = config.platforms.android.standbyBuckets.expeditedJobs[a.standbyBucket]
+        let quota = expeditedQuota[a.standbyBucket]
         if Int(expeditedUsed[d]) < quota {
             expeditedUsed[d] &+= 1
             return try deliver(d, job, kind: .androidWorkManagerJob, attributes: a, kernel: &kernel)
         }
         // No expedited quota: a regular job, deferred by the standby bucket and Doze.
         counters.expeditedDenied += 1
-        let maxDelay = config.platforms.android.standbyBuckets.regularJobDelayMaxSeconds[a.standbyBucket]
+        let maxDelay = regularJobDelayMaxSeconds[a.standbyBucket]
         let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: PushWorld.purposeJob)
         let ready = Double(kernel.now.ticks) / 1e6 + rng.uniform() * maxDelay
         let start = doze.nextWindow(atOrAfter: ready, state: a.doze, phase: a.dozePhase)
@@ -515,7 +524,7 @@ struct PushWorld: EventHandler {
     /// Whether the push shows a notification when handled: alert pushes always; a carousel or
     /// silent campaign with its final part.
     func showsNotification(_ w: PushWord) -> Bool {
-        w.part == config.campaigns[w.campaign].pushesPerDevice - 1
+        w.part == rt[w.campaign].pushesPerDevice - 1
     }
 
     /// The push reaches a handler of `kind` now: start a PreloadKit session (or, for a push without
@@ -523,9 +532,8 @@ struct PushWorld: EventHandler {
     mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         series.deliveries.add(atMicroseconds: now)
-        let campaign = config.campaigns[w.campaign]
         let deferred = w.flags & PushWord.flagDeferred != 0
-        if !campaign.preStage {
+        if !rt[w.campaign].preStage {
             outcomes.skippedByPolicy += 1
             if w.flags & 4 != 0 { noteHighPriority(d, shown: true) }
             if showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
@@ -560,7 +568,7 @@ struct PushWorld: EventHandler {
             store = stores[Int(si)]
             stores[Int(si)] = idleSession.store
         } else {
-            store = PreloadStore(capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax)
+            store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
             if a.preexistingStoreBytes > 0 {
                 let key = StoreKey(hi: UInt64(d) | 1 << 63, lo: 0)
                 let until = Instant(microseconds: 14_400_000_000)
@@ -578,21 +586,19 @@ struct PushWorld: EventHandler {
         let request = plans.requests[w.campaign][w.part]
 
         // OS deadlines of the handler kind.
-        let ios = config.platforms.ios
-        let android = config.platforms.android
         switch kind {
         case .iOSServiceExtension:
-            let budget = SimDuration.seconds(ios.serviceExtensionBudgetSeconds).ticks
-            let lead = SimDuration.seconds(ios.expiryWarningLeadSeconds).ticks
+            let budget = rules.nseBudgetTicks
+            let lead = rules.nseWarningLeadTicks
             sWarn[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
                                                       target: UInt32(s), payload: UInt64(sGen[s]) << 8)
             sKill[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
                                                       target: UInt32(s), payload: UInt64(sGen[s]) << 8 | 1)
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
-            let seconds = kind == .iOSSilentBackground ? ios.silentBackgroundSeconds
-                : kind == .androidFCMHandler ? android.messageHandlerSeconds : android.jobSeconds
+            let ticks = kind == .iOSSilentBackground ? rules.silentBackgroundTicks
+                : kind == .androidFCMHandler ? rules.handlerTicks : rules.jobTicks
             sWarn[s] = nil
-            sKill[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + SimDuration.seconds(seconds).ticks), kind: PushKind.osDeadline,
+            sKill[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
                                                       target: UInt32(s), payload: UInt64(sGen[s]) << 8 | 1)
         }
         try feed(s, .pushReceived(request, context), kernel: &kernel)
@@ -635,19 +641,19 @@ struct PushWorld: EventHandler {
         }
         try drain(s, kernel: &kernel)
         if deviceSlot[Int(sDevice[s])] != Int32(s) { return } // killed while draining
-        if sessions[s].isFinished {
+        let (finished, next) = sessions[s].driverState()
+        if finished {
             endSession(s, kernel: &kernel)
             return
         }
         // Memory: the extension is killed when its buffers exceed the OS limit.
         if sKind[s] == .iOSServiceExtension {
             let used = policy.memoryReservedBytes + Int64(sOpenFetches[s].nonzeroBitCount) * policy.fetchBufferBytes
-            if used > config.platforms.ios.extensionMemoryLimitBytes {
+            if used > rules.nseMemoryLimitBytes {
                 counters.killedByMemory += 1
                 return try kill(s, kernel: &kernel)
             }
         }
-        let next = sessions[s].nextDeadline()?.microseconds ?? Int64.max
         if next != sTimerAt[s] {
             if let h = sTimer[s] { kernel.cancel(h) }
             sTimer[s] = nil
@@ -665,10 +671,14 @@ struct PushWorld: EventHandler {
             switch action {
             case .startFetch(let r):
                 try startFetch(s, r, kernel: &kernel)
-            case .cancelFetch(let id, _):
+            case .cancelFetch(let id, let reason):
                 // InfraModel has no cancel: the transfer's reply is released and ignored.
                 sOpenFetches[s] &= ~(1 << UInt64(id.rawValue))
                 counters.fetchesCancelled += 1
+                switch reason {
+                case .timedOut, .hardDeadline, .osExpiry: counters.fetchesTimedOut += 1
+                case .rejected: break
+                }
             case .storeAsset:
                 counters.assetsStored += 1
             case .evict:
@@ -697,7 +707,8 @@ struct PushWorld: EventHandler {
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: sRegion[s], networkClass: sNetwork[s], entity: entity,
-                                        connectionWarm: false, saveData: sSaveData[s], signedToken: PushWorld.token(d, w.campaign),
+                                        connectionWarm: rules.backgroundWarm, saveData: sSaveData[s],
+                                        signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
                                         replyTag: (sGen[s] & 0xFF_FFFF) << 8 | r.id.rawValue)
         _ = try infra.fetch(request, kernel: &kernel)
@@ -721,7 +732,6 @@ struct PushWorld: EventHandler {
         let d = Int(sDevice[s])
         let live = sGen[s] & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
         let w = PushWord(sPush[s])
-        let campaign = config.campaigns[w.campaign]
 
         // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches).
         recordPrestage(result, region: Int(sRegion[s]))
@@ -737,12 +747,12 @@ struct PushWorld: EventHandler {
         let input: Input
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder:
-            let tokenExpired = now - w.sendTicks > SimDuration.seconds(campaign.tokenLifetimeSeconds).ticks
+            let tokenExpired = now - w.sendTicks > rt[w.campaign].tokenLifetimeTicks
             if tokenExpired {
                 counters.backgroundTokenExpired += 1
                 input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: []))
             } else if result.outcome == .placeholder {
-                var c = CampaignPlans.response(type: .image, bytes: result.bytes, cacheControl: campaign.cacheControl.headerValue).completion
+                var c = CampaignPlans.response(type: .image, bytes: result.bytes, cacheControl: cacheHeaders[w.campaign]).completion
                 c.bytesReceived = result.bytes
                 input = .fetchCompleted(id, c)
             } else {
@@ -753,12 +763,92 @@ struct PushWorld: EventHandler {
         case .origin503:
             input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
         case .timeout:
+            counters.fetchesTimedOut += 1
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:
             input = .fetchFailed(id, .network)
         }
         try feed(s, input, kernel: &kernel)
     }
+}
+
+/// A campaign's scalars for the hot path (a plain struct: reading it retains nothing).
+struct CampaignRuntime {
+    var pushesPerDevice: Int
+    /// iOS pushes are silent (`content-available`): a silent campaign or a carousel.
+    var silentOnIOS: Bool
+    var androidHigh: Bool
+    var androidJob: Bool
+    var preStage: Bool
+    var messageTtlSeconds: Double
+    var tokenLifetimeTicks: Int64
+    var audienceShare: Double
+
+    init(_ c: CampaignConfig) {
+        pushesPerDevice = c.pushesPerDevice
+        silentOnIOS = c.iosPush == .silent || c.pushesPerDevice > 1
+        androidHigh = c.androidPriority == .high
+        androidJob = c.androidHandler == .workManager
+        preStage = c.preStage
+        messageTtlSeconds = c.messageTtlSeconds
+        tokenLifetimeTicks = SimDuration.seconds(c.tokenLifetimeSeconds).ticks
+        audienceShare = c.audienceShare
+    }
+}
+
+/// OS rules in ticks for the hot path.
+struct RulesRuntime {
+    var nseBudgetTicks: Int64
+    var nseWarningLeadTicks: Int64
+    var nseMemoryLimitBytes: Int64
+    var silentBackgroundTicks: Int64
+    var silentIntervalSeconds: Int32
+    var silentBurst: Int32
+    var silentHoldProbability: Double
+    var handlerTicks: Int64
+    var jobTicks: Int64
+    var deprioritiseAfter: Int
+    var backgroundWarm: Bool
+    var foregroundWarm: Bool
+    var foregroundTimeout: SimDuration
+    var storeCapacityBytes: Int64
+    var storeEntriesMax: Int
+
+    init(_ c: PushWorldConfig) {
+        let ios = c.platforms.ios, android = c.platforms.android
+        nseBudgetTicks = SimDuration.seconds(ios.serviceExtensionBudgetSeconds).ticks
+        nseWarningLeadTicks = SimDuration.seconds(ios.expiryWarningLeadSeconds).ticks
+        nseMemoryLimitBytes = ios.extensionMemoryLimitBytes
+        silentBackgroundTicks = SimDuration.seconds(ios.silentBackgroundSeconds).ticks
+        silentIntervalSeconds = Int32(clamping: Int64((3_600 / ios.silentBudgetPerHour).rounded()))
+        silentBurst = Int32(ios.silentBurst)
+        silentHoldProbability = ios.silentHoldProbability
+        handlerTicks = SimDuration.seconds(android.messageHandlerSeconds).ticks
+        jobTicks = SimDuration.seconds(android.jobSeconds).ticks
+        deprioritiseAfter = android.deprioritiseAfterSilentHighPriority
+        backgroundWarm = c.platforms.backgroundConnectionWarm
+        foregroundWarm = c.users.foregroundConnectionWarm
+        foregroundTimeout = .seconds(c.users.foregroundTimeoutSeconds)
+        storeCapacityBytes = c.preloadPolicy.storeCapacityBytes
+        storeEntriesMax = c.preloadPolicy.storeEntriesMax
+    }
+}
+
+extension PreloadSession {
+    // Reads through a mutating (in-place) access: a non-mutating read of an array element copies
+    // the whole session (retaining every buffer it holds).
+
+    /// Whether finished, and the next timer instant (Int64.max: none).
+    mutating func driverState() -> (finished: Bool, nextMicroseconds: Int64) {
+        (isFinished, nextDeadline()?.microseconds ?? Int64.max)
+    }
+
+    mutating func delivered() -> Bool { isDelivered }
+
+    /// The session's store (the device's store once the session ends).
+    mutating func currentStore() -> PreloadStore { store }
+
+    mutating func storeFreshness(of key: StoreKey, at now: Instant) -> Freshness { store.freshness(of: key, at: now) }
 }
 
 /// Driver-level counters (reported as metrics).
@@ -771,6 +861,9 @@ struct DriverCounters {
     var expiryWarnings: UInt64 = 0
     var fetchesStarted: UInt64 = 0
     var fetchesCancelled: UInt64 = 0
+    /// Fetches ended by a timeout: PreloadKit's request timeout, hard deadline or OS expiry
+    /// cancelling them, or InfraModel's request timeout.
+    var fetchesTimedOut: UInt64 = 0
     var assetsStored: UInt64 = 0
     var silentForceQuit: UInt64 = 0
     var silentOverBudget: UInt64 = 0

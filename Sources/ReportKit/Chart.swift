@@ -89,8 +89,10 @@ public struct ValueAxis: Sendable, Equatable {
     public var label: String
     /// e.g. "ms". May be empty.
     public var unit: String
+    /// How values map to positions (linear or base-10 logarithmic).
     public var scale: AxisScale
 
+    /// Creates the value from its properties (see their documentation).
     public init(label: String, unit: String, scale: AxisScale = .linear) {
         self.label = label
         self.unit = unit
@@ -105,8 +107,10 @@ public struct ValueAxis: Sendable, Equatable {
 public struct ChartMarker: Sendable, Equatable {
     /// Position in the horizontal axis' unit (ms on a CDF, virtual seconds on a time series).
     public var at: Double
+    /// The text drawn next to the line.
     public var label: String
 
+    /// Creates the value from its properties (see their documentation).
     public init(at: Double, label: String) {
         self.at = at
         self.label = label
@@ -117,15 +121,19 @@ public struct ChartMarker: Sendable, Equatable {
 
 /// Cumulative distribution lines sharing one value axis.
 public struct CDFChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
     public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
     public var summary: String
     /// The horizontal axis (the measured value); the vertical axis is the cumulative share, 0–100 %.
     public var valueAxis: ValueAxis
+    /// The curves, drawn and listed in this order.
     public var series: [CDFSeries]
     /// Vertical reference lines, e.g. the 500 ms instant-paint target. The data table reports the share of
     /// each series at or below each marker.
     public var markers: [ChartMarker]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, summary: String, valueAxis: ValueAxis, series: [CDFSeries], markers: [ChartMarker] = []) {
         self.title = title
         self.summary = summary
@@ -163,6 +171,7 @@ extension ValueAxis {
 
 /// One cumulative distribution: points (value, share ≤ value), drawn as straight segments between points.
 public struct CDFSeries: Sendable, Equatable {
+    /// Shown in the legend and the data table.
     public var name: String
     /// nil: the palette colour for the series' position.
     public var color: ChartColor?
@@ -170,6 +179,7 @@ public struct CDFSeries: Sendable, Equatable {
     /// non-finite coordinate are skipped when drawing.
     public var points: [CDFPoint]
 
+    /// Creates the value from its properties (see their documentation).
     public init(name: String, color: ChartColor? = nil, points: [CDFPoint]) {
         self.name = name
         self.color = color
@@ -234,10 +244,12 @@ public struct CDFSeries: Sendable, Equatable {
 
 /// A point of a cumulative distribution: `fraction` of observations are ≤ `value`.
 public struct CDFPoint: Sendable, Equatable {
+    /// The measured value at which `fraction` of observations are at or below.
     public var value: Double
     /// In [0, 1].
     public var fraction: Double
 
+    /// Creates the value from its properties (see their documentation).
     public init(value: Double, fraction: Double) {
         self.value = value
         self.fraction = fraction
@@ -248,18 +260,22 @@ public struct CDFPoint: Sendable, Equatable {
 
 /// Lines or areas over virtual time, with shaded intervals (e.g. the send window) and vertical markers.
 public struct TimeSeriesChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
     public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
     public var summary: String
     /// The vertical axis. On a linear axis with no negative values the axis starts at 0.
     public var valueAxis: ValueAxis
     /// Digits after the point for values in the data table.
     public var valueDecimals: Int
+    /// The lines, drawn and listed in this order.
     public var series: [TimeSeries]
     /// Shaded intervals drawn behind the data, e.g. "send window".
     public var bands: [TimeBand]
     /// Vertical lines, e.g. "warm", "send start".
     public var markers: [ChartMarker]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, summary: String, valueAxis: ValueAxis, valueDecimals: Int = 2, series: [TimeSeries],
                 bands: [TimeBand] = [], markers: [ChartMarker] = []) {
         self.title = title
@@ -275,15 +291,9 @@ public struct TimeSeriesChart: Sendable, Equatable {
         let columns = [Table.Column("Series"), Table.Column("Peak" + valueAxis.unitInParentheses, alignment: .trailing),
                        Table.Column("Peak at (s)", alignment: .trailing), Table.Column("Mean" + valueAxis.unitInParentheses, alignment: .trailing)]
         let rows: [[TableCell]] = series.map { line in
-            let finite = line.points.filter { $0.seconds.isFinite && $0.value.isFinite }
-            guard var peak = finite.first else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
-            var sum = 0.0
-            for point in finite {
-                if point.value > peak.value { peak = point }
-                sum += point.value
-            }
+            guard let peak = line.peak, let mean = line.timeWeightedMean else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
             return [.text(line.name), .number(peak.value, decimals: valueDecimals), .number(peak.seconds, decimals: 1),
-                    .number(sum / Double(finite.count), decimals: valueDecimals)]
+                    .number(mean, decimals: valueDecimals)]
         }
         return Table(caption: title, columns: columns, rows: rows)
     }
@@ -294,12 +304,16 @@ public struct TimeSeries: Sendable, Equatable {
     /// Drawn as a line, or as a line with the area down to the axis shaded.
     public enum Style: Sendable, Equatable { case line, area }
 
+    /// Shown in the legend and the data table.
     public var name: String
+    /// nil: the palette colour for the series' position.
     public var color: ChartColor?
+    /// Line only, or line with the area down to the axis shaded.
     public var style: Style
     /// Points in increasing time order. A point with a non-finite coordinate breaks the line (a gap).
     public var points: [TimePoint]
 
+    /// Creates the value from its properties (see their documentation).
     public init(name: String, color: ChartColor? = nil, style: Style = .line, points: [TimePoint]) {
         self.name = name
         self.color = color
@@ -308,12 +322,47 @@ public struct TimeSeries: Sendable, Equatable {
     }
 }
 
+extension TimeSeries {
+    /// The first point with the largest finite value; nil when no point is finite.
+    /// - Complexity: O(points).
+    public var peak: TimePoint? {
+        var best: TimePoint?
+        for point in points where point.seconds.isFinite && point.value.isFinite {
+            if best.map({ point.value > $0.value }) ?? true { best = point }
+        }
+        return best
+    }
+
+    /// The mean over time: the trapezoid integral over every pair of consecutive finite points (a gap
+    /// contributes nothing) divided by the time covered; the plain mean of the finite values when they
+    /// cover no time (a single point, or equal times); nil when no point is finite.
+    /// - Complexity: O(points).
+    public var timeWeightedMean: Double? {
+        var area = 0.0, covered = 0.0, sum = 0.0, count = 0
+        var previous: TimePoint?
+        for point in points {
+            guard point.seconds.isFinite && point.value.isFinite else { previous = nil; continue }
+            sum += point.value
+            count += 1
+            if let before = previous, point.seconds > before.seconds {
+                area += (before.value + point.value) / 2 * (point.seconds - before.seconds)
+                covered += point.seconds - before.seconds
+            }
+            previous = point
+        }
+        guard count > 0 else { return nil }
+        return covered > 0 ? area / covered : sum / Double(count)
+    }
+}
+
 /// A value at a virtual time.
 public struct TimePoint: Sendable, Equatable {
     /// Virtual seconds since the start of the run.
     public var seconds: Double
+    /// The value, in the chart's value-axis unit.
     public var value: Double
 
+    /// Creates the value from its properties (see their documentation).
     public init(seconds: Double, value: Double) {
         self.seconds = seconds
         self.value = value
@@ -322,10 +371,14 @@ public struct TimePoint: Sendable, Equatable {
 
 /// A shaded interval of virtual time.
 public struct TimeBand: Sendable, Equatable {
+    /// Start of the interval, in virtual seconds.
     public var fromSeconds: Double
+    /// End of the interval, in virtual seconds.
     public var toSeconds: Double
+    /// Shown inside the band, bottom left.
     public var label: String
 
+    /// Creates the value from its properties (see their documentation).
     public init(fromSeconds: Double, toSeconds: Double, label: String) {
         self.fromSeconds = fromSeconds
         self.toSeconds = toSeconds
@@ -338,7 +391,9 @@ public struct TimeBand: Sendable, Equatable {
 /// Horizontal bars, each split into categories proportional to their counts (100 % stacked), with the
 /// percentages on the segments and the counts in the data table.
 public struct BreakdownChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
     public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
     public var summary: String
     /// What is counted, e.g. "pushes"; used in the total column.
     public var countNoun: String
@@ -347,6 +402,7 @@ public struct BreakdownChart: Sendable, Equatable {
     /// One bar per population, e.g. iOS, Android, all.
     public var bars: [BreakdownBar]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, summary: String, countNoun: String, categories: [BreakdownCategory], bars: [BreakdownBar]) {
         self.title = title
         self.summary = summary
@@ -372,11 +428,13 @@ public struct BreakdownChart: Sendable, Equatable {
 
 /// A category of a breakdown.
 public struct BreakdownCategory: Sendable, Equatable {
+    /// Shown in the legend and the data table.
     public var name: String
     /// nil: the palette colour for the category's position. Give outcomes meaningful colours, e.g.
     /// completed green, timed out vermillion, skipped grey.
     public var color: ChartColor?
 
+    /// Creates the value from its properties (see their documentation).
     public init(_ name: String, color: ChartColor? = nil) {
         self.name = name
         self.color = color
@@ -386,9 +444,12 @@ public struct BreakdownCategory: Sendable, Equatable {
 /// One bar of a breakdown: a count per category, in the chart's category order. Missing counts are 0,
 /// counts beyond the categories and negative counts are ignored.
 public struct BreakdownBar: Sendable, Equatable {
+    /// The bar's label, shown left of it.
     public var label: String
+    /// A count per category, in the chart's category order.
     public var counts: [Int]
 
+    /// Creates the value from its properties (see their documentation).
     public init(label: String, counts: [Int]) {
         self.label = label
         self.counts = counts
@@ -413,16 +474,20 @@ public struct BreakdownBar: Sendable, Equatable {
 /// Vertical bars: one group per category (e.g. CDN egress, cellular, never-opened pushes), one bar per
 /// series within each group (e.g. scenario variants).
 public struct GroupedBarChart: Sendable, Equatable {
+    /// The chart's title (shown above it, and the SVG `<title>`).
     public var title: String
+    /// One sentence saying what the chart shows (the SVG `<desc>`).
     public var summary: String
     /// What the bars measure, e.g. "Bytes".
     public var valueLabel: String
+    /// How values are printed and which unit the axis uses.
     public var valueFormat: ValueFormat
     /// Group labels, left to right.
     public var groups: [String]
     /// One bar per group each; `values[i]` belongs to `groups[i]` (missing or non-finite values draw no bar).
     public var series: [BarSeries]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, summary: String, valueLabel: String, valueFormat: ValueFormat, groups: [String], series: [BarSeries]) {
         self.title = title
         self.summary = summary
@@ -432,8 +497,14 @@ public struct GroupedBarChart: Sendable, Equatable {
         self.series = series
     }
 
+    /// The finite values that have a group (those drawn as bars).
+    var drawnValues: [Double] { series.flatMap { $0.values.prefix(groups.count) }.filter { $0.isFinite } }
+
+    /// The display unit for the largest drawn value (shared by the axis, the bar labels and the data table).
+    var displayScale: DisplayScale { valueFormat.scale(forMagnitude: drawnValues.map { abs($0) }.max() ?? 0) }
+
     var dataTable: Table {
-        let scale = valueFormat.scale(forMagnitude: series.flatMap { $0.values }.filter { $0.isFinite }.map { abs($0) }.max() ?? 0)
+        let scale = displayScale
         let unit = scale.unit.isEmpty ? "" : " (" + scale.unit + ")"
         let columns = [Table.Column("Group")] + series.map { Table.Column($0.name + unit, alignment: .trailing) }
         let rows: [[TableCell]] = groups.indices.map { group in
@@ -448,10 +519,14 @@ public struct GroupedBarChart: Sendable, Equatable {
 
 /// One series of a grouped bar chart.
 public struct BarSeries: Sendable, Equatable {
+    /// Shown in the legend and the data table.
     public var name: String
+    /// nil: the palette colour for the series' position.
     public var color: ChartColor?
+    /// One value per group, in the chart's group order.
     public var values: [Double]
 
+    /// Creates the value from its properties (see their documentation).
     public init(name: String, color: ChartColor? = nil, values: [Double]) {
         self.name = name
         self.color = color

@@ -2,9 +2,10 @@
 /// fonts, images or styles fetched from anywhere (a Content-Security-Policy of `default-src 'none'` makes
 /// the browser refuse any that slipped in). Light theme, single column, usable down to phone widths
 /// (charts keep a minimum width and scroll sideways; tables scroll). Every chart also has its data table in
-/// a `<details>` element. All user text is HTML-escaped; output is byte-identical for equal input (no
+/// a `<details>` element (open for breakdowns, whose counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
 public struct HTMLRenderer: Sendable {
+    /// Renderers hold no state; one instance can render any number of reports.
     public init() {}
 
     /// The complete HTML document, ending with a newline.
@@ -102,7 +103,11 @@ public struct HTMLRenderer: Sendable {
         var html = "<figure class=\"chart-figure\" aria-labelledby=\"" + id + "-caption\">\n"
         html += "<figcaption id=\"" + id + "-caption\"><strong>" + esc(chart.title) + "</strong><span>" + esc(chart.summary) + "</span></figcaption>\n"
         html += "<div class=\"chart-scroll\">\n" + SVGChartRenderer().render(chart, idPrefix: id) + "</div>\n"
-        html += "<details><summary>Data table</summary>\n" + tableHTML(chart.dataTable, withCaption: false) + "</details>\n"
+        // A breakdown's counts are part of its message, so its table starts open; other charts' tables start closed.
+        let isBreakdown: Bool
+        if case .breakdown = chart { isBreakdown = true } else { isBreakdown = false }
+        html += (isBreakdown ? "<details open>" : "<details>") + "<summary>Data table</summary>\n"
+            + tableHTML(chart.dataTable, withCaption: false) + "</details>\n"
         html += "</figure>\n"
         return html
     }
@@ -147,7 +152,7 @@ public struct HTMLRenderer: Sendable {
         dl.provenance div { min-width: 0; }
         dt { color: var(--muted); font-size: 0.7rem; text-transform: uppercase; letter-spacing: 0.05em; }
         dd { margin: 0; overflow-wrap: anywhere; }
-        .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 12px; }
+        .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(175px, 1fr)); gap: 12px; }
         .metric { border: 1px solid var(--line); border-top: 4px solid var(--accent); border-radius: 8px; padding: 0.7rem 0.9rem; }
         .metric.clear { border-top-color: var(--ok); }
         .metric.within { border-top-color: var(--warn); }

@@ -3,6 +3,7 @@
 /// and each section's paragraphs and tables. Charts appear as their data tables (a breakdown as counts
 /// and shares per outcome). All user text is Markdown-escaped; output is byte-identical for equal input.
 public struct MarkdownRenderer: Sendable {
+    /// Renderers hold no state; one instance can render any number of reports.
     public init() {}
 
     /// The report as Markdown, ending with a single newline.

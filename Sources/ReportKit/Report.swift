@@ -14,6 +14,7 @@ public struct Report: Sendable, Equatable {
     /// The body of the report, in display order.
     public var sections: [ReportSection]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, scenario: ScenarioSummary, provenance: RunProvenance,
                 headlines: [HeadlineMetric], sections: [ReportSection]) {
         self.title = title
@@ -31,6 +32,7 @@ public struct ScenarioSummary: Sendable, Equatable {
     /// The one-line question the scenario answers, e.g. "How far ahead must we warm for 95 % instant paints?".
     public var question: String
 
+    /// Creates the value from its properties (see their documentation).
     public init(name: String, question: String) {
         self.name = name
         self.question = question
@@ -49,6 +51,7 @@ public struct RunProvenance: Sendable, Equatable {
     /// Content hash of the scenario file, e.g. "sha256:9f2c…".
     public var scenarioHash: String
 
+    /// Creates the value from its properties (see their documentation).
     public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String) {
         self.seed = seed
         self.replications = replications
@@ -76,6 +79,7 @@ public struct HeadlineMetric: Sendable, Equatable {
     /// A short remark shown with the metric (how it is measured, a caveat). May be empty.
     public var note: String
 
+    /// Creates the value from its properties (see their documentation).
     public init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,
                 ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "") {
         self.name = name
@@ -109,6 +113,7 @@ public struct Threshold: Sendable, Equatable {
     /// Which side of `value` is bad.
     public var alarmWhen: Direction
 
+    /// Creates the value from its properties (see their documentation).
     public init(value: Double, alarmWhen: Direction) {
         self.value = value
         self.alarmWhen = alarmWhen
@@ -156,6 +161,7 @@ public struct ReportSection: Sendable, Equatable {
     /// The section's content, in display order.
     public var blocks: [ReportBlock]
 
+    /// Creates the value from its properties (see their documentation).
     public init(title: String, blocks: [ReportBlock]) {
         self.title = title
         self.blocks = blocks
@@ -179,9 +185,12 @@ public struct Table: Sendable, Equatable {
     public struct Column: Sendable, Equatable {
         /// How cells line up in a column.
         public enum Alignment: Sendable, Equatable { case leading, trailing }
+        /// The column heading.
         public var title: String
+        /// Numbers read best trailing-aligned.
         public var alignment: Alignment
 
+        /// Creates the value from its properties (see their documentation).
         public init(_ title: String, alignment: Alignment = .leading) {
             self.title = title
             self.alignment = alignment
@@ -190,9 +199,12 @@ public struct Table: Sendable, Equatable {
 
     /// Shown above the table. May be empty.
     public var caption: String
+    /// The column headings, left to right.
     public var columns: [Column]
+    /// The body rows, top to bottom.
     public var rows: [[TableCell]]
 
+    /// Creates the value from its properties (see their documentation).
     public init(caption: String, columns: [Column], rows: [[TableCell]]) {
         self.caption = caption
         self.columns = columns
@@ -210,8 +222,9 @@ public struct Table: Sendable, Equatable {
 
 /// One table cell. Numbers are formatted by ReportKit (fixed decimals, "." separator, locale-independent).
 public enum TableCell: Sendable, Equatable {
+    /// Plain text, escaped by the renderers.
     case text(String)
-    /// A number printed with exactly `decimals` digits after the point.
+    /// A number printed with exactly `decimals` digits after the point and thousands separators ("1,304.5").
     case number(Double, decimals: Int)
     /// An integer count with thousands separators ("12,345").
     case count(Int)
@@ -219,6 +232,7 @@ public enum TableCell: Sendable, Equatable {
     case percent(Double, decimals: Int)
     /// A count followed by its share of a total: "12,345 (61.7%)".
     case countAndShare(Int, share: Double)
+    /// Nothing (also used to pad short rows).
     case empty
 
     /// The cell's display text, unescaped.

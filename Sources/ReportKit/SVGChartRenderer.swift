@@ -13,6 +13,7 @@ public struct SVGChartRenderer: Sendable {
     /// Height of the plotting area of line and bar charts, in SVG user units.
     public static let plotHeight = 260.0
 
+    /// The renderer holds no state; one instance can render any number of charts.
     public init() {}
 
     /// The chart as an `<svg>` element (one line per element, ending with a newline).
@@ -70,16 +71,13 @@ public struct SVGChartRenderer: Sendable {
         let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "cdf", prefix: prefix, height: frame.totalHeight, title: chart.title,
                 description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y, verticalLines: true)
+        drawGrid(&svg, frame: frame, x: x, y: y)
         drawXAxis(&svg, frame: frame, map: x, title: chart.valueAxis.title)
         drawYAxis(&svg, frame: frame, map: y, title: "Share of observations ≤ value", label: { TextFormat.percent(fraction: $0, decimals: 0) })
         svg.open("g", [("class", "data"), ("fill", "none"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in seriesPoints.enumerated() where !points.isEmpty {
-            var path = ""
-            for (pointIndex, point) in points.enumerated() {
-                path += (pointIndex == 0 ? "M" : " L") + SVGWriter.number(x.position(point.value)) + " " + SVGWriter.number(y.position(point.fraction))
-            }
-            var attributes = [("class", "series"), ("d", path), ("stroke", legend[index].color.hex)]
+            let vertices = Self.thinned(points.map { Vertex(x: x.position($0.value), y: y.position($0.fraction)) })
+            var attributes = [("class", "series"), ("d", Self.pathData([vertices])), ("stroke", legend[index].color.hex)]
             if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
             svg.leaf("path", attributes, tooltip: chart.series[index].name)
         }
@@ -119,7 +117,7 @@ public struct SVGChartRenderer: Sendable {
         let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "time-series", prefix: prefix, height: frame.totalHeight, title: chart.title,
                 description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y, verticalLines: true)
+        drawGrid(&svg, frame: frame, x: x, y: y)
         svg.open("g", [("class", "bands")])
         for band in chart.bands where band.fromSeconds.isFinite && band.toSeconds.isFinite {
             let left = x.position(min(band.fromSeconds, band.toSeconds))
@@ -137,25 +135,18 @@ public struct SVGChartRenderer: Sendable {
         let baseline = y.position(chart.valueAxis.scale == .linear ? min(max(0, yTicks.lower), yTicks.upper) : yTicks.lower)
         svg.open("g", [("class", "data"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in seriesPoints.enumerated() {
-            let runs = Self.finiteRuns(points)
+            let runs = Self.finiteRuns(points).map { run in
+                Self.thinned(run.map { Vertex(x: x.position($0.seconds), y: y.position($0.value)) })
+            }
             if runs.isEmpty { continue }
             let color = legend[index].color.hex
             if chart.series[index].style == .area {
-                var area = ""
-                for run in runs {
-                    area += (area.isEmpty ? "" : " ") + "M" + SVGWriter.number(x.position(run[0].seconds)) + " " + SVGWriter.number(baseline)
-                    for point in run { area += " L" + SVGWriter.number(x.position(point.seconds)) + " " + SVGWriter.number(y.position(point.value)) }
-                    area += " L" + SVGWriter.number(x.position(run[run.count - 1].seconds)) + " " + SVGWriter.number(baseline) + " Z"
-                }
+                // Each run closed down to the baseline.
+                let closed = runs.map { run in [Vertex(x: run[0].x, y: baseline)] + run + [Vertex(x: run[run.count - 1].x, y: baseline)] }
+                let area = closed.map { Self.pathData([$0]) + " Z" }.joined(separator: " ")
                 svg.leaf("path", [("class", "area"), ("d", area), ("fill", color), ("fill-opacity", "0.18"), ("stroke", "none")])
             }
-            var line = ""
-            for run in runs {
-                for (pointIndex, point) in run.enumerated() {
-                    line += (line.isEmpty ? "" : " ") + (pointIndex == 0 ? "M" : "L") + SVGWriter.number(x.position(point.seconds)) + " " + SVGWriter.number(y.position(point.value))
-                }
-            }
-            var attributes = [("class", "series"), ("d", line), ("fill", "none"), ("stroke", color)]
+            var attributes = [("class", "series"), ("d", Self.pathData(runs)), ("fill", "none"), ("stroke", color)]
             if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
             svg.leaf("path", attributes, tooltip: chart.series[index].name)
         }
@@ -165,6 +156,53 @@ public struct SVGChartRenderer: Sendable {
         if finite.isEmpty { drawNoData(&svg, frame: frame) }
         svg.close("svg")
         return svg.text
+    }
+
+    /// A point in SVG user units.
+    struct Vertex: Equatable {
+        let x: Double
+        let y: Double
+    }
+
+    /// Most vertices drawn for one line; longer lines are thinned by `thinned`.
+    public static let verticesPerLineMax = 4_000
+
+    /// A line with at most `verticesPerLineMax` vertices: a longer one keeps, for each pixel column it
+    /// crosses, only its first, lowest, highest and last vertex in their original order, so spikes and dips
+    /// survive while the file stays small (a plot is ~650 columns wide: at most ~2,600 vertices).
+    /// - Complexity: O(n).
+    static func thinned(_ vertices: [Vertex]) -> [Vertex] {
+        guard vertices.count > verticesPerLineMax else { return vertices }
+        var kept: [Vertex] = []
+        var start = 0
+        while start < vertices.count {
+            let column = vertices[start].x.rounded(.down)
+            var end = start
+            var lowest = start, highest = start
+            while end + 1 < vertices.count && vertices[end + 1].x.rounded(.down) == column {
+                end += 1
+                if vertices[end].y < vertices[lowest].y { lowest = end }
+                if vertices[end].y > vertices[highest].y { highest = end }
+            }
+            var previous = -1
+            for index in [start, lowest, highest, end].sorted() where index != previous {
+                kept.append(vertices[index])
+                previous = index
+            }
+            start = end + 1
+        }
+        return kept
+    }
+
+    /// SVG path data: each run starts with M, continues with L.
+    static func pathData(_ runs: [[Vertex]]) -> String {
+        var path = ""
+        for run in runs {
+            for (index, vertex) in run.enumerated() {
+                path += (path.isEmpty ? "" : " ") + (index == 0 ? "M" : "L") + SVGWriter.number(vertex.x) + " " + SVGWriter.number(vertex.y)
+            }
+        }
+        return path
     }
 
     /// Splits a series into runs of consecutive finite points (a non-finite point is a gap).
@@ -194,7 +232,8 @@ public struct SVGChartRenderer: Sendable {
         }
         let longestLabel = chart.bars.map { Self.textWidth($0.label, fontSize: 12) }.max() ?? 0
         let labelWidth = min(max(longestLabel + 14, 56), 200)
-        let totalWidth = 92.0
+        let totalLabels = chart.bars.map { "n = " + TextFormat.count($0.total(categories: chart.categories.count)) }
+        let totalWidth = (totalLabels.map { Self.textWidth($0, fontSize: 11) }.max() ?? 0) + 22
         let left = 12 + labelWidth
         let legendHeight = Self.legendHeight(legend, width: Self.width - left - Self.marginRight)
         let top = Self.legendTop + legendHeight + 10
@@ -232,7 +271,7 @@ public struct SVGChartRenderer: Sendable {
                                  ("fill", Self.inkColor)], content: Self.truncated(bar.label, width: labelWidth - 12, fontSize: 12))
             let total = bar.total(categories: chart.categories.count)
             svg.element("text", [("x", SVGWriter.number(frame.right + 10)), ("y", SVGWriter.number(middle + 4)),
-                                 ("fill", Self.mutedInkColor), ("font-size", "11")], content: "n = " + TextFormat.count(total))
+                                 ("fill", Self.mutedInkColor), ("font-size", "11")], content: totalLabels[barIndex])
             guard total > 0 else {
                 svg.leaf("rect", [("class", "empty-bar"), ("x", SVGWriter.number(frame.left)), ("y", SVGWriter.number(barTop)),
                                   ("width", SVGWriter.number(frame.width)), ("height", SVGWriter.number(Self.breakdownBarHeight)),
@@ -271,8 +310,8 @@ public struct SVGChartRenderer: Sendable {
     // MARK: Grouped bars
 
     private func renderGroupedBars(_ chart: GroupedBarChart, prefix: String) -> String {
-        let values = chart.series.flatMap { $0.values.prefix(chart.groups.count) }.filter { $0.isFinite }
-        let display = chart.valueFormat.scale(forMagnitude: values.map { abs($0) }.max() ?? 0)
+        let values = chart.drawnValues
+        let display = chart.displayScale
         let scaled = values.map { $0 / display.divisor }
         let yTicks = AxisTicks.linear(min(0, scaled.min() ?? 0), max(0, scaled.max() ?? 1), maxIntervals: 5)
         let legend = chart.series.enumerated().map { index, series in
@@ -354,17 +393,16 @@ public struct SVGChartRenderer: Sendable {
         svg.element("desc", [("id", prefix + "-desc")], content: description)
     }
 
-    private func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap, verticalLines: Bool) {
+    /// Light lines at every tick of both axes, behind the data.
+    private func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap) {
         svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])
         for tick in y.ticks.values {
             let position = SVGWriter.number(y.position(tick))
             svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", position), ("x2", SVGWriter.number(frame.right)), ("y2", position)])
         }
-        if verticalLines {
-            for tick in x.ticks.values {
-                let position = SVGWriter.number(x.position(tick))
-                svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.top)), ("x2", position), ("y2", SVGWriter.number(frame.bottom))])
-            }
+        for tick in x.ticks.values {
+            let position = SVGWriter.number(x.position(tick))
+            svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.top)), ("x2", position), ("y2", SVGWriter.number(frame.bottom))])
         }
         svg.close("g")
     }

@@ -62,15 +62,21 @@ public struct Kernel: Sendable {
     /// entries of 32 bytes (live events plus not-yet-purged cancelled ones).
     public let pendingMax: Int
 
+    /// The largest up-front reservation `init` makes (2^22 entries, 128 MiB); a larger
+    /// `reservingCapacity` is a hint the heap meets by growing.
+    public static let reservationMax = 1 << 22
+
     /// A kernel at `startTime` with no pending events.
     /// - Parameters:
-    ///   - reservingCapacity: pending events to make room for up front (the heap grows beyond it
-    ///     if needed, by doubling).
-    ///   - pendingMax: the most live pending events allowed (must be >= 1).
+    ///   - reservingCapacity: pending events to make room for up front, capped at `pendingMax` and
+    ///     `reservationMax` (the heap grows beyond it if needed, by doubling).
+    ///   - pendingMax: the most live pending events allowed.
+    /// - Precondition: `pendingMax >= 1` and `reservingCapacity >= 0` (validate values read from
+    ///   user input before passing them).
     public init(startTime: SimTime = .zero, reservingCapacity: Int = 1024, pendingMax: Int = .max) {
         precondition(pendingMax >= 1, "Kernel: pendingMax must be >= 1, got \(pendingMax)")
         precondition(reservingCapacity >= 0, "Kernel: reservingCapacity must be >= 0, got \(reservingCapacity)")
-        heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax))
+        heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax, Kernel.reservationMax))
         slots = []
         freeSlots = []
         cancelledPending = 0
@@ -109,8 +115,9 @@ public struct Kernel: Sendable {
     /// - Complexity: O(log n).
     @inlinable
     public mutating func schedule(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
-        let time = try timeAfter(delay)
-        try schedule(at: time, kind: kind, target: target, payload: payload)
+        let time = try timeAfter(delay)  // never before now
+        try checkPendingLimit()
+        enqueue(time: time, kind: kind, target: target, payload: payload, slot: QueuedEvent.notCancellable)
     }
 
     /// Schedules an event at `time` that can be cancelled with the returned handle.
@@ -134,8 +141,9 @@ public struct Kernel: Sendable {
     }
 
     /// Cancels the event behind `handle` if it is still pending.
-    /// - Returns: true if the event was pending and is now cancelled; false if it already fired,
-    ///   was already cancelled, or the handle is from another kernel's slot table.
+    /// - Returns: true if the event was pending and is now cancelled; false if it already fired or
+    ///   was already cancelled. A handle is meaningful only to the kernel that issued it (and to
+    ///   copies of that kernel): given to another kernel it may name an unrelated event.
     /// - Complexity: O(1) amortised (an occasional O(n) purge of tombstones, see the file notes).
     @inlinable
     @discardableResult
@@ -234,6 +242,11 @@ public struct Kernel: Sendable {
     @inlinable
     func checkSchedulable(at time: SimTime) throws(KernelError) {
         guard time >= clock else { throw .scheduledInPast(now: clock, requested: time) }
+        try checkPendingLimit()
+    }
+
+    @inlinable
+    func checkPendingLimit() throws(KernelError) {
         guard heap.count - cancelledPending < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
     }
 

@@ -26,6 +26,7 @@ func ticksIfRepresentable(seconds s: Double) -> Int64? {
 }
 
 /// Formats ticks as seconds with six decimals ("-1.000250s"); integer arithmetic only.
+@usableFromInline
 func formatSeconds(ticks: Int64) -> String {
     let magnitude = ticks.magnitude
     let whole = magnitude / UInt64(ticksPerSecond)
@@ -34,8 +35,64 @@ func formatSeconds(ticks: Int64) -> String {
     return (ticks < 0 ? "-" : "") + "\(whole).\(padded)s"
 }
 
+/// What `SimTime` and `SimDuration` share: an integer count of 1 µs ticks, unit-explicit
+/// constructors, validating initialisers for user input, ordering and formatting.
+public protocol TickCount: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Microseconds.
+    var ticks: Int64 { get set }
+    /// The value of `ticks` microseconds.
+    init(ticks: Int64)
+}
+
+extension TickCount {
+    /// `s` seconds, rounded to the nearest microsecond.
+    /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
+    @inlinable
+    public static func seconds(_ s: Double) -> Self {
+        guard let t = ticksIfRepresentable(seconds: s) else {
+            preconditionFailure("\(Self.self).seconds(\(s)): not a finite number of seconds within ±9.2e12")
+        }
+        return Self(ticks: t)
+    }
+
+    /// `ms` milliseconds. Traps on overflow (|ms| > 9.2e15).
+    @inlinable
+    public static func milliseconds(_ ms: Int64) -> Self { Self(ticks: ms * 1_000) }
+
+    /// `us` microseconds.
+    @inlinable
+    public static func microseconds(_ us: Int64) -> Self { Self(ticks: us) }
+
+    /// `s` seconds rounded to the nearest microsecond; nil if `s` is NaN, infinite or out of range.
+    /// Use this for values read from user input.
+    @inlinable
+    public init?(validatingSeconds s: Double) {
+        guard let t = ticksIfRepresentable(seconds: s) else { return nil }
+        self.init(ticks: t)
+    }
+
+    /// `ms` milliseconds; nil if the tick count overflows.
+    @inlinable
+    public init?(validatingMilliseconds ms: Int64) {
+        let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
+        guard !overflow else { return nil }
+        self.init(ticks: t)
+    }
+
+    /// The value in seconds (exact up to 2^53 µs ≈ 285 years).
+    @inlinable
+    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
+
+    /// Smaller tick counts come first.
+    @inlinable
+    public static func < (a: Self, b: Self) -> Bool { a.ticks < b.ticks }
+
+    /// Seconds with microsecond precision, e.g. "12.000500s".
+    public var description: String { formatSeconds(ticks: ticks) }
+}
+
 /// An instant of virtual time, in integer ticks of 1 microsecond since the simulation epoch.
-public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct SimTime: TickCount {
     /// Microseconds since the simulation epoch.
     public var ticks: Int64
 
@@ -48,54 +105,12 @@ public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConv
     @inlinable
     public init(ticks: Int64) { self.ticks = ticks }
 
-    /// The instant `s` seconds after the epoch, rounded to the nearest microsecond.
-    /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
-    @inlinable
-    public static func seconds(_ s: Double) -> SimTime {
-        guard let t = ticksIfRepresentable(seconds: s) else {
-            preconditionFailure("SimTime.seconds(\(s)): not a finite number of seconds within ±9.2e12")
-        }
-        return SimTime(ticks: t)
-    }
-
-    /// The instant `ms` milliseconds after the epoch. Traps on overflow (|ms| > 9.2e15).
-    @inlinable
-    public static func milliseconds(_ ms: Int64) -> SimTime { SimTime(ticks: ms * 1_000) }
-
-    /// The instant `us` microseconds after the epoch.
-    @inlinable
-    public static func microseconds(_ us: Int64) -> SimTime { SimTime(ticks: us) }
-
-    /// The instant `s` seconds after the epoch, rounded to the nearest microsecond; nil if `s` is NaN,
-    /// infinite or out of range. Use this for values read from user input.
-    @inlinable
-    public init?(validatingSeconds s: Double) {
-        guard let t = ticksIfRepresentable(seconds: s) else { return nil }
-        self.ticks = t
-    }
-
-    /// The instant `ms` milliseconds after the epoch; nil if the tick count overflows.
-    @inlinable
-    public init?(validatingMilliseconds ms: Int64) {
-        let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
-        guard !overflow else { return nil }
-        self.ticks = t
-    }
-
-    /// Seconds since the epoch (exact up to 2^53 µs ≈ 285 years).
-    @inlinable
-    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
-
     /// `self + d`, or nil if the result overflows.
     @inlinable
     public func adding(_ d: SimDuration) -> SimTime? {
         let (t, overflow) = ticks.addingReportingOverflow(d.ticks)
         return overflow ? nil : SimTime(ticks: t)
     }
-
-    /// Earlier instants are smaller.
-    @inlinable
-    public static func < (a: SimTime, b: SimTime) -> Bool { a.ticks < b.ticks }
 
     /// Traps on overflow; use `adding(_:)` when the duration comes from user input.
     @inlinable
@@ -112,13 +127,10 @@ public struct SimTime: Comparable, Hashable, Sendable, Codable, CustomStringConv
     /// Advances `t` by `d`. Traps on overflow.
     @inlinable
     public static func += (t: inout SimTime, d: SimDuration) { t = t + d }
-
-    /// Seconds with microsecond precision, e.g. "12.000500s".
-    public var description: String { formatSeconds(ticks: ticks) }
 }
 
 /// A span of virtual time, in integer ticks of 1 microsecond. May be negative.
-public struct SimDuration: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct SimDuration: TickCount {
     /// Microseconds.
     public var ticks: Int64
 
@@ -130,48 +142,6 @@ public struct SimDuration: Comparable, Hashable, Sendable, Codable, CustomString
     /// A duration of `ticks` microseconds.
     @inlinable
     public init(ticks: Int64) { self.ticks = ticks }
-
-    /// `s` seconds, rounded to the nearest microsecond.
-    /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
-    @inlinable
-    public static func seconds(_ s: Double) -> SimDuration {
-        guard let t = ticksIfRepresentable(seconds: s) else {
-            preconditionFailure("SimDuration.seconds(\(s)): not a finite number of seconds within ±9.2e12")
-        }
-        return SimDuration(ticks: t)
-    }
-
-    /// `ms` milliseconds. Traps on overflow (|ms| > 9.2e15).
-    @inlinable
-    public static func milliseconds(_ ms: Int64) -> SimDuration { SimDuration(ticks: ms * 1_000) }
-
-    /// `us` microseconds.
-    @inlinable
-    public static func microseconds(_ us: Int64) -> SimDuration { SimDuration(ticks: us) }
-
-    /// `s` seconds rounded to the nearest microsecond; nil if `s` is NaN, infinite or out of range.
-    /// Use this for values read from user input.
-    @inlinable
-    public init?(validatingSeconds s: Double) {
-        guard let t = ticksIfRepresentable(seconds: s) else { return nil }
-        self.ticks = t
-    }
-
-    /// `ms` milliseconds; nil if the tick count overflows.
-    @inlinable
-    public init?(validatingMilliseconds ms: Int64) {
-        let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
-        guard !overflow else { return nil }
-        self.ticks = t
-    }
-
-    /// The duration in seconds.
-    @inlinable
-    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
-
-    /// Shorter (or more negative) durations are smaller.
-    @inlinable
-    public static func < (a: SimDuration, b: SimDuration) -> Bool { a.ticks < b.ticks }
 
     /// Traps on overflow.
     @inlinable
@@ -188,7 +158,4 @@ public struct SimDuration: Comparable, Hashable, Sendable, Codable, CustomString
     /// Traps on overflow.
     @inlinable
     public static func * (n: Int64, d: SimDuration) -> SimDuration { SimDuration(ticks: n * d.ticks) }
-
-    /// Seconds with microsecond precision, e.g. "0.250000s".
-    public var description: String { formatSeconds(ticks: ticks) }
 }

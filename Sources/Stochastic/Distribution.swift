@@ -248,6 +248,7 @@ extension Distribution {
 /// (standardised a >= 0) it inverts the upper-tail probability Q with `gsl_cdf_ugaussian_Qinv`,
 /// otherwise the lower-tail P with `gsl_cdf_ugaussian_Pinv`. So an interval far in either tail
 /// (e.g. [mean + 8 sd, inf)) is still sampled exactly, with one uniform per draw.
+@usableFromInline
 struct TruncatedNormal: Sendable {
     let location: Double
     let sd: Double
@@ -283,6 +284,7 @@ struct TruncatedNormal: Sendable {
 
     /// The quantile at `u` in (0, 1); increasing in `u`.
     @inline(__always)
+    @usableFromInline
     func quantile(_ u: Double) -> Double {
         let z: Double
         if usesUpperTail {

@@ -1,16 +1,20 @@
 // Hold-model benchmark of the SimKernel run loop (`make bench`).
 //
 // The classic hold model keeps N events pending: each step pops the earliest event and schedules
-// one new event at now + an exponential increment. Two loops run side by side in this process:
-//   kernel: `Kernel.run` with an `EventHandler` drawing Exp(mean) increments from GSL (taus2) via
-//           Stochastic's `RandomStream` (inverse transform: -log(U) * mean, U in (0, 1));
-//   bare:   the same heap type driven directly, with an inline xorshift64 uniform turned into the
-//           same Exp(mean) increment (-log(U) * mean), and no clock, limits, cancellation check,
-//           error path or dispatch.
-// Both sides draw from the same distribution, so the heaps evolve alike (the increment law changes
-// how deep entries sift) and the ratio kernel/bare isolates what the kernel adds: its bookkeeping
-// plus the call into GSL. Each row alternates the two loops in several rounds so that machine
-// load hits both alike; the spread of the per-round ratios is printed.
+// one new event at now + an Exp(mean) increment. Three loops run side by side in this process:
+//   kernel:    `Kernel.run` with an `EventHandler` drawing increments the way models do, from a
+//              Stochastic `Sampler` for `.exponential(mean:)` (gsl_ran_exponential, taus2 stream);
+//   kernel-U:  the same kernel loop, increments by inverse transform of one GSL uniform,
+//              -log(RandomStream.uniformPositive()) * mean: separates the kernel's own cost from
+//              the Sampler's per-draw cost;
+//   bare:      the same heap type driven directly, with an inline xorshift64 uniform turned into the
+//              same Exp(mean) increment, and no clock, limits, cancellation check, error path,
+//              dispatch or GSL call.
+// All sides draw from the same distribution, so the heaps evolve alike (the increment law changes
+// how deep entries sift) and kernel/bare isolates what the kernel adds plus the GSL draw. Each row
+// alternates the loops in several short rounds so that machine load hits all alike; rounds are
+// timed in thread CPU time (time slices lost to other processes do not count), each loop's rate is
+// its best round (load only ever slows a round), and the spread of per-round ratios is printed.
 
 @_spi(Benchmark) import SimKernel
 import Stochastic
@@ -26,15 +30,60 @@ let meanIncrementTicks = 1_000_000.0
 /// Keeps results observable so the optimiser cannot drop the bare loop.
 nonisolated(unsafe) var sink: Int64 = 0
 
-/// The kernel side: every event schedules its successor.
-struct HoldHandler: EventHandler {
+/// A kernel-side hold model: every event schedules its successor `increment()` ticks later.
+protocol HoldModel: EventHandler {
+    /// The next Exp(mean) increment, in ticks.
+    func increment() -> Int64
+}
+
+extension HoldModel {
+    mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
+        try kernel.schedule(after: SimDuration(ticks: increment()), kind: event.kind, target: event.target,
+                            payload: event.payload)
+    }
+}
+
+/// Increments from a Stochastic `Sampler` for `.exponential(mean:)`: the way model code draws.
+struct SamplerHold: HoldModel {
+    let rng: RandomStream
+    let sampler: Sampler
+
+    init(seed: UInt64) throws {
+        rng = RandomStream(seed: seed)
+        sampler = try Sampler(.exponential(mean: meanIncrementTicks))
+    }
+
+    /// gsl_ran_exponential returns -mean * log1p(-U) with U in [0, 1) from a 32-bit generator, so
+    /// the value is finite and below 23 * mean: it fits Int64.
+    func increment() -> Int64 { Int64(sampler.sample(rng)) }
+}
+
+/// Increments by inverse transform of one GSL uniform in (0, 1): -log(U) * mean.
+struct StreamHold: HoldModel {
     let rng: RandomStream
 
-    @inline(__always)
-    mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        let increment = Int64(-log(rng.uniformPositive()) * meanIncrementTicks)
-        try kernel.schedule(after: SimDuration(ticks: increment), kind: event.kind, target: event.target,
-                            payload: event.payload)
+    init(seed: UInt64) { rng = RandomStream(seed: seed) }
+
+    /// U >= 2^-32 (taus2 is a 32-bit generator), so the value is below 23 * mean.
+    func increment() -> Int64 { Int64(-log(rng.uniformPositive()) * meanIncrementTicks) }
+}
+
+struct KernelSide<Model: HoldModel> {
+    var kernel: Kernel
+    var handler: Model
+
+    init(pending n: Int, model: Model) throws {
+        kernel = Kernel(reservingCapacity: n)
+        handler = model
+        for i in 0..<n {
+            try kernel.schedule(at: SimTime(ticks: model.increment()), kind: EventKind(1),
+                                target: UInt32(truncatingIfNeeded: i), payload: UInt64(i))
+        }
+    }
+
+    mutating func run(events: UInt64) throws {
+        let outcome = try kernel.run(&handler, limits: RunLimits(eventsMax: events))
+        precondition(outcome.reason == .eventLimit && outcome.eventsProcessed == events, "hold model drained: \(outcome)")
     }
 }
 
@@ -47,26 +96,6 @@ struct XorShift64 {
         state ^= state >> 7
         state ^= state << 17
         return state
-    }
-}
-
-struct KernelSide {
-    var kernel: Kernel
-    var handler: HoldHandler
-
-    init(pending n: Int, seed: UInt64) throws {
-        kernel = Kernel(reservingCapacity: n)
-        handler = HoldHandler(rng: RandomStream(seed: seed))
-        for i in 0..<n {
-            let t = Int64(-log(handler.rng.uniformPositive()) * meanIncrementTicks)
-            try kernel.schedule(at: SimTime(ticks: t), kind: EventKind(1), target: UInt32(truncatingIfNeeded: i),
-                                payload: UInt64(i))
-        }
-    }
-
-    mutating func run(events: UInt64) throws {
-        let outcome = try kernel.run(&handler, limits: RunLimits(eventsMax: events))
-        precondition(outcome.reason == .eventLimit && outcome.eventsProcessed == events, "hold model drained: \(outcome)")
     }
 }
 
@@ -102,13 +131,21 @@ struct BareSide {
     }
 }
 
-/// Seconds taken by `body`.
+/// This thread's CPU time in seconds. Time slices given to other processes on a shared machine do
+/// not count, unlike wall-clock time (their cache pollution still does).
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else {
+        preconditionFailure("clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed")
+    }
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Thread CPU seconds taken by `body`.
 func timed(_ body: () throws -> Void) rethrows -> Double {
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = threadCPUSeconds()
     try body()
-    let d = clock.now - start
-    return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    return threadCPUSeconds() - start
 }
 
 /// Events per chunk so that one chunk takes about `secondsTarget`, from a short calibration run.
@@ -116,62 +153,78 @@ func chunkSize(eventsPerSecond: Double, secondsTarget: Double) -> UInt64 {
     UInt64(Swift.max(10_000, eventsPerSecond * secondsTarget))
 }
 
+/// Throughput of one loop: the best round. On a shared machine other processes only ever slow a
+/// round down, so the fastest round is the closest to the loop's undisturbed speed.
+struct Rate {
+    var eventsPerSecond = 0.0
+
+    mutating func add(events: UInt64, seconds: Double) {
+        eventsPerSecond = Swift.max(eventsPerSecond, Double(events) / seconds)
+    }
+}
+
+/// The smallest and largest per-round ratio.
+struct Spread {
+    var low = Double.infinity
+    var high = 0.0
+
+    mutating func add(_ ratio: Double) {
+        low = Swift.min(low, ratio)
+        high = Swift.max(high, ratio)
+    }
+}
+
 struct Row {
-    var pending: Int
-    var kernelRate: Double
-    var bareRate: Double
-    var ratioMin: Double
-    var ratioMax: Double
+    var kernel = Rate(), kernelU = Rate(), bare = Rate()
+    var spread = Spread(), spreadU = Spread()
 }
 
 /// How much work each row does.
 enum Plan {
-    /// Alternating rounds sized from the warm-up rate to take about this long per side.
-    case timed(rounds: Int, secondsPerSidePerRound: Double)
-    /// Exactly this many events per side in one round, after a warm-up of the same size: for
+    /// Alternating rounds sized from the warm-up rate to take about this long per loop.
+    case timed(rounds: Int, secondsPerLoopPerRound: Double)
+    /// Exactly this many events per loop in one round, after a warm-up of the same size: for
     /// instruction-count profiling (`valgrind --tool=callgrind`), where wall time means nothing.
-    case fixed(eventsPerSide: UInt64)
+    case fixed(eventsPerLoop: UInt64)
 }
 
 func measure(pending n: Int, plan: Plan) throws -> Row {
-    var kernelSide = try KernelSide(pending: n, seed: 42)
+    var kernelSide = try KernelSide(pending: n, model: try SamplerHold(seed: 42))
+    var kernelUSide = try KernelSide(pending: n, model: StreamHold(seed: 42))
     var bareSide = BareSide(pending: n)
-    // Warm-up: one pass over the whole pending set on each side (pages touched, caches and branch
+    // Warm-up: one pass over the whole pending set per loop (pages touched, caches and branch
     // predictors trained), which also gives the calibration rates.
     var warmEvents = UInt64(Swift.max(n, 200_000))
     if case let .fixed(events) = plan { warmEvents = events }
     let kernelWarm = try timed { try kernelSide.run(events: warmEvents) }
+    let kernelUWarm = try timed { try kernelUSide.run(events: warmEvents) }
     let bareWarm = timed { bareSide.run(events: warmEvents) }
     let rounds: Int
-    let kernelChunk: UInt64, bareChunk: UInt64
+    var kernelChunk = warmEvents, kernelUChunk = warmEvents, bareChunk = warmEvents
     switch plan {
     case let .timed(r, seconds):
         rounds = r
         kernelChunk = chunkSize(eventsPerSecond: Double(warmEvents) / kernelWarm, secondsTarget: seconds)
+        kernelUChunk = chunkSize(eventsPerSecond: Double(warmEvents) / kernelUWarm, secondsTarget: seconds)
         bareChunk = chunkSize(eventsPerSecond: Double(warmEvents) / bareWarm, secondsTarget: seconds)
-    case let .fixed(events):
+    case .fixed:
         rounds = 1
-        kernelChunk = events
-        bareChunk = events
     }
 
-    var kernelSeconds = 0.0, bareSeconds = 0.0
-    var kernelEvents: UInt64 = 0, bareEvents: UInt64 = 0
-    var ratioMin = Double.infinity, ratioMax = 0.0
+    var row = Row()
     for _ in 0..<rounds {
         let ks = try timed { try kernelSide.run(events: kernelChunk) }
+        let us = try timed { try kernelUSide.run(events: kernelUChunk) }
         let bs = timed { bareSide.run(events: bareChunk) }
-        kernelSeconds += ks
-        bareSeconds += bs
-        kernelEvents += kernelChunk
-        bareEvents += bareChunk
-        let ratio = (Double(kernelChunk) / ks) / (Double(bareChunk) / bs)
-        ratioMin = Swift.min(ratioMin, ratio)
-        ratioMax = Swift.max(ratioMax, ratio)
+        row.kernel.add(events: kernelChunk, seconds: ks)
+        row.kernelU.add(events: kernelUChunk, seconds: us)
+        row.bare.add(events: bareChunk, seconds: bs)
+        let bareRate = Double(bareChunk) / bs
+        row.spread.add(Double(kernelChunk) / ks / bareRate)
+        row.spreadU.add(Double(kernelUChunk) / us / bareRate)
     }
-    sink &+= kernelSide.kernel.now.ticks
-    return Row(pending: n, kernelRate: Double(kernelEvents) / kernelSeconds,
-               bareRate: Double(bareEvents) / bareSeconds, ratioMin: ratioMin, ratioMax: ratioMax)
+    sink &+= kernelSide.kernel.now.ticks &+ kernelUSide.kernel.now.ticks
+    return row
 }
 
 /// Right-aligns `s` in `width` columns.
@@ -195,23 +248,23 @@ struct KernelBench {
     static func main() {
         let usage = """
             usage: prestage-kernel-bench [--quick | --events COUNT]
-              Hold model at N = 10^4, 10^5, 10^6 pending events, kernel vs bare heap loop.
-              (default)       4 alternating rounds of ~0.4 s per side per row
-              --quick         2 rounds of ~0.1 s per side per row
-              --events COUNT  exactly COUNT events per side per row (1...10^9), for profilers
+              Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop.
+              (default)       8 alternating rounds of ~0.15 s per loop per row
+              --quick         3 rounds of ~0.03 s per loop per row
+              --events COUNT  exactly COUNT events per loop per row (1...10^9), for profilers
             """
-        var plan = Plan.timed(rounds: 4, secondsPerSidePerRound: 0.4)
+        var plan = Plan.timed(rounds: 8, secondsPerLoopPerRound: 0.15)
         var args = CommandLine.arguments.dropFirst()
         while let arg = args.popFirst() {
             switch arg {
             case "--quick":
-                plan = .timed(rounds: 2, secondsPerSidePerRound: 0.1)
+                plan = .timed(rounds: 3, secondsPerLoopPerRound: 0.03)
             case "--events":
                 guard let text = args.popFirst(), let count = UInt64(text), count >= 1, count <= 1_000_000_000 else {
                     print("prestage-kernel-bench: --events needs a whole number from 1 to 1000000000\n\(usage)")
                     exit(2)
                 }
-                plan = .fixed(eventsPerSide: count)
+                plan = .fixed(eventsPerLoop: count)
             case "--help", "-h":
                 print(usage)
                 return
@@ -222,24 +275,32 @@ struct KernelBench {
         }
         switch plan {
         case let .timed(rounds, _):
-            print("hold model: pop the earliest event, schedule one at now + increment (mean 1 s); \(rounds) alternating rounds per row")
+            print("hold model (pop the earliest event, schedule one at now + Exp(1 s)); \(rounds) alternating rounds per row, best round per loop, thread CPU time")
         case let .fixed(events):
-            print("hold model: pop the earliest event, schedule one at now + increment (mean 1 s); \(events) events per side per row")
+            print("hold model (pop the earliest event, schedule one at now + Exp(1 s)); \(events) events per loop per row")
         }
-        print("kernel: Kernel.run + Exp(mean) from GSL taus2 via Stochastic; bare: same heap + Exp(mean) from inline xorshift64")
-        print(pad("N", 9) + pad("kernel ev/s", 14) + pad("bare ev/s", 14) + pad("ratio", 8) + pad("round ratios", 16))
+        print("kernel: Kernel.run + Stochastic Sampler(.exponential) | kernel-U: Kernel.run + -log(GSL uniform) | bare: same heap, inline xorshift")
+        print(pad("N", 9) + pad("kernel ev/s", 13) + pad("bare ev/s", 12) + pad("ratio", 8) + pad("rounds", 10)
+              + pad("kernel-U ev/s", 15) + pad("ratio-U", 9) + pad("rounds", 10))
         do {
-            _ = try measure(pending: 1_000, plan: .timed(rounds: 1, secondsPerSidePerRound: 0.05))  // process warm-up
-            var worst = Double.infinity
+            _ = try measure(pending: 1_000, plan: .timed(rounds: 1, secondsPerLoopPerRound: 0.03))  // process warm-up
+            var worst = Double.infinity, worstU = Double.infinity
             for n in [10_000, 100_000, 1_000_000] {
                 let row = try measure(pending: n, plan: plan)
-                let ratio = row.kernelRate / row.bareRate
+                let ratio = row.kernel.eventsPerSecond / row.bare.eventsPerSecond
+                let ratioU = row.kernelU.eventsPerSecond / row.bare.eventsPerSecond
                 worst = Swift.min(worst, ratio)
-                print(pad(String(n), 9) + pad(fixed(row.kernelRate / 1e6, 2) + " M", 14) + pad(fixed(row.bareRate / 1e6, 2) + " M", 14)
+                worstU = Swift.min(worstU, ratioU)
+                print(pad(String(n), 9)
+                      + pad(fixed(row.kernel.eventsPerSecond / 1e6, 2) + " M", 13)
+                      + pad(fixed(row.bare.eventsPerSecond / 1e6, 2) + " M", 12)
                       + pad(fixed(ratio * 100, 1) + "%", 8)
-                      + pad(fixed(row.ratioMin * 100, 0) + "–" + fixed(row.ratioMax * 100, 0) + "%", 16))
+                      + pad(fixed(row.spread.low * 100, 0) + "-" + fixed(row.spread.high * 100, 0) + "%", 10)
+                      + pad(fixed(row.kernelU.eventsPerSecond / 1e6, 2) + " M", 15)
+                      + pad(fixed(ratioU * 100, 1) + "%", 9)
+                      + pad(fixed(row.spreadU.low * 100, 0) + "-" + fixed(row.spreadU.high * 100, 0) + "%", 10))
             }
-            print("worst ratio \(fixed(worst * 100, 1))% (target >= 85%)   [checksum \(sink & 0xffff)]")
+            print("worst ratio: kernel \(fixed(worst * 100, 1))%, kernel-U \(fixed(worstU * 100, 1))% (target >= 85%)   [checksum \(sink & 0xffff)]")
         } catch {
             print("prestage-kernel-bench: \(error)")
             exit(1)

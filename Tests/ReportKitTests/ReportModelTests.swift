@@ -24,6 +24,20 @@ final class ReportModelTests: XCTestCase {
         XCTAssertEqual(series.points.map { $0.value }, series.points.map { $0.value }.sorted())
     }
 
+    func testTimeSeriesPeakAndTimeWeightedMean() {
+        // Trapezoids: 0–10 s at mean 1 (area 10), 10–30 s at mean 2 (area 40) → 50 / 30 s; the NaN breaks
+        // the 30→40 s pair, and the lone point at 50 s adds no time.
+        let series = TimeSeries(name: "x", points: [TimePoint(seconds: 0, value: 0), TimePoint(seconds: 10, value: 2),
+                                                    TimePoint(seconds: 30, value: 2), TimePoint(seconds: 40, value: .nan),
+                                                    TimePoint(seconds: 50, value: 7)])
+        XCTAssertEqual(series.timeWeightedMean ?? .nan, 50.0 / 30.0, accuracy: 1e-12)
+        XCTAssertEqual(series.peak, TimePoint(seconds: 50, value: 7))
+        XCTAssertEqual(TimeSeries(name: "one", points: [TimePoint(seconds: 3, value: 4)]).timeWeightedMean, 4)
+        XCTAssertNil(TimeSeries(name: "none", points: [TimePoint(seconds: .nan, value: 1)]).timeWeightedMean)
+        XCTAssertEqual(TimeSeries(name: "tie", points: [TimePoint(seconds: 0, value: 5), TimePoint(seconds: 1, value: 5)]).peak?.seconds, 0,
+                       "the first of equal peaks")
+    }
+
     func testThresholdStatusUsesTheConfidenceInterval() {
         let above = Threshold(value: 1.2, alarmWhen: .above)
         XCTAssertEqual(above.status(value: 1.314, ciHalfWidth: 0.05), .breached)

@@ -53,7 +53,8 @@ final class KernelTests: XCTestCase {
             try kernel.schedule(at: .microseconds(1), kind: b, target: 0, payload: i)
         }
         try kernel.schedule(at: .microseconds(2), kind: a, target: 0, payload: 101)
-        XCTAssertLessThan(kernel.nextSequence, 20, "the counter was renumbered")
+        XCTAssertEqual(kernel.nextSequence, 12, "the counter was renumbered")
+        XCTAssertEqual(kernel.heap.storage.map(\.sequence).sorted(), Array(0..<12))
         XCTAssertTrue(kernel.heap.isValidHeap())
         var recorder = Recorder()
         _ = try kernel.run(&recorder)
@@ -225,6 +226,12 @@ final class KernelTests: XCTestCase {
     }
 
     // MARK: Memory
+
+    func testReservationIsCappedByPendingMaxAndReservationMax() {
+        XCTAssertLessThan(Kernel(reservingCapacity: Int.max).heap.storage.capacity, 2 * Kernel.reservationMax)
+        XCTAssertLessThan(Kernel(reservingCapacity: 1_000_000, pendingMax: 10).heap.storage.capacity, 64)
+        XCTAssertGreaterThanOrEqual(Kernel(reservingCapacity: 5_000).heap.storage.capacity, 5_000)
+    }
 
     func testHeapEntryIsThirtyTwoBytes() {
         XCTAssertEqual(MemoryLayout<QueuedEvent>.stride, 32, "two entries per 64-byte cache line")
