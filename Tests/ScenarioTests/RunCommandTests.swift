@@ -147,3 +147,33 @@ final class RunCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 }
+
+final class ProgressBoardTests: XCTestCase {
+    func testNonTerminalProgressIsOneLinePerReplication() {
+        let out = CapturedOutput()
+        let board = ProgressBoard(output: out, live: false, replications: 3, horizonSeconds: 100)
+        for r in [1, 0, 2] {
+            board.started(replication: r)
+            board.update(replication: r, virtualSeconds: 50, eventsProcessed: 10, devicesDone: 1, devicesTotal: 2)
+            board.finished(replication: r, eventsProcessed: 20, virtualSeconds: 100)
+        }
+        board.finish()
+        let lines = out.text.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, out.text)
+        XCTAssertTrue(lines[0].hasPrefix("replication 2/3 done: 20 events, 100 s virtual (1/3 complete"), out.text)
+        XCTAssertFalse(out.text.contains("\r"))
+    }
+
+    func testTerminalProgressRedrawsOneLiveLine() {
+        let out = CapturedOutput()
+        let board = ProgressBoard(output: out, live: true, replications: 2, horizonSeconds: 100)
+        board.started(replication: 0)
+        board.update(replication: 0, virtualSeconds: 50, eventsProcessed: 1_000, devicesDone: 5, devicesTotal: 10)
+        board.finished(replication: 0, eventsProcessed: 2_000, virtualSeconds: 100)
+        board.finish()
+        XCTAssertTrue(out.text.hasPrefix("\r[0/2 done] t=50 s of 100 · devices 50%"), out.text)
+        XCTAssertTrue(out.text.contains("\r[1/2 done]"), out.text)
+        XCTAssertTrue(out.text.hasSuffix("\n"))
+        XCTAssertEqual(out.text.filter { $0 == "\n" }.count, 1, "one line, redrawn in place")
+    }
+}
