@@ -133,12 +133,12 @@ func alignedTable(_ rows: [[String]]) -> [String] {
 /// Locale-independent number formatting for terminal output.
 enum TextNumber {
     /// `x` with about `significant` significant digits (trailing zeros dropped), in fixed notation
-    /// for 1e-4 ≤ |x| < 1e9, else scientific.
+    /// for 1e-4 ≤ |x| < 1e5, else scientific.
     static func format(_ x: Double, significant: Int) -> String {
         guard x.isFinite else { return x.isNaN ? "n/a" : (x > 0 ? "inf" : "-inf") }
         if x == 0 { return "0" }
         let magnitude = abs(x)
-        if magnitude < 1e-4 || magnitude >= 1e9 { return String(format: "%.\(max(0, significant - 1))e", locale: nil, x) }
+        if magnitude < 1e-4 || magnitude >= 1e5 { return String(format: "%.\(max(0, significant - 1))e", locale: nil, x) }
         let digitsBeforePoint = Int(floor(log10(magnitude))) + 1
         let decimals = max(0, significant - digitsBeforePoint)
         var text = String(format: "%.\(decimals)f", locale: nil, x)
