@@ -35,17 +35,24 @@ public struct CommandEnvironment: Sendable {
         self.handlesInterrupts = handlesInterrupts
     }
 
-    /// The real process: stdout/stderr, `./scenarios` (then `scenarios/` next to the package the
+    /// The real process: stdout/stderr, `./scenarios` (then the `scenarios/` of the package the
     /// executable was built in), `./results`, /proc/meminfo, all cores.
     public static func process(executablePath: String) -> CommandEnvironment {
         let err = FileDescriptorOutput(descriptor: 2)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var directories = [cwd.appendingPathComponent("scenarios", isDirectory: true)]
-        // .build/<config>/prestage → the package root is three levels up.
-        let packageRoot = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let besideBuild = packageRoot.appendingPathComponent("scenarios", isDirectory: true)
-        if besideBuild.standardizedFileURL.path != directories[0].standardizedFileURL.path { directories.append(besideBuild) }
+        // A build directory lies inside the package (.build/<triple>/<config>/prestage): the
+        // nearest ancestor holding Package.swift and scenarios/ is the package.
+        var ancestor = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = ancestor.appendingPathComponent("scenarios", isDirectory: true)
+            if FileManager.default.fileExists(atPath: ancestor.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: candidate.path) {
+                if candidate.standardizedFileURL.path != directories[0].standardizedFileURL.path { directories.append(candidate) }
+                break
+            }
+            ancestor = ancestor.deletingLastPathComponent()
+        }
         return CommandEnvironment(
             standardOutput: FileDescriptorOutput(descriptor: 1), standardError: err, errorIsTerminal: err.isTerminal,
             scenarioDirectories: directories, resultsParent: cwd.appendingPathComponent("results", isDirectory: true),

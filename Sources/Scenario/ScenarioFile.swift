@@ -90,38 +90,65 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        // Optional parts first: problems in them are recorded and the pass goes on.
+        // Everything through decodeIfPresent first: problems there are recorded at their path and
+        // the pass goes on, so a bad name, question, run section and world are reported together.
         run = try c.decodeIfPresent(RunSettings.self, forKey: .run) ?? RunSettings()
-        notes = try c.decodeIfPresent([String].self, forKey: .notes) ?? []
-        let name = try c.decodeIfPresent(String.self, forKey: .name)
-        let question = try c.decodeIfPresent(String.self, forKey: .question)
+        notes = try c.decodeIfPresent(Notes.self, forKey: .notes)?.lines ?? []
+        let name = try c.decodeIfPresent(Name.self, forKey: .name)?.value
+        let question = try c.decodeIfPresent(Question.self, forKey: .question)?.value
         world = try PushWorldConfig(from: decoder)
-        guard let name else {
-            throw DecodingError.keyNotFound(CodingKeys.name, DecodingError.Context(
-                codingPath: decoder.codingPath, debugDescription: "missing required key \"name\""))
+        for (key, value) in [(CodingKeys.name, name), (.question, question)] where value == nil {
+            guard c.contains(key) else {
+                throw DecodingError.keyNotFound(key, DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "missing required key \"\(key.stringValue)\""))
+            }
+            // Present but invalid: already recorded at its path (this repeat is dropped as consequential).
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "invalid \(key.stringValue)")
         }
-        guard let question else {
-            throw DecodingError.keyNotFound(CodingKeys.question, DecodingError.Context(
-                codingPath: decoder.codingPath, debugDescription: "missing required key \"question\""))
+        self.name = name ?? ""
+        self.question = question ?? ""
+    }
+
+    /// A validated `name`.
+    struct Name: Decodable {
+        let value: String
+        init(from decoder: any Decoder) throws {
+            let s = try decoder.singleValueContainer().decode(String.self)
+            let ok = !s.isEmpty && s.utf8.count <= ScenarioFile.nameBytesMax && !s.hasPrefix(".") && s.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
+            }
+            guard ok else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected 1–\(ScenarioFile.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\""))
+            }
+            value = s
         }
-        self.name = name
-        self.question = question
-        let nameOK = !name.isEmpty && name.utf8.count <= Self.nameBytesMax && name.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
-        } && !name.hasPrefix(".")
-        guard nameOK else {
-            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription:
-                "expected 1–\(Self.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\", found \(Self.quoted(name))")
+    }
+
+    /// A validated `question`: one line.
+    struct Question: Decodable {
+        let value: String
+        init(from decoder: any Decoder) throws {
+            let s = try decoder.singleValueContainer().decode(String.self)
+            guard !s.trimmingCharacters(in: .whitespaces).isEmpty, s.count <= ScenarioFile.questionCharactersMax,
+                  !s.contains(where: { $0.isNewline }) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected one line of 1–\(ScenarioFile.questionCharactersMax) characters"))
+            }
+            value = s
         }
-        let questionOK = !question.trimmingCharacters(in: .whitespaces).isEmpty && question.count <= Self.questionCharactersMax
-            && !question.contains(where: { $0.isNewline })
-        guard questionOK else {
-            throw DecodingError.dataCorruptedError(forKey: .question, in: c, debugDescription:
-                "expected one line of 1–\(Self.questionCharactersMax) characters, found \(Self.quoted(String(question.prefix(60))))\(question.count > 60 ? "…" : "")")
-        }
-        guard notes.count <= Self.notesMax, notes.allSatisfy({ !$0.isEmpty && $0.count <= Self.noteCharactersMax }) else {
-            throw DecodingError.dataCorruptedError(forKey: .notes, in: c, debugDescription:
-                "expected at most \(Self.notesMax) lines of 1–\(Self.noteCharactersMax) characters, found \(notes.count) lines (longest \(notes.map(\.count).max() ?? 0))")
+    }
+
+    /// Validated `notes`.
+    struct Notes: Decodable {
+        let lines: [String]
+        init(from decoder: any Decoder) throws {
+            let lines = try decoder.singleValueContainer().decode([String].self)
+            guard lines.count <= ScenarioFile.notesMax, lines.allSatisfy({ !$0.isEmpty && $0.count <= ScenarioFile.noteCharactersMax }) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected at most \(ScenarioFile.notesMax) lines of 1–\(ScenarioFile.noteCharactersMax) characters, found \(lines.count) lines (longest \(lines.map(\.count).max() ?? 0))"))
+            }
+            self.lines = lines
         }
     }
 
@@ -132,19 +159,6 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         if !notes.isEmpty { try c.encode(notes, forKey: .notes) }
         try c.encode(run, forKey: .run)
         try world.encode(to: encoder)
-    }
-
-    private static func quoted(_ s: String) -> String {
-        var out = "\""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out + "\""
     }
 
     /// This scenario with the `run.devices` shortcut folded into `population.devices`: the form

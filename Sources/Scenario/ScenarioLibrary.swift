@@ -68,7 +68,8 @@ public struct ScenarioLibrary: Sendable {
                 if FileManager.default.fileExists(atPath: url.path) { return url }
             }
             let names = entries().map(\.name)
-            var message = "\(argument): expected a scenario file or a name from \(directories.first?.path ?? "scenarios/"), found neither"
+            let searched = directories.isEmpty ? "scenarios/" : directories.map(\.path).joined(separator: " or ")
+            var message = "\(argument): expected a scenario file or a name from \(searched), found neither"
             if let suggestion = Spelling.closest(to: base, among: names) { message += "; did you mean \"\(suggestion)\"?" }
             else if !names.isEmpty { message += " (known: \(names.joined(separator: ", ")))" }
             throw ScenarioLoadError(message)

@@ -31,6 +31,19 @@ final class ValidateAndOverrideTests: XCTestCase {
         XCTAssertTrue(t.out.text.isEmpty)
     }
 
+    func testNameQuestionAndWorldProblemsAreReportedTogether() throws {
+        let data = Data(#"{ "name": "two words", "question": "line one\nline two", "notes": [""], "campaigns": [ { "name": "a" }, { "name": "a" } ] }"#.utf8)
+        XCTAssertThrowsError(try ScenarioLoader.decode(data, label: "m.json")) { error in
+            let lines = (error as? ScenarioLoadError)?.description.split(separator: "\n").map(String.init) ?? []
+            XCTAssertEqual(lines, [
+                "m.json: campaigns: expected distinct campaign names, found [\"a\", \"a\"]",
+                "m.json: name: expected 1–64 characters from [A-Za-z0-9._-] not starting with \".\", found \"two words\"",
+                "m.json: notes: expected at most 50 lines of 1–500 characters, found 1 lines (longest 0)",
+                "m.json: question: expected one line of 1–200 characters, found \"line one\\nline two\"",
+            ])
+        }
+    }
+
     func testValidateChecksEveryFileAndNamesTheBadOnes() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
