@@ -251,13 +251,30 @@ public enum ScenarioLoader {
             if !problems.isEmpty { throw failure(label, ScenarioErrors(problems)) }
             switch decoder.decode(ScenarioFile.self, from: tree) {
             case let .success(f): file = f
-            case let .failure(errors): throw failure(label, errors)
+            case let .failure(errors): throw failure(label, ScenarioErrors(errors.diagnostics.map { suggestingSibling($0, in: tree) }))
             }
         } else if !problems.isEmpty {
             throw failure(label, ScenarioErrors(problems))
         }
         if let seed = flags.seed { file.run.seed = seed }
         return file.resolved
+    }
+
+    /// An unknown key without a suggestion, re-suggested among its siblings. With the defaults
+    /// filled in every known key is present, so the decoder (which suggests only absent keys) has
+    /// nothing to offer for a mistyped override such as `--set campaigns[0].sendRatPerMinute=5`
+    /// or a flattened one such as `campaigns[0].warmAheadSeconds`.
+    static func suggestingSibling(_ d: Diagnostic, in tree: JSONValue) -> Diagnostic {
+        guard d.kind == .unknownKey, !d.message.contains("did you mean"), case let .key(key)? = d.path.components.last,
+              case let .object(siblings)? = tree[JSONPath(Array(d.path.components.dropLast()))] else { return d }
+        // Siblings, and their members one level down (`warmAheadSeconds` → `warm.aheadSeconds`).
+        var candidates = siblings.keys.filter { $0 != key }
+        for (name, value) in siblings where name != key {
+            if case let .object(members) = value { candidates += members.keys.map { name + "." + $0 } }
+        }
+        guard let suggestion = Spelling.closest(to: key, among: candidates) else { return d }
+        return Diagnostic(path: d.path, kind: d.kind, message: "unknown key \"\(key)\"; did you mean \"\(suggestion)\"?",
+                          expected: d.expected, found: d.found)
     }
 
     /// Reads and decodes the file `argument` names (a path or a bare name from `library`).

@@ -92,8 +92,13 @@ final class ValidateAndOverrideTests: XCTestCase {
                            "o.json: campaigns[0].warm.aheadSeconds: expected a number, found \"ten\"")
         }
         XCTAssertThrowsError(try ScenarioLoader.decode(data, label: "o.json", set: ["campaigns[0].warmAheadSeconds=600"])) { error in
-            let text = (error as? ScenarioLoadError)?.description ?? ""
-            XCTAssertTrue(text.hasPrefix("o.json: campaigns[0].warmAheadSeconds: unknown key \"warmAheadSeconds\""), text)
+            XCTAssertEqual((error as? ScenarioLoadError)?.description,
+                           "o.json: campaigns[0].warmAheadSeconds: unknown key \"warmAheadSeconds\"; did you mean \"warm.aheadSeconds\"?")
+        }
+        // A mistyped override of a field the defaults fill in still gets a suggestion.
+        XCTAssertThrowsError(try ScenarioLoader.decode(data, label: "o.json", set: ["campaigns[0].sendRatPerMinute=5"])) { error in
+            XCTAssertEqual((error as? ScenarioLoadError)?.description,
+                           "o.json: campaigns[0].sendRatPerMinute: unknown key \"sendRatPerMinute\"; did you mean \"sendRatePerMinute\"?")
         }
         XCTAssertThrowsError(try ScenarioLoader.decode(data, label: "o.json", set: ["campaigns[3].name=x", "novalue"])) { error in
             let diagnostics = (error as? ScenarioLoadError)?.diagnostics ?? []
