@@ -35,17 +35,20 @@ enum PushKind {
     static let rewarm = EventKind(0x020C)
 }
 
-/// A push word: campaign, part, flags and the send instant, packed in an event payload.
-/// Bits 48–55 campaign, 40–47 part, 32–39 flags, 0–31 send time in milliseconds... see `PushWord`.
+/// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16
+/// carousel parts), 40–47 flags, 0–39 the send instant in microseconds.
 struct PushWord {
     var campaign: Int
     var part: Int
-    /// `flagDeferred`, handler kind bits.
     var flags: UInt8
     var sendTicks: Int64
 
+    /// The OS held the push (Doze, a deferred job, an iOS silent hold).
     static let flagDeferred: UInt8 = 1
+    /// Android: runs in a WorkManager job.
     static let flagJob: UInt8 = 2
+    /// Android: delivered as a high-priority message (counts toward deprioritisation).
+    static let flagHighPriority: UInt8 = 4
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
     static let sendMask: UInt64 = (1 << 40) - 1
 
@@ -92,7 +95,8 @@ struct PushWorld: EventHandler {
     let rules: RulesRuntime
     let expeditedQuota: [Int]
     let regularJobDelayMaxSeconds: [Double]
-    let cacheHeaders: [String]
+    /// The placeholder image InfraModel redirects slow / Save-Data requests to, per campaign.
+    let placeholderResponses: [ObjectResponse]
     var infra: InfraWorld
     var far: BucketQueue
 
@@ -192,7 +196,9 @@ struct PushWorld: EventHandler {
         rules = RulesRuntime(config)
         expeditedQuota = config.platforms.android.standbyBuckets.expeditedJobs
         regularJobDelayMaxSeconds = config.platforms.android.standbyBuckets.regularJobDelayMaxSeconds
-        cacheHeaders = config.campaigns.map(\.cacheControl.headerValue)
+        placeholderResponses = config.campaigns.map {
+            CampaignPlans.response(type: .image, bytes: config.infra.placeholder.placeholderBytes, cacheControl: $0.cacheControl.headerValue)
+        }
         deliveryLatency = try config.campaigns.enumerated().map { i, c in
             try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
         }
@@ -448,7 +454,7 @@ struct PushWorld: EventHandler {
             counters.deprioritised += 1
         }
         var word = w
-        if high { word.flags |= 4 } // remembers that it ran as high priority
+        if high { word.flags |= PushWord.flagHighPriority }
         let nowSeconds = Double(now) / 1e6
         let window = high ? nowSeconds : doze.nextWindow(atOrAfter: nowSeconds, state: a.doze, phase: a.dozePhase)
         if window > nowSeconds {
@@ -464,7 +470,7 @@ struct PushWorld: EventHandler {
         let at = SimDuration.seconds(seconds).ticks
         if seconds - ttlFrom > rt[w.campaign].messageTtlSeconds || at >= horizonTicks {
             outcomes.deferredThenExpired += 1
-            if w.flags & 4 != 0 { noteHighPriority(d, shown: false) }
+            if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: false) }
             return
         }
         inDeferred += 1
@@ -535,7 +541,7 @@ struct PushWorld: EventHandler {
         let deferred = w.flags & PushWord.flagDeferred != 0
         if !rt[w.campaign].preStage {
             outcomes.skippedByPolicy += 1
-            if w.flags & 4 != 0 { noteHighPriority(d, shown: true) }
+            if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: true) }
             if showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
         }
@@ -556,7 +562,7 @@ struct PushWorld: EventHandler {
         sNetwork[s] = a.network
         sRegion[s] = a.region
         sSaveData[s] = a.saveData
-        sHighPriority[s] = w.flags & 4 != 0
+        sHighPriority[s] = w.flags & PushWord.flagHighPriority != 0
         sTap[s] = -1
         sTimerAt[s] = Int64.max
         counters.sessionsStarted += 1
@@ -752,9 +758,7 @@ struct PushWorld: EventHandler {
                 counters.backgroundTokenExpired += 1
                 input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: []))
             } else if result.outcome == .placeholder {
-                var c = CampaignPlans.response(type: .image, bytes: result.bytes, cacheControl: cacheHeaders[w.campaign]).completion
-                c.bytesReceived = result.bytes
-                input = .fetchCompleted(id, c)
+                input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
                 input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
                 extensionLatency.record((result.endTime - result.startTime).ticks)
