@@ -27,7 +27,7 @@ extension PushWorld {
             case .nothingToFetch: if complete { outcomes.completed += 1 } else { outcomes.skippedByPolicy += 1 }
             }
         }
-        let shown = showsNotification(w)
+        let shown = showsNotification(w) && sKind[s] != .androidWorkManagerJob  // a job's was shown by its handler
         if sHighPriority[s] { noteHighPriority(d, shown: shown) }
         if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
     }

@@ -484,8 +484,14 @@ struct PushWorld: EventHandler {
             let kind: HandlerKind = w.flags & PushWord.flagJob != 0 ? .androidWorkManagerJob : .androidFCMHandler
             return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         }
+        // The message handler posts the notification now and hands pre-staging to a job: the
+        // user may tap before the job has run (or finished) and then sees its partial state.
+        let shown = showsNotification(w)
+        if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: shown) }
+        if shown { try scheduleTap(d, w, attributes: a, shownAt: kernel.now.ticks, kernel: &kernel) }
         var job = w
         job.flags |= PushWord.flagJob
+        job.flags &= ~PushWord.flagHighPriority
         let quota = expeditedQuota[a.standbyBucket]
         if Int(expeditedUsed[d]) < quota {
             expeditedUsed[d] &+= 1
@@ -528,7 +534,8 @@ struct PushWorld: EventHandler {
     }
 
     /// Whether the push shows a notification when handled: alert pushes always; a carousel or
-    /// silent campaign with its final part.
+    /// silent campaign with its final part. (Android WorkManager campaigns show it from the
+    /// message handler, before the job runs.)
     func showsNotification(_ w: PushWord) -> Bool {
         w.part == rt[w.campaign].pushesPerDevice - 1
     }

@@ -110,3 +110,30 @@ final class OSRulesTests: XCTestCase {
         XCTAssertEqual(box.data[1], sequential[1], "seed \(seed)")
     }
 }
+
+final class WorkManagerTests: XCTestCase {
+    /// With pre-staging in a WorkManager job, the notification is shown by the message handler
+    /// first: early taps land while the job is still downloading and see its partial state
+    /// (PreloadKit answers the tap; what is missing comes from the network or `.paintReady`).
+    func testTapsDuringJobSeePartialState() throws {
+        let seed: UInt64 = 61
+        var c = smallWorld(devices: 1_500)
+        c.population.iosShare = 0
+        c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 1, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        c.preloadPolicy.meteredSessionBytesMax = 2_000_000
+        c.users.tapDelaySeconds = .constant(value: 0.3)
+        c.campaigns[0].androidHandler = .workManager
+        c.campaigns[0].assets[0].bytes = 700_000  // ≈ 0.5 s at LTE's 12 Mbit/s median: still running at the tap
+        let r = try simulate(c, seed: seed)
+        XCTAssertGreaterThan(r.value("taps.duringSession"), 0, "seed \(seed)")
+        XCTAssertLessThan(r.value("taps.instantShare"), 0.5, "seed \(seed)")
+        XCTAssertEqual(r.series.taps.totalCount, r.series.paints.totalCount + UInt64(r.value("taps.paintFailed")), "seed \(seed)")
+        XCTAssertEqual(r.outcomes.total, r.pushesTargeted, "seed \(seed)")
+
+        // Pre-staging in the message handler: the notification waits for the download, taps paint at once.
+        c.campaigns[0].androidHandler = .messageHandler
+        let h = try simulate(c, seed: seed)
+        XCTAssertEqual(h.value("taps.duringSession"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(h.value("taps.instantShare"), 0.8, "seed \(seed)")
+    }
+}
