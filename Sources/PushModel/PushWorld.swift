@@ -148,6 +148,10 @@ struct PushWorld: EventHandler {
     var tSend: [Int64] = []
     var tapFree: [Int32] = []
 
+    // Per InfraWorld request id: the issuer's region and traffic flags.
+    var reqRegion: [UInt32] = []
+    var reqFlags: [UInt8] = []
+
     // Sending.
     var sendCursor: [Int]
     var sendCredit: [Double]
@@ -724,10 +728,25 @@ struct PushWorld: EventHandler {
                                         signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
                                         replyTag: (sGen[s] & 0xFF_FFFF) << 8 | r.id.rawValue)
-        _ = try infra.fetch(request, kernel: &kernel)
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        noteRequest(requestID, region: sRegion[s], cellular: sNetwork[s] != .wifi, neverOpened: !sOpens[s])
         sOpenFetches[s] |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         counters.fetchesStarted += 1
+    }
+
+    static let requestCellular: UInt8 = 1
+    static let requestNeverOpened: UInt8 = 2
+
+    /// Records who issued InfraWorld request `id` (ids are dense and recycled).
+    mutating func noteRequest(_ id: UInt32, region: UInt32, cellular: Bool, neverOpened: Bool) {
+        let i = Int(id)
+        while reqRegion.count <= i {
+            reqRegion.append(0)
+            reqFlags.append(0)
+        }
+        reqRegion[i] = region
+        reqFlags[i] = (cellular ? PushWorld.requestCellular : 0) | (neverOpened ? PushWorld.requestNeverOpened : 0)
     }
 
     /// The per-device signed-URL token of a campaign (part of the cache key only when InfraModel's
@@ -746,12 +765,14 @@ struct PushWorld: EventHandler {
         let live = sGen[s] & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
         let w = PushWord(sPush[s])
 
-        // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches).
-        recordPrestage(result, region: Int(sRegion[s]))
+        // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches: the
+        // request's own region and flags, recorded when it was issued).
+        let r = Int(requestID)
+        recordPrestage(result, region: Int(reqRegion[r]))
         if result.bytes > 0 {
             bytes.backgroundBytes += UInt64(result.bytes)
-            if sNetwork[s] != .wifi { bytes.cellularBytes += UInt64(result.bytes) }
-            if live && !sOpens[s] { bytes.neverOpenedBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushWorld.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
         }
         let id = FetchID(rawValue: tag & 0xFF)
         guard live, sOpenFetches[s] & (1 << UInt64(id.rawValue)) != 0 else { return }
