@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
         .testTarget(
             name: "PushModelTests",
-            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"]
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioKit"]
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),

@@ -27,7 +27,7 @@ extension PushWorld {
             case .nothingToFetch: if complete { outcomes.completed += 1 } else { outcomes.skippedByPolicy += 1 }
             }
         }
-        let shown = showsNotification(w)
+        let shown = showsNotification(w) && sKind[s] != .androidWorkManagerJob  // a job's was shown by its handler
         if sHighPriority[s] { noteHighPriority(d, shown: shown) }
         if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
     }
@@ -211,7 +211,8 @@ extension PushWorld {
                                         signedToken: PushWorld.token(d, c),
                                         timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
                                         replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
-        _ = try infra.fetch(request, kernel: &kernel)
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
     }
 
     mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
@@ -221,7 +222,7 @@ extension PushWorld {
         let t = Int(event.target)
         if result.bytes > 0 {
             bytes.foregroundBytes += UInt64(result.bytes)
-            if tNetwork[t] != .wifi { bytes.cellularBytes += UInt64(result.bytes) }
+            if reqFlags[Int(requestID)] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
         }
         guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return }
         let ok: Bool

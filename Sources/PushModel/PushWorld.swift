@@ -35,17 +35,20 @@ enum PushKind {
     static let rewarm = EventKind(0x020C)
 }
 
-/// A push word: campaign, part, flags and the send instant, packed in an event payload.
-/// Bits 48–55 campaign, 40–47 part, 32–39 flags, 0–31 send time in milliseconds... see `PushWord`.
+/// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16
+/// carousel parts), 40–47 flags, 0–39 the send instant in microseconds.
 struct PushWord {
     var campaign: Int
     var part: Int
-    /// `flagDeferred`, handler kind bits.
     var flags: UInt8
     var sendTicks: Int64
 
+    /// The OS held the push (Doze, a deferred job, an iOS silent hold).
     static let flagDeferred: UInt8 = 1
+    /// Android: runs in a WorkManager job.
     static let flagJob: UInt8 = 2
+    /// Android: delivered as a high-priority message (counts toward deprioritisation).
+    static let flagHighPriority: UInt8 = 4
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
     static let sendMask: UInt64 = (1 << 40) - 1
 
@@ -92,7 +95,8 @@ struct PushWorld: EventHandler {
     let rules: RulesRuntime
     let expeditedQuota: [Int]
     let regularJobDelayMaxSeconds: [Double]
-    let cacheHeaders: [String]
+    /// The placeholder image InfraModel redirects slow / Save-Data requests to, per campaign.
+    let placeholderResponses: [ObjectResponse]
     var infra: InfraWorld
     var far: BucketQueue
 
@@ -144,6 +148,10 @@ struct PushWorld: EventHandler {
     var tSend: [Int64] = []
     var tapFree: [Int32] = []
 
+    // Per InfraWorld request id: the issuer's region and traffic flags.
+    var reqRegion: [UInt32] = []
+    var reqFlags: [UInt8] = []
+
     // Sending.
     var sendCursor: [Int]
     var sendCredit: [Double]
@@ -192,7 +200,9 @@ struct PushWorld: EventHandler {
         rules = RulesRuntime(config)
         expeditedQuota = config.platforms.android.standbyBuckets.expeditedJobs
         regularJobDelayMaxSeconds = config.platforms.android.standbyBuckets.regularJobDelayMaxSeconds
-        cacheHeaders = config.campaigns.map(\.cacheControl.headerValue)
+        placeholderResponses = config.campaigns.map {
+            CampaignPlans.response(type: .image, bytes: config.infra.placeholder.placeholderBytes, cacheControl: $0.cacheControl.headerValue)
+        }
         deliveryLatency = try config.campaigns.enumerated().map { i, c in
             try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
         }
@@ -448,7 +458,7 @@ struct PushWorld: EventHandler {
             counters.deprioritised += 1
         }
         var word = w
-        if high { word.flags |= 4 } // remembers that it ran as high priority
+        if high { word.flags |= PushWord.flagHighPriority }
         let nowSeconds = Double(now) / 1e6
         let window = high ? nowSeconds : doze.nextWindow(atOrAfter: nowSeconds, state: a.doze, phase: a.dozePhase)
         if window > nowSeconds {
@@ -464,7 +474,7 @@ struct PushWorld: EventHandler {
         let at = SimDuration.seconds(seconds).ticks
         if seconds - ttlFrom > rt[w.campaign].messageTtlSeconds || at >= horizonTicks {
             outcomes.deferredThenExpired += 1
-            if w.flags & 4 != 0 { noteHighPriority(d, shown: false) }
+            if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: false) }
             return
         }
         inDeferred += 1
@@ -478,8 +488,14 @@ struct PushWorld: EventHandler {
             let kind: HandlerKind = w.flags & PushWord.flagJob != 0 ? .androidWorkManagerJob : .androidFCMHandler
             return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         }
+        // The message handler posts the notification now and hands pre-staging to a job: the
+        // user may tap before the job has run (or finished) and then sees its partial state.
+        let shown = showsNotification(w)
+        if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: shown) }
+        if shown { try scheduleTap(d, w, attributes: a, shownAt: kernel.now.ticks, kernel: &kernel) }
         var job = w
         job.flags |= PushWord.flagJob
+        job.flags &= ~PushWord.flagHighPriority
         let quota = expeditedQuota[a.standbyBucket]
         if Int(expeditedUsed[d]) < quota {
             expeditedUsed[d] &+= 1
@@ -522,7 +538,8 @@ struct PushWorld: EventHandler {
     }
 
     /// Whether the push shows a notification when handled: alert pushes always; a carousel or
-    /// silent campaign with its final part.
+    /// silent campaign with its final part. (Android WorkManager campaigns show it from the
+    /// message handler, before the job runs.)
     func showsNotification(_ w: PushWord) -> Bool {
         w.part == rt[w.campaign].pushesPerDevice - 1
     }
@@ -535,7 +552,7 @@ struct PushWorld: EventHandler {
         let deferred = w.flags & PushWord.flagDeferred != 0
         if !rt[w.campaign].preStage {
             outcomes.skippedByPolicy += 1
-            if w.flags & 4 != 0 { noteHighPriority(d, shown: true) }
+            if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: true) }
             if showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
         }
@@ -556,7 +573,7 @@ struct PushWorld: EventHandler {
         sNetwork[s] = a.network
         sRegion[s] = a.region
         sSaveData[s] = a.saveData
-        sHighPriority[s] = w.flags & 4 != 0
+        sHighPriority[s] = w.flags & PushWord.flagHighPriority != 0
         sTap[s] = -1
         sTimerAt[s] = Int64.max
         counters.sessionsStarted += 1
@@ -711,10 +728,25 @@ struct PushWorld: EventHandler {
                                         signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
                                         replyTag: (sGen[s] & 0xFF_FFFF) << 8 | r.id.rawValue)
-        _ = try infra.fetch(request, kernel: &kernel)
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        noteRequest(requestID, region: sRegion[s], cellular: sNetwork[s] != .wifi, neverOpened: !sOpens[s])
         sOpenFetches[s] |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         counters.fetchesStarted += 1
+    }
+
+    static let requestCellular: UInt8 = 1
+    static let requestNeverOpened: UInt8 = 2
+
+    /// Records who issued InfraWorld request `id` (ids are dense and recycled).
+    mutating func noteRequest(_ id: UInt32, region: UInt32, cellular: Bool, neverOpened: Bool) {
+        let i = Int(id)
+        while reqRegion.count <= i {
+            reqRegion.append(0)
+            reqFlags.append(0)
+        }
+        reqRegion[i] = region
+        reqFlags[i] = (cellular ? PushWorld.requestCellular : 0) | (neverOpened ? PushWorld.requestNeverOpened : 0)
     }
 
     /// The per-device signed-URL token of a campaign (part of the cache key only when InfraModel's
@@ -733,12 +765,14 @@ struct PushWorld: EventHandler {
         let live = sGen[s] & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
         let w = PushWord(sPush[s])
 
-        // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches).
-        recordPrestage(result, region: Int(sRegion[s]))
+        // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches: the
+        // request's own region and flags, recorded when it was issued).
+        let r = Int(requestID)
+        recordPrestage(result, region: Int(reqRegion[r]))
         if result.bytes > 0 {
             bytes.backgroundBytes += UInt64(result.bytes)
-            if sNetwork[s] != .wifi { bytes.cellularBytes += UInt64(result.bytes) }
-            if live && !sOpens[s] { bytes.neverOpenedBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushWorld.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
         }
         let id = FetchID(rawValue: tag & 0xFF)
         guard live, sOpenFetches[s] & (1 << UInt64(id.rawValue)) != 0 else { return }
@@ -752,9 +786,7 @@ struct PushWorld: EventHandler {
                 counters.backgroundTokenExpired += 1
                 input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: []))
             } else if result.outcome == .placeholder {
-                var c = CampaignPlans.response(type: .image, bytes: result.bytes, cacheControl: cacheHeaders[w.campaign]).completion
-                c.bytesReceived = result.bytes
-                input = .fetchCompleted(id, c)
+                input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
                 input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
                 extensionLatency.record((result.endTime - result.startTime).ticks)

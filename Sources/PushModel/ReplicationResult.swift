@@ -135,7 +135,22 @@ public struct ByteCounts: Codable, Sendable, Equatable {
 public struct ReplicationResult: Codable, Sendable {
     public var masterSeed: UInt64
     public var replication: Int
-    /// Scalar headline metrics, sorted by name.
+    /// Scalar headline metrics, sorted by name (quantiles of empty histograms are left out):
+    /// - `tapToPaint.{p50,p90,p95,p99}Seconds`, `.shareUnder500ms`, `.count`, and
+    ///   `tapToPaint.<network>.{p50,p90}Seconds` per InfraModel network class (both platforms);
+    /// - `extension.download.{p50,p95}Seconds`, `.downloadMeanSeconds` (successful pre-stage
+    ///   downloads; alarm level p95 ≈ 1.2 s), `.fetchSuccessRatio`, `.fetchTimeoutShare`,
+    ///   `.fetchesStarted`, `.fetchesCancelled`, `.assetsStored`, `.timeoutShare` (timed-out /
+    ///   killed pushes among handled ones);
+    /// - `edge.prestageHitRatio` (alarm below 0.88–0.90);
+    /// - `origin.peakRequestsPerSecond`, `.requests`, `.rejected503`, `.queueLengthMax`;
+    /// - `outcomes.<bucket>Share` for the seven buckets, `pushes.targeted`;
+    /// - `bytes.{cdnEgress,cellular,neverOpened,background,foreground}`, `storage.evictions`;
+    /// - `taps.{count,scheduled,beyondHorizon,instantShare,duringSession,paintFailed,tokenRefreshes}`;
+    /// - `sessions.{started,activeMax,replaced,cutByHorizon,expiryWarnings,killedByMemory,killedByTime}`,
+    ///   `campaigns.creativeSwaps`;
+    /// - `os.{silentForceQuit,silentOverBudget,silentCoalesced,androidDeprioritised,
+    ///   expeditedJobDenied,backgroundTokenExpired}`.
     public var metrics: [Metric]
     public var outcomes: OutcomeCounts
     /// `outcomes.total`.

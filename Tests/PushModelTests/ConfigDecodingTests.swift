@@ -41,3 +41,36 @@ final class ConfigDecodingTests: XCTestCase {
         }
     }
 }
+
+import ScenarioKit
+
+/// Scenario files are decoded by ScenarioKit's strict decoder: several errors per pass, each at
+/// its JSON path with what was expected and found.
+final class StrictDecodingTests: XCTestCase {
+    func testSeveralErrorsWithPaths() {
+        let json = #"""
+        {"population": {"devices": 0, "iosShare": 2},
+         "campaigns": [{"name": "ok", "audienceShare": -1, "assets": [{"name": "a b"}]}],
+         "preloadPolicy": {"criticalAssetsMax": 99},
+         "horizonSecond": 5}
+        """#
+        switch StrictJSONDecoder().decode(PushWorldConfig.self, from: Data(json.utf8)) {
+        case .success:
+            XCTFail("invalid world accepted")
+        case .failure(let errors):
+            let text = errors.diagnostics.map(\.description)
+            func has(_ path: String, _ fragment: String) -> Bool {
+                text.contains { $0.hasPrefix(path) && $0.contains(fragment) }
+            }
+            XCTAssertTrue(has("population.devices", "found 0"), "\(text)")
+            XCTAssertTrue(has("preloadPolicy.criticalAssetsMax", "found 99"), "\(text)")
+            XCTAssertTrue(has("campaigns[0].assets[0].name", "[A-Za-z0-9._-]"), "\(text)")
+            XCTAssertTrue(text.contains { $0.contains("horizonSecond") && $0.contains("horizonSeconds") }, "unknown key with suggestion: \(text)")
+        }
+    }
+
+    func testEmptyWorldIsValid() throws {
+        let result = StrictJSONDecoder().decode(PushWorldConfig.self, from: Data("{}".utf8))
+        XCTAssertEqual(try result.get(), PushWorldConfig())
+    }
+}

@@ -256,4 +256,28 @@ final class SimulationTests: XCTestCase {
         let large = try simulate(c, seed: seed)
         XCTAssertEqual(large.value("storage.evictions"), 0, "seed \(seed)")
     }
+
+    /// Bytes: pushes nobody opens waste all their pre-stage bytes; cellular bytes are exactly the
+    /// cellular devices' traffic.
+    func testByteAccounting() throws {
+        let seed: UInt64 = 19
+        var c = smallWorld(devices: 1_000)
+        c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 1, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        c.users.segments[0].iosOpenProbability = 0
+        c.users.segments[0].androidOpenProbability = 0
+        let none = try simulate(c, seed: seed)
+        XCTAssertGreaterThan(none.bytes.backgroundBytes, 0, "seed \(seed)")
+        XCTAssertEqual(none.bytes.neverOpenedBytes, none.bytes.backgroundBytes, "seed \(seed)")
+        XCTAssertEqual(none.bytes.foregroundBytes, 0, "seed \(seed)")
+        XCTAssertEqual(none.bytes.cellularBytes, none.bytes.backgroundBytes, "all devices on LTE (seed \(seed))")
+
+        c.users.segments[0].iosOpenProbability = 1
+        c.users.segments[0].androidOpenProbability = 1
+        c.population.networkMix = NetworkMixConfig(wifi: 1, fiveG: 0, lte: 0, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        let all = try simulate(c, seed: seed)
+        XCTAssertEqual(all.bytes.neverOpenedBytes, 0, "seed \(seed)")
+        XCTAssertEqual(all.bytes.cellularBytes, 0, "all devices on Wi-Fi (seed \(seed))")
+        // CDN egress counts every device response: pre-stage plus foreground.
+        XCTAssertEqual(all.bytes.cdnEgressBytes, all.bytes.backgroundBytes + all.bytes.foregroundBytes, "seed \(seed)")
+    }
 }
