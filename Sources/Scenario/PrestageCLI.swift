@@ -200,6 +200,9 @@ public enum PrestageCLI {
 
 /// `prestage compare A B`.
 enum CompareCommand {
+    /// Largest summary.json read (10 000 replications × ~100 metrics fit easily).
+    static let summaryBytesMax = 256 << 20
+
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
         var summaries: [RunSummary] = []
         var failed = false
@@ -232,6 +235,10 @@ enum CompareCommand {
                 return .failure(CommandMessage("\(path): the run did not complete (it holds an INCOMPLETE marker)"))
             }
             url = url.appendingPathComponent("summary.json")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
+        guard size <= summaryBytesMax else {
+            return .failure(CommandMessage("\(url.path): expected a summary.json of at most \(summaryBytesMax) bytes, found \(size) bytes"))
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             return .failure(CommandMessage("\(url.path): expected a prestage summary.json, found no readable file"))
