@@ -48,11 +48,23 @@ let package = Package(
         .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
         // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
         .target(name: "ScenarioKit", swiftSettings: strictFlags),
+        // Layer 4: devices, OS rules, users and campaigns driving PreloadKit against InfraModel.
+        .target(
+            name: "PushModel",
+            dependencies: ["InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
 
-        // Top: the command-line tool.
+        // Scenario files, the prestage commands, parallel replications, results and reports (all testable).
+        .target(
+            name: "Scenario",
+            dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
+        // Top: the command-line tool (a thin main over Scenario).
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "ReportKit"],
+            dependencies: ["Scenario"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -72,9 +84,14 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
+        .testTarget(
+            name: "PushModelTests",
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioKit"]
+        ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "PushModel", "ScenarioKit", "SimStats"]),
     ],
     swiftLanguageModes: [.v6]
 )

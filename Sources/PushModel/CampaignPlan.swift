@@ -1,0 +1,201 @@
+import Foundation
+import InfraModel
+import PreloadKit
+
+/// What the simulated CDN returns for one object: response headers, size and the first body
+/// bytes (so PreloadKit's MIME + magic-byte checks run on real values).
+struct ObjectResponse {
+    var completion: FetchCompletion
+    var bytes: Int64
+}
+
+/// Everything derived once per run from the campaign configs: the InfraModel object catalogue,
+/// the URL → object table, each push's parsed `PreStageRequest` (parsed ONCE from signed JSON by
+/// `PayloadParser`, shared by every device) and each campaign's critical assets per network.
+struct CampaignPlans {
+    /// Host of every simulated asset URL.
+    static let cdnHost = "cdn.example.com"
+    /// HMAC key shared by the simulated campaign service and app.
+    static let signingKey: [UInt8] = Array("prestage-simulated-campaign-key".utf8)
+
+    var catalog = ObjectCatalog()
+    /// Sorted store keys of every asset URL (main and variants) and their object ids.
+    var keys: [StoreKey] = []
+    var keyObjects: [UInt32] = []
+    /// Indexed by object id.
+    var responses: [ObjectResponse] = []
+    /// `requests[c][part]`: the parsed request of campaign c's push `part`.
+    var requests: [[PreStageRequest]] = []
+    /// Objects of campaign c (main URLs and variants), for warming.
+    var warmObjects: [[UInt32]] = []
+    /// Token-refresh endpoint object of campaign c (uncacheable, served by the origin).
+    var tokenObject: [UInt32] = []
+    /// `critical[c]`: for each PreloadKit network class (raw value) the critical assets' keys and
+    /// objects, `criticalCount[c]` per class, flattened as `class * count + i`.
+    var criticalKeys: [[StoreKey]] = []
+    var criticalObjects: [[UInt32]] = []
+    var criticalCount: [Int] = []
+    var payloadOptions: PayloadOptions
+
+    init(campaigns: [CampaignConfig]) throws {
+        let urlPolicy = URLPolicy(allowlist: [CampaignPlans.cdnHost])
+        payloadOptions = PayloadOptions(urlPolicy: urlPolicy, signingKey: CampaignPlans.signingKey, signatureRequirement: .required)
+        var table: [(StoreKey, UInt32)] = []
+        for (c, campaign) in campaigns.enumerated() {
+            let path = "campaigns[\(c)]"
+            let policy = CachePolicy(maxAgeSeconds: Double(campaign.cacheControl.maxAgeSeconds),
+                                     staleWhileRevalidateSeconds: Double(campaign.cacheControl.staleWhileRevalidateSeconds))
+            var objects: [UInt32] = []
+            for (a, asset) in campaign.assets.enumerated() {
+                for (variantIndex, bytes) in ([asset.bytes] + asset.variants.map(\.bytes)).enumerated() {
+                    let network = variantIndex == 0 ? nil : asset.variants[variantIndex - 1].network
+                    let url = CampaignPlans.url(campaign: campaign.name, asset: asset, network: network, token: nil)
+                    let id: UInt32
+                    do {
+                        id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c))
+                    } catch {
+                        throw PushModelError(path: "\(path).assets[\(a)]", reason: "\(error)")
+                    }
+                    objects.append(id)
+                    responses.append(CampaignPlans.response(type: asset.type, bytes: bytes, cacheControl: campaign.cacheControl.headerValue))
+                    table.append((StoreKey(cacheKey: try CampaignPlans.cacheKey(url, path: "\(path).assets[\(a)]")), id))
+                }
+            }
+            warmObjects.append(objects)
+            do {
+                let token = try catalog.add(bytes: 512, policy: CachePolicy(maxAgeSeconds: 0, staleWhileRevalidateSeconds: 0))
+                tokenObject.append(token)
+                responses.append(CampaignPlans.response(type: .json, bytes: 512, cacheControl: "no-store"))
+            } catch {
+                throw PushModelError(path: path, reason: "\(error)")
+            }
+
+            // Payloads: one push with every asset, or one silent push per asset (carousel).
+            var parts: [PreStageRequest] = []
+            let groups: [[Int]] = campaign.carouselIntervalSeconds == nil ? [Array(campaign.assets.indices)] : campaign.assets.indices.map { [$0] }
+            for group in groups {
+                parts.append(try CampaignPlans.parsedPayload(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
+                                                            options: payloadOptions, path: path))
+            }
+            requests.append(parts)
+
+            // Critical assets per network class, resolved by PreloadKit's own variant rule.
+            let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
+                                                        options: payloadOptions, path: path)
+            var ks: [StoreKey] = []
+            var os: [UInt32] = []
+            let critical = whole.assets.filter { $0.priority == .critical }
+            for n in PKNetworkClass.allCases {
+                for spec in critical {
+                    ks.append(spec.resolved(for: n).key)
+                    os.append(0) // filled below from the key table
+                }
+            }
+            criticalKeys.append(ks)
+            criticalObjects.append(os)
+            criticalCount.append(critical.count)
+        }
+        table.sort { $0.0 < $1.0 }
+        for i in 1..<max(1, table.count) where table[i].0 == table[i - 1].0 {
+            throw PushModelError(path: "campaigns", reason: "two asset URLs share the store key \(table[i].0); expected distinct campaign/asset names")
+        }
+        keys = table.map(\.0)
+        keyObjects = table.map(\.1)
+        for c in criticalKeys.indices {
+            for i in criticalKeys[c].indices {
+                guard let o = object(for: criticalKeys[c][i]) else {
+                    throw PushModelError(path: "campaigns[\(c)]", reason: "critical asset key \(criticalKeys[c][i]) has no object")
+                }
+                criticalObjects[c][i] = o
+            }
+        }
+    }
+
+    /// The object id of an asset URL's store key.
+    /// - Complexity: O(log objects); no allocation.
+    func object(for key: StoreKey) -> UInt32? {
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid] < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < keys.count && keys[lo] == key ? keyObjects[lo] : nil
+    }
+
+    // MARK: - Payload construction
+
+    static func fileExtension(_ t: AssetTypeConfig) -> String {
+        switch t {
+        case .image: return "jpg"
+        case .video: return "mp4"
+        case .audio: return "mp3"
+        case .hls: return "m3u8"
+        case .json: return "json"
+        }
+    }
+
+    static func url(campaign: String, asset: AssetConfig, network: String?, token: String?) -> String {
+        let suffix = network.map { "-\($0)" } ?? ""
+        let query = token.map { "?token=\($0)" } ?? ""
+        return "https://\(cdnHost)/preload/\(campaign)/\(asset.name)\(suffix).\(fileExtension(asset.type))\(query)"
+    }
+
+    static func cacheKey(_ url: String, path: String) throws -> String {
+        do {
+            return try AssetURL.parse(url, policy: URLPolicy(allowlist: [cdnHost])).cacheKey
+        } catch {
+            throw PushModelError(path: path, reason: "asset URL \(url) refused: \(error)")
+        }
+    }
+
+    /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`.
+    static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
+                              path: String) throws -> PreStageRequest {
+        func json(signature: String?) -> [UInt8] {
+            var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
+            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
+            for (i, a) in assets.enumerated() {
+                let asset = campaign.assets[a]
+                if i > 0 { s += "," }
+                s += #"{"url":"\#(url(campaign: campaign.name, asset: asset, network: nil, token: "t1"))","type":"\#(asset.type.rawValue)","#
+                s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
+                if !asset.variants.isEmpty {
+                    s += #","variants":{"#
+                    for (j, v) in asset.variants.enumerated() {
+                        if j > 0 { s += "," }
+                        s += #""\#(v.network)":{"url":"\#(url(campaign: campaign.name, asset: asset, network: v.network, token: "t1"))","bytes":\#(v.bytes)}"#
+                    }
+                    s += "}"
+                }
+                s += "}"
+            }
+            s += #"],"ttl":\#(campaign.ttlSeconds)"#
+            if let signature { s += #","signature":"\#(signature)""# }
+            s += "}}"
+            return Array(s.utf8)
+        }
+        do {
+            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
+            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
+            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
+            var hex = "v1="
+            for b in mac { hex += String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16) }
+            return try PayloadParser.parse(json: json(signature: hex), options: options)
+        } catch {
+            throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
+        }
+    }
+
+    static func response(type: AssetTypeConfig, bytes: Int64, cacheControl: String) -> ObjectResponse {
+        let (contentType, prefix): (String, [UInt8])
+        switch type {
+        case .image: (contentType, prefix) = ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
+        case .video: (contentType, prefix) = ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
+        case .audio: (contentType, prefix) = ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
+        case .hls: (contentType, prefix) = ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
+        case .json: (contentType, prefix) = ("application/json", Array("{\"items\":[1]".utf8))
+        }
+        let headers = FetchHeaders(status: 200, cacheControl: cacheControl, contentType: contentType, contentLength: bytes)
+        return ObjectResponse(completion: FetchCompletion(headers: headers, bytesReceived: bytes, prefix: prefix), bytes: bytes)
+    }
+}

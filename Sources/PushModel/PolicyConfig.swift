@@ -1,0 +1,118 @@
+import Foundation
+import PreloadKit
+
+/// PreloadKit's `PreloadPolicy` knobs in scenario form (seconds and bytes), plus the device store
+/// limits. Defaults are PreloadKit's, except that `memoryBudgetBytes` defaults to the iOS
+/// extension limit.
+public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
+    public var criticalAssetsMax: Int = 2
+    public var requestTimeoutSeconds: Double = 8
+    public var fetchWindowMinSeconds: Double = 0.5
+    /// Hard deadlines per handler kind (PreloadKit delivers by then; fail open).
+    public var iosServiceExtensionDeadlineSeconds: Double = 22
+    public var iosSilentDeadlineSeconds: Double = 22
+    public var androidMessageHandlerDeadlineSeconds: Double = 8
+    public var androidJobDeadlineSeconds: Double = 120
+    /// `true`: up to `fetchConcurrencyMax` fetches at once; `false`: one at a time.
+    public var parallelFetches: Bool = true
+    public var fetchConcurrencyMax: Int = 2
+    public var memoryBudgetBytes: Int64 = 24 * 1_048_576
+    public var memoryReservedBytes: Int64 = 16 * 1_048_576
+    public var fetchBufferBytes: Int64 = 1_048_576
+    public var largeAssetThresholdBytes: Int64 = 250_000
+    public var meteredSessionBytesMax: Int64 = 500_000
+    public var assetBytesMax: Int64 = 10_000_000
+    public var prefetchInLowDataMode: Bool = false
+    public var prefetchWithSaveData: Bool = false
+    public var freeStorageFloorBytes: Int64 = 64_000_000
+    public var oneAssetPerSilentPush: Bool = true
+    public var attachMedia: Bool = true
+    /// Preload store capacity (25 MB, the low end of practice's 25–50 MB) and entry limit.
+    public var storeCapacityBytes: Int64 = 25_000_000
+    public var storeEntriesMax: Int = 64
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case criticalAssetsMax, requestTimeoutSeconds, fetchWindowMinSeconds, iosServiceExtensionDeadlineSeconds,
+             iosSilentDeadlineSeconds, androidMessageHandlerDeadlineSeconds, androidJobDeadlineSeconds, parallelFetches,
+             fetchConcurrencyMax, memoryBudgetBytes, memoryReservedBytes, fetchBufferBytes, largeAssetThresholdBytes,
+             meteredSessionBytesMax, assetBytesMax, prefetchInLowDataMode, prefetchWithSaveData, freeStorageFloorBytes,
+             oneAssetPerSilentPush, attachMedia, storeCapacityBytes, storeEntriesMax
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let d = PreloadPolicyConfig()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        criticalAssetsMax = try c.field(.criticalAssetsMax, d.criticalAssetsMax)
+        requestTimeoutSeconds = try c.field(.requestTimeoutSeconds, d.requestTimeoutSeconds)
+        fetchWindowMinSeconds = try c.field(.fetchWindowMinSeconds, d.fetchWindowMinSeconds)
+        iosServiceExtensionDeadlineSeconds = try c.field(.iosServiceExtensionDeadlineSeconds, d.iosServiceExtensionDeadlineSeconds)
+        iosSilentDeadlineSeconds = try c.field(.iosSilentDeadlineSeconds, d.iosSilentDeadlineSeconds)
+        androidMessageHandlerDeadlineSeconds = try c.field(.androidMessageHandlerDeadlineSeconds, d.androidMessageHandlerDeadlineSeconds)
+        androidJobDeadlineSeconds = try c.field(.androidJobDeadlineSeconds, d.androidJobDeadlineSeconds)
+        parallelFetches = try c.field(.parallelFetches, d.parallelFetches)
+        fetchConcurrencyMax = try c.field(.fetchConcurrencyMax, d.fetchConcurrencyMax)
+        memoryBudgetBytes = try c.field(.memoryBudgetBytes, d.memoryBudgetBytes)
+        memoryReservedBytes = try c.field(.memoryReservedBytes, d.memoryReservedBytes)
+        fetchBufferBytes = try c.field(.fetchBufferBytes, d.fetchBufferBytes)
+        largeAssetThresholdBytes = try c.field(.largeAssetThresholdBytes, d.largeAssetThresholdBytes)
+        meteredSessionBytesMax = try c.field(.meteredSessionBytesMax, d.meteredSessionBytesMax)
+        assetBytesMax = try c.field(.assetBytesMax, d.assetBytesMax)
+        prefetchInLowDataMode = try c.field(.prefetchInLowDataMode, d.prefetchInLowDataMode)
+        prefetchWithSaveData = try c.field(.prefetchWithSaveData, d.prefetchWithSaveData)
+        freeStorageFloorBytes = try c.field(.freeStorageFloorBytes, d.freeStorageFloorBytes)
+        oneAssetPerSilentPush = try c.field(.oneAssetPerSilentPush, d.oneAssetPerSilentPush)
+        attachMedia = try c.field(.attachMedia, d.attachMedia)
+        storeCapacityBytes = try c.field(.storeCapacityBytes, d.storeCapacityBytes)
+        storeEntriesMax = try c.field(.storeEntriesMax, d.storeEntriesMax)
+        try c.checkRange(criticalAssetsMax, 1...16, .criticalAssetsMax)
+        try c.checkRange(requestTimeoutSeconds, 0.001...3_600, .requestTimeoutSeconds, unit: "seconds")
+        try c.checkRange(fetchWindowMinSeconds, 0...3_600, .fetchWindowMinSeconds, unit: "seconds")
+        try c.checkRange(iosServiceExtensionDeadlineSeconds, 0.001...3_600, .iosServiceExtensionDeadlineSeconds, unit: "seconds")
+        try c.checkRange(iosSilentDeadlineSeconds, 0.001...3_600, .iosSilentDeadlineSeconds, unit: "seconds")
+        try c.checkRange(androidMessageHandlerDeadlineSeconds, 0.001...3_600, .androidMessageHandlerDeadlineSeconds, unit: "seconds")
+        try c.checkRange(androidJobDeadlineSeconds, 0.001...3_600, .androidJobDeadlineSeconds, unit: "seconds")
+        try c.checkRange(fetchConcurrencyMax, 1...16, .fetchConcurrencyMax)
+        try c.checkRange(memoryBudgetBytes, 1...(1 << 34), .memoryBudgetBytes)
+        try c.checkRange(memoryReservedBytes, 0...(1 << 34), .memoryReservedBytes)
+        try c.checkRange(fetchBufferBytes, 1...(1 << 30), .fetchBufferBytes)
+        try c.check(memoryReservedBytes + fetchBufferBytes <= memoryBudgetBytes, .fetchBufferBytes,
+                    expected: "memoryReservedBytes + fetchBufferBytes ≤ memoryBudgetBytes (\(memoryBudgetBytes))",
+                    found: "\(fetchBufferBytes)")
+        try c.checkRange(largeAssetThresholdBytes, 0...(1 << 34), .largeAssetThresholdBytes)
+        try c.checkRange(meteredSessionBytesMax, 0...(1 << 34), .meteredSessionBytesMax)
+        try c.checkRange(assetBytesMax, 1...(1 << 34), .assetBytesMax)
+        try c.checkRange(freeStorageFloorBytes, 0...(1 << 44), .freeStorageFloorBytes)
+        try c.checkRange(storeCapacityBytes, 0...(1 << 40), .storeCapacityBytes)
+        try c.checkRange(storeEntriesMax, 1...1_024, .storeEntriesMax)
+    }
+
+    /// The PreloadKit policy these knobs describe.
+    func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+        var p = PreloadPolicy(manifestOptions: manifestOptions)
+        p.criticalAssetsMax = criticalAssetsMax
+        p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)
+        p.fetchWindowMinMicroseconds = Self.micros(fetchWindowMinSeconds)
+        p.deadlines.iOSServiceExtensionMicroseconds = Self.micros(iosServiceExtensionDeadlineSeconds)
+        p.deadlines.iOSSilentBackgroundMicroseconds = Self.micros(iosSilentDeadlineSeconds)
+        p.deadlines.androidFCMHandlerMicroseconds = Self.micros(androidMessageHandlerDeadlineSeconds)
+        p.deadlines.androidWorkManagerJobMicroseconds = Self.micros(androidJobDeadlineSeconds)
+        p.fetchMode = parallelFetches ? .parallel : .sequential
+        p.fetchConcurrencyMax = fetchConcurrencyMax
+        p.memoryBudgetBytes = memoryBudgetBytes
+        p.memoryReservedBytes = memoryReservedBytes
+        p.fetchBufferBytes = fetchBufferBytes
+        p.largeAssetThresholdBytes = largeAssetThresholdBytes
+        p.meteredSessionBytesMax = meteredSessionBytesMax
+        p.assetBytesMax = assetBytesMax
+        p.prefetchInLowDataMode = prefetchInLowDataMode
+        p.prefetchWithSaveData = prefetchWithSaveData
+        p.freeStorageFloorBytes = freeStorageFloorBytes
+        p.oneAssetPerSilentPush = oneAssetPerSilentPush
+        p.attachMedia = attachMedia
+        return p
+    }
+
+    static func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1e6).rounded()) }
+}

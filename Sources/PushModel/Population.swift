@@ -1,0 +1,183 @@
+import Foundation
+import InfraModel
+import Stochastic
+
+/// Android Doze state of a device for the run.
+enum DozeState: UInt8 {
+    case awake = 0, light, deep
+}
+
+/// A device's attributes, derived on demand (never stored).
+struct DeviceAttributes: Equatable {
+    var isIOS: Bool
+    /// iOS: the user force-quit the app (silent pushes are not delivered).
+    var forceQuit: Bool
+    var region: UInt32
+    var network: InfraNetworkClass
+    var lowDataMode: Bool
+    var saveData: Bool
+    /// Android standby bucket: 0 active, 1 working set, 2 frequent, 3 rare, 4 restricted.
+    var standbyBucket: Int
+    var doze: DozeState
+    /// Deep Doze: seconds since entering deep idle at t = 0; light Doze: phase of the window
+    /// cycle in [0, 1).
+    var dozePhase: Double
+    var segment: Int
+    var freeStorageBytes: Int64
+    var preexistingStoreBytes: Int64
+}
+
+/// Derives device and per-campaign user attributes from (run seed, entity, purpose) streams, so
+/// they need no storage and two variants of a world on the same seed see the same devices
+/// (common random numbers). Not `Sendable`: one per run (it owns a reusable stream).
+///
+/// Every draw of a group comes from its own stream in a fixed order, and variable-draw samplers
+/// come last, so a change to one distribution never shifts another attribute.
+final class Population {
+    let runSeed: UInt64
+    let deviceCount: Int
+    let iosShare: Double
+    let forceQuitShare: Double
+    let lowDataShare: Double
+    let saveDataShare: Double
+    /// Cumulative region weights (normalised, last = 1).
+    let regionCumulative: [Double]
+    /// Cumulative network weights per region, `region * 7 + class`.
+    let networkCumulative: [Double]
+    let bucketCumulative: [Double]
+    let dozeCumulative: [Double]
+    let segmentCumulative: [Double]
+    let deepDozeElapsedMaxSeconds: Double
+    let freeStorage: Sampler
+    let preexisting: Sampler
+    /// Per segment: open probability iOS, Android.
+    let openIOS: [Double]
+    let openAndroid: [Double]
+    let tapDelay: Sampler
+    let render: Sampler
+
+    private let rng = RandomStream(seed: 1)
+    private let purposeDevice = StreamPurpose("push.device").rawValue
+    private let purposeUser = StreamPurpose("push.user").rawValue
+    private let purposeRender = StreamPurpose("push.user.render").rawValue
+
+    init(config: PushWorldConfig, runSeed: UInt64) throws {
+        self.runSeed = runSeed
+        let p = config.population
+        deviceCount = p.devices
+        iosShare = p.iosShare
+        forceQuitShare = p.iosForceQuitShare
+        lowDataShare = p.lowDataModeShare
+        saveDataShare = p.saveDataShare
+        let regions = config.infra.topology.effectiveRegions
+        let weights = p.regionWeights.isEmpty ? regions.map(\.audienceWeight) : p.regionWeights
+        guard weights.reduce(0, +) > 0 else {
+            throw PushModelError(path: "infra.topology.regions", reason: "expected a positive total audienceWeight, found 0")
+        }
+        regionCumulative = Population.cumulative(weights)
+        var nets: [Double] = []
+        nets.reserveCapacity(regions.count * InfraNetworkClass.count)
+        for r in 0..<regions.count {
+            let mix = p.regionNetworkMix.last(where: { $0.region == r })?.mix ?? p.networkMix
+            nets.append(contentsOf: Population.cumulative(mix.weights))
+        }
+        networkCumulative = nets
+        bucketCumulative = Population.cumulative(p.standbyBuckets.weights)
+        dozeCumulative = Population.cumulative(p.doze.weights)
+        segmentCumulative = Population.cumulative(config.users.segments.map(\.share))
+        deepDozeElapsedMaxSeconds = p.deepDozeElapsedMaxSeconds
+        freeStorage = try Population.sampler(p.freeStorageBytes, "population.freeStorageBytes")
+        preexisting = try Population.sampler(p.preexistingStoreBytes, "population.preexistingStoreBytes")
+        openIOS = config.users.segments.map(\.iosOpenProbability)
+        openAndroid = config.users.segments.map(\.androidOpenProbability)
+        tapDelay = try Population.sampler(config.users.tapDelaySeconds, "users.tapDelaySeconds")
+        render = try Population.sampler(config.users.renderSeconds, "users.renderSeconds")
+    }
+
+    static func sampler(_ d: Distribution, _ path: String) throws -> Sampler {
+        do { return try Sampler(d) } catch {
+            throw PushModelError(path: path, reason: "expected a distribution GSL can sample, found \(d) (\(error))")
+        }
+    }
+
+    static func cumulative(_ w: [Double]) -> [Double] {
+        let total = w.reduce(0, +)
+        var acc = 0.0
+        var out = w.map { x -> Double in acc += x; return acc / total }
+        if !out.isEmpty { out[out.count - 1] = 1 }
+        return out
+    }
+
+    /// Index of the first cumulative weight above `u` in `c[offset..<offset+count]`.
+    @inline(__always)
+    static func pick(_ u: Double, _ c: [Double], offset: Int = 0, count: Int? = nil) -> Int {
+        let n = count ?? c.count
+        var lo = 0, hi = n - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if u < c[offset + mid] { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+
+    /// The attributes of device `d`.
+    /// - Complexity: O(log regions); no allocation.
+    func device(_ d: Int) -> DeviceAttributes {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d), purpose: purposeDevice))
+        let isIOS = rng.uniform() < iosShare
+        let forceQuit = rng.uniform() < forceQuitShare
+        let region = Population.pick(rng.uniform(), regionCumulative)
+        let net = Population.pick(rng.uniform(), networkCumulative, offset: region * InfraNetworkClass.count, count: InfraNetworkClass.count)
+        let lowData = rng.uniform() < lowDataShare
+        let saveData = rng.uniform() < saveDataShare
+        let bucket = Population.pick(rng.uniform(), bucketCumulative)
+        let doze = Population.pick(rng.uniform(), dozeCumulative)
+        let phase = rng.uniform()
+        let segment = Population.pick(rng.uniform(), segmentCumulative)
+        let free = freeStorage.sample(rng, clampedTo: 0...9e18)
+        let pre = preexisting.sample(rng, clampedTo: 0...1e12)
+        return DeviceAttributes(
+            isIOS: isIOS, forceQuit: isIOS && forceQuit, region: UInt32(region),
+            network: InfraNetworkClass(rawValue: UInt8(net)) ?? .wifi, lowDataMode: lowData, saveData: saveData,
+            standbyBucket: bucket, doze: isIOS ? .awake : (DozeState(rawValue: UInt8(doze)) ?? .awake),
+            dozePhase: doze == 2 ? phase * deepDozeElapsedMaxSeconds : phase, segment: segment,
+            freeStorageBytes: Int64(free), preexistingStoreBytes: Int64(pre))
+    }
+
+    /// Per (device, campaign) user draws: in the audience, opens the notification, tap delay.
+    struct UserDraws: Equatable {
+        var inAudience: Bool
+        var opens: Bool
+        var tapDelaySeconds: Double
+    }
+
+    /// The user draws of device `d` for campaign `c` (audience share `share`).
+    func user(_ d: Int, campaign c: Int, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
+        let inAudience = rng.uniform() < share
+        let u = rng.uniform()
+        let opens = u < (isIOS ? openIOS[segment] : openAndroid[segment])
+        let delay = tapDelay.sample(rng, clampedTo: 0...31_536_000)
+        return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay)
+    }
+
+    /// Whether device `d` is in campaign `c`'s audience (the first draw of `user`).
+    @inline(__always)
+    func inAudience(_ d: Int, campaign c: Int, audienceShare share: Double) -> Bool {
+        if share >= 1 { return true }
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
+        return rng.uniform() < share
+    }
+
+    /// Launch + render time of device `d` for campaign `c`, seconds.
+    func renderSeconds(_ d: Int, campaign c: Int) -> Double {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeRender))
+        return render.sample(rng, clampedTo: 0...600)
+    }
+
+    /// A stream for one-off draws of an entity (delivery latency, OS holds, job delays), reseeded.
+    func stream(entity: UInt64, purpose: UInt64) -> RandomStream {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: entity, purpose: purpose))
+        return rng
+    }
+}

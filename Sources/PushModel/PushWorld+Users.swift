@@ -1,0 +1,319 @@
+import Foundation
+import InfraModel
+import PreloadKit
+import SimKernel
+import SimStats
+import Stochastic
+
+// Session endings, OS deadlines, users (taps, foreground fetches, paint) and accounting.
+extension PushWorld {
+    // MARK: - Session endings
+
+    /// PreloadKit delivered the notification: classify the push (exactly once) and let the user see it.
+    mutating func onDelivered(_ s: Int, _ delivery: Delivery, kernel: inout Kernel) throws {
+        let w = PushWord(sPush[s])
+        let d = Int(sDevice[s])
+        let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
+        if w.flags & PushWord.flagDeferred != 0 {
+            if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
+                outcomes.deferredThenCompleted += 1
+            } else {
+                outcomes.deferredThenExpired += 1
+            }
+        } else {
+            switch delivery.reason {
+            case .hardDeadline, .osExpiry: outcomes.timedOutOrKilled += 1
+            case .assetsSettled: if complete { outcomes.completed += 1 } else { outcomes.partial += 1 }
+            case .nothingToFetch: if complete { outcomes.completed += 1 } else { outcomes.skippedByPolicy += 1 }
+            }
+        }
+        let shown = showsNotification(w) && sKind[s] != .androidWorkManagerJob  // a job's was shown by its handler
+        if sHighPriority[s] { noteHighPriority(d, shown: shown) }
+        if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
+    }
+
+    /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
+    /// iOS extension's notification is still shown with its original content.
+    mutating func kill(_ s: Int, kernel: inout Kernel) throws {
+        if !sessions[s].delivered() {
+            let w = PushWord(sPush[s])
+            let d = Int(sDevice[s])
+            if w.flags & PushWord.flagDeferred != 0 { outcomes.deferredThenExpired += 1 } else { outcomes.timedOutOrKilled += 1 }
+            let shown = sKind[s] == .iOSServiceExtension && showsNotification(w)
+            if sHighPriority[s] { noteHighPriority(d, shown: shown) }
+            endSession(s, kernel: &kernel)
+            if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
+            return
+        }
+        endSession(s, kernel: &kernel)
+    }
+
+    /// Returns the session's store to its device and frees the slot.
+    mutating func endSession(_ s: Int, kernel: inout Kernel) {
+        if let h = sTimer[s] { kernel.cancel(h) }
+        if let h = sWarn[s] { kernel.cancel(h) }
+        if let h = sKill[s] { kernel.cancel(h) }
+        sTimer[s] = nil
+        sWarn[s] = nil
+        sKill[s] = nil
+        let d = Int(sDevice[s])
+        let store = sessions[s].currentStore()
+        sessions[s] = idleSession
+        let si = storeIndex[d]
+        if si >= 0 {
+            stores[Int(si)] = store
+        } else {
+            storeIndex[d] = Int32(stores.count)
+            stores.append(store)
+        }
+        deviceSlot[d] = -1
+        if sTap[s] >= 0 {
+            tSlot[Int(sTap[s])] = -1
+            sTap[s] = -1
+        }
+        sGen[s] &+= 1
+        slotFree.append(Int32(s))
+        activeSessions -= 1
+    }
+
+    mutating func onSessionTimer(_ event: Event, kernel: inout Kernel) throws {
+        let s = Int(event.target)
+        guard UInt64(sGen[s]) == event.payload, deviceSlot[Int(sDevice[s])] == Int32(s) else { return }
+        sTimer[s] = nil
+        sTimerAt[s] = .max
+        try feed(s, .timerFired, kernel: &kernel)
+    }
+
+    mutating func onOSDeadline(_ event: Event, kernel: inout Kernel) throws {
+        let s = Int(event.target)
+        guard UInt64(sGen[s]) == event.payload >> 8, deviceSlot[Int(sDevice[s])] == Int32(s) else { return }
+        if event.payload & 0xFF == 0 {
+            sWarn[s] = nil
+            counters.expiryWarnings += 1
+            try feed(s, .expiryWarning, kernel: &kernel)
+        } else {
+            sKill[s] = nil
+            counters.killedByTime += 1
+            try kill(s, kernel: &kernel)
+        }
+    }
+
+    // MARK: - Users
+
+    /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
+    /// after the user's tap delay (held in a far-future bucket).
+    mutating func scheduleTap(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
+        let u = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        guard u.opens else { return }
+        let at = shownAt + SimDuration.seconds(u.tapDelaySeconds).ticks
+        if at >= horizonTicks {
+            counters.tapsBeyondHorizon += 1
+            return
+        }
+        counters.tapsScheduled += 1
+        try far.schedule(at: at, kind: PushKind.tap, target: UInt32(d),
+                         payload: UInt64(w.campaign) << 48 | (UInt64(w.sendTicks) & PushWord.sendMask), kernel: &kernel)
+    }
+
+    mutating func allocateTap() -> Int {
+        if let t = tapFree.popLast() { return Int(t) }
+        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
+        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false)
+        tSlot.append(-1); tSend.append(0)
+        return tDevice.count - 1
+    }
+
+    mutating func freeTap(_ t: Int) {
+        if tSlot[t] >= 0 {
+            sTap[Int(tSlot[t])] = -1
+            tSlot[t] = -1
+        }
+        tGen[t] &+= 1
+        tapFree.append(Int32(t))
+    }
+
+    /// The user taps campaign `c`'s notification: paint at once if PreloadKit's store (or the
+    /// running session) has every critical asset, else fetch what is missing in the foreground.
+    mutating func onTap(_ event: Event, kernel: inout Kernel) throws {
+        let now = kernel.now.ticks
+        let d = Int(event.target)
+        let c = Int(event.payload >> 48)
+        series.taps.add(atMicroseconds: now)
+        let a = population.device(d)
+        let t = allocateTap()
+        tDevice[t] = UInt32(d)
+        tCampaign[t] = c
+        tStart[t] = now
+        tNetwork[t] = a.network
+        tIOS[t] = a.isIOS
+        tRegion[t] = a.region
+        tSaveData[t] = a.saveData
+        tFailed[t] = false
+        tSend[t] = Int64(event.payload & PushWord.sendMask)
+        let n = plans.criticalCount[c]
+        tPending[t] = n >= 32 ? UInt32.max : (UInt32(1) << UInt32(n)) - 1
+        let base = Int(PushWorld.preloadNetwork(a.network).rawValue) * n
+        let s = Int(deviceSlot[d])
+        let now64 = Instant(microseconds: now)
+        if s >= 0 && PushWord(sPush[s]).campaign == c {
+            // The handler is still running: the tap sees its partial state (PreloadKit answers, and
+            // reports assets that become ready later with `.paintReady`).
+            counters.tapsDuringSession += 1
+            sTap[s] = Int32(t)
+            tSlot[t] = Int32(s)
+            try feed(s, .userTapped, kernel: &kernel)
+            if deviceSlot[d] == Int32(s) {
+                for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0
+                    && sessions[s].storeFreshness(of: plans.criticalKeys[c][base + i], at: now64) != .missing {
+                    tPending[t] &= ~(1 << UInt32(i))
+                }
+            }
+        } else if storeIndex[d] >= 0 {
+            let si = Int(storeIndex[d])
+            for i in 0..<n {
+                let key = plans.criticalKeys[c][base + i]
+                if stores[si].freshness(of: key, at: now64) != .missing {
+                    stores[si].touch(key, at: now64)
+                    tPending[t] &= ~(1 << UInt32(i))
+                }
+            }
+        }
+        if tPending[t] == 0 {
+            counters.tapsInstant += 1
+            return try schedulePaint(t, kernel: &kernel)
+        }
+        let lifetime = rt[c].tokenLifetimeTicks
+        if now - tSend[t] > lifetime {
+            // The signed URLs in the push have expired: one round trip to refresh them first.
+            counters.tokenRefreshes += 1
+            try foregroundFetch(t, object: plans.tokenObject[c], index: 255, kernel: &kernel)
+        } else {
+            try fetchMissing(t, kernel: &kernel)
+        }
+    }
+
+    /// Issues one foreground fetch per missing critical asset (in parallel).
+    mutating func fetchMissing(_ t: Int, kernel: inout Kernel) throws {
+        let c = tCampaign[t]
+        let n = plans.criticalCount[c]
+        let base = Int(PushWorld.preloadNetwork(tNetwork[t]).rawValue) * n
+        for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0 {
+            try foregroundFetch(t, object: plans.criticalObjects[c][base + i], index: i, kernel: &kernel)
+        }
+    }
+
+    mutating func foregroundFetch(_ t: Int, object: UInt32, index: Int, kernel: inout Kernel) throws {
+        let d = Int(tDevice[t])
+        let c = tCampaign[t]
+        let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
+        let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
+                                        connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
+                                        signedToken: PushWorld.token(d, c),
+                                        timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
+                                        replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
+    }
+
+    mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
+        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+        let result = infra.result(requestID)
+        infra.release(requestID)
+        let t = Int(event.target)
+        if result.bytes > 0 {
+            bytes.foregroundBytes += UInt64(result.bytes)
+            if reqFlags[Int(requestID)] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+        }
+        guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return }
+        let ok: Bool
+        switch result.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
+        case .origin503, .timeout, .networkFailure: ok = false
+        }
+        let index = Int(tag & 0xFF)
+        if index == 255 {
+            if ok { return try fetchMissing(t, kernel: &kernel) }
+            counters.paintsFailed += 1
+            return freeTap(t)
+        }
+        guard tPending[t] & (1 << UInt32(index)) != 0 else { return }
+        tPending[t] &= ~(1 << UInt32(index))
+        if !ok { tFailed[t] = true }
+        if tPending[t] == 0 { try finishTap(t, kernel: &kernel) }
+    }
+
+    /// PreloadKit answered the tap (running session): assets it reports fresh or stale are ready.
+    mutating func applyTapAnswer(_ t: Int, _ answer: TapAnswer) {
+        let c = tCampaign[t]
+        let n = plans.criticalCount[c]
+        let base = Int(PushWorld.preloadNetwork(tNetwork[t]).rawValue) * n
+        for r in answer.assets where r.freshness != .missing {
+            for i in 0..<n where plans.criticalKeys[c][base + i] == r.key { tPending[t] &= ~(1 << UInt32(i)) }
+        }
+    }
+
+    /// After the tap, the running session stored a missing asset (`.paintReady`).
+    mutating func assetReady(_ t: Int, key: StoreKey, kernel: inout Kernel) throws {
+        let c = tCampaign[t]
+        let n = plans.criticalCount[c]
+        let base = Int(PushWorld.preloadNetwork(tNetwork[t]).rawValue) * n
+        var changed = false
+        for i in 0..<n where plans.criticalKeys[c][base + i] == key && tPending[t] & (1 << UInt32(i)) != 0 {
+            tPending[t] &= ~(1 << UInt32(i))
+            changed = true
+        }
+        if changed && tPending[t] == 0 { try finishTap(t, kernel: &kernel) }
+    }
+
+    mutating func finishTap(_ t: Int, kernel: inout Kernel) throws {
+        if tFailed[t] {
+            counters.paintsFailed += 1
+            return freeTap(t)
+        }
+        try schedulePaint(t, kernel: &kernel)
+    }
+
+    mutating func schedulePaint(_ t: Int, kernel: inout Kernel) throws {
+        if tSlot[t] >= 0 {
+            sTap[Int(tSlot[t])] = -1
+            tSlot[t] = -1
+        }
+        let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])
+        try kernel.schedule(after: .seconds(render), kind: PushKind.paint, target: UInt32(t), payload: UInt64(tGen[t]))
+    }
+
+    mutating func onPaint(_ event: Event, kernel: Kernel) {
+        let t = Int(event.target)
+        guard UInt64(tGen[t]) == event.payload else { return }
+        let now = kernel.now.ticks
+        let latency = now - tStart[t]
+        tapToPaint.record(latency)
+        groupHistograms[(tIOS[t] ? 0 : InfraNetworkClass.count) + Int(tNetwork[t].rawValue)].record(latency)
+        series.paints.add(atMicroseconds: now)
+        freeTap(t)
+    }
+
+    // MARK: - Accounting
+
+    /// Counts a pre-stage request's edge outcome (per PoP, per second, misses by region and time).
+    mutating func recordPrestage(_ r: FetchResult, region: Int) {
+        switch r.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .placeholder:
+            counters.prestageRequests += 1
+            counters.prestageHits += 1
+            popRequests[Int(r.popIndex)] += 1
+            popHits[Int(r.popIndex)] += 1
+            series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
+            series.prestageEdgeHits.add(atMicroseconds: r.startTime.ticks)
+        case .miss, .collapsed, .origin503, .staleIfError:
+            counters.prestageRequests += 1
+            counters.prestageMisses += 1
+            popRequests[Int(r.popIndex)] += 1
+            series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
+            let bin = Int(max(0, r.startTime.ticks - firstSendTicks) / (Int64(missBinSeconds) * 1_000_000))
+            regionMisses[region * missBins + min(bin, missBins - 1)] += 1
+        case .timeout, .networkFailure:
+            counters.prestageNoEdge += 1
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import SimStats
+
+/// One scalar headline metric of a replication.
+public struct Metric: Codable, Sendable, Equatable {
+    /// Dotted name, e.g. `tapToPaint.p50Seconds`.
+    public var name: String
+    public var value: Double
+    /// Unit: `s`, `ratio`, `count`, `bytes`, `1/s`.
+    public var unit: String
+    /// Which direction is better: `lower`, `higher` or `none`.
+    public var better: String
+
+    public init(name: String, value: Double, unit: String, better: String) {
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.better = better
+    }
+}
+
+/// Preload outcome per push: every targeted push is in exactly one bucket.
+public struct OutcomeCounts: Codable, Sendable, Equatable {
+    /// Every selected critical asset was ready when the notification was delivered.
+    public var completed: UInt64 = 0
+    /// Delivered after all fetches settled, but some selected asset failed or was refused.
+    public var partial: UInt64 = 0
+    /// Delivered at PreloadKit's hard deadline or the OS expiry warning, or the OS killed the
+    /// handler (time or memory), or the run's horizon cut the session.
+    public var timedOutOrKilled: UInt64 = 0
+    /// PreloadKit fetched nothing and not every selected asset was ready (gated by network, Low
+    /// Data Mode, Save-Data, storage, metered cap), or the push carried no pre-stage manifest.
+    public var skippedByPolicy: UInt64 = 0
+    /// Held by the OS (Doze, a deferred job, an iOS silent-push hold), then handled and completed.
+    public var deferredThenCompleted: UInt64 = 0
+    /// Held by the OS, then expired (message TTL, horizon, coalesced away) or handled without
+    /// completing.
+    public var deferredThenExpired: UInt64 = 0
+    /// Never reached a handler: force-quit app (iOS silent), silent budget exhausted, not sent or
+    /// still in the provider by the horizon.
+    public var notDelivered: UInt64 = 0
+
+    public init() {}
+
+    /// Sum of the buckets (equals the pushes targeted).
+    public var total: UInt64 {
+        completed + partial + timedOutOrKilled + skippedByPolicy + deferredThenCompleted + deferredThenExpired + notDelivered
+    }
+}
+
+/// A tap-to-paint histogram of one platform × network class group.
+public struct GroupHistogram: Codable, Sendable, Equatable {
+    /// `ios` or `android`.
+    public var platform: String
+    /// InfraModel network class name (`wifi`, `5g`, `lte`, `4g`, `3g`, `2g`, `slow-2g`).
+    public var network: String
+    public var histogram: LatencyHistogram
+}
+
+/// Pre-stage request counts at one PoP.
+public struct PopCounts: Codable, Sendable, Equatable {
+    public var pop: Int
+    /// Background (pre-stage) device requests that reached the PoP, and those that hit.
+    public var prestageRequests: UInt64
+    public var prestageHits: UInt64
+}
+
+/// Pre-stage edge misses of one region by time after the first campaign's send start.
+public struct RegionMisses: Codable, Sendable, Equatable {
+    public var region: Int
+    /// `[bin, misses]` pairs sorted by bin; bin b covers `[b, b+1) × missBinSeconds` after the
+    /// first send (requests before it count in bin 0).
+    public var perBin: [[UInt64]]
+}
+
+/// Request counters of one CDN tier (InfraModel's node counters summed over the tier). Every
+/// lookup is one request: `requests = freshHits + staleHits + misses`.
+public struct TierCounts: Codable, Sendable, Equatable {
+    /// `edge`, `shield` or `origin` (origin: `requests`, `misses` = 0, `served` in `freshHits`).
+    public var tier: String
+    public var requests: UInt64
+    public var freshHits: UInt64
+    public var staleHits: UInt64
+    public var misses: UInt64
+    /// Edge only: device requests and the ones that hit; warm lookups.
+    public var deviceRequests: UInt64
+    public var deviceHits: UInt64
+    public var warmRequests: UInt64
+    /// Origin only: 503 rejections.
+    public var rejected503: UInt64
+}
+
+/// Pre-stage (background session) requests as the driver saw their outcomes:
+/// `requests = hits + misses`; `notReachingEdge` (network failures, timeouts) are not requests.
+public struct PrestageCounts: Codable, Sendable, Equatable {
+    public var requests: UInt64
+    public var hits: UInt64
+    public var misses: UInt64
+    public var notReachingEdge: UInt64
+}
+
+/// Per-second time series over `[0, horizonSeconds)`.
+public struct PushTimeSeries: Codable, Sendable, Equatable {
+    public var pushesSent: PerSecondCounter
+    /// Pushes reaching a handler (session started).
+    public var deliveries: PerSecondCounter
+    /// Pre-stage (background) requests at the edge and their hits.
+    public var prestageEdgeRequests: PerSecondCounter
+    public var prestageEdgeHits: PerSecondCounter
+    /// Requests at the origin (all traffic) and 503 rejections.
+    public var originRequests: PerSecondCounter
+    public var origin503: PerSecondCounter
+    public var taps: PerSecondCounter
+    public var paints: PerSecondCounter
+}
+
+/// Byte and storage counters.
+public struct ByteCounts: Codable, Sendable, Equatable {
+    /// Bytes the PoPs served to devices (all device traffic, InfraModel's count).
+    public var cdnEgressBytes: UInt64 = 0
+    /// Bytes devices received over cellular classes (background and foreground).
+    public var cellularBytes: UInt64 = 0
+    /// Bytes pre-staged (background) for pushes whose notification was never opened.
+    public var neverOpenedBytes: UInt64 = 0
+    /// Bytes received by pre-stage sessions, and by foreground fetches after taps.
+    public var backgroundBytes: UInt64 = 0
+    public var foregroundBytes: UInt64 = 0
+    /// Preload store entries evicted (LRU for space, or expired at wake-up).
+    public var storageEvictions: UInt64 = 0
+
+    public init() {}
+}
+
+/// Everything a report needs from one replication. Encoding is deterministic (arrays only, sorted).
+public struct ReplicationResult: Codable, Sendable {
+    public var masterSeed: UInt64
+    public var replication: Int
+    /// Scalar headline metrics, sorted by name (quantiles of empty histograms are left out):
+    /// - `tapToPaint.{p50,p90,p95,p99}Seconds`, `.shareUnder500ms`, `.count`, and
+    ///   `tapToPaint.<network>.{p50,p90}Seconds` per InfraModel network class (both platforms);
+    /// - `extension.download.{p50,p95}Seconds`, `.downloadMeanSeconds` (successful pre-stage
+    ///   downloads; alarm level p95 ≈ 1.2 s), `.fetchSuccessRatio`, `.fetchTimeoutShare`,
+    ///   `.fetchesStarted`, `.fetchesCancelled`, `.assetsStored`, `.timeoutShare` (timed-out /
+    ///   killed pushes among handled ones);
+    /// - `edge.prestageHitRatio` (alarm below 0.88–0.90);
+    /// - `origin.peakRequestsPerSecond`, `.requests`, `.rejected503`, `.queueLengthMax`;
+    /// - `outcomes.<bucket>Share` for the seven buckets, `pushes.targeted`;
+    /// - `bytes.{cdnEgress,cellular,neverOpened,background,foreground}`, `storage.evictions`;
+    /// - `taps.{count,scheduled,beyondHorizon,instantShare,duringSession,paintFailed,tokenRefreshes}`;
+    /// - `sessions.{started,activeMax,replaced,cutByHorizon,expiryWarnings,killedByMemory,killedByTime}`,
+    ///   `campaigns.creativeSwaps`;
+    /// - `os.{silentForceQuit,silentOverBudget,silentCoalesced,androidDeprioritised,
+    ///   expeditedJobDenied,backgroundTokenExpired}`.
+    public var metrics: [Metric]
+    public var outcomes: OutcomeCounts
+    /// `outcomes.total`.
+    public var pushesTargeted: UInt64
+    /// Tap to first paint of the campaign content, all taps that painted.
+    public var tapToPaint: LatencyHistogram
+    /// Per platform × network class, sorted by (platform, network), non-empty groups only.
+    public var tapToPaintByGroup: [GroupHistogram]
+    /// Duration of each successful pre-stage (background) asset download.
+    public var extensionDownloadLatency: LatencyHistogram
+    public var series: PushTimeSeries
+    /// Sorted by PoP; PoPs without pre-stage requests are left out.
+    public var pops: [PopCounts]
+    /// Sorted by region; regions without misses are left out.
+    public var missesByRegion: [RegionMisses]
+    /// Width of a `missesByRegion` bin, seconds (60 unless regions × minutes is very large).
+    public var missBinSeconds: Int
+    public var prestage: PrestageCounts
+    /// Edge, shield and origin counters (all traffic: pre-stage, foreground, warming).
+    public var tiers: [TierCounts]
+    public var bytes: ByteCounts
+    public var devices: Int
+    public var eventsProcessed: UInt64
+    public var virtualEndSeconds: Double
+    /// Why the run stopped: `drained`, `timeLimit` (the horizon), `eventLimit`, `stopped`.
+    public var stopReason: String
+
+    /// The metric named `name`, if present.
+    public func metric(_ name: String) -> Double? {
+        metrics.first { $0.name == name }?.value
+    }
+}
+
+/// Receives progress reports during a run (every `RunLimits.progressEveryEvents` events, never
+/// per event). Called on the thread running the simulation.
+public protocol ProgressSink: AnyObject {
+    func progress(virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int)
+}

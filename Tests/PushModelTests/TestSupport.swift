@@ -1,0 +1,37 @@
+import Foundation
+import InfraModel
+import XCTest
+@testable import PushModel
+
+/// A small, fast world: `devices` devices, 8 PoPs / 2 shields, one default campaign at t = 300 s,
+/// a 1 h horizon.
+func smallWorld(devices: Int = 3_000) -> PushWorldConfig {
+    var c = PushWorldConfig()
+    c.population.devices = devices
+    c.horizonSeconds = 3_600
+    c.infra.topology = TopologyConfig(popCount: 8, shieldCount: 2)
+    c.infra.metricsHorizonSeconds = 3_600
+    c.campaigns[0].sendStartSeconds = 300
+    return c
+}
+
+func simulate(_ c: PushWorldConfig, seed: UInt64, replication: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws -> ReplicationResult {
+    do {
+        return try PushSimulation.run(c, masterSeed: seed, replication: replication)
+    } catch {
+        XCTFail("run failed (seed \(seed)): \(error)", file: file, line: line)
+        throw error
+    }
+}
+
+extension ReplicationResult {
+    /// The metric's value, or NaN when absent (comparisons with NaN fail).
+    func value(_ name: String) -> Double { metric(name) ?? .nan }
+}
+
+/// Deterministic JSON of a result.
+func encoded(_ r: ReplicationResult) throws -> Data {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys]
+    return try e.encode(r)
+}
