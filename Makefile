@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench bench-baseline clean
 
 all: build
 
@@ -36,14 +36,24 @@ build: deps
 run: build
 	$(BIN)/prestage run $(SCENARIO)
 
-## test: the whole test suite (CI runs exactly this).
+## test: the whole test suite (debug), then the regression gate: `prestage bench` (release) against
+## results/baseline/ (CI runs exactly this; see README "Regression benchmarks in CI").
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(SWIFT) build -c $(CONFIG) --product prestage
+	$(BIN)/prestage bench
 
-## bench: benchmarks (speed targets live here, never in timed unit tests).
+## bench: benchmarks (speed targets live here, never in timed unit tests): the kernel hold model,
+## then the regression suite (reports in results/bench/).
 bench: build
 	$(BIN)/prestage-kernel-bench
+	$(BIN)/prestage bench
+
+## bench-baseline: record results/baseline/ deliberately; review `git diff results/baseline` and commit.
+bench-baseline: deps
+	$(SWIFT) build -c $(CONFIG) --product prestage
+	$(BIN)/prestage bench --update-baseline
 
 clean:
 	rm -rf .build

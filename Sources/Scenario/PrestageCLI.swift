@@ -95,6 +95,7 @@ public enum PrestageCLI {
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
                     positionals: ["A", "B"], options: []),
         CommandSpec("list", summary: "list the scenario library with each scenario's question", options: []),
+        BenchCommand.spec,
     ])
 
     /// Extra help after ScenarioKit's generated text, per command (nil: the program).
@@ -140,6 +141,8 @@ public enum PrestageCLI {
             """
         case "list":
             return "\n\(exitCodes)"
+        case "bench":
+            return BenchCommand.helpFooter
         default:
             return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
         }
@@ -164,6 +167,7 @@ public enum PrestageCLI {
             case "validate": return ValidateCommand.execute(files: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "compare": return CompareCommand.execute(parsed, environment: env)
             case "list": return ListCommand.execute(environment: env)
+            case "bench": return BenchCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
