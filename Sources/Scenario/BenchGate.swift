@@ -22,15 +22,21 @@ public enum BenchVerdict: String, Sendable, Equatable {
 
 /// One scenario × metric line of the gate.
 public struct BenchMetricCheck: Sendable, Equatable {
+    /// The scenario's name.
     public let scenario: String
+    /// The metric and its threshold.
     public let gate: BenchMetricGate
+    /// The metric's unit.
     public let unit: String
+    /// Mean of the baseline's values (nil if it has none).
     public let baselineMean: Double?
+    /// Mean of this run's values (nil if it has none).
     public let nowMean: Double?
     /// Paired interval for E[now − baseline] at `BenchSuite.confidenceLevel`.
     public let difference: ConfidenceInterval?
     /// The practical threshold in the metric's unit (≥ 0; a worsening larger than this counts).
     public let threshold: Double?
+    /// The decision.
     public let verdict: BenchVerdict
     /// Why, in a few words ("significant, beyond threshold", "within threshold", …).
     public let note: String
@@ -38,19 +44,27 @@ public struct BenchMetricCheck: Sendable, Equatable {
 
 /// One scenario's fingerprint check.
 public struct BenchFingerprintCheck: Sendable, Equatable {
+    /// The scenario's name.
     public let scenario: String
+    /// The recorded fingerprint.
     public let baseline: BenchFingerprint
+    /// This run's fingerprint.
     public let now: BenchFingerprint
+    /// `.pass` when equal, else `.changed`.
     public let verdict: BenchVerdict
 }
 
 /// The speed check.
 public struct BenchSpeedCheck: Sendable, Equatable {
+    /// The recorded suite ratio (CPU time of the scenarios ÷ the calibration loop's).
     public let baselineRatio: Double?
+    /// This run's suite ratio.
     public let nowRatio: Double?
     /// nowRatio ÷ baselineRatio.
     public let factor: Double?
+    /// `.regression` beyond the margin, `.improvement` below its inverse, `.skipped` when not measured.
     public let verdict: BenchVerdict
+    /// Why, and the CPU times measured.
     public let note: String
 }
 
