@@ -95,46 +95,60 @@ enum BenchSpeed {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
-    /// Entries of the calibration heap.
-    static let calibrationHeapEntries = 8_192
+    /// Entries of the calibration heap (4 MiB of keys).
+    static let calibrationHeapEntries = 1 << 19
+    /// Entries of the calibration table read at random (8 MiB).
+    static let calibrationTableEntries = 1 << 20
     /// Pop-and-push steps of the calibration loop.
-    static let calibrationSteps = 3_000_000
+    static let calibrationSteps = 1_500_000
 
-    /// A fixed workload shaped like the simulator's (a binary min-heap of 64-bit keys with
-    /// pseudo-random increments, plus integer mixing), independent of every Prestage module so a
-    /// slower simulator cannot slow its own yardstick. Returns a checksum of the final heap.
-    /// - Complexity: O(steps · log entries); allocates one array.
-    static func calibrationWorkload(steps: Int = calibrationSteps, entries: Int = calibrationHeapEntries) -> UInt64 {
+    /// A fixed workload shaped like the simulator's: a binary min-heap of 64-bit keys with
+    /// pseudo-random increments (the pending-event set) plus a random read from a large table per
+    /// step (per-device state), with a working set of 12 MiB, so cache and memory-bandwidth
+    /// contention from other processes slows it about as much as it slows the simulator. It is
+    /// independent of every Prestage module, so a slower simulator cannot slow its own yardstick.
+    /// Returns a checksum of the work.
+    /// - Complexity: O(steps · log entries); allocates two arrays.
+    static func calibrationWorkload(steps: Int = calibrationSteps, entries: Int = calibrationHeapEntries,
+                                    tableEntries: Int = calibrationTableEntries) -> UInt64 {
+        // xorshift64*: a fixed integer sequence for a timing loop, not a simulation variate.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {  // xorshift64*: a fixed integer sequence, not a simulation variate
-            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-            return state &* 0x2545_F491_4F6C_DD1D
-        }
         var heap = [UInt64](repeating: 0, count: entries)
-        for i in 0..<entries { heap[i] = next() >> 40 }
+        var table = [UInt64](repeating: 0, count: tableEntries)
+        for i in 0..<tableEntries {
+            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+            table[i] = state &* 0x2545_F491_4F6C_DD1D
+        }
+        for i in 0..<entries { heap[i] = table[i] >> 40 }
         heap.sort()
         var checksum: UInt64 = 0
-        heap.withUnsafeMutableBufferPointer { h in
-            let n = h.count
-            for _ in 0..<steps {
-                // Replace the minimum with min + increment, then sift down.
-                let top = h[0]
-                checksum = (checksum &+ top) &* 0x100_0000_01B3
-                let key = top &+ (next() >> 44) &+ 1
-                var i = 0
-                while true {
-                    let l = 2 * i + 1
-                    if l >= n { break }
-                    let r = l + 1
-                    let c = (r < n && h[r] < h[l]) ? r : l
-                    if h[c] >= key { break }
-                    h[i] = h[c]
-                    i = c
+        let tableMask = UInt64(tableEntries - 1)
+        table.withUnsafeBufferPointer { t in
+            heap.withUnsafeMutableBufferPointer { h in
+                let n = h.count
+                for _ in 0..<steps {
+                    state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+                    let r = state &* 0x2545_F491_4F6C_DD1D
+                    // Replace the minimum with min + increment, then sift down.
+                    let top = h[0]
+                    let looked = t[Int(truncatingIfNeeded: (r ^ top) & tableMask)]
+                    checksum = (checksum &+ top ^ looked) &* 0x100_0000_01B3
+                    let key = top &+ ((r ^ looked) >> 44) &+ 1
+                    var i = 0
+                    while true {
+                        let l = 2 * i + 1
+                        if l >= n { break }
+                        let rr = l + 1
+                        let c = (rr < n && h[rr] < h[l]) ? rr : l
+                        if h[c] >= key { break }
+                        h[i] = h[c]
+                        i = c
+                    }
+                    h[i] = key
                 }
-                h[i] = key
             }
-            for v in h { checksum = (checksum ^ v) &* 0x100_0000_01B3 }
         }
+        for v in heap { checksum = (checksum ^ v) &* 0x100_0000_01B3 }
         return checksum
     }
 

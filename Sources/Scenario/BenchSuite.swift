@@ -59,7 +59,7 @@ public enum BenchSuite {
     /// machine is in README ("Simulator speed").
     public static let speedMarginFactor = 1.25
     /// Rounds of (calibration, every scenario's replication 0) timed; the best of each is used.
-    public static let speedRounds = 3
+    public static let speedRounds = 5
 
     /// Most scenario files a suite directory may hold.
     public static let scenariosMax = 32

@@ -135,12 +135,12 @@ final class BenchGateTests: XCTestCase {
     }
 
     func testCalibrationWorkloadIsDeterministicAndTakesCPUTime() {
-        let a = BenchSpeed.calibrationWorkload(steps: 20_000, entries: 512)
+        let a = BenchSpeed.calibrationWorkload(steps: 20_000, entries: 512, tableEntries: 1_024)
         let t0 = BenchSpeed.threadCPUSeconds()
-        let b = BenchSpeed.calibrationWorkload(steps: 20_000, entries: 512)
+        let b = BenchSpeed.calibrationWorkload(steps: 20_000, entries: 512, tableEntries: 1_024)
         let t1 = BenchSpeed.threadCPUSeconds()
         XCTAssertEqual(a, b)
-        XCTAssertNotEqual(a, BenchSpeed.calibrationWorkload(steps: 20_001, entries: 512))
+        XCTAssertNotEqual(a, BenchSpeed.calibrationWorkload(steps: 20_001, entries: 512, tableEntries: 1_024))
         XCTAssertGreaterThan(t1, t0, "thread CPU clock did not advance over 20 000 heap steps")
     }
 
