@@ -143,11 +143,20 @@ enum BenchCommand {
             if let speedSkip {
                 env.standardOutput.write("baseline: \(baseline.appendingPathComponent(BenchSpeedBaseline.fileName).path) left unchanged (\(speedSkip))\n")
             } else {
-                env.standardError.write("bench: timing \(entries.count) scenario(s) against the calibration loop, \(BenchSuite.speedRounds) rounds …\n")
-                let m = try BenchSpeed.measure(entries.map(\.scenario), rounds: BenchSuite.speedRounds)
+                // The median of several measurements, so the baseline sits near the centre of the
+                // ratio's spread rather than wherever one measurement fell.
+                env.standardError.write("bench: timing \(entries.count) scenario(s) against the calibration loop, "
+                                        + "\(BenchSuite.speedBaselineMeasurements) × \(BenchSuite.speedRounds) rounds …\n")
+                var measurements: [BenchSpeedMeasurement] = []
+                for _ in 0..<BenchSuite.speedBaselineMeasurements {
+                    measurements.append(try BenchSpeed.measure(entries.map(\.scenario), rounds: BenchSuite.speedRounds))
+                }
+                measurements.sort { $0.suiteRatio < $1.suiteRatio }
+                let m = measurements[measurements.count / 2]
                 let url = baseline.appendingPathComponent(BenchSpeedBaseline.fileName)
                 try AtomicWriter.write(try CanonicalJSON.encode(BenchSpeedBaseline(m)), to: url)
-                env.standardOutput.write("baseline: \(url.path) (suite ratio \(TextNumber.format(m.suiteRatio, significant: 4)): \(cpuText(m)))\n")
+                env.standardOutput.write("baseline: \(url.path) (suite ratio \(TextNumber.format(m.suiteRatio, significant: 4)), the median of "
+                                         + measurements.map { TextNumber.format($0.suiteRatio, significant: 4) }.joined(separator: ", ") + ": \(cpuText(m)))\n")
             }
         } catch {
             env.standardError.write("prestage bench: cannot write the baseline: \(error)\n")

@@ -60,6 +60,8 @@ public enum BenchSuite {
     public static let speedMarginFactor = 1.25
     /// Rounds of (calibration, every scenario's replication 0) timed; the best of each is used.
     public static let speedRounds = 5
+    /// `--update-baseline` records the median suite ratio of this many measurements (odd).
+    public static let speedBaselineMeasurements = 3
 
     /// Most scenario files a suite directory may hold.
     public static let scenariosMax = 32
