@@ -100,7 +100,8 @@ enum RunCommand {
         }
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         do {
-            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel)
+            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
+                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
