@@ -127,38 +127,25 @@ public struct SweepFile: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let scenario = try c.decodeIfPresent(String.self, forKey: .scenario)
         replications = try c.decodeIfPresent(Int.self, forKey: .replications)
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
         devices = try c.decodeIfPresent(Int.self, forKey: .devices)
         set = try c.decodeIfPresent([String: SweepValue].self, forKey: .set) ?? [:]
-        let grid = try c.decodeIfPresent([String: [SweepValue]].self, forKey: .grid)
-        var problems: [DecodingError] = []
-        func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) {
-            if !ok { problems.append(DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)")) }
+        // The required keys last: a failure there ends this object's decoding.
+        scenario = try c.decode(String.self, forKey: .scenario)
+        grid = try c.decode([String: [SweepValue]].self, forKey: .grid)
+        func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) throws {
+            if !ok { throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)") }
         }
         if let replications {
-            check((1...PrestageCLI.replicationsMax).contains(replications), .replications, "an integer in 1...\(PrestageCLI.replicationsMax)", "\(replications)")
+            try check((1...PrestageCLI.replicationsMax).contains(replications), .replications, "an integer in 1...\(PrestageCLI.replicationsMax)", "\(replications)")
         }
         if let devices {
-            check((1...PrestageCLI.devicesMax).contains(devices), .devices, "an integer in 1...\(PrestageCLI.devicesMax)", "\(devices)")
+            try check((1...PrestageCLI.devicesMax).contains(devices), .devices, "an integer in 1...\(PrestageCLI.devicesMax)", "\(devices)")
         }
-        check(set.count <= Self.setMax, .set, "at most \(Self.setMax) overrides", "\(set.count)")
-        if let scenario { check(!scenario.isEmpty && scenario.utf8.count <= 4096, .scenario, "a scenario name or path of 1...4096 bytes", "\"\(scenario)\"") }
-        if let grid {
-            check((1...Self.fieldsMax).contains(grid.count), .grid, "an object of 1...\(Self.fieldsMax) fields", "\(grid.count) fields")
-        }
-        if let first = problems.first { throw first }
-        for key in [CodingKeys.scenario, .grid] where !c.contains(key) {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: decoder.codingPath,
-                                                                       debugDescription: "missing required key \"\(key.stringValue)\""))
-        }
-        guard let scenario, let grid else {
-            // Present but invalid: already recorded at its path.
-            throw DecodingError.dataCorruptedError(forKey: scenario == nil ? .scenario : .grid, in: c, debugDescription: "invalid value")
-        }
-        self.scenario = scenario
-        self.grid = grid
+        try check(set.count <= Self.setMax, .set, "at most \(Self.setMax) overrides", "\(set.count)")
+        try check(!scenario.isEmpty && scenario.utf8.count <= 4096, .scenario, "a scenario name or path of 1...4096 bytes", "\"\(scenario)\"")
+        try check((1...Self.fieldsMax).contains(grid.count), .grid, "an object of 1...\(Self.fieldsMax) fields", "\(grid.count) fields")
     }
 }
 
