@@ -162,6 +162,11 @@ extension PushWorld {
                     tPending[t] &= ~(1 << UInt32(i))
                 }
             }
+        } else if s >= 0 {
+            // A handler for another campaign holds the device's store: look, without touching.
+            for i in 0..<n where sessions[s].storeFreshness(of: plans.criticalKeys[c][base + i], at: now64) != .missing {
+                tPending[t] &= ~(1 << UInt32(i))
+            }
         } else if parked.hasStore(d) {
             var store = parked.unpark(d, plans: plans)
             for i in 0..<n {
