@@ -208,7 +208,10 @@ struct PushWorld: EventHandler {
         }
         silentHold = try Population.sampler(config.platforms.ios.silentHoldSeconds, "platforms.ios.silentHoldSeconds")
         do {
-            infra = try InfraWorld(config: config.infra, catalog: plans.catalog, masterSeed: runSeed)
+            // InfraModel's per-second series must cover the whole horizon.
+            var infraConfig = config.infra
+            infraConfig.metricsHorizonSeconds = max(infraConfig.metricsHorizonSeconds, Int(config.horizonSeconds.rounded(.up)))
+            infra = try InfraWorld(config: infraConfig, catalog: plans.catalog, masterSeed: runSeed)
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
