@@ -107,9 +107,9 @@ struct FileStore {
                 report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: reason.description))
             case .success(let e):
                 if store.index(of: e.key) != nil {
-                    report.droppedEntries.append(.init(key: record.key, reason: "duplicate key"))
+                    report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: "duplicate key"))
                 } else if !store.insert(e) {
-                    report.droppedEntries.append(.init(key: record.key, reason: "does not fit the store (capacity \(capacityBytes) bytes, \(entriesMax) entries)"))
+                    report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: "does not fit the store (capacity \(capacityBytes) bytes, \(entriesMax) entries)"))
                 }
             }
         }

@@ -44,6 +44,16 @@ public actor PreloadDriver {
         case fetchTimeout(TransferID)
     }
 
+    /// The driver's bookkeeping for one fetch.
+    struct FetchIO {
+        /// True until the driver sent the final report or performed the session's cancel.
+        var isOpen = true
+        /// The asset's temporary file, until moved into place or deleted.
+        var temporary: URL?
+        /// The request-timeout timer, until the fetch ends.
+        var timer: Task<Void, Never>?
+    }
+
     /// One push's session and the driver's bookkeeping for it (actor-isolated).
     final class SessionRun {
         let serial: UInt64
@@ -51,11 +61,8 @@ public actor PreloadDriver {
         let payload: Data?
         let startedAt: ContinuousClock.Instant
         let contentHandler: (@Sendable (DeliveryResult) -> Void)?
-        /// Fetches the driver has not ended yet (no final report sent, not cancelled).
-        var openFetches: Set<FetchID> = []
-        /// Asset temporary files not yet moved into place or deleted.
-        var temporaries: [FetchID: URL] = [:]
-        var fetchTimers: [FetchID: Task<Void, Never>] = [:]
+        /// The driver's side of each fetch; index `id.rawValue - 1` (fetch ids count from 1).
+        var io: [FetchIO] = []
         /// Outcomes; index `id.rawValue - 1`.
         var fetches: [FetchOutcome] = []
         var log: [LogEvent] = []
@@ -68,6 +75,24 @@ public actor PreloadDriver {
         var deliveryWaiter: CheckedContinuation<DeliveryResult, Never>?
         var finalResult: DeliveryResult?
         var finishWaiters: [CheckedContinuation<DeliveryResult, Never>] = []
+
+        /// True while fetch `id` of this session is open (events for it are still wanted).
+        func isOpen(_ id: FetchID) -> Bool {
+            let i = Int(id.rawValue) - 1
+            return i >= 0 && i < io.count && io[i].isOpen
+        }
+
+        /// Marks fetch `id` ended: stops its timer and returns its temporary file (now the caller's).
+        func close(_ id: FetchID) -> URL? {
+            let i = Int(id.rawValue) - 1
+            guard i >= 0, i < io.count else { return nil }
+            io[i].isOpen = false
+            io[i].timer?.cancel()
+            io[i].timer = nil
+            let temporary = io[i].temporary
+            io[i].temporary = nil
+            return temporary
+        }
 
         init(serial: UInt64, session: PreloadSession, payload: Data?, contentHandler: (@Sendable (DeliveryResult) -> Void)?) {
             self.serial = serial
@@ -267,12 +292,12 @@ public actor PreloadDriver {
             armedDeadline = nil
             feed(.timerFired, run)
         case .fetchTimeout(let id):
-            guard id.session == run.serial, run.openFetches.contains(id.fetch) else { return }
+            guard id.session == run.serial, run.isOpen(id.fetch) else { return }
             endTransfer(id.fetch, run)
             setState(.failed(.timedOut), of: id.fetch, run)
             feed(.fetchFailed(id.fetch, .timedOut), run)
         case .transfer(let id, let transferEvent):
-            guard id.session == run.serial, run.openFetches.contains(id.fetch) else { return }
+            guard id.session == run.serial, run.isOpen(id.fetch) else { return }
             switch transferEvent {
             case .headers(let headers):
                 feed(.fetchHeaders(id.fetch, headers), run)
@@ -280,8 +305,11 @@ public actor PreloadDriver {
                 setBytes(bytes, of: id.fetch, run)
                 feed(.fetchProgress(id.fetch, bytesReceived: bytes), run)
             case .completed(let completion):
-                run.openFetches.remove(id.fetch)
-                run.fetchTimers.removeValue(forKey: id.fetch)?.cancel()
+                // Ended for the driver; the asset's file stays until `.storeAsset` or `.cancelFetch`.
+                let i = Int(id.fetch.rawValue) - 1
+                run.io[i].isOpen = false
+                run.io[i].timer?.cancel()
+                run.io[i].timer = nil
                 setBytes(completion.bytesReceived, of: id.fetch, run)
                 if case .manifest = run.fetches[Int(id.fetch.rawValue) - 1].purpose {
                     setState(.manifestAccepted(bytes: completion.bytesReceived), of: id.fetch, run)
@@ -352,10 +380,9 @@ public actor PreloadDriver {
     }
 
     func finish(_ run: SessionRun) {
-        for task in run.fetchTimers.values { task.cancel() }
-        run.fetchTimers.removeAll()
-        for url in run.temporaries.values { unlink(url.path) }
-        run.temporaries.removeAll()
+        for i in run.io.indices {
+            if let url = run.close(FetchID(rawValue: UInt32(i + 1))) { unlink(url.path) }
+        }
         guard let result = snapshot(run) else { return }
         run.finalResult = result
         for waiter in run.finishWaiters { waiter.resume(returning: result) }
@@ -374,23 +401,21 @@ public actor PreloadDriver {
     func startFetch(_ request: FetchRequest, _ run: SessionRun) {
         let id = TransferID(session: run.serial, fetch: request.id)
         var temporary: URL?
-        if case .asset = request.purpose {
-            let url = fileStore.temporaryURL(session: run.serial, fetch: request.id)
-            temporary = url
-            run.temporaries[request.id] = url
-        }
+        if case .asset = request.purpose { temporary = fileStore.temporaryURL(session: run.serial, fetch: request.id) }
+        // PreloadKit numbers fetches 1, 2, 3, ... in start order, so the arrays stay indexed by id.
+        precondition(Int(request.id.rawValue) == run.io.count + 1, "PreloadKit fetch ids are sequential")
         run.fetches.append(FetchOutcome(fetchID: request.id, url: request.url, purpose: request.purpose,
                                         isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0))
-        run.openFetches.insert(request.id)
+        run.io.append(FetchIO(temporary: temporary))
         if let problem = transport.start(id, request, temporary: temporary) {
-            run.temporaries.removeValue(forKey: request.id)
+            run.io[run.io.count - 1].temporary = nil
             // Reported after this drain: the session accepts inputs only once its actions are drained.
             eventSink.yield(.transfer(id, .failed(.other, .temporaryFileFailed(request.id, problem))))
             return
         }
         let target = clock.continuousInstant(for: clock.now().advanced(byMicroseconds: request.timeoutMicroseconds))
         let sink = eventSink
-        run.fetchTimers[request.id] = Task {
+        run.io[run.io.count - 1].timer = Task {
             do { try await Task.sleep(until: target, clock: .continuous) } catch { return }
             sink.yield(.fetchTimeout(id))
         }
@@ -398,16 +423,15 @@ public actor PreloadDriver {
 
     /// Stops a transfer and deletes its partial file; nothing more is reported for it.
     func endTransfer(_ fetch: FetchID, _ run: SessionRun) {
-        run.openFetches.remove(fetch)
-        run.fetchTimers.removeValue(forKey: fetch)?.cancel()
+        let temporary = run.close(fetch)
         transport.cancel(TransferID(session: run.serial, fetch: fetch))
-        if let url = run.temporaries.removeValue(forKey: fetch) { unlink(url.path) }
+        if let temporary { unlink(temporary.path) }
     }
 
     func storeAsset(_ commit: StoreCommit, _ run: SessionRun) {
         let key = commit.entry.key
         let problem: String?
-        if let temporary = run.temporaries.removeValue(forKey: commit.fetchID) {
+        if let temporary = run.close(commit.fetchID) {
             problem = fileStore.commit(temporary: temporary, key: key)
         } else {
             problem = "no downloaded file for \(commit.fetchID)"

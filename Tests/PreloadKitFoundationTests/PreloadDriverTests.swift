@@ -28,10 +28,17 @@ final class PreloadDriverTests: XCTestCase {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    func makeDriver(_ policy: PreloadPolicy, receipts: Recorder<Receipt>? = nil) throws -> PreloadDriver {
+    func makeDriver(_ policy: PreloadPolicy, receipts: Recorder<Receipt>? = nil, receiptArrived: XCTestExpectation? = nil,
+                    paintReady: Recorder<URL>? = nil) throws -> PreloadDriver {
         var configuration = PreloadDriverConfiguration(policy: policy, storeDirectory: directory.appendingPathComponent("store"))
         configuration.attachmentDirectory = directory.appendingPathComponent("attachments")
-        if let receipts { configuration.receiptHandler = { receipts.append($0) } }
+        if let receipts {
+            configuration.receiptHandler = { receipt in
+                receipts.append(receipt)
+                receiptArrived?.fulfill()
+            }
+        }
+        if let paintReady { configuration.paintReadyHandler = { _, url in paintReady.append(url) } }
         let driver = try PreloadDriver(configuration: configuration)
         drivers.append(driver)
         return driver
@@ -45,7 +52,8 @@ final class PreloadDriverTests: XCTestCase {
         var policy = try testPolicy()
         policy.receiptsEnabled = true
         let receipts = Recorder<Receipt>()
-        let driver = try makeDriver(policy, receipts: receipts)
+        let receiptArrived = expectation(description: "receipt handed to the closure")
+        let driver = try makeDriver(policy, receipts: receipts, receiptArrived: receiptArrived)
         let pngURL = server.url("/asset/fresh/cover.png?bytes=5000")
         let gifURL = server.url("/asset/fresh/thumb.gif?bytes=3000")
         let payload = try signedJSON(inlinePayload(manifestID: "mix_wk42", assets: [(pngURL, "image", 5000), (gifURL, "gif", 3000)]))
@@ -101,11 +109,6 @@ final class PreloadDriverTests: XCTestCase {
 
         // Delivery exactly once; the receipt (jitter 0: due at delivery) handed over once.
         XCTAssertEqual(handled.values, [.assetsSettled])
-        let receiptArrived = expectation(description: "receipt handed to the closure")
-        Task {
-            for _ in 0..<500 where receipts.values.isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
-            receiptArrived.fulfill()
-        }
         await fulfillment(of: [receiptArrived], timeout: 10)
         XCTAssertEqual(receipts.values.map(\.manifestTag), [result.request.manifestTag])
         XCTAssertEqual(receipts.values.first?.readyAssets, 2)
@@ -188,6 +191,46 @@ final class PreloadDriverTests: XCTestCase {
         XCTAssertEqual(result.request.assets.map(\.url.absoluteString), [assetURL])
         let paths = try await server.requests().map(\.path)
         XCTAssertEqual(paths, ["/doc/mix_wk43.json", "/asset/fresh/ref.png?bytes=2500"])
+    }
+
+    func testTapWhileFetchingAnswersMissingThenAnnouncesPaintReady() async throws {
+        let paintReady = Recorder<URL>()
+        let driver = try makeDriver(try testPolicy(), paintReady: paintReady)
+        let url = server.url("/slow/1500/tapped.png")
+        let payload = try signedJSON(inlinePayload(manifestID: "tap", assets: [(url, "image", 2000)]))
+        async let pending = driver.run(payload: payload, context: nseContext)
+        try await waitForPhase(.fetchingAssets, driver)
+
+        let answer = try await driver.tap()
+        XCTAssertTrue(answer.assetsKnown)
+        XCTAssertEqual(answer.assets.map(\.freshness), [.missing])
+        XCTAssertFalse(answer.paintsInstantly)
+        // One session per store at a time: a second push while this one runs is refused.
+        do {
+            _ = try await driver.run(payload: payload, context: nseContext)
+            XCTFail("a second session must not start while the first runs")
+        } catch {
+            XCTAssertEqual(error, .sessionInProgress)
+        }
+
+        let result = try await pending
+        XCTAssertEqual(result.delivery.reason, .assetsSettled)
+        let file = storeDirectory.appendingPathComponent(try storeKey(url).fileName)
+        XCTAssertEqual(paintReady.values, [file])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path))
+        let storedFile = await driver.storedFile(for: try storeKey(url))
+        XCTAssertEqual(storedFile, file)
+        XCTAssertGreaterThan(try XCTUnwrap(driver.volumeFreeBytes()), 0)
+    }
+
+    /// Polls (every 10 ms, at most 5 s) until the driver's session is in `phase`.
+    func waitForPhase(_ phase: PreloadSession.Phase, _ driver: PreloadDriver) async throws {
+        for _ in 0..<500 {
+            if await driver.phase == phase { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let current = await driver.phase
+        XCTFail("phase is \(String(describing: current)) after 5 s, expected \(phase)")
     }
 
     // MARK: - Refusals and failures
@@ -338,14 +381,8 @@ final class PreloadDriverTests: XCTestCase {
         let payload = try signedJSON(inlinePayload(manifestID: "expiry", assets: [(url, "image", 2000)]))
         let handled = Recorder<DeliveryReason>()
         async let pending = driver.run(payload: payload, context: nseContext) { handled.append($0.delivery.reason) }
-        // Wait (bounded) until the session is fetching, then play serviceExtensionTimeWillExpire.
-        var phase: PreloadSession.Phase?
-        for _ in 0..<500 {
-            phase = await driver.phase
-            if phase == .fetchingAssets { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        XCTAssertEqual(phase, .fetchingAssets)
+        // Once the session is fetching, play serviceExtensionTimeWillExpire.
+        try await waitForPhase(.fetchingAssets, driver)
         await driver.expiryWarning()
         let result = try await pending
         XCTAssertEqual(result.delivery.reason, .osExpiry)
