@@ -32,23 +32,29 @@ public struct CacheControl: Sendable, Equatable {
     /// values may be quoted (`max-age="60"`); a value that is not all digits makes that directive
     /// ignored (`max-age=-1`, `max-age=1.5`, `max-age=`); `no-cache="Set-Cookie"` (field-name
     /// form) counts as `no-cache`. Values beyond 2^31 clamp to 2^31 without overflowing.
-    /// - Complexity: O(n) in the header length (at most `headerBytesMax`).
+    /// - Complexity: O(n) in the header length (at most `headerBytesMax`); no allocation for
+    ///   native strings (it runs once per completed fetch).
     public static func parse(_ header: String) -> CacheControl {
+        var copy = header
+        return copy.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// `parse(_:)` over the header's UTF-8 bytes.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> CacheControl {
         var result = CacheControl()
-        var bytes = Array(header.utf8)
-        if bytes.count > headerBytesMax { bytes = [] }
+        let n = bytes.count > headerBytesMax ? 0 : bytes.count
         var i = 0
-        let n = bytes.count
         while i < n {
             // Skip separators and whitespace.
             while i < n, bytes[i] == UInt8(ascii: ",") || isSpace(bytes[i]) { i += 1 }
             // Directive name.
             let nameStart = i
             while i < n, bytes[i] != UInt8(ascii: "="), bytes[i] != UInt8(ascii: ","), !isSpace(bytes[i]) { i += 1 }
-            let name = lowercased(bytes[nameStart..<i])
+            let nameEnd = i
             while i < n, isSpace(bytes[i]) { i += 1 }
-            var value: ArraySlice<UInt8>? = nil
-            var valueWellFormed = true
+            var valueStart = -1
+            var valueEnd = -1
+            var wellFormed = true
             if i < n, bytes[i] == UInt8(ascii: "=") {
                 i += 1
                 while i < n, isSpace(bytes[i]) { i += 1 }
@@ -59,39 +65,37 @@ public struct CacheControl: Sendable, Equatable {
                         if bytes[i] == UInt8(ascii: "\\") { i += 1 }
                         i += 1
                     }
-                    if i >= n { valueWellFormed = false; i = n } else { value = bytes[start..<i]; i += 1 }
+                    if i >= n { wellFormed = false; i = n } else { valueStart = start; valueEnd = i; i += 1 }
                 } else {
-                    let start = i
+                    valueStart = i
                     while i < n, bytes[i] != UInt8(ascii: ","), !isSpace(bytes[i]) { i += 1 }
-                    value = bytes[start..<i]
+                    valueEnd = i
                 }
                 // Anything other than whitespace before the next comma makes the directive malformed.
                 while i < n, isSpace(bytes[i]) { i += 1 }
                 if i < n, bytes[i] != UInt8(ascii: ",") {
-                    valueWellFormed = false
+                    wellFormed = false
                     while i < n, bytes[i] != UInt8(ascii: ",") { i += 1 }
                 }
             } else if i < n, bytes[i] != UInt8(ascii: ",") {
                 // Junk after a bare name ("no-store x"): skip to the next directive.
-                valueWellFormed = false
+                wellFormed = false
                 while i < n, bytes[i] != UInt8(ascii: ",") { i += 1 }
             }
-            guard valueWellFormed else { continue }
-            switch name {
-            case "max-age":
-                if let v = value, let seconds = deltaSeconds(v) {
+            guard wellFormed else { continue }
+            let hasValue = valueStart >= 0
+            if nameIs(bytes, nameStart, nameEnd, "max-age") {
+                if hasValue, let seconds = deltaSeconds(bytes, valueStart, valueEnd) {
                     result.maxAgeSeconds = min(result.maxAgeSeconds ?? .max, seconds)
                 }
-            case "stale-while-revalidate":
-                if let v = value, let seconds = deltaSeconds(v) {
+            } else if nameIs(bytes, nameStart, nameEnd, "stale-while-revalidate") {
+                if hasValue, let seconds = deltaSeconds(bytes, valueStart, valueEnd) {
                     result.staleWhileRevalidateSeconds = min(result.staleWhileRevalidateSeconds ?? .max, seconds)
                 }
-            case "no-store":
-                if value == nil { result.noStore = true }
-            case "no-cache":
+            } else if nameIs(bytes, nameStart, nameEnd, "no-store") {
+                if !hasValue { result.noStore = true }
+            } else if nameIs(bytes, nameStart, nameEnd, "no-cache") {
                 result.noCache = true
-            default:
-                break
             }
         }
         return result
@@ -99,18 +103,24 @@ public struct CacheControl: Sendable, Equatable {
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
 
-    static func lowercased(_ bytes: ArraySlice<UInt8>) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        for b in bytes { out.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b) }
-        return String(decoding: out, as: UTF8.self)
+    /// ASCII case-insensitive comparison of `bytes[start..<end]` with a lowercase name.
+    static func nameIs(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ name: StaticString) -> Bool {
+        guard end - start == name.utf8CodeUnitCount else { return false }
+        let expected = name.utf8Start
+        for k in 0..<(end - start) {
+            let b = bytes[start + k]
+            let lower = b >= 0x41 && b <= 0x5A ? b + 0x20 : b
+            if lower != expected[k] { return false }
+        }
+        return true
     }
 
     /// Non-empty ASCII digits, clamped to `deltaSecondsMax`; nil otherwise.
-    static func deltaSeconds(_ digits: ArraySlice<UInt8>) -> Int64? {
-        guard !digits.isEmpty else { return nil }
+    static func deltaSeconds(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+        guard end > start else { return nil }
         var value: Int64 = 0
-        for b in digits {
+        for k in start..<end {
+            let b = bytes[k]
             guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
             if value < deltaSecondsMax { value = value * 10 + Int64(b - UInt8(ascii: "0")) }
         }

@@ -220,7 +220,7 @@ public enum PayloadParser {
             throw PayloadRejection(path: "\(path).assets", reason: .tooManyElements(count: rawAssets.count, max: limits.assetsMax))
         }
         var canonical = Canonical()
-        canonical.line("v1")
+        canonical.line(PreloadKitInfo.signatureVersion)
         canonical.line(PayloadFormat.inlineManifest.canonicalToken)
         canonical.line(manifestID)
         canonical.line(ttlValue.map { "\($0)" } ?? "")
@@ -292,7 +292,7 @@ public enum PayloadParser {
         let urlText = try readString(m["manifest_url"], path: "\(path).manifest_url", name: "manifest_url")
         let url = try readURL(urlText, path: "\(path).manifest_url", options: options)
         var canonical = Canonical()
-        canonical.line("v1")
+        canonical.line(PreloadKitInfo.signatureVersion)
         canonical.line(PayloadFormat.manifestReference.canonicalToken)
         canonical.line(manifestID)
         canonical.line(urlText)
@@ -322,7 +322,7 @@ public enum PayloadParser {
             type = t
         }
         var canonical = Canonical()
-        canonical.line("v1")
+        canonical.line(PreloadKitInfo.signatureVersion)
         canonical.line(PayloadFormat.silentPush.canonicalToken)
         canonical.line(id)
         canonical.line(version ?? "")
@@ -345,7 +345,7 @@ public enum PayloadParser {
             throw PayloadRejection(path: "$.at", reason: .invalidValue(value: typeText, expected: "one of jpg, jpeg, png, gif, webp, heic, mp4, mp3, m4a, m3u8"))
         }
         var canonical = Canonical()
-        canonical.line("v1")
+        canonical.line(PreloadKitInfo.signatureVersion)
         canonical.line(PayloadFormat.richPush.canonicalToken)
         canonical.line(urlText)
         canonical.line(typeText)
@@ -446,11 +446,12 @@ public enum PayloadParser {
     /// `v1=` followed by exactly 64 hex digits (either case) → 32 bytes.
     static func decodeSignature(_ text: String) -> [UInt8]? {
         let u = Array(text.utf8)
-        guard u.count == 67, u[0] == UInt8(ascii: "v"), u[1] == UInt8(ascii: "1"), u[2] == UInt8(ascii: "=") else { return nil }
+        let prefix = Array((PreloadKitInfo.signatureVersion + "=").utf8)
+        guard u.count == prefix.count + 64, u.starts(with: prefix) else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(32)
-        var i = 3
-        while i < 67 {
+        var i = prefix.count
+        while i < u.count {
             guard let hi = hexValue(u[i]), let lo = hexValue(u[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
             i += 2
@@ -465,6 +466,13 @@ public enum PayloadParser {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
         default: return nil
         }
+    }
+
+    /// The `PreStageRequest.manifestTag` of a campaign, for `PreloadStore.purge(manifestTag:)`
+    /// when a campaign is cancelled: `manifestID` is the `manifest_id` / `pre_stage_id` (for a
+    /// rich push, the attachment URL's `cacheKey`).
+    public static func manifestTag(format: PayloadFormat, manifestID: String) -> UInt64 {
+        tag(format: format, text: manifestID)
     }
 
     static func tag(format: PayloadFormat, text: String) -> UInt64 {

@@ -67,8 +67,9 @@ public struct PayloadLimits: Sendable, Equatable {
     public var variantsMax: Int = 6
     /// Largest declared asset size (`bytes`) accepted at parse time.
     public var declaredBytesMax: Int64 = 50_000_000
-    /// Accepted manifest `ttl` range, seconds.
+    /// Shortest manifest `ttl` accepted, seconds.
     public var ttlSecondsMin: Int64 = 60
+    /// Longest manifest `ttl` accepted, seconds (one day; practice is 4–6 h).
     public var ttlSecondsMax: Int64 = 86_400
     /// Longest identifier (`manifest_id`, `pre_stage_id`, `version`).
     public var identifierBytesMax: Int = 128
@@ -79,6 +80,8 @@ public struct PayloadLimits: Sendable, Equatable {
 /// Why a payload (or a fetched manifest) was refused: where (`path`, e.g. `$.cdn_preload.assets[1].url`)
 /// and what (`reason`).
 public struct PayloadRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong; each case carries the offending value and the expectation where there is
+    /// one (`description` renders it as a sentence).
     public enum Reason: Sendable, Equatable {
         case invalidJSON(offset: Int, expected: String)
         case invalidUTF8(offset: Int)

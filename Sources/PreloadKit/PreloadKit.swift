@@ -24,7 +24,8 @@
 /// // after every handle+drain: arm ONE timer at session.nextDeadline() (nil = none);
 /// // when it fires: try session.handle(.timerFired, now: clock.now); drain()
 /// // iOS serviceExtensionTimeWillExpire: try session.handle(.expiryWarning, now:); drain()
-/// // when session.isFinished: keep session.store as the device's store.
+/// // when session.isFinished: keep session.store as the device's store
+/// // (a simulator reuses one value: session.reset(store: nextDevicesStore)).
 /// ```
 /// Rules: `now` never decreases; drain every action before the next `handle`; every
 /// `.startFetch` is answered by the driver with `.fetchCompleted` or `.fetchFailed` (optionally
@@ -38,13 +39,18 @@
 ///
 /// ## What it guarantees
 /// Delivery exactly once and never later than the handler kind's hard deadline (fail open);
-/// per-request timeout `min(policy timeout, time left)`; only `critical` assets, at most
-/// `criticalAssetsMax`, gated by network class, Low Data Mode, Save-Data, metered byte cap and
+/// per-request timeout `min(policy timeout, time left)`; only `critical` assets (knob
+/// `eligiblePriority`), most urgent first, at most `criticalAssetsMax`, gated by network class, Low Data Mode, Save-Data, metered byte cap and
 /// storage; a concurrency limit that fits the memory budget; HTTP caching honoured (fresh used,
 /// stale-while-revalidate used and revalidated in the background, otherwise refetched); two-layer
 /// size caps; media accepted only when MIME type and magic bytes agree with the declared type; a
 /// byte-capacity LRU store with TTL and purge by campaign (`PreloadStore`).
-public enum PreloadKit {
-    /// Version of the canonical signing form (`v1=` signatures).
+///
+/// Where this module and InfraModel are both imported, qualify the names they share:
+/// `PreloadKit.NetworkClass`, `PreloadKit.FetchRequest` (no type is named `PreloadKit`, so the
+/// module name always qualifies).
+public enum PreloadKitInfo {
+    /// Version tag of the canonical signing form: signatures are `v1=<hex>` and the canonical
+    /// form's first line is `v1`.
     public static let signatureVersion = "v1"
 }

@@ -61,8 +61,11 @@ public enum FetchMode: UInt8, Sendable, CaseIterable {
 /// Every knob of a pre-stage session, with defaults from practice. Validate with `validate()`
 /// (the session does so on creation).
 public struct PreloadPolicy: Sendable, Equatable {
-    /// Most assets pre-staged per push; only `critical` assets are eligible. Default 2.
+    /// Most assets pre-staged per push (of the eligible ones, most urgent first). Default 2.
     public var criticalAssetsMax: Int = 2
+    /// Least urgent priority pre-staged. Default `.critical`: only critical assets; everything
+    /// else waits for the foreground.
+    public var eligiblePriority: AssetPriority = .critical
     /// Per-request timeout; the effective one is `min(this, time left to the hard deadline)`. 8 s.
     public var requestTimeoutMicroseconds: Int64 = 8_000_000
     /// A fetch is not started with less than this left before the hard deadline. 0.5 s.

@@ -113,6 +113,34 @@ public struct PreloadSession: Sendable {
         self.store = store
     }
 
+    /// Starts over for another push with the same (already validated) policy, keeping the
+    /// buffers' capacity: a simulator can drive millions of pushes through one session value
+    /// without allocating per push. Pending actions are discarded.
+    ///
+    /// To avoid a copy-on-write of the store's entries, hand over the device's store rather than
+    /// sharing it: `let s = stores[i]; stores[i] = PreloadStore(); session.reset(store: s)`, and
+    /// put `session.store` back when the session is finished.
+    public mutating func reset(store: PreloadStore) {
+        self.store = store
+        phase = .idle
+        request = nil
+        context = nil
+        wokeAt = .zero
+        hardDeadline = .distantFuture
+        delivery = nil
+        lastNow = Instant(microseconds: .min)
+        slots.removeAll(keepingCapacity: true)
+        fetches.removeAll(keepingCapacity: true)
+        actions.removeAll(keepingCapacity: true)
+        actionHead = 0
+        inFlightCount = 0
+        meteredRemainingBytes = .max
+        diskLimitBytes = 0
+        startedBlockingFetch = false
+        assetsKnown = false
+        tapped = false
+    }
+
     /// True once delivered and nothing is running.
     public var isFinished: Bool { phase == .finished }
 
@@ -152,7 +180,12 @@ public struct PreloadSession: Sendable {
         if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
         let pending = actions.count - actionHead
         if pending > 0 { throw .actionsNotDrained(pending: pending) }
+        try transition(input, now: now)
+        checkInvariants()
+    }
 
+    /// The single exhaustive `switch (phase, input)`.
+    mutating func transition(_ input: Input, now: Instant) throws(SessionError) {
         switch (phase, input) {
         // Before the push: only the push itself.
         case (.idle, .pushReceived(let request, let context)):
@@ -322,47 +355,61 @@ public struct PreloadSession: Sendable {
         settle(now: now)
     }
 
-    /// Chooses the critical assets (at most `criticalAssetsMax`, one for silent pushes), resolves
-    /// variants, consults the store and queues the fetches that pass the gates.
+    /// Chooses the eligible assets (priority at least `policy.eligiblePriority`, i.e. `critical`
+    /// by default), most urgent first and in payload order within a priority, at most
+    /// `criticalAssetsMax` (one for silent pushes); resolves variants, consults the store and
+    /// queues the fetches that pass the gates. Slot order is the fetch queue's priority order.
     mutating func selectAssets(now: Instant) {
         guard let request, let context else { return }
         let silent = request.format == .silentPush || context.handlerKind.isSilent
         let limit = silent && policy.oneAssetPerSilentPush ? 1 : policy.criticalAssetsMax
-        for (i, asset) in request.assets.enumerated() {
-            if asset.priority != .critical { log(.assetSkipped(assetIndex: i, .notCritical)); continue }
-            if slots.count >= limit {
-                log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
-                continue
-            }
-            let resolved = asset.resolved(for: context.network)
-            let freshness = store.freshness(of: resolved.key, at: now)
-            var blocking = false
-            var byteLimit: Int64 = 0
-            var state = SlotState.idle
-            switch freshness {
-            case .fresh:
-                store.touch(resolved.key, at: now)
-                log(.storeHit(assetIndex: i, .fresh))
-            case .stale:
-                store.touch(resolved.key, at: now)
-                log(.storeHit(assetIndex: i, .stale))
-                if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
-                    byteLimit = limitBytes
-                    state = .queued
-                }
-            case .missing:
-                switch gateAsset(declaredBytes: resolved.declaredBytes) {
-                case .skip(let reason):
-                    log(.assetSkipped(assetIndex: i, reason))
-                case .fetch(let limitBytes):
-                    byteLimit = limitBytes
-                    blocking = true
-                    state = .queued
-                }
-            }
-            if state == .queued { meteredRemainingBytes -= context.isMetered ? byteLimit : 0 }
-            slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+        for (i, asset) in request.assets.enumerated() where asset.priority > policy.eligiblePriority {
+            log(.assetSkipped(assetIndex: i, .notCritical))
         }
+        for priority in AssetPriority.allCases where priority <= policy.eligiblePriority {
+            for (i, asset) in request.assets.enumerated() where asset.priority == priority {
+                selectAsset(i, asset, limit: limit, now: now)
+            }
+        }
+    }
+
+    mutating func selectAsset(_ i: Int, _ asset: AssetSpec, limit: Int, now: Instant) {
+        guard let context else { return }
+        let resolved = asset.resolved(for: context.network)
+        for s in slots where s.key == resolved.key {
+            log(.assetSkipped(assetIndex: i, .duplicateOf(assetIndex: s.assetIndex)))
+            return
+        }
+        if slots.count >= limit {
+            log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
+            return
+        }
+        var blocking = false
+        var byteLimit: Int64 = 0
+        var state = SlotState.idle
+        switch store.freshness(of: resolved.key, at: now) {
+        case .fresh:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .fresh))
+        case .stale:
+            store.touch(resolved.key, at: now)
+            log(.storeHit(assetIndex: i, .stale))
+            if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
+                byteLimit = limitBytes
+                state = .queued
+            }
+        case .missing:
+            switch gateAsset(declaredBytes: resolved.declaredBytes) {
+            case .skip(let reason):
+                log(.assetSkipped(assetIndex: i, reason))
+            case .fetch(let limitBytes):
+                byteLimit = limitBytes
+                blocking = true
+                state = .queued
+            }
+        }
+        if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
+        slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
     }
 
     /// A gate decision: fetch with this byte limit, or skip for this reason.
@@ -396,7 +443,9 @@ public struct PreloadSession: Sendable {
     func gateAsset(declaredBytes: Int64?) -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         guard let context else { return .skip(.offline) }
-        var limit = min(policy.assetBytesMax, store.capacityBytes, diskLimitBytes)
+        let storageLimit = min(store.capacityBytes, diskLimitBytes)
+        if storageLimit <= 0 { return .skip(.storeTooSmall(limitBytes: storageLimit)) }
+        var limit = min(policy.assetBytesMax, storageLimit)
         if let d = declaredBytes, d > limit { return .skip(.declaredTooLarge(bytes: d, maxBytes: limit)) }
         if !context.network.allowsLargeAssets {
             if let d = declaredBytes, d > policy.largeAssetThresholdBytes {
@@ -411,6 +460,7 @@ public struct PreloadSession: Sendable {
             limit = min(limit, meteredRemainingBytes)
         }
         if let d = declaredBytes { limit = min(limit, d) }
+        // Only the metered budget can bring the limit to zero here (the others are positive).
         if limit <= 0 { return .skip(.meteredCapExceeded(bytes: declaredBytes ?? 0, remainingBytes: max(0, meteredRemainingBytes))) }
         return .fetch(limit)
     }
@@ -488,20 +538,23 @@ public struct PreloadSession: Sendable {
     }
 
     /// Status, length and type checks shared by headers and completion; nil when acceptable.
-    func headerRejection(_ index: Int, _ h: FetchHeaders) -> FetchRejection? {
+    /// `checkType: false` leaves the MIME check to the caller (a completion checks MIME against
+    /// the sniffed kind, which is cheaper and stricter).
+    func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
         if h.status != 200 { return .httpStatus(h.status) }
         if let length = h.contentLength, length > f.byteLimit {
             return .contentLengthOverLimit(contentLength: length, limitBytes: f.byteLimit)
         }
         guard let contentType = h.contentType else { return .contentTypeMissing }
-        let type: AssetType? = f.slot >= 0 ? slots[f.slot].type : nil
-        if !acceptedKind(contentType: contentType, type: type) { return .contentTypeNotAllowed(PayloadRejection.clip(contentType)) }
+        if checkType && !acceptedKind(contentType: contentType, type: f.slot >= 0 ? slots[f.slot].type : nil) {
+            return .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+        }
         return nil
     }
 
     mutating func onHeaders(_ index: Int, _ headers: FetchHeaders, now: Instant) {
-        if let rejection = headerRejection(index, headers) {
+        if let rejection = headerRejection(index, headers, checkType: true) {
             reject(index, rejection, received: fetches[index].bytesReceived, completed: false, now: now)
         }
     }
@@ -525,7 +578,8 @@ public struct PreloadSession: Sendable {
     mutating func onCompleted(_ index: Int, _ c: FetchCompletion, now: Instant) {
         let received = c.bytesReceived
         fetches[index].bytesReceived = received
-        if let rejection = headerRejection(index, c.headers) {
+        let slotIndex = fetches[index].slot
+        if let rejection = headerRejection(index, c.headers, checkType: slotIndex < 0) {
             return reject(index, rejection, received: received, completed: true, now: now)
         }
         let limit = fetches[index].byteLimit
@@ -535,18 +589,23 @@ public struct PreloadSession: Sendable {
         if let length = c.headers.contentLength, length != received {
             return reject(index, .lengthMismatch(receivedBytes: received, contentLength: length), received: received, completed: true, now: now)
         }
-        let slotIndex = fetches[index].slot
         if slotIndex < 0 {
             return completeManifest(index, c, now: now)
         }
         let contentType = c.headers.contentType ?? ""
         let slot = slots[slotIndex]
-        guard let sniffed = MediaSniffer.sniff(c.prefix.prefix(64)), slot.type.accepts(sniffed) else {
-            return reject(index, .magicBytesNotAllowed(MediaSniffer.sniff(c.prefix.prefix(64))), received: received, completed: true, now: now)
-        }
-        if !MediaSniffer.mimeType(contentType, matches: sniffed) {
-            return reject(index, .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: sniffed),
-                          received: received, completed: true, now: now)
+        let sniffed = MediaSniffer.sniff(c.prefix)
+        guard let kind = sniffed, slot.type.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
+            // Name the first failing layer: MIME type, then magic bytes, then their disagreement.
+            let rejection: FetchRejection
+            if !acceptedKind(contentType: contentType, type: slot.type) {
+                rejection = .contentTypeNotAllowed(PayloadRejection.clip(contentType))
+            } else if let kind = sniffed, slot.type.accepts(kind) {
+                rejection = .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: kind)
+            } else {
+                rejection = .magicBytesNotAllowed(sniffed)
+            }
+            return reject(index, rejection, received: received, completed: true, now: now)
         }
         guard let request,
               let life = PreloadStore.lifetime(of: CacheControl.parse(c.headers.cacheControl ?? ""),
@@ -562,13 +621,13 @@ public struct PreloadSession: Sendable {
             emit(.evict(victim.key))
         }
         let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
-                                       lastUsed: now, manifestTag: request.manifestTag, kind: sniffed)
+                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
         let id = fetches[index].id
         endFetch(index, as: .finished, received: received)
-        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: sniffed)))
+        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slot.blocking { emit(.paintReady(slot.key)) }
         pump(now: now)
@@ -699,6 +758,22 @@ public struct PreloadSession: Sendable {
     }
 
     mutating func emit(_ action: Action) { actions.append(action) }
+
+    /// Internal consistency (debug builds): the in-flight counter, slot/fetch agreement, delivery
+    /// before finishing, and nothing running once finished.
+    func checkInvariants() {
+        #if PRESTAGE_INVARIANTS
+        var running = 0
+        for f in fetches where f.state == .inFlight {
+            running += 1
+            if f.slot >= 0 { precondition(slots[f.slot].state == .inFlight(f.id), "slot and fetch disagree") }
+        }
+        precondition(running == inFlightCount, "inFlightCount out of sync")
+        precondition(running <= policy.effectiveConcurrency, "concurrency limit exceeded")
+        if phase == .finished || phase == .backgroundOnly { precondition(delivery != nil, "finished without delivery") }
+        if phase == .finished { precondition(running == 0, "finished with fetches running") }
+        #endif
+    }
 
     mutating func log(_ event: LogEvent) { actions.append(.log(event)) }
 }

@@ -72,8 +72,8 @@ public struct FetchCompletion: Sendable, Equatable {
     public var headers: FetchHeaders
     /// Body bytes received in total.
     public var bytesReceived: Int64
-    /// The first body bytes (at least `MediaSniffer.prefixByteCountNeeded` when the body is that
-    /// long; at most 64 are looked at) for magic-byte sniffing.
+    /// The first body bytes for magic-byte sniffing: at least `MediaSniffer.prefixByteCountNeeded`
+    /// when the body is that long (64 is plenty; JSON after long leading whitespace may need more).
     public var prefix: [UInt8]
     public var body: FetchBody
 
@@ -273,7 +273,12 @@ public struct Receipt: Sendable, Equatable {
 
 /// Why an asset of the request is not fetched.
 public enum SkipReason: Sendable, Equatable {
+    /// Priority below `PreloadPolicy.eligiblePriority` (`critical` by default).
     case notCritical
+    /// Resolves to the same store key as an asset already selected.
+    case duplicateOf(assetIndex: Int)
+    /// The store (capacity, or free disk above the floor) cannot hold anything.
+    case storeTooSmall(limitBytes: Int64)
     case overCriticalLimit(max: Int)
     case oneAssetPerSilentPush
     case offline

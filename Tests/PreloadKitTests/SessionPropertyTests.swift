@@ -73,6 +73,7 @@ final class SessionPropertyTests: XCTestCase {
         policy.fetchConcurrencyMax = 1 + rng.below(3)
         policy.meteredSessionBytesMax = [500_000, 100_000, 0][rng.below(3)]
         policy.criticalAssetsMax = 1 + rng.below(3)
+        policy.eligiblePriority = rng.chance(0.8) ? .critical : .high
         policy.oneAssetPerSilentPush = rng.chance(0.8)
         policy.prefetchInLowDataMode = rng.chance(0.3)
         policy.receiptsEnabled = rng.chance(0.5)
@@ -135,7 +136,22 @@ final class SessionPropertyTests: XCTestCase {
         }
     }
 
-    func runOne(seed: UInt64, coverage: inout Coverage) throws {
+    func testSameSeedGivesIdenticalActionSequences() throws {
+        let masterSeed: UInt64 = 0xD37E_0001
+        var coverage = Coverage()
+        for iteration in 0..<300 {
+            let seed = masterSeed &+ UInt64(iteration)
+            let first = try runOne(seed: seed, coverage: &coverage)
+            let second = try runOne(seed: seed, coverage: &coverage)
+            XCTAssertFalse(first.isEmpty, "seed \(seed)")
+            XCTAssertEqual(first, second, "seed \(seed): same inputs, different actions")
+        }
+    }
+
+    /// Runs one random session; returns every action in order.
+    @discardableResult
+    func runOne(seed: UInt64, coverage: inout Coverage) throws -> [Action] {
+        var trace: [Action] = []
         var rng = CoreRNG(seed: seed)
         let s = try randomScenario(&rng)
         let ctx = s.context
@@ -150,6 +166,7 @@ final class SessionPropertyTests: XCTestCase {
         var deliveries = 0
         var assetStarts = 0
         var progress: [FetchID: Int64] = [:]
+        var blockingStarted = false
         var finishedSeen = false
 
         func check(_ actions: [Action]) {
@@ -192,7 +209,7 @@ final class SessionPropertyTests: XCTestCase {
                         guard let (_, spec, declared) = asset(for: key, in: request, network: ctx.network) else {
                             XCTFail("\(msg): fetch of a key not in the request"); break
                         }
-                        XCTAssertEqual(spec.priority, .critical, "\(msg): non-critical asset fetched")
+                        XCTAssertLessThanOrEqual(spec.priority, s.policy.eligiblePriority, "\(msg): non-eligible (non-critical) asset fetched")
                         XCTAssertEqual(f.url, spec.resolved(for: ctx.network).url, msg)
                         if let d = declared { XCTAssertLessThanOrEqual(f.byteLimit, d, msg) }
                         if !ctx.network.allowsLargeAssets { XCTAssertLessThanOrEqual(f.byteLimit, s.policy.largeAssetThresholdBytes, msg) }
@@ -201,6 +218,7 @@ final class SessionPropertyTests: XCTestCase {
                         XCTAssertLessThanOrEqual(assetStarts, silent && s.policy.oneAssetPerSilentPush ? 1 : s.policy.criticalAssetsMax, msg)
                     }
                     outstanding.append(f)
+                    if !f.isRevalidation { blockingStarted = true }
                 case .cancelFetch(let id, _):
                     if let i = outstanding.firstIndex(where: { $0.id == id }) {
                         ended[id] = outstanding[i].byteLimit  // conservative: the driver may have read up to the limit
@@ -209,6 +227,11 @@ final class SessionPropertyTests: XCTestCase {
                     }
                 case .deliver(let d):
                     deliveries += 1
+                    // Fail open, but not early: settled means no blocking fetch is still running.
+                    if d.reason == .assetsSettled || d.reason == .nothingToFetch {
+                        XCTAssertFalse(outstanding.contains { !$0.isRevalidation }, "\(msg): delivered (\(d.reason)) while a blocking fetch runs")
+                    }
+                    if d.reason == .nothingToFetch { XCTAssertFalse(blockingStarted, "\(msg): nothingToFetch after a blocking fetch") }
                     XCTAssertLessThanOrEqual(d.at, hardDeadline, "\(msg): delivered after the hard deadline")
                     XCTAssertEqual(d.at, now, msg)
                     if let att = d.attachment {
@@ -239,6 +262,7 @@ final class SessionPropertyTests: XCTestCase {
             var actions: [Action] = []
             while let a = session.pollAction() { actions.append(a) }
             check(actions)
+            trace += actions
         }
 
         try feed(.pushReceived(s.request, ctx))
@@ -246,7 +270,7 @@ final class SessionPropertyTests: XCTestCase {
         while !session.isFinished {
             steps += 1
             guard steps < 500, let deadline = session.nextDeadline() else {
-                XCTFail("\(msg): session neither finished nor waiting (steps \(steps))"); return
+                XCTFail("\(msg): session neither finished nor waiting (steps \(steps))"); return trace
             }
             XCTAssertLessThanOrEqual(deadline, hardDeadline, msg)
             let step = Instant(microseconds: now.microseconds + Int64(rng.below(3_000_000)))
@@ -307,5 +331,6 @@ final class SessionPropertyTests: XCTestCase {
             try feed(.fetchFailed(id, .cancelledBySystem))
         }
         try feed(.userTapped)
+        return trace
     }
 }

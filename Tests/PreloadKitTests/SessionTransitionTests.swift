@@ -140,7 +140,9 @@ final class SessionTransitionTests: XCTestCase {
 
     func testTwoGAndOfflineFetchNothingAndDeliverAtOnce() throws {
         let r = try article()
-        for network in [NetworkClass.cellular2G, .slow2G, .offline] {
+        // Module-qualified on purpose: drivers importing InfraModel too must be able to write this.
+        let networks: [PreloadKit.NetworkClass] = [.cellular2G, .slow2G, .offline]
+        for network in networks {
             var h = try Harness()
             let reason: SkipReason = network == .offline ? .offline : .slowNetwork(network)
             XCTAssertEqual(try h.feed(.pushReceived(r, Sessions.context(.iOSServiceExtension, network)), at: ms(0)), [
@@ -439,5 +441,86 @@ final class SessionTransitionTests: XCTestCase {
             XCTAssertEqual($0 as? SessionError, .fetchAlreadyFinished(FetchID(rawValue: 1), .fetchCompleted))
         }
         XCTAssertFalse(h.session.isDelivered, "the other fetch is still running")
+    }
+}
+
+/// Behaviour across pushes on one device.
+final class SessionAcrossPushesTests: XCTestCase {
+    func rich(token: String) throws -> PreStageRequest {
+        try Sessions.request(#"{"aps":{"alert":"Sale","mutable-content":1},"au":"https://cdn.example.com/rich/banner.jpg?token=\#(token)","at":"jpg"}"#, .none)
+    }
+
+    func testRotatedTokensHitTheSameStoredAssetAndResetReusesTheSession() throws {
+        var h = try Harness()
+        let first = try rich(token: "aaa")
+        let starts = Sessions.starts(try h.feed(.pushReceived(first, Sessions.context()), at: ms(0)))
+        XCTAssertEqual(starts.map(\.url.absoluteString), ["https://cdn.example.com/rich/banner.jpg?token=aaa"], "the URL is fetched exactly as signed")
+        _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(90_000, "image/jpeg", Fixtures.jpegPrefix)), at: ms(500))
+        XCTAssertTrue(h.session.isFinished)
+
+        let store = h.session.store
+        h.session.reset(store: store)
+        XCTAssertEqual(h.session.phase, .idle)
+        let second = try rich(token: "bbb")
+        XCTAssertEqual(try h.feed(.pushReceived(second, Sessions.context()), at: ms(600_000)), [
+            .log(.storeHit(assetIndex: 0, .fresh)),
+            .log(.pushAccepted(format: .richPush, selectedAssets: 1, deadline: ms(622_000))),
+            .deliver(Delivery(reason: .nothingToFetch, attachment: Attachment(key: first.assets[0].key, kind: .jpeg, category: .image, bytes: 90_000),
+                              readyAssets: 1, selectedAssets: 1, at: ms(600_000))),
+        ])
+        XCTAssertEqual(h.session.store.entries.count, 1)
+    }
+
+    func testPurgeByCampaignUsesThePublicTag() throws {
+        let r = try Sessions.request(Payloads.inline())
+        var h = try Harness()
+        let starts = Sessions.starts(try h.feed(.pushReceived(r, Sessions.context()), at: ms(0)))
+        _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), at: ms(100))
+        _ = try h.feed(.fetchCompleted(starts[1].id, Sessions.completion(320_000, "application/vnd.apple.mpegurl", Fixtures.m3u8Prefix)), at: ms(200))
+        var store = h.session.store
+        XCTAssertEqual(PayloadParser.manifestTag(format: .inlineManifest, manifestID: "mix_wk42_7f3a9"), r.manifestTag)
+        XCTAssertEqual(store.purge(manifestTag: PayloadParser.manifestTag(format: .inlineManifest, manifestID: "other")), [])
+        XCTAssertEqual(store.purge(manifestTag: r.manifestTag), [r.assets[0].key, r.assets[1].key].sorted())
+        XCTAssertEqual(store.usedBytes, 0)
+    }
+}
+
+final class SessionSelectionTests: XCTestCase {
+    func manifest(_ entries: [(String, String)]) throws -> PreStageRequest {
+        let assets = entries.map { #"{"url":"https://cdn.example.com/\#($0.0)","type":"image","priority":"\#($0.1)","bytes":1000}"# }
+        return try Sessions.request(#"{"cdn_preload":{"manifest_id":"sel","assets":[\#(assets.joined(separator: ","))]}}"#, .none)
+    }
+
+    func testEligiblePriorityQueuesMostUrgentFirst() throws {
+        let r = try manifest([("h1.jpg", "high"), ("n1.jpg", "normal"), ("c1.jpg", "critical"), ("h2.jpg", "high")])
+        var policy = Fixtures.policy()
+        policy.eligiblePriority = .high
+        policy.criticalAssetsMax = 3
+        policy.fetchMode = .sequential
+        var h = try Harness(policy: policy)
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 1, .notCritical)))
+        var order = Sessions.starts(actions)
+        while let f = order.last, order.count < 3 {
+            let next = try h.feed(.fetchFailed(f.id, .network), at: ms(Int64(order.count) * 100))
+            order += Sessions.starts(next)
+        }
+        XCTAssertEqual(order.map(\.url.path), ["/c1.jpg", "/h1.jpg", "/h2.jpg"], "critical first, then high in payload order")
+    }
+
+    func testDuplicateURLsAreFetchedOnce() throws {
+        let r = try manifest([("same.jpg?token=a", "critical"), ("same.jpg?token=b", "critical")])
+        var h = try Harness()
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 1, .duplicateOf(assetIndex: 0))))
+        XCTAssertEqual(Sessions.starts(actions).count, 1)
+    }
+
+    func testAStoreThatCannotHoldAnythingSkipsFetching() throws {
+        let r = try manifest([("a.jpg", "critical")])
+        var h = try Harness(store: PreloadStore(capacityBytes: 0))
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 0, .storeTooSmall(limitBytes: 0))))
+        XCTAssertEqual(Sessions.deliveries(actions).map(\.reason), [.nothingToFetch])
     }
 }

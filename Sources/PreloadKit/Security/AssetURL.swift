@@ -166,9 +166,12 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
         guard digits.count <= 5, digits.allSatisfy(ASCII.isDigit) else {
             throw .malformed("the port \"\(text)\" is not a decimal number of at most 5 digits")
         }
-        guard digits.first != 0x30 else { throw .malformed("the port \"\(text)\" has a leading zero") }
+        guard digits.count == 1 || digits.first != 0x30 else {
+            throw .malformed("the port \"\(text)\" has a leading zero")
+        }
         var value = 0
         for digit in digits { value = value * 10 + Int(digit - 0x30) }
+        guard value >= 1 else { throw .malformed("the port 0 is not a usable port") }
         guard value <= Int(UInt16.max) else { throw .malformed("the port \(value) is above 65535") }
         return UInt16(value)
     }
@@ -189,6 +192,7 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
             // A segment is a dot segment if its part before any ";parameters" is "." or ".."
             // (some servers drop path parameters before resolving dots, e.g. "/..;/").
             let normalised = out[normalisedStart...]
+            if containsDoubleEncodedDotOrSeparator(normalised) { throw .pathTraversal(rawPath) }
             let beforeParameters = normalised[..<(normalised.firstIndex(of: ASCII.semicolon) ?? normalised.endIndex)]
             if beforeParameters.elementsEqual([ASCII.dot]) || beforeParameters.elementsEqual([ASCII.dot, ASCII.dot]) {
                 throw .pathTraversal(rawPath)
@@ -197,6 +201,22 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
             segmentStart = segmentEnd + 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True when a normalised segment holds `%25` followed by the hex of `.`, `/` or `\\`: a second
+    /// decoding (by a proxy or origin that decodes twice) would produce a dot segment or a separator.
+    /// Checked on the normalised form so that `%25%32%65` (normalised to `%252e`) is caught too.
+    private static func containsDoubleEncodedDotOrSeparator(_ segment: ArraySlice<UInt8>) -> Bool {
+        var index = segment.startIndex
+        while index + 4 < segment.endIndex {
+            if segment[index] == ASCII.percent, segment[index + 1] == 0x32, segment[index + 2] == 0x35,
+                let high = ASCII.hexValue(segment[index + 3]), let low = ASCII.hexValue(segment[index + 4]) {
+                let twice = high << 4 | low
+                if twice == ASCII.dot || twice == ASCII.slash || twice == ASCII.backslash { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     private static func parseQuery(
@@ -230,12 +250,12 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
 
     private enum Component { case path, query }
 
-    /// Appends `raw` to `out` with percent-encodings validated and normalised. Path segments must not
-    /// hide separators (`%2F`, `%5C`) or double-encoded dots/separators (`%252E`, `%252F`, `%255C`).
+    /// Appends `raw` to `out` with percent-encodings validated and normalised (unreserved characters
+    /// decoded, other escapes in uppercase hex). Path segments must not hide separators (`%2F`, `%5C`).
     private static func appendNormalised(
         _ raw: ArraySlice<UInt8>, to out: inout [UInt8], component: Component, rawPath: String
     ) throws(URLRejection) {
-        let where_ = component == .path ? "path" : "query"
+        let componentName = component == .path ? "path" : "query"
         var index = raw.startIndex
         while index < raw.endIndex {
             let byte = raw[index]
@@ -245,15 +265,8 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
                 else { throw .badPercentEncoding }
                 let decoded = high << 4 | low
                 if ASCII.isControl(decoded) { throw .controlCharacter }
-                if component == .path {
-                    if decoded == ASCII.slash || decoded == ASCII.backslash { throw .pathTraversal(rawPath) }
-                    if decoded == ASCII.percent, index + 5 <= raw.endIndex,
-                        let high2 = ASCII.hexValue(raw[index + 3]), let low2 = ASCII.hexValue(raw[index + 4]) {
-                        let twice = high2 << 4 | low2
-                        if twice == ASCII.dot || twice == ASCII.slash || twice == ASCII.backslash {
-                            throw .pathTraversal(rawPath)
-                        }
-                    }
+                if component == .path && (decoded == ASCII.slash || decoded == ASCII.backslash) {
+                    throw .pathTraversal(rawPath)
                 }
                 if ASCII.isUnreserved(decoded) {
                     out.append(decoded)
@@ -265,13 +278,17 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
                 index += 3
                 continue
             }
-            if byte == ASCII.backslash { throw .malformed("the \(where_) contains '\\'; use '/' or %5C") }
-            if byte == ASCII.space { throw .malformed("the \(where_) contains a space; encode it as %20") }
-            if byte >= 0x80 { throw .malformed("the \(where_) contains a non-ASCII character; percent-encode it") }
+            if byte == ASCII.backslash {
+                throw .malformed(component == .path
+                    ? "the path contains '\\'; backslashes are not allowed in paths"
+                    : "the query contains '\\'; percent-encode it as %5C")
+            }
+            if byte == ASCII.space { throw .malformed("the \(componentName) contains a space; encode it as %20") }
+            if byte >= 0x80 { throw .malformed("the \(componentName) contains a non-ASCII character; percent-encode it") }
             let allowedRaw = ASCII.isUnreserved(byte) || ASCII.isSubDelimiter(byte) || byte == ASCII.colon
                 || byte == ASCII.at || (component == .query && (byte == ASCII.slash || byte == ASCII.questionMark))
             guard allowedRaw else {
-                throw .malformed("the \(where_) contains \(ASCII.describe(byte)); percent-encode it")
+                throw .malformed("the \(componentName) contains \(ASCII.describe(byte)); percent-encode it")
             }
             out.append(byte)
             index += 1

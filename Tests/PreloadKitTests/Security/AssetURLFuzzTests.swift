@@ -28,7 +28,7 @@ final class AssetURLFuzzTests: XCTestCase {
     /// Fragments inserted by mutations: URL delimiters, dot/separator encodings, control and
     /// non-ASCII characters, host-confusion tricks.
     private static let fragments: [[UInt8]] = [
-        "/", ".", "..", "%", "%2e", "%2E", "%2f", "%2F", "%5c", "%25", "%00", "%0a", "%7e", "@", ":", "#", "?", "&",
+        "/", ".", "..", "%", "%2e", "%2E", "%2f", "%2F", "%5c", "%25", "%32", "%65", "%2", "%00", "%0a", "%7e", "@", ":", "#", "?", "&",
         "=", "\\", " ", "\n", "\r", "\t", "\u{0}", "\u{7F}", "é", "\u{202E}", "a", "Z", "9", "-", "_", ";", "*",
         ":443", ":8080", ":0", "//", "/../", "/./", "..;", "evil.com", ".evil.com", "img.example.com", "xn--",
         "token=", "&token=x", "https://", "http://", "[", "]", "%%", "%g1", "<", ">", "\"", "'",
@@ -93,30 +93,30 @@ final class AssetURLFuzzTests: XCTestCase {
     }
 
     private func checkInvariants(_ url: AssetURL, input: String, context: String) {
-        let where_ = "\(context) input \(input.debugDescription) -> \(url.absoluteString)"
+        let failureContext = "\(context) input \(input.debugDescription) -> \(url.absoluteString)"
         // Scheme: https, or http for a plain-http host.
-        XCTAssertTrue(url.scheme == "https" || (url.scheme == "http" && Self.plainHTTPHosts.contains(url.host)), where_)
-        XCTAssertTrue(url.absoluteString.hasPrefix(url.scheme + "://" + url.host), where_)
+        XCTAssertTrue(url.scheme == "https" || (url.scheme == "http" && Self.plainHTTPHosts.contains(url.host)), failureContext)
+        XCTAssertTrue(url.absoluteString.hasPrefix(url.scheme + "://" + url.host), failureContext)
         // Host: lowercase ASCII and allowlisted (checked independently of HostAllowlist).
-        XCTAssertEqual(url.host, url.host.lowercased(), where_)
-        XCTAssertTrue(url.host.utf8.allSatisfy { $0 < 0x80 }, where_)
+        XCTAssertEqual(url.host, url.host.lowercased(), failureContext)
+        XCTAssertTrue(url.host.utf8.allSatisfy { $0 < 0x80 }, failureContext)
         let hostAllowed = Self.exactHosts.contains(url.host)
             || Self.wildcardSuffixes.contains { url.host.hasSuffix("." + $0) && url.host.count > $0.count + 1 }
-        XCTAssertTrue(hostAllowed, where_)
+        XCTAssertTrue(hostAllowed, failureContext)
         // Port: https only on 443 (normalised away).
-        if url.scheme == "https" { XCTAssertNil(url.port, where_) }
+        if url.scheme == "https" { XCTAssertNil(url.port, failureContext) }
         // No user info: the authority is exactly host[:port], and the host is made of LDH characters only.
         let origin = url.scheme + "://" + url.host + (url.port.map { ":\($0)" } ?? "")
-        XCTAssertTrue(url.absoluteString.hasPrefix(origin + "/"), where_)
-        XCTAssertTrue(url.host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }, where_)
+        XCTAssertTrue(url.absoluteString.hasPrefix(origin + "/"), failureContext)
+        XCTAssertTrue(url.host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }, failureContext)
         // No fragment, spaces or backslashes anywhere.
         for forbidden in ["#" as Character, " ", "\\"] {
-            XCTAssertFalse(url.absoluteString.contains(forbidden), "\(where_): contains \(forbidden)")
+            XCTAssertFalse(url.absoluteString.contains(forbidden), "\(failureContext): contains \(forbidden)")
         }
-        XCTAssertFalse(url.absoluteString.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, where_)
-        XCTAssertLessThanOrEqual(url.absoluteString.utf8.count, Self.policy.urlLengthMax, where_)
+        XCTAssertFalse(url.absoluteString.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, failureContext)
+        XCTAssertLessThanOrEqual(url.absoluteString.utf8.count, Self.policy.urlLengthMax, failureContext)
         // Path: no "." or ".." segment even after decoding twice, no decoded separator inside a segment.
-        XCTAssertTrue(url.path.hasPrefix("/"), where_)
+        XCTAssertTrue(url.path.hasPrefix("/"), failureContext)
         for segment in url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             var decoded = String(segment)
             for _ in 0..<2 {
@@ -126,20 +126,20 @@ final class AssetURLFuzzTests: XCTestCase {
                 }
                 decoded = once
                 let beforeParameters = decoded.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
-                XCTAssertFalse(beforeParameters == "." || beforeParameters == "..", "\(where_): segment \(segment)")
-                XCTAssertFalse(decoded.contains("/") || decoded.contains("\\"), "\(where_): segment \(segment)")
+                XCTAssertFalse(beforeParameters == "." || beforeParameters == "..", "\(failureContext): segment \(segment)")
+                XCTAssertFalse(decoded.contains("/") || decoded.contains("\\"), "\(failureContext): segment \(segment)")
             }
         }
         // Re-parsing is the identity; the cache key is a fixed point and free of token parameters.
         do {
             let again = try AssetURL.parse(url.absoluteString, policy: Self.policy)
-            XCTAssertEqual(again, url, where_)
+            XCTAssertEqual(again, url, failureContext)
             let keyURL = try AssetURL.parse(url.cacheKey, policy: Self.policy)
-            XCTAssertEqual(keyURL.cacheKey, url.cacheKey, where_)
-            XCTAssertFalse(keyURL.queryItems.contains { $0.isToken }, where_)
-            XCTAssertEqual(keyURL.queryItems.count, url.queryItems.filter { !$0.isToken }.count, where_)
+            XCTAssertEqual(keyURL.cacheKey, url.cacheKey, failureContext)
+            XCTAssertFalse(keyURL.queryItems.contains { $0.isToken }, failureContext)
+            XCTAssertEqual(keyURL.queryItems.count, url.queryItems.filter { !$0.isToken }.count, failureContext)
         } catch {
-            XCTFail("\(where_): re-parse rejected: \(error)")
+            XCTFail("\(failureContext): re-parse rejected: \(error)")
         }
     }
 }
