@@ -29,8 +29,9 @@ final class PreloadDriverTests: XCTestCase {
     }
 
     func makeDriver(_ policy: PreloadPolicy, receipts: Recorder<Receipt>? = nil, receiptArrived: XCTestExpectation? = nil,
-                    paintReady: Recorder<URL>? = nil) throws -> PreloadDriver {
+                    paintReady: Recorder<URL>? = nil, storeCapacityBytes: Int64 = 25_000_000) throws -> PreloadDriver {
         var configuration = PreloadDriverConfiguration(policy: policy, storeDirectory: directory.appendingPathComponent("store"))
+        configuration.storeCapacityBytes = storeCapacityBytes
         configuration.attachmentDirectory = directory.appendingPathComponent("attachments")
         if let receipts {
             configuration.receiptHandler = { receipt in
@@ -138,6 +139,25 @@ final class PreloadDriverTests: XCTestCase {
         let answer = try await second.tap()
         XCTAssertTrue(answer.paintsInstantly)
         XCTAssertEqual(answer.assets.map(\.freshness), [.fresh])
+    }
+
+    func testEvictionToMakeRoomDeletesTheOlderFile() async throws {
+        // Room for one 4000-byte asset only: the second push's asset evicts the first.
+        let driver = try makeDriver(try testPolicy(), storeCapacityBytes: 6000)
+        let firstURL = server.url("/asset/fresh/first.png?bytes=4000")
+        let secondURL = server.url("/asset/fresh/second.png?bytes=4000")
+        _ = try await driver.run(payload: try signedJSON(inlinePayload(manifestID: "one", assets: [(firstURL, "png", 4000)])), context: nseContext)
+        _ = try await driver.finished()
+        XCTAssertEqual(try fileNames(storeDirectory), [try storeKey(firstURL).fileName, FileStore.indexFileName].sorted())
+
+        let second = try await driver.run(payload: try signedJSON(inlinePayload(manifestID: "two", assets: [(secondURL, "png", 4000)])), context: nseContext)
+        XCTAssertTrue(second.fetches[0].state.isStored)
+        XCTAssertEqual(try fileNames(storeDirectory), [try storeKey(secondURL).fileName, FileStore.indexFileName].sorted())
+        let keys = await driver.store.entries.map(\.key)
+        XCTAssertEqual(keys, [try storeKey(secondURL)])
+        let reopened = try makeDriver(try testPolicy(), storeCapacityBytes: 6000)
+        XCTAssertEqual(reopened.reconciliation.keptEntries, 1)
+        XCTAssertEqual(reopened.reconciliation.deletedOrphanFiles, [])
     }
 
     func testStaleWhileRevalidateServesStaleAndRevalidatesInTheBackground() async throws {
