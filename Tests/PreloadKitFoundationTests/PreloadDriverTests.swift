@@ -115,6 +115,21 @@ final class PreloadDriverTests: XCTestCase {
         XCTAssertEqual(receipts.values.first?.readyAssets, 2)
     }
 
+    func testBodyLargerThanTheBufferIsStreamedToDiskIntact() async throws {
+        // A 4 KiB buffer and a 300 kB body: about 73 writes through the buffer, then fsync + rename.
+        var policy = try testPolicy()
+        policy.fetchBufferBytes = 4096
+        let driver = try makeDriver(policy)
+        let url = server.url("/asset/fresh/poster.jpg?bytes=300000")
+        let result = try await driver.run(payload: try signedJSON(inlinePayload(manifestID: "poster", assets: [(url, "image", 300_000)])),
+                                          context: nseContext)
+        XCTAssertEqual(result.fetches[0].state, .stored(bytes: 300_000, kind: .jpeg,
+                                                        fileURL: storeDirectory.appendingPathComponent(try storeKey(url).fileName)))
+        let sent = try await server.requests(for: "/asset/fresh/poster.jpg")
+        let stored = try Data(contentsOf: storeDirectory.appendingPathComponent(try storeKey(url).fileName))
+        XCTAssertEqual(sent.map(\.sha256), [sha256Hex(stored)])
+    }
+
     func testSecondPushWithinMaxAgeUsesTheStoredAssetWithoutARequest() async throws {
         let policy = try testPolicy()
         let url = server.url("/asset/fresh/hero.png?bytes=4000")
