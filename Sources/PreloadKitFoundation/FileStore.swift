@@ -76,6 +76,8 @@ struct FileStore {
     /// entries whose file is missing (or has another size, or is invalid, or no longer fits the
     /// capacity) are dropped, asset files no entry names and temporary files are deleted, and the
     /// repaired index is written back. Files with other names are left alone.
+    /// - Complexity: O(d log d + e²) for d directory entries and e index entries (e is bounded:
+    ///   an index with more than `4 × entriesMax + 16` entries is treated as unreadable).
     func open(now: Instant) throws(PreloadDriverError) -> (PreloadStore, StoreReconciliation) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -209,7 +211,8 @@ struct FileStore {
             return .failure(IndexProblem("stored or used after now (\(now.microseconds)): the wall clock was set back"))
         }
         var info = stat()
-        guard stat(fileURL(for: key).path, &info) == 0 else { return .failure(IndexProblem("file missing")) }
+        // lstat: a symbolic link planted under an asset name is not followed, and not kept.
+        guard lstat(fileURL(for: key).path, &info) == 0 else { return .failure(IndexProblem("file missing")) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(IndexProblem("not a regular file")) }
         guard Int64(info.st_size) == r.bytes else {
             return .failure(IndexProblem("file is \(info.st_size) bytes, index says \(r.bytes)"))

@@ -156,7 +156,8 @@ public actor PreloadDriver {
     /// delivery. Background revalidations may continue afterwards; `finished()` awaits them.
     /// - Parameters:
     ///   - context: the device's state now (network class, Low Data Mode, free storage, ...).
-    ///   - contentHandler: called exactly once, at delivery, with the same value returned.
+    ///   - contentHandler: called exactly once, at delivery, with the same value returned. It
+    ///     runs on the driver's actor: hand the work off rather than block in it.
     /// - Throws: `.payloadRejected` (nothing fetched; deliver the original notification as is),
     ///   `.sessionRefused`, `.sessionInProgress`, `.shutDown`.
     public func run(payload: Data, context: DeviceContext,
@@ -214,6 +215,7 @@ public actor PreloadDriver {
     public var phase: PreloadSession.Phase? { active?.session.phase }
 
     /// The file of the stored asset `key`, if the store holds it (whatever its freshness).
+    /// - Complexity: O(store entries).
     public func storedFile(for key: StoreKey) -> URL? {
         store.index(of: key) == nil ? nil : fileStore.fileURL(for: key)
     }
@@ -496,6 +498,7 @@ public actor PreloadDriver {
 
     /// Writes the index when the session's store value changed (leaving out entries whose file
     /// could not be written).
+    /// - Complexity: O(store entries) to compare; a write (encode, fsync, rename) only on change.
     func persist(_ run: SessionRun) {
         var value = run.session.store
         for key in run.failedKeys { value.remove(key) }

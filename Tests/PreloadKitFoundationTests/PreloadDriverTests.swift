@@ -437,6 +437,7 @@ final class PreloadDriverTests: XCTestCase {
         let missing = StoreKey(hi: 0xAAAA_0000_0000_0001, lo: 2)
         let orphan = StoreKey(hi: 0xBBBB_0000_0000_0003, lo: 4)
         let resized = StoreKey(hi: 0xCCCC_0000_0000_0005, lo: 6)
+        let linked = StoreKey(hi: 0xDDDD_0000_0000_0007, lo: 8)
         let nowMicroseconds = Int64(Date().timeIntervalSince1970 * 1e6)
         func record(_ key: StoreKey, bytes: Int) -> String {
             """
@@ -444,19 +445,24 @@ final class PreloadDriverTests: XCTestCase {
             "staleUntil":\(nowMicroseconds + 600_000_000),"lastUsed":\(nowMicroseconds - 10_000_000),"manifestTag":"00000000000000ff","kind":"png"}
             """
         }
-        let index = "{\"version\":1,\"entries\":[\(record(kept, bytes: 10)),\(record(missing, bytes: 10)),\(record(resized, bytes: 99))]}"
+        let index = "{\"version\":1,\"entries\":[\(record(kept, bytes: 10)),\(record(missing, bytes: 10)),\(record(resized, bytes: 99)),\(record(linked, bytes: 10))]}"
         try Data(index.utf8).write(to: storeDirectory.appendingPathComponent(FileStore.indexFileName))
         try Data(repeating: 7, count: 10).write(to: storeDirectory.appendingPathComponent(kept.fileName))
         try Data(repeating: 7, count: 10).write(to: storeDirectory.appendingPathComponent(orphan.fileName))
         try Data(repeating: 7, count: 10).write(to: storeDirectory.appendingPathComponent(resized.fileName))
         try Data(repeating: 7, count: 10).write(to: storeDirectory.appendingPathComponent("fetch-1-2-3.part"))
         try Data("keep me".utf8).write(to: storeDirectory.appendingPathComponent("notes.txt"))
+        // An index entry whose "file" is a symbolic link to a file outside the store.
+        let outside = directory.appendingPathComponent("outside.bin")
+        try Data(repeating: 7, count: 10).write(to: outside)
+        try FileManager.default.createSymbolicLink(at: storeDirectory.appendingPathComponent(linked.fileName), withDestinationURL: outside)
 
         let driver = try makeDriver(try testPolicy())
         let report = driver.reconciliation
         XCTAssertEqual(report.keptEntries, 1)
-        XCTAssertEqual(report.droppedEntries.map(\.key), [missing.hex, resized.hex].sorted())
-        XCTAssertEqual(report.deletedOrphanFiles, [orphan.fileName, resized.fileName].sorted())
+        XCTAssertEqual(report.droppedEntries.map(\.key), [missing.hex, resized.hex, linked.hex].sorted())
+        XCTAssertEqual(report.deletedOrphanFiles, [orphan.fileName, resized.fileName, linked.fileName].sorted())
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outside.path), "the link's target outside the store is untouched")
         XCTAssertEqual(report.deletedTemporaryFiles, ["fetch-1-2-3.part"])
         XCTAssertNil(report.unreadableIndex)
         XCTAssertEqual(try fileNames(storeDirectory), [kept.fileName, FileStore.indexFileName, "notes.txt"].sorted())
