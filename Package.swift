@@ -55,10 +55,16 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
-        // Top: the command-line tool.
+        // Scenario files, the prestage commands, parallel replications, results and reports (all testable).
+        .target(
+            name: "Scenario",
+            dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
+        // Top: the command-line tool (a thin main over Scenario).
         .executableTarget(
             name: "prestage",
-            dependencies: ["InfraModel", "SimKernel", "Stochastic", "PreloadKit", "SimStats", "ScenarioKit", "ReportKit", "PushModel"],
+            dependencies: ["Scenario"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark (`make bench`); never run as a timed test.
@@ -85,6 +91,7 @@ let package = Package(
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "PushModel", "ScenarioKit", "SimStats"]),
     ],
     swiftLanguageModes: [.v6]
 )

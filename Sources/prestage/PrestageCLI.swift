@@ -1,6 +1,13 @@
+import Foundation
+import Scenario
+
+/// `prestage`: every command lives in the Scenario module (testable); this is only the process edge.
 @main
 struct Prestage {
     static func main() {
-        print("prestage: under construction")
+        let arguments = CommandLine.arguments
+        let environment = CommandEnvironment.process(executablePath: arguments.first ?? "prestage")
+        let code = PrestageCLI.main(Array(arguments.dropFirst()), environment: environment)
+        exit(code.rawValue)
     }
 }

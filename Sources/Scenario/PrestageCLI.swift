@@ -1,0 +1,274 @@
+import Foundation
+import ScenarioKit
+
+/// What a command needs from the outside world; tests substitute buffers, directories and a fixed
+/// amount of available memory.
+public struct CommandEnvironment: Sendable {
+    /// Results, listings, reports.
+    public var standardOutput: any TextOutput
+    /// Errors and progress.
+    public var standardError: any TextOutput
+    /// Whether standard error is a terminal (live progress line) or not (one line per replication).
+    public var errorIsTerminal: Bool
+    /// Where a bare scenario name is looked up and what `list` lists, in order.
+    public var scenarioDirectories: [URL]
+    /// Parent of result directories when `--out` is not given.
+    public var resultsParent: URL
+    /// The memory available for a run (called only by `run`).
+    public var availableMemory: @Sendable () -> AvailableMemory
+    /// Threads for replications when `--jobs` is not given.
+    public var processorCount: Int
+    /// Whether `run` installs a SIGINT handler (the real process: yes; tests: no).
+    public var handlesInterrupts: Bool
+
+    /// An environment; see the properties.
+    public init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
+                scenarioDirectories: [URL], resultsParent: URL, availableMemory: @escaping @Sendable () -> AvailableMemory,
+                processorCount: Int, handlesInterrupts: Bool) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.errorIsTerminal = errorIsTerminal
+        self.scenarioDirectories = scenarioDirectories
+        self.resultsParent = resultsParent
+        self.availableMemory = availableMemory
+        self.processorCount = processorCount
+        self.handlesInterrupts = handlesInterrupts
+    }
+
+    /// The real process: stdout/stderr, `./scenarios` (then the `scenarios/` of the package the
+    /// executable was built in), `./results`, /proc/meminfo, all cores.
+    public static func process(executablePath: String) -> CommandEnvironment {
+        let err = FileDescriptorOutput(descriptor: 2)
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var directories = [cwd.appendingPathComponent("scenarios", isDirectory: true)]
+        // A build directory lies inside the package (.build/<triple>/<config>/prestage): the
+        // nearest ancestor holding Package.swift and scenarios/ is the package.
+        var ancestor = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = ancestor.appendingPathComponent("scenarios", isDirectory: true)
+            if FileManager.default.fileExists(atPath: ancestor.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: candidate.path) {
+                if candidate.standardizedFileURL.path != directories[0].standardizedFileURL.path { directories.append(candidate) }
+                break
+            }
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        return CommandEnvironment(
+            standardOutput: FileDescriptorOutput(descriptor: 1), standardError: err, errorIsTerminal: err.isTerminal,
+            scenarioDirectories: directories, resultsParent: cwd.appendingPathComponent("results", isDirectory: true),
+            availableMemory: { AvailableMemory.probe() }, processorCount: max(1, ProcessInfo.processInfo.activeProcessorCount),
+            handlesInterrupts: true)
+    }
+}
+
+/// The `prestage` command line: a table of commands parsed by ScenarioKit's `CommandLineSpec`.
+public enum PrestageCLI {
+    /// The tool's version.
+    public static let version = "0.1.0"
+    /// "prestage 0.1.0", recorded in every summary.
+    public static var toolVersion: String { "prestage " + version }
+
+    /// Most replications per run.
+    public static let replicationsMax = 10_000
+    /// Most threads for replications.
+    public static let jobsMax = 512
+    /// Most devices `--devices` accepts (PushModel's population limit).
+    public static let devicesMax = 50_000_000
+
+    /// The command table.
+    public static let spec = CommandLineSpec(programName: "prestage", version: version, commands: [
+        CommandSpec("run", summary: "run a scenario's replications and write summary, time series, histograms and reports",
+                    positionals: ["SCENARIO"], options: [
+                        OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/NAME-seedS)"),
+                        OptionSpec("replications", .integer(1...replicationsMax), valueName: "N", help: "number of independent replications"),
+                        OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (replication r uses streams derived from S and r)"),
+                        OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true,
+                                   help: "override a scenario field, e.g. campaigns[0].warm.aheadSeconds=300"),
+                        OptionSpec("devices", .integer(1...devicesMax), valueName: "N", help: "population size (overrides the file)"),
+                        OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
+                        OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
+                    ]),
+        CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
+                    positionals: ["FILE..."], options: [
+                        OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
+                    ]),
+        CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
+                    positionals: ["A", "B"], options: []),
+        CommandSpec("list", summary: "list the scenario library with each scenario's question", options: []),
+    ])
+
+    /// Extra help after ScenarioKit's generated text, per command (nil: the program).
+    static func helpFooter(for command: String?) -> String {
+        let exitCodes = """
+        exit codes:
+          0    ok
+          1    the run failed (simulation error, results could not be written)
+          2    bad input (command line, scenario file, override, result directory, memory guard)
+          130  interrupted (Ctrl-C); the results stay in NAME.partial/ with an INCOMPLETE marker
+        """
+        switch command {
+        case "run":
+            return """
+
+            SCENARIO is a path to a JSON file or a bare name from scenarios/ (see `prestage list`).
+            Results go to DIR (default results/NAME-seedS): summary.json, run-info.json,
+            timeseries.csv, histograms.csv, report.md and report.html. While running, the
+            directory is DIR.partial with an INCOMPLETE marker; it is renamed when complete.
+
+            examples:
+              prestage run default
+              prestage run black-friday-flash-sale --devices 100000 --replications 5
+              prestage run warm-ahead-sweep --set campaigns[0].warm.aheadSeconds=120 --out results/warm-2min
+
+            \(exitCodes)
+            """
+        case "validate":
+            return """
+
+            Every problem is reported as PATH: expected …, found … (unknown keys with a suggestion).
+
+            \(exitCodes)
+            """
+        case "compare":
+            return """
+
+            A and B are result directories written by `prestage run` (each holding summary.json).
+            With the same seed and replication count the runs used common random numbers, and the
+            difference is a paired t interval; otherwise Welch's interval.
+
+            \(exitCodes)
+            """
+        case "list":
+            return "\n\(exitCodes)"
+        default:
+            return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
+        }
+    }
+
+    /// Runs the command line `arguments` (without the program name).
+    public static func main(_ arguments: [String], environment env: CommandEnvironment) -> ExitCode {
+        let (forParser, extraPositionals) = splitVariadic(arguments)
+        switch spec.parse(forParser) {
+        case let .failure(error):
+            env.standardError.write("prestage: \(error)\n")
+            return .badInput
+        case .success(.version):
+            env.standardOutput.write(toolVersion + "\n")
+            return .ok
+        case let .success(.help(command)):
+            env.standardOutput.write(spec.helpText(for: command) + "\n" + helpFooter(for: command) + "\n")
+            return .ok
+        case let .success(.run(parsed)):
+            switch parsed.command {
+            case "run": return RunCommand.execute(parsed, environment: env)
+            case "validate": return ValidateCommand.execute(files: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
+            case "compare": return CompareCommand.execute(parsed, environment: env)
+            case "list": return ListCommand.execute(environment: env)
+            default:
+                env.standardError.write("prestage: unknown command \(parsed.command)\n")
+                return .badInput
+            }
+        }
+    }
+
+    /// For the variadic `validate FILE...`: keeps the first positional for the parser (which takes
+    /// exactly one) and returns the rest, skipping option values (`--set X`).
+    static func splitVariadic(_ arguments: [String]) -> (parser: [String], extra: [String]) {
+        guard arguments.first == "validate",
+              let command = spec.commands.first(where: { $0.name == "validate" }) else { return (arguments, []) }
+        var kept = ["validate"], extra: [String] = []
+        var seenPositional = false, optionsEnded = false
+        var i = 1
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
+                if seenPositional { extra.append(arg) } else { kept.append(arg); seenPositional = true }
+                continue
+            }
+            if arg == "--" { optionsEnded = true; kept.append(arg); continue }
+            kept.append(arg)
+            let name = String(arg.drop(while: { $0 == "-" }))
+            if !name.contains("="), let option = command.options.first(where: { $0.name == name }), option.kind != .flag, i < arguments.count {
+                kept.append(arguments[i])
+                i += 1
+            }
+        }
+        return (kept, extra)
+    }
+}
+
+/// `prestage compare A B`.
+enum CompareCommand {
+    /// Largest summary.json read (10 000 replications × ~100 metrics fit easily).
+    static let summaryBytesMax = 256 << 20
+
+    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        var summaries: [RunSummary] = []
+        var failed = false
+        for path in parsed.positionals {
+            switch loadSummary(path) {
+            case let .success(s): summaries.append(s)
+            case let .failure(message):
+                env.standardError.write("prestage compare: \(message)\n")
+                failed = true
+            }
+        }
+        guard !failed, summaries.count == 2 else { return .badInput }
+        env.standardOutput.write(RunComparison.render(baseline: summaries[0], variant: summaries[1],
+                                                      baselineLabel: parsed.positionals[0], variantLabel: parsed.positionals[1]))
+        return .ok
+    }
+
+    /// Reads DIR/summary.json (or a summary.json path), with a message naming the path on failure.
+    static func loadSummary(_ path: String) -> Result<RunSummary, CommandMessage> {
+        var url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            if FileManager.default.fileExists(atPath: url.path + ".partial") {
+                return .failure(CommandMessage("\(path): the run did not complete (\(path).partial holds an INCOMPLETE marker)"))
+            }
+            return .failure(CommandMessage("\(path): expected a result directory, found nothing"))
+        }
+        if isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(ResultsDirectory.incompleteMarkerName).path) {
+                return .failure(CommandMessage("\(path): the run did not complete (it holds an INCOMPLETE marker)"))
+            }
+            url = url.appendingPathComponent("summary.json")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
+        guard size <= summaryBytesMax else {
+            return .failure(CommandMessage("\(url.path): expected a summary.json of at most \(summaryBytesMax) bytes, found \(size) bytes"))
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            return .failure(CommandMessage("\(url.path): expected a prestage summary.json, found no readable file"))
+        }
+        do {
+            let summary = try JSONDecoder().decode(RunSummary.self, from: data)
+            guard summary.format == RunSummary.formatName else {
+                return .failure(CommandMessage("\(url.path): format: expected \"\(RunSummary.formatName)\", found \"\(summary.format)\""))
+            }
+            return .success(summary)
+        } catch {
+            return .failure(CommandMessage("\(url.path): expected a prestage summary.json, found a file that does not decode (\(describe(error)))"))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let e = error as? DecodingError else { return "\(error)" }
+        func path(_ ctx: DecodingError.Context) -> String {
+            ctx.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch e {
+        case let .keyNotFound(key, ctx): return "\(path(ctx)).\(key.stringValue) is missing".trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        case let .typeMismatch(_, ctx), let .valueNotFound(_, ctx), let .dataCorrupted(ctx): return "\(path(ctx)): \(ctx.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+/// A message for the user (already naming the file or path it is about).
+struct CommandMessage: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

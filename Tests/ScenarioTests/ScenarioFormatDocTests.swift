@@ -1,0 +1,123 @@
+import Foundation
+import ScenarioKit
+import XCTest
+@testable import Scenario
+
+/// docs/scenario-format.md must match the decoder: every documented field is a key the decoder
+/// reads, every key it reads is documented, and every default written as `code` equals the
+/// decoder's default.
+final class ScenarioFormatDocTests: XCTestCase {
+    /// A scenario setting every optional field that is absent by default, so that encoding the
+    /// decoded scenario lists every key the decoder reads (encoding and decoding share the coding
+    /// keys; `testResolvedScenarioRoundTripsAndHashIsCanonical` checks they agree).
+    static let everyField = """
+    {
+      "name": "every-field", "question": "Does every key appear?", "notes": ["n"],
+      "run": { "devices": 10 },
+      "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
+      "users": { "segments": [ { "name": "a" } ] },
+      "campaigns": [ {
+        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 },
+        "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
+      } ],
+      "infra": { "topology": { "popCount": 2, "shieldCount": 1,
+        "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ],
+        "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
+                            "edgeProcessingSeconds": { "kind": "constant", "value": 0.001 },
+                            "upstreamSeconds": { "kind": "constant", "value": 0.01 } } ] } }
+    }
+    """
+
+    struct Row { let section: String; let field: String; let defaultCell: String }
+
+    /// Rows of every `### \`path\`` section's table ("(top level)" is the root).
+    static func documentedRows() throws -> [Row] {
+        let url = TestEnvironment.packageRoot.appendingPathComponent("docs/scenario-format.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var sections: [String] = []
+        var rows: [Row] = []
+        var inSections = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("## ") { inSections = line == "## Sections"; sections = []; continue }
+            guard inSections else { continue }
+            if line.hasPrefix("### ") {
+                sections = line == "### (top level)" ? [""] : codeSpans(line)
+                continue
+            }
+            guard line.hasPrefix("| `"), !sections.isEmpty else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 6, let field = codeSpans(cells[1]).first else { continue }
+            for s in sections { rows.append(Row(section: s, field: field, defaultCell: cells[4])) }
+        }
+        return rows
+    }
+
+    static func codeSpans(_ s: String) -> [String] {
+        s.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    /// (section, key) for every key of every object in `value`; arrays of objects are entered
+    /// through their elements (`[]`), network-class keys under infra.networks become `CLASS`, and
+    /// distributions (objects with a `kind`) are leaves.
+    static func keys(_ value: Any, section: String, into out: inout Set<String>, values: inout [String: Any]) {
+        if let object = value as? [String: Any] {
+            for (k, v) in object {
+                out.insert(section + "|" + k)
+                if values[section + "|" + k] == nil { values[section + "|" + k] = v }  // the first array element's
+                if let o = v as? [String: Any], o["kind"] != nil { continue }
+                let child = section == "infra.networks" ? "infra.networks.CLASS" : (section.isEmpty ? k : section + "." + k)
+                keys(v, section: child, into: &out, values: &values)
+            }
+        } else if let array = value as? [Any] {
+            for element in array {
+                if let o = element as? [String: Any], o["kind"] == nil { keys(o, section: section + "[]", into: &out, values: &values) }
+            }
+        }
+    }
+
+    private func decodedKeys(_ json: String) throws -> (Set<String>, [String: Any]) {
+        let decoded = StrictJSONDecoder().decode(ScenarioFile.self, from: Data(json.utf8))
+        guard case let .success(scenario) = decoded else { throw XCTSkip("fixture does not decode: \(decoded)") }
+        let data = try CanonicalJSON.encode(scenario)
+        var out: Set<String> = [], values: [String: Any] = [:]
+        Self.keys(try JSONSerialization.jsonObject(with: data), section: "", into: &out, values: &values)
+        return (out, values)
+    }
+
+    func testEveryDocumentedFieldIsReadAndEveryReadFieldIsDocumented() throws {
+        let rows = try Self.documentedRows()
+        XCTAssertGreaterThan(rows.count, 150)
+        let documented = Set(rows.map { $0.section + "|" + $0.field })
+        XCTAssertEqual(documented.count, rows.count, "a field is documented twice")
+        guard case .success = StrictJSONDecoder().decode(ScenarioFile.self, from: Data(Self.everyField.utf8)) else {
+            return XCTFail("the every-field fixture must decode strictly: \(StrictJSONDecoder().decode(ScenarioFile.self, from: Data(Self.everyField.utf8)))")
+        }
+        let (read, _) = try decodedKeys(Self.everyField)
+        XCTAssertEqual(documented.subtracting(read).sorted(), [], "documented in docs/scenario-format.md but not read by the decoder (or missing from the fixture)")
+        XCTAssertEqual(read.subtracting(documented).sorted(), [], "read by the decoder but not documented in docs/scenario-format.md")
+    }
+
+    static func canonical(_ value: Any) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys]), as: UTF8.self)
+    }
+
+    func testDocumentedDefaultsAreTheDecodersDefaults() throws {
+        let (_, defaults) = try decodedKeys(#"{"name": "d", "question": "defaults?"}"#)
+        var checked = 0
+        for row in try Self.documentedRows() {
+            let spans = Self.codeSpans(row.defaultCell)
+            // Only a cell that is exactly one code span is a machine-checkable default.
+            guard spans.count == 1, row.defaultCell == "`" + spans[0] + "`",
+                  let literal = try? JSONSerialization.jsonObject(with: Data(spans[0].utf8), options: [.fragmentsAllowed]) else { continue }
+            let key = row.section + "|" + row.field
+            guard let actual = defaults[key] else {
+                // Present only in non-default scenarios (e.g. array element sections).
+                continue
+            }
+            checked += 1
+            XCTAssertEqual(try Self.canonical(actual), try Self.canonical(literal),
+                           "\(row.section).\(row.field): documented default \(spans[0]) differs from the decoder's")
+        }
+        XCTAssertGreaterThan(checked, 100)
+    }
+}
