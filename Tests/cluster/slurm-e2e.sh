@@ -24,7 +24,8 @@
 #   PRESTAGE_E2E_SWEEP_FILE  sweep file for it (default with the stand-in: a generated 10-point file)
 #   PRESTAGE_E2E_SHARDS      array size N (default 4, 1...64)
 #   PRESTAGE_E2E_TIMEOUT_SECONDS  longest wait for the sweep + merge jobs (default 300)
-#   PRESTAGE_E2E_PORT        slurmctld port; slurmd uses the next one (default 16817)
+#   PRESTAGE_E2E_PORT        slurmctld port; slurmd uses the next one (default: the first free
+#                            pair of 16817-16836)
 #   PRESTAGE_E2E_KEEP=1      keep the temp directory for inspection
 set -euo pipefail
 
@@ -84,6 +85,8 @@ elif [ "$e2e_bin" != "$standin_bin" ]; then
 fi
 
 # --- 1. packages ------------------------------------------------------------------------------
+# apt-get that waits up to 5 minutes for another apt/dpkg run to release its lock.
+apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 "$@"; }
 missing=()
 for p in "${needed_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -91,8 +94,8 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   log "installing ${apt_packages[*]} (missing: ${missing[*]})"
   command -v apt-get >/dev/null || die "apt-get not found; install ${apt_packages[*]} yourself"
-  apt-get update -qq || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null \
+  apt_get update -qq || die "apt-get update failed"
+  apt_get install -y -qq "${apt_packages[@]}" >/dev/null \
     || die "apt-get install ${apt_packages[*]} failed"
 fi
 for cmd in munged munge unmunge slurmctld slurmd sbatch sinfo scontrol scancel squeue; do
@@ -107,8 +110,8 @@ for py in python3 /usr/bin/python3; do
 done
 if [ -z "$yaml_python" ]; then
   log "installing python3-yaml (no Python 3 here imports yaml)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-yaml >/dev/null \
-    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-yaml >/dev/null; } \
+  apt_get install -y -qq python3-yaml >/dev/null \
+    || { apt_get update -qq && apt_get install -y -qq python3-yaml >/dev/null; } \
     || die "apt-get install python3-yaml failed"
   /usr/bin/python3 -c 'import yaml' || die "/usr/bin/python3 cannot import yaml after installing python3-yaml"
   yaml_python=/usr/bin/python3
@@ -116,11 +119,17 @@ fi
 phase_done "packages present"
 
 # --- 2. throwaway configuration ---------------------------------------------------------------
-# Ports must be free: a listener there would be another Slurm (or a leftover of a killed run).
-for port in "$ctld_port" "$slurmd_port"; do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    die "port $port on 127.0.0.1 is in use; set PRESTAGE_E2E_PORT to a free pair of ports"
-  fi
+# Two free ports on 127.0.0.1 (a listener means another Slurm, or another run of this test): the
+# given pair, or the first free one of 10 pairs from 16817 when PRESTAGE_E2E_PORT is not set.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_tries=10
+[ -z "${PRESTAGE_E2E_PORT:-}" ] || port_tries=1
+for ((i = 0; i < port_tries; i++)); do
+  port_free "$ctld_port" && port_free "$slurmd_port" && break
+  [ "$i" -lt "$((port_tries - 1))" ] \
+    || die "ports $ctld_port-$slurmd_port on 127.0.0.1 are in use; set PRESTAGE_E2E_PORT to the first of two free ports"
+  ctld_port=$((ctld_port + 2))
+  slurmd_port=$((ctld_port + 1))
 done
 
 tmp=$(mktemp -d /tmp/prestage-slurm-e2e.XXXXXX)
@@ -283,7 +292,7 @@ JobAcctGatherType=jobacct_gather/none
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
 PartitionName=e2e Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
-phase_done "configuration written to $tmp"
+phase_done "configuration written to $tmp (ports $ctld_port-$slurmd_port)"
 
 # --- 3. daemons -------------------------------------------------------------------------------
 # start NAME COMMAND...: in the foreground mode of each daemon, as a child of this script, so its
