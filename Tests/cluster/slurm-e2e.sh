@@ -38,7 +38,7 @@ repo=$(cd "$here/../.." && pwd)
 # content, merge in shard order == unsharded run). When they land, set the two variables, e.g.
 #   PRESTAGE_E2E_BIN=.build/debug/prestage PRESTAGE_E2E_SWEEP_FILE=scenarios/SMALL-SWEEP.json
 # (or change these two defaults) and delete standin-prestage.sh.
-standin_bin="$here/standin-prestage.sh"
+standin_bin=$(realpath -e "$here/standin-prestage.sh")
 e2e_bin=${PRESTAGE_E2E_BIN:-$standin_bin}
 e2e_sweep_file=${PRESTAGE_E2E_SWEEP_FILE:-}
 # ---------------------------------------------------------------------------------------------
