@@ -13,6 +13,11 @@ enum MergeCommand {
             env.standardError.write("prestage merge: expected --out DIR (where the merged results go), found nothing\n")
             return .badInput
         }
+        let url = URL(fileURLWithPath: out).standardizedFileURL
+        if FileManager.default.fileExists(atPath: url.path) {
+            env.standardError.write("prestage merge: --out \(out): already exists; remove it or choose another directory\n")
+            return .badInput
+        }
         let merged: (SweepManifest, Data, [Data], [SweepItemResult])
         switch collect(directories) {
         case let .success(m): merged = m
@@ -21,7 +26,6 @@ enum MergeCommand {
             return .badInput
         }
         let (manifest, scenarioData, itemData, items) = merged
-        let url = URL(fileURLWithPath: out).standardizedFileURL
         let directory: ResultsDirectory
         do {
             directory = try ResultsDirectory.begin(in: url.deletingLastPathComponent(), name: url.lastPathComponent)

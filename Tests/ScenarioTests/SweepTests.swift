@@ -184,6 +184,8 @@ final class SweepTests: XCTestCase {
         XCTAssertTrue(refusal([dir("s0"), dir("s1")]).contains("missing 1 item"))
         XCTAssertEqual(t.run(["merge", dir("s0"), dir("s1")]), .badInput)
         XCTAssertTrue(t.err.text.contains("expected --out DIR"), t.err.text)
+        XCTAssertEqual(t.run(["merge", dir("s0"), dir("s1"), "--out", dir("whole")]), .badInput)
+        XCTAssertTrue(t.err.text.contains("--out \(dir("whole")): already exists"), t.err.text)
     }
 
     /// Bad sweep files and options: exit 2 with the file, the path in it and what was expected.
