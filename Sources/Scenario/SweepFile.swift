@@ -294,9 +294,13 @@ public struct SweepPlan: Sendable {
         }
         guard problems.isEmpty else { throw CommandMessage(problems.joined(separator: "\n")) }
         let axes = file.grid.keys.sorted().map { SweepAxis(field: $0, values: file.grid[$0] ?? []) }
-        let pointCount = axes.reduce(1) { $0 * $1.values.count }  // ≤ 1000^8 fits in Int
+        // Saturating product: 1000^8 does not fit in an Int.
+        let pointCount = axes.reduce(1) { product, axis in
+            let (p, overflow) = product.multipliedReportingOverflow(by: axis.values.count)
+            return overflow ? Int.max : p
+        }
         guard pointCount <= SweepFile.pointsMax else {
-            throw CommandMessage("\(label): grid: expected at most \(SweepFile.pointsMax) points, found \(pointCount) (\(axes.map { String($0.values.count) }.joined(separator: " × ")))")
+            throw CommandMessage("\(label): grid: expected at most \(SweepFile.pointsMax) points, found \(pointCount == Int.max ? "more than \(Int.max)" : String(pointCount)) (\(axes.map { String($0.values.count) }.joined(separator: " × ")))")
         }
 
         // The base scenario with the fixed overrides and the sweep's settings.

@@ -201,6 +201,11 @@ final class SweepTests: XCTestCase {
             (#"{ "scenario": "default", "grid": { "campaigns[0].warm.aheadSeconds": [0, 0] } }"#, [#"[1]: expected distinct values, found 0 again"#]),
             (#"{ "scenario": "default", "grid": { "campaigns[0].warm.aheadSeconds": [] } }"#, ["expected 1...1000 values, found 0"]),
             (#"{ "scenario": "default", "grid": {} }"#, ["grid: expected an object of 1...8 fields, found 0 fields"]),
+            // 8 fields × 1000 values: 10^24 points, more than an Int holds.
+            ("{ \"scenario\": \"default\", \"grid\": { " + (0..<8).map { "\"f\($0)\": [" + (0..<1000).map(String.init).joined(separator: ",") + "]" }
+                .joined(separator: ", ") + " } }", ["grid: expected at most 10000 points, found more than \(Int.max) (1000 × 1000 × 1000 × 1000 × 1000 × 1000 × 1000 × 1000)"]),
+            ("{ \"scenario\": \"default\", \"grid\": { " + (0..<4).map { "\"f\($0)\": [" + (0..<11).map(String.init).joined(separator: ",") + "]" }
+                .joined(separator: ", ") + " } }", ["grid: expected at most 10000 points, found 14641 (11 × 11 × 11 × 11)"]),
             (#"{ "scenario": "default", "replications": 0, "grid": { "horizonSeconds": [60] } }"#, ["replications: expected an integer in 1...10000, found 0"]),
             (#"{ "scenario": "nosuch", "grid": { "horizonSeconds": [60] } }"#, ["scenario: nosuch: expected a scenario file or a name"]),
             (#"{ "grid": { "horizonSeconds": [60] } }"#, [#"missing required key "scenario""#]),
