@@ -118,6 +118,8 @@ final class SessionPropertyTests: XCTestCase {
         var deliveryReasons: Set<DeliveryReason> = []
         var stored = 0, revalidations = 0, attachments = 0, paintReady = 0, manifestFetches = 0
         var timeouts = 0, deadlineCancels = 0, expiryCancels = 0, rejections = 0, lateIgnored = 0
+        /// Tap answers with known assets, at least one of them usable, compared with `PreloadStore.tapAnswer`.
+        var tapsCompared = 0
     }
 
     func testRandomInputOrdersKeepTheInvariants() throws {
@@ -131,7 +133,8 @@ final class SessionPropertyTests: XCTestCase {
         for (name, count) in [("stored", coverage.stored), ("revalidations", coverage.revalidations), ("attachments", coverage.attachments),
                               ("paintReady", coverage.paintReady), ("manifestFetches", coverage.manifestFetches), ("timeouts", coverage.timeouts),
                               ("deadlineCancels", coverage.deadlineCancels), ("expiryCancels", coverage.expiryCancels),
-                              ("rejections", coverage.rejections), ("lateIgnored", coverage.lateIgnored)] {
+                              ("rejections", coverage.rejections), ("lateIgnored", coverage.lateIgnored),
+                              ("tapsCompared", coverage.tapsCompared)] {
             XCTAssertGreaterThan(count, 0, "seed \(masterSeed): the generator never reached \(name)")
         }
     }
@@ -191,6 +194,12 @@ final class SessionPropertyTests: XCTestCase {
                 case .deliver(let d):
                     coverage.deliveryReasons.insert(d.reason)
                     if d.attachment != nil { coverage.attachments += 1 }
+                case .tapAnswer(let answer):
+                    // The same selection without a session: the store after the tap (a tap only
+                    // updates LRU order) and the request being served.
+                    let pure = session.store.tapAnswer(for: session.request ?? s.request, context: ctx, policy: s.policy, now: now)
+                    XCTAssertEqual(answer, pure, "\(msg): the session's tap answer differs from PreloadStore.tapAnswer")
+                    if answer.assetsKnown && answer.assets.contains(where: { $0.freshness != .missing }) { coverage.tapsCompared += 1 }
                 default: break
                 }
                 switch a {
