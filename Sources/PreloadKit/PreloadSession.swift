@@ -7,8 +7,9 @@
 /// 3. after EVERY `handle`, drain: `while let action = session.pollAction() { perform(action) }`
 ///    (a `handle` with undrained actions throws `.actionsNotDrained`),
 /// 4. then (re)arm one timer for `session.nextDeadline()` (nil: none) and feed `.timerFired` when
-///    it is reached; feed fetch events, `.expiryWarning` and `.userTapped` as they happen, with a
-///    non-decreasing `now`,
+///    it is reached: the only timer (the session owns the request timeouts too; a driver arms no
+///    per-fetch timer); feed fetch events, `.storeFailed`, `.expiryWarning` and `.userTapped` as
+///    they happen, with a non-decreasing `now`,
 /// 5. stop feeding timers once `isFinished`; keep `session.store` as the device's store.
 ///
 /// Guarantees: the notification is delivered exactly once (`.deliver`), at the latest at the
@@ -560,8 +561,13 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     // MARK: - Fetch events
 
+    /// `MediaKind.allCases` built once (the synthesized property builds an array per call).
+    static let mediaKinds = MediaKind.allCases
+
+    /// True when `contentType` names a kind `type` accepts (manifests, `type` nil: JSON).
+    /// - Complexity: O(kinds × n) for a header of n bytes; no allocation.
     func acceptedKind(contentType: String, type: AssetType?) -> Bool {
-        for kind in MediaKind.allCases where (type?.accepts(kind) ?? (kind == .json)) {
+        for kind in Self.mediaKinds where (type?.accepts(kind) ?? (kind == .json)) {
             if MediaSniffer.mimeType(contentType, matches: kind) { return true }
         }
         return false
