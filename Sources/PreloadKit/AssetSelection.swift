@@ -6,8 +6,8 @@
 protocol CriticalAssetSelection {
     /// Assets selected so far.
     var selectedCount: Int { get }
-    /// The request index of the already selected asset with store key `key`, or nil.
-    func selectedAssetIndex(for key: StoreKey) -> Int?
+    /// True when an asset with store key `key` is already selected.
+    func hasSelected(_ key: StoreKey) -> Bool
     /// Asset `assetIndex` is selected, resolved for the device's network to `url`, `key` and
     /// `declaredBytes`.
     mutating func selected(_ assetIndex: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?)
@@ -35,7 +35,8 @@ extension PreloadPolicy {
             guard let priority = AssetPriority(rawValue: raw) else { continue }
             for (i, asset) in request.assets.enumerated() where asset.priority == priority {
                 let resolved = asset.resolved(for: context.network)
-                if let first = selection.selectedAssetIndex(for: resolved.key) {
+                if selection.hasSelected(resolved.key) {
+                    let first = firstInSelectionOrder(resolved.key, of: request, network: context.network, current: i)
                     selection.skipped(i, .duplicateOf(assetIndex: first))
                 } else if selection.selectedCount >= limit {
                     selection.skipped(i, limit < criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: criticalAssetsMax))
@@ -45,25 +46,36 @@ extension PreloadPolicy {
             }
         }
     }
+
+    /// The request index of the first eligible asset resolving to `key`, in selection order: the
+    /// selected one when `key` is selected (an earlier one skipped for the limit would have kept
+    /// every later one out too). The scan always finds one, at the latest `current` (the asset
+    /// being selected, which resolves to `key`).
+    func firstInSelectionOrder(_ key: StoreKey, of request: PreStageRequest, network: NetworkClass, current: Int) -> Int {
+        for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
+            for (i, asset) in request.assets.enumerated() where asset.priority.rawValue == raw && asset.resolved(for: network).key == key {
+                return i
+            }
+        }
+        return current
+    }
 }
 
 /// Collects a tap answer: each selected asset's freshness in a store.
 struct TapAnswerSelection: CriticalAssetSelection {
     let store: PreloadStore
     let now: Instant
-    var assets: [AssetReadiness] = []
-    var assetIndices: [Int] = []
+    var assets: [AssetReadiness]
 
     var selectedCount: Int { assets.count }
 
-    func selectedAssetIndex(for key: StoreKey) -> Int? {
-        for (i, a) in assets.enumerated() where a.key == key { return assetIndices[i] }
-        return nil
+    func hasSelected(_ key: StoreKey) -> Bool {
+        for a in assets where a.key == key { return true }
+        return false
     }
 
     mutating func selected(_ assetIndex: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
         assets.append(AssetReadiness(key: key, freshness: store.freshness(of: key, at: now)))
-        assetIndices.append(assetIndex)
     }
 
     mutating func skipped(_ assetIndex: Int, _ reason: SkipReason) {}
@@ -84,12 +96,25 @@ extension PreloadStore {
     /// not changed (no LRU update).
     /// - Complexity: O(n·(p + k) + k·e) for n assets, p priorities, k selected and e entries.
     public func tapAnswer(for request: PreStageRequest, context: DeviceContext, policy: PreloadPolicy, now: Instant) -> TapAnswer {
-        guard request.assetsKnown else { return TapAnswer(assets: [], assetsKnown: false) }
-        var selection = TapAnswerSelection(store: self, now: now)
-        let capacity = max(0, min(policy.criticalAssetsMax, 16))
-        selection.assets.reserveCapacity(capacity)
-        selection.assetIndices.reserveCapacity(capacity)
+        var assets: [AssetReadiness] = []
+        assets.reserveCapacity(max(0, min(policy.criticalAssetsMax, 16)))
+        let known = tapAnswer(for: request, context: context, policy: policy, now: now, into: &assets)
+        return TapAnswer(assets: assets, assetsKnown: known)
+    }
+
+    /// `tapAnswer(for:context:policy:now:)` into a caller-owned buffer, for a simulator answering
+    /// millions of taps: `assets` is cleared (keeping its capacity) and filled with the answer's
+    /// assets; returns the answer's `assetsKnown`. Allocates nothing once `assets` has room for
+    /// `policy.criticalAssetsMax` elements.
+    /// - Complexity: as `tapAnswer(for:context:policy:now:)`.
+    public func tapAnswer(for request: PreStageRequest, context: DeviceContext, policy: PreloadPolicy, now: Instant,
+                          into assets: inout [AssetReadiness]) -> Bool {
+        assets.removeAll(keepingCapacity: true)
+        guard request.assetsKnown else { return false }
+        var selection = TapAnswerSelection(store: self, now: now, assets: [])
+        swap(&selection.assets, &assets)
         policy.selectCriticalAssets(of: request, context: context, into: &selection)
-        return TapAnswer(assets: selection.assets, assetsKnown: true)
+        swap(&selection.assets, &assets)
+        return true
     }
 }

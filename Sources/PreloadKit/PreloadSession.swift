@@ -438,9 +438,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     var selectedCount: Int { slots.count }
 
-    func selectedAssetIndex(for key: StoreKey) -> Int? {
-        for s in slots where s.key == key { return s.assetIndex }
-        return nil
+    func hasSelected(_ key: StoreKey) -> Bool {
+        for s in slots where s.key == key { return true }
+        return false
     }
 
     /// A gate decision: fetch with this byte limit, or skip for this reason.

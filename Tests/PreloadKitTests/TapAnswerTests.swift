@@ -88,4 +88,21 @@ final class TapAnswerTests: XCTestCase {
         XCTAssertEqual(sessionAnswer, [.tapAnswer(answer)])
         XCTAssertEqual(answer.assets.map(\.freshness), [.fresh, .missing])
     }
+
+    func testTheBufferVariantGivesTheSameAnswerAndKeepsItsStorage() throws {
+        let r = try Sessions.request(Payloads.inline())
+        let reference = try Sessions.request(Payloads.reference)
+        var store = PreloadStore()
+        store.insert(entry(r.assets[1].key, expiresAt: ms(10_000), staleUntil: ms(20_000)))
+        var buffer: [AssetReadiness] = []
+        buffer.reserveCapacity(policy.criticalAssetsMax)
+        let capacity = buffer.capacity
+        for now in [ms(1), ms(15_000), ms(30_000)] {
+            let known = store.tapAnswer(for: r, context: Sessions.context(), policy: policy, now: now, into: &buffer)
+            XCTAssertEqual(TapAnswer(assets: buffer, assetsKnown: known), store.tapAnswer(for: r, context: Sessions.context(), policy: policy, now: now))
+            XCTAssertEqual(buffer.capacity, capacity, "the buffer's storage is reused")
+        }
+        XCTAssertFalse(store.tapAnswer(for: reference, context: Sessions.context(), policy: policy, now: ms(1), into: &buffer))
+        XCTAssertEqual(buffer, [], "cleared for an unknown selection")
+    }
 }
