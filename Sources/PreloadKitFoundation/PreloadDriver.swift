@@ -35,7 +35,7 @@ import PreloadKit
 /// // serviceExtensionTimeWillExpire: await driver.expiryWarning()
 /// let answer = try await driver.tap()
 /// // in the app, for a push whose extension has ended (no session):
-/// let later = PreloadDriver.tap(request: request, context: context, configuration: configuration)
+/// let later = try PreloadDriver.tap(payload: payloadJSON, context: context, configuration: configuration)
 /// ```
 public actor PreloadDriver {
     /// The configuration the driver was created with.
@@ -211,9 +211,9 @@ public actor PreloadDriver {
     public static func tap(request: PreStageRequest, context: DeviceContext,
                            configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {
         try configuration.validate()
-        let clock = DriverClock()
-        let (store, _) = fileStore(configuration, token: "tap").load(now: clock.now())
-        return store.tapAnswer(for: request, context: context, policy: configuration.policy, now: clock.now())
+        let now = DriverClock().now()
+        let (store, _) = fileStore(configuration, token: "tap").load(now: now)
+        return store.tapAnswer(for: request, context: context, policy: configuration.policy, now: now)
     }
 
     /// `tap(request:context:configuration:)` for a push's JSON, parsed and verified with
