@@ -72,7 +72,7 @@ notebooks: deps $(NB_STAMP)
 	rm -rf $(NB_EXAMPLES)/warm-ahead $(NB_EXAMPLES)/capacity
 	.build/debug/prestage sweep $(NB_DIR)/sweeps/warm-ahead.json --out $(NB_EXAMPLES)/warm-ahead
 	.build/debug/prestage sweep $(NB_DIR)/sweeps/capacity.json --out $(NB_EXAMPLES)/capacity
-	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to notebook --execute --inplace $(NOTEBOOKS)
+	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to notebook --execute --ExecutePreprocessor.record_timing=False --inplace $(NOTEBOOKS)
 	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to html $(NOTEBOOKS)
 
 ## test-notebooks: execute the notebooks headless against the committed results/examples/ (into a
