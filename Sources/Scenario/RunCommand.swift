@@ -175,12 +175,12 @@ final class InterruptGuard: @unchecked Sendable {
     private let lock = NSLock()
     private var removed = false
 
-    init(directory: ResultsDirectory, output: any TextOutput) {
+    init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
         source.setEventHandler {
             RunCommand.markIncomplete(directory, reason: "It was interrupted (SIGINT); these are partial results.")
-            output.write("\nprestage run: interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+            output.write("\n\(command): interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
             exit(ExitCode.interrupted.rawValue)
         }
         source.resume()

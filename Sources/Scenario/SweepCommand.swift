@@ -90,6 +90,10 @@ enum SweepCommand {
             return .badInput
         }
         let items = directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
+        // Temporary files of writes cut short by an interruption (AtomicWriter's `.NAME.tmp-…`).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? [] where name.hasPrefix(".") && name.contains(".tmp-") {
+            try? FileManager.default.removeItem(at: items.appendingPathComponent(name))
+        }
         // Items already complete are kept; damaged or foreign ones are run again.
         var missing: [Int] = []
         for k in mine {
@@ -101,7 +105,7 @@ enum SweepCommand {
             case nil: missing.append(k)
             }
         }
-        let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError) : nil
+        let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError, command: "prestage sweep") : nil
         defer { interrupt?.remove() }
         let shardText = shard.map { " (shard \($0.text): \(mine.count) of \(manifest.itemCount) items)" } ?? ""
         env.standardError.write("prestage sweep: \(manifest.scenarioName): \(manifest.points.count) point(s) × \(manifest.replications) replication(s)\(shardText), "

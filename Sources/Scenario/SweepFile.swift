@@ -127,25 +127,81 @@ public struct SweepFile: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        replications = try c.decodeIfPresent(Int.self, forKey: .replications)
+        // Optional fields through decodeIfPresent of validating types: a bad one is recorded at its
+        // path and the pass goes on, so it is reported together with the grid's problems.
+        replications = try c.decodeIfPresent(Checked<ReplicationsRange>.self, forKey: .replications)?.value
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
-        devices = try c.decodeIfPresent(Int.self, forKey: .devices)
-        set = try c.decodeIfPresent([String: SweepValue].self, forKey: .set) ?? [:]
-        // The required keys last: a failure there ends this object's decoding.
-        scenario = try c.decode(String.self, forKey: .scenario)
-        grid = try c.decode([String: [SweepValue]].self, forKey: .grid)
-        func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) throws {
-            if !ok { throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)") }
+        devices = try c.decodeIfPresent(Checked<DevicesRange>.self, forKey: .devices)?.value
+        set = try c.decodeIfPresent(SetField.self, forKey: .set)?.overrides ?? [:]
+        let scenario = try c.decodeIfPresent(ScenarioField.self, forKey: .scenario)?.value
+        // The grid last and required: its element errors end this object's decoding.
+        grid = try c.decode(GridField.self, forKey: .grid).fields
+        guard let scenario else {
+            guard c.contains(.scenario) else {
+                throw DecodingError.keyNotFound(CodingKeys.scenario, DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "missing required key \"scenario\""))
+            }
+            // Present but invalid: already recorded at its path (this repeat is dropped as consequential).
+            throw DecodingError.dataCorruptedError(forKey: .scenario, in: c, debugDescription: "invalid scenario")
         }
-        if let replications {
-            try check((1...PrestageCLI.replicationsMax).contains(replications), .replications, "an integer in 1...\(PrestageCLI.replicationsMax)", "\(replications)")
+        self.scenario = scenario
+    }
+
+    /// Bounds of a validated integer field.
+    protocol IntegerRange { static var range: ClosedRange<Int> { get } }
+    enum ReplicationsRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.replicationsMax } }
+    enum DevicesRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.devicesMax } }
+
+    /// An integer within `R.range`.
+    struct Checked<R: IntegerRange>: Decodable {
+        let value: Int
+        init(from decoder: any Decoder) throws {
+            let v = try decoder.singleValueContainer().decode(Int.self)
+            guard R.range.contains(v) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected an integer in \(R.range.lowerBound)...\(R.range.upperBound), found \(v)"))
+            }
+            value = v
         }
-        if let devices {
-            try check((1...PrestageCLI.devicesMax).contains(devices), .devices, "an integer in 1...\(PrestageCLI.devicesMax)", "\(devices)")
+    }
+
+    /// A scenario name or path of 1...4096 bytes.
+    struct ScenarioField: Decodable {
+        let value: String
+        init(from decoder: any Decoder) throws {
+            let s = try decoder.singleValueContainer().decode(String.self)
+            guard !s.isEmpty, s.utf8.count <= 4096 else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected a scenario name or path of 1...4096 bytes"))
+            }
+            value = s
         }
-        try check(set.count <= Self.setMax, .set, "at most \(Self.setMax) overrides", "\(set.count)")
-        try check(!scenario.isEmpty && scenario.utf8.count <= 4096, .scenario, "a scenario name or path of 1...4096 bytes", "\"\(scenario)\"")
-        try check((1...Self.fieldsMax).contains(grid.count), .grid, "an object of 1...\(Self.fieldsMax) fields", "\(grid.count) fields")
+    }
+
+    /// At most `setMax` fixed overrides.
+    struct SetField: Decodable {
+        let overrides: [String: SweepValue]
+        init(from decoder: any Decoder) throws {
+            let o = try decoder.singleValueContainer().decode([String: SweepValue].self)
+            guard o.count <= SweepFile.setMax else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected at most \(SweepFile.setMax) overrides, found \(o.count)"))
+            }
+            overrides = o
+        }
+    }
+
+    /// 1...`fieldsMax` grid fields.
+    struct GridField: Decodable {
+        let fields: [String: [SweepValue]]
+        init(from decoder: any Decoder) throws {
+            let g = try decoder.singleValueContainer().decode([String: [SweepValue]].self)
+            guard (1...SweepFile.fieldsMax).contains(g.count) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
+                    "expected an object of 1...\(SweepFile.fieldsMax) fields, found \(g.count) fields"))
+            }
+            fields = g
+        }
     }
 }
 

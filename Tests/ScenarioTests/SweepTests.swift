@@ -127,6 +127,7 @@ final class SweepTests: XCTestCase {
             try FileManager.default.removeItem(at: partial.appendingPathComponent(f))
         }
         try Data("{ not json".utf8).write(to: partial.appendingPathComponent("items/p3-r1.json"))
+        try Data("{ \"format\"".utf8).write(to: partial.appendingPathComponent("items/.p0-r1.json.tmp-99-0"))  // a write cut short
         try Data("interrupted\n".utf8).write(to: partial.appendingPathComponent(ResultsDirectory.incompleteMarkerName))
         func inode(_ name: String) throws -> Int? {
             try FileManager.default.attributesOfItem(atPath: name)[.systemFileNumber] as? Int
@@ -233,6 +234,13 @@ final class SweepTests: XCTestCase {
             XCTAssertEqual(PrestageCLI.main(["sweep", good, "--shard", shard], environment: env), .badInput)
             XCTAssertTrue(err.text.contains("--shard: expected i/N with 0 ≤ i < N ≤ 10000 (e.g. 0/4), found \"\(shard)\""), err.text)
         }
+        // The memory guard sizes the largest point at --jobs replications at once.
+        let small = try TestEnvironment(availableBytes: 8 << 20)
+        defer { small.cleanUp() }
+        XCTAssertEqual(small.run(["sweep", good, "--out", small.root.appendingPathComponent("m").path]), .badInput)
+        XCTAssertTrue(small.err.text.contains("refusing to run: the scenario needs about"), small.err.text)
+        XCTAssertTrue(small.err.text.contains("(300 devices, "), small.err.text)
+        XCTAssertEqual(small.run(["sweep", good, "--jobs", "1", "--force-memory", "--out", small.root.appendingPathComponent("m").path]), .ok, small.err.text)
         // An --out holding another sweep is refused, not overwritten.
         let out = t.root.appendingPathComponent("taken").path
         XCTAssertEqual(t.run(["sweep", good, "--out", out]), .ok, t.err.text)
