@@ -10,8 +10,11 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
 
     /// One metric of the replication.
     public struct Value: Codable, Sendable, Equatable {
+        /// e.g. "tapToPaint.p95Seconds".
         public var name: String
+        /// e.g. "s", "ratio", "count".
         public var unit: String
+        /// "lower", "higher" or "none".
         public var better: String
         /// Nil when the replication produced no finite value.
         public var value: Double?
@@ -21,13 +24,17 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
     public var format: String
     /// The sweep it belongs to.
     public var sweepHash: String
-    /// Grid point and replication.
+    /// Grid point.
     public var point: Int
+    /// Replication index (0-based).
     public var replication: Int
     /// The master seed (replication r uses streams derived from (seed, r)).
     public var seed: UInt64
+    /// Events the replication processed.
     public var eventsProcessed: UInt64
+    /// Virtual time it reached, seconds.
     public var virtualEndSeconds: Double
+    /// Why it stopped.
     public var stopReason: String
     /// The replication's metrics, sorted by name.
     public var metrics: [Value]
@@ -53,7 +60,9 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
 public struct SweepShardInfo: Codable, Sendable, Equatable {
     /// Identifies the file format.
     public static let formatName = "prestage-sweep-shard/1"
+    /// `formatName`.
     public var format: String
+    /// The sweep the shard belongs to.
     public var sweepHash: String
     /// Which slice of the work items: item k belongs to shard k mod count.
     public var shard: ShardSpec
@@ -191,12 +200,15 @@ enum SweepFiles {
 
 /// One point in a sweep's summary.json.
 public struct PointSummary: Codable, Sendable, Equatable {
+    /// Point index.
     public var point: Int
     /// Grid field → value.
     public var values: [String: SweepValue]
+    /// Hash of the point's resolved scenario.
     public var scenarioHash: String
-    /// Per replication.
+    /// Events processed, per replication.
     public var eventsProcessed: [UInt64]
+    /// Why each replication stopped.
     public var stopReasons: [String]
     /// Metric summaries with t CIs and replications needed, sorted by name.
     public var metrics: [MetricSummary]
@@ -206,14 +218,22 @@ public struct PointSummary: Codable, Sendable, Equatable {
 public struct SweepSummary: Codable, Sendable, Equatable {
     /// Identifies the file format.
     public static let formatName = "prestage-sweep-summary/1"
+    /// `formatName`.
     public var format: String
+    /// The sweep (see `SweepManifest`).
     public var sweepHash: String
+    /// The tool that ran it.
     public var toolVersion: String
+    /// The base scenario's name and resolved hash.
     public var scenarioName: String
     public var scenarioHash: String
+    /// Master seed of every point.
     public var seed: UInt64
+    /// Replications per point.
     public var replications: Int
+    /// Level of every interval.
     public var confidenceLevel: Double
+    /// Precision target of `metrics[].precision`.
     public var relativeHalfWidthTarget: Double
     /// Grid fields, in point-coordinate order.
     public var fields: [String]
