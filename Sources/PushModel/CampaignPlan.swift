@@ -22,8 +22,11 @@ struct CampaignPlans {
     /// Sorted store keys of every asset URL (main and variants) and their object ids.
     var keys: [StoreKey] = []
     var keyObjects: [UInt32] = []
-    /// Indexed by object id.
+    /// Indexed by object id: the response, the campaign (-1 for token endpoints) and the media
+    /// kind PreloadKit establishes from the response.
     var responses: [ObjectResponse] = []
+    var objectCampaign: [Int32] = []
+    var objectKind: [MediaKind] = []
     /// `requests[c][part]`: the parsed request of campaign c's push `part`.
     var requests: [[PreStageRequest]] = []
     /// Objects of campaign c (main URLs and variants), for warming.
@@ -58,6 +61,8 @@ struct CampaignPlans {
                     }
                     objects.append(id)
                     responses.append(CampaignPlans.response(type: asset.type, bytes: bytes, cacheControl: campaign.cacheControl.headerValue))
+                    objectCampaign.append(Int32(c))
+                    objectKind.append(CampaignPlans.mediaKind(asset.type))
                     table.append((StoreKey(cacheKey: try CampaignPlans.cacheKey(url, path: "\(path).assets[\(a)]")), id))
                 }
             }
@@ -66,6 +71,8 @@ struct CampaignPlans {
                 let token = try catalog.add(bytes: 512, policy: CachePolicy(maxAgeSeconds: 0, staleWhileRevalidateSeconds: 0))
                 tokenObject.append(token)
                 responses.append(CampaignPlans.response(type: .json, bytes: 512, cacheControl: "no-store"))
+                objectCampaign.append(-1)
+                objectKind.append(.json)
             } catch {
                 throw PushModelError(path: path, reason: "\(error)")
             }
@@ -111,15 +118,22 @@ struct CampaignPlans {
         }
     }
 
-    /// The object id of an asset URL's store key.
+    /// The index of `key` in the sorted key table.
     /// - Complexity: O(log objects); no allocation.
-    func object(for key: StoreKey) -> UInt32? {
+    func keyIndex(of key: StoreKey) -> Int? {
         var lo = 0, hi = keys.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if keys[mid] < key { lo = mid + 1 } else { hi = mid }
         }
-        return lo < keys.count && keys[lo] == key ? keyObjects[lo] : nil
+        return lo < keys.count && keys[lo] == key ? lo : nil
+    }
+
+    /// The object id of an asset URL's store key.
+    /// - Complexity: O(log objects); no allocation.
+    func object(for key: StoreKey) -> UInt32? {
+        guard let i = keyIndex(of: key) else { return nil }
+        return keyObjects[i]
     }
 
     // MARK: - Payload construction
@@ -183,6 +197,17 @@ struct CampaignPlans {
             return try PayloadParser.parse(json: json(signature: hex), options: options)
         } catch {
             throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
+        }
+    }
+
+    /// The media kind of the bytes the simulated CDN serves for `type` (see `response`).
+    static func mediaKind(_ t: AssetTypeConfig) -> MediaKind {
+        switch t {
+        case .image: return .jpeg
+        case .video: return .mp4
+        case .audio: return .mp3
+        case .hls: return .m3u8
+        case .json: return .json
         }
     }
 

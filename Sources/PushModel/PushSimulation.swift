@@ -20,8 +20,10 @@ public enum PushSimulation {
     ///   - progress: called every `limits.progressEveryEvents` events (0: never).
     /// - Throws: `PushModelError` naming the configuration path when the world cannot be built
     ///   (e.g. a distribution GSL cannot sample); `KernelError` / `InfraError` if the run fails.
-    /// - Complexity: O(events · log pending); memory O(devices) for ~20 bytes of per-device state
-    ///   plus the preload stores of devices that stored something, plus active sessions.
+    /// - Complexity: O(events · log pending). Memory: ≈ 23 bytes of per-device state, 20 bytes
+    ///   per preload-store entry parked between sessions, plus active sessions and taps only.
+    ///   Measured (release, default world with warm-ahead, 2 h): 100 000 devices ≈ 1.0 M events
+    ///   in 0.9 s, 46 MB peak RSS; 5 M devices ≈ 50 M events in 45 s, 408 MB.
     public static func run(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
                            limits: RunLimits = RunLimits(), progress: ProgressSink? = nil) throws -> ReplicationResult {
         var world = try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: progress)

@@ -109,6 +109,7 @@ extension PushWorld {
         add("bytes.background", Double(b.backgroundBytes), "bytes", "none")
         add("bytes.foreground", Double(b.foregroundBytes), "bytes", "lower")
         add("storage.evictions", Double(b.storageEvictions), "count", "lower")
+        add("storage.parkedWhole", Double(parked.overflowStores), "count", "none")
         add("taps.count", Double(s.taps.totalCount), "count", "none")
         add("taps.instantShare", s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0, "ratio", "higher")
         add("taps.duringSession", Double(counters.tapsDuringSession), "count", "none")

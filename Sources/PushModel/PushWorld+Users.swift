@@ -59,13 +59,7 @@ extension PushWorld {
         let d = Int(sDevice[s])
         let store = sessions[s].currentStore()
         sessions[s] = idleSession
-        let si = storeIndex[d]
-        if si >= 0 {
-            stores[Int(si)] = store
-        } else {
-            storeIndex[d] = Int32(stores.count)
-            stores.append(store)
-        }
+        parked.park(d, store, plans: plans)
         deviceSlot[d] = -1
         if sTap[s] >= 0 {
             tSlot[Int(sTap[s])] = -1
@@ -168,15 +162,21 @@ extension PushWorld {
                     tPending[t] &= ~(1 << UInt32(i))
                 }
             }
-        } else if storeIndex[d] >= 0 {
-            let si = Int(storeIndex[d])
+        } else if s >= 0 {
+            // A handler for another campaign holds the device's store: look, without touching.
+            for i in 0..<n where sessions[s].storeFreshness(of: plans.criticalKeys[c][base + i], at: now64) != .missing {
+                tPending[t] &= ~(1 << UInt32(i))
+            }
+        } else if parked.hasStore(d) {
+            var store = parked.unpark(d, plans: plans)
             for i in 0..<n {
                 let key = plans.criticalKeys[c][base + i]
-                if stores[si].freshness(of: key, at: now64) != .missing {
-                    stores[si].touch(key, at: now64)
+                if store.freshness(of: key, at: now64) != .missing {
+                    store.touch(key, at: now64)
                     tPending[t] &= ~(1 << UInt32(i))
                 }
             }
+            parked.park(d, store, plans: plans)
         }
         if tPending[t] == 0 {
             counters.tapsInstant += 1

@@ -102,12 +102,12 @@ struct PushWorld: EventHandler {
 
     // Per device (struct of arrays, indexed by device id).
     var deviceSlot: [Int32]
-    var storeIndex: [Int32]
+    /// Each device's preload store between sessions.
+    var parked: ParkedStores
     var silentTAT: [Int32]
     var heldPush: [UInt64]
     var hpSilentCount: [UInt8]
     var expeditedUsed: [UInt8]
-    var stores: [PreloadStore] = []
 
     // Session slots (active devices only).
     var sessions: [PreloadSession] = []
@@ -208,7 +208,10 @@ struct PushWorld: EventHandler {
         }
         silentHold = try Population.sampler(config.platforms.ios.silentHoldSeconds, "platforms.ios.silentHoldSeconds")
         do {
-            infra = try InfraWorld(config: config.infra, catalog: plans.catalog, masterSeed: runSeed)
+            // InfraModel's per-second series must cover the whole horizon.
+            var infraConfig = config.infra
+            infraConfig.metricsHorizonSeconds = max(infraConfig.metricsHorizonSeconds, Int(config.horizonSeconds.rounded(.up)))
+            infra = try InfraWorld(config: infraConfig, catalog: plans.catalog, masterSeed: runSeed)
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
@@ -216,7 +219,8 @@ struct PushWorld: EventHandler {
 
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
-        storeIndex = [Int32](repeating: -1, count: n)
+        parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
+                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
         silentTAT = [Int32](repeating: 0, count: n)
         heldPush = [UInt64](repeating: 0, count: n)
         hpSilentCount = [UInt8](repeating: 0, count: n)
@@ -593,20 +597,13 @@ struct PushWorld: EventHandler {
         sTimerAt[s] = Int64.max
         counters.sessionsStarted += 1
 
-        // The device's store moves into the session (so the session's copy is unique).
+        // The device's store moves into the session.
         var store: PreloadStore
-        let si = storeIndex[d]
-        if si >= 0 {
-            store = stores[Int(si)]
-            stores[Int(si)] = idleSession.store
+        if parked.hasStore(d) {
+            store = parked.unpark(d, plans: plans)
         } else {
             store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
-            if a.preexistingStoreBytes > 0 {
-                let key = StoreKey(hi: UInt64(d) | 1 << 63, lo: 0)
-                let until = Instant(microseconds: 14_400_000_000)
-                store.insert(PreloadStore.Entry(key: key, bytes: a.preexistingStoreBytes, storedAt: .zero, expiresAt: until,
-                                                staleUntil: until, lastUsed: .zero, manifestTag: 0, kind: .jpeg))
-            }
+            if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
         do {
             sessions[s] = try PreloadSession(policy: policy, store: store)

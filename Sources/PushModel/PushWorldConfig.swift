@@ -18,6 +18,7 @@ public struct PushWorldConfig: Codable, Sendable, Equatable {
     public var infra = InfraConfig()
     /// Virtual time simulated, seconds (1...604 800). Pushes not resolved by then count as not
     /// delivered / deferred-then-expired / timed out; taps later than the horizon are not made.
+    /// InfraModel's `metricsHorizonSeconds` is raised to the horizon if shorter.
     public var horizonSeconds: Double = 7_200
 
     public init() {}

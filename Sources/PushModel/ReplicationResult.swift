@@ -145,7 +145,8 @@ public struct ReplicationResult: Codable, Sendable {
     /// - `edge.prestageHitRatio` (alarm below 0.88–0.90);
     /// - `origin.peakRequestsPerSecond`, `.requests`, `.rejected503`, `.queueLengthMax`;
     /// - `outcomes.<bucket>Share` for the seven buckets, `pushes.targeted`;
-    /// - `bytes.{cdnEgress,cellular,neverOpened,background,foreground}`, `storage.evictions`;
+    /// - `bytes.{cdnEgress,cellular,neverOpened,background,foreground}`, `storage.evictions`,
+    ///   `storage.parkedWhole` (device stores kept unpacked between sessions; normally 0);
     /// - `taps.{count,scheduled,beyondHorizon,instantShare,duringSession,paintFailed,tokenRefreshes}`;
     /// - `sessions.{started,activeMax,replaced,cutByHorizon,expiryWarnings,killedByMemory,killedByTime}`,
     ///   `campaigns.creativeSwaps`;

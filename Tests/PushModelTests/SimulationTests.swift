@@ -55,6 +55,9 @@ final class SimulationTests: XCTestCase {
         for t in r.tiers where t.tier != "origin" {
             XCTAssertEqual(t.requests, t.freshHits + t.staleHits + t.misses, "\(t.tier): requests = hits + misses (seed \(seed))")
         }
+        let origin = try XCTUnwrap(r.tiers.first { $0.tier == "origin" })
+        XCTAssertEqual(r.series.originRequests.totalCount, origin.requests, "per-second origin requests sum (seed \(seed))")
+        XCTAssertEqual(r.series.origin503.totalCount, origin.rejected503, "per-second 503s sum (seed \(seed))")
         let edge = try XCTUnwrap(r.tiers.first { $0.tier == "edge" })
         XCTAssertGreaterThanOrEqual(edge.deviceRequests, p.requests, "pre-stage requests are device requests (seed \(seed))")
         // Taps either painted, failed, or were still in progress at the horizon.
@@ -279,5 +282,21 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(all.bytes.cellularBytes, 0, "all devices on Wi-Fi (seed \(seed))")
         // CDN egress counts every device response: pre-stage plus foreground.
         XCTAssertEqual(all.bytes.cdnEgressBytes, all.bytes.backgroundBytes + all.bytes.foregroundBytes, "seed \(seed)")
+    }
+
+    /// A creative swap purges the campaign's objects by surrogate key and re-warms them: early
+    /// enough, every pre-stage request still hits; seconds before the send, the first requests
+    /// find purged caches.
+    func testCreativeSwapPurgesByKey() throws {
+        let seed: UInt64 = 23
+        var c = smallWorld(devices: 2_000)
+        c.campaigns[0].warm = WarmConfig(mode: .allPops, aheadSeconds: 300)
+        c.campaigns[0].creativeSwap = CreativeSwapConfig(secondsBeforeSend: 120, rewarmDelaySeconds: 5)
+        let early = try simulate(c, seed: seed)
+        XCTAssertEqual(early.value("campaigns.creativeSwaps"), 1, "seed \(seed)")
+        XCTAssertEqual(early.value("edge.prestageHitRatio"), 1, "re-warmed long before the send (seed \(seed))")
+        c.campaigns[0].creativeSwap = CreativeSwapConfig(secondsBeforeSend: 1, rewarmDelaySeconds: 30)
+        let late = try simulate(c, seed: seed)
+        XCTAssertLessThan(late.value("edge.prestageHitRatio"), 1, "purged 1 s before the send, re-warmed 29 s after (seed \(seed))")
     }
 }

@@ -1,0 +1,195 @@
+import PreloadKit
+
+/// The devices' preload stores between sessions, packed to 20 bytes per entry.
+///
+/// A `PreloadStore` costs ≈ 200 bytes per device once it holds an entry (its own heap array of
+/// 72-byte entries). Between sessions only three fields of an entry are not functions of the
+/// campaign that stored it: which asset URL (an index into the sorted key table), when it was
+/// stored and when it was last used. Size, media kind, campaign tag, `expiresAt` and `staleUntil`
+/// are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
+/// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
+/// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
+/// kept whole in an overflow pool. So unparking always returns a store equal (`==`) to the one
+/// parked, and every store decision stays PreloadKit's.
+///
+/// Storage: per device an offset and a count (5 bytes); entries in power-of-two blocks of a
+/// shared struct-of-arrays pool, recycled through per-size free lists (no per-device allocation).
+struct ParkedStores {
+    /// Marks an entry as InfraModel's placeholder image stored under the asset's key.
+    static let placeholderBit: UInt32 = 1 << 31
+    /// Marks the device's preexisting filler entry (`PopulationConfig.preexistingStoreBytes`);
+    /// its `storedAt` slot holds its size (a filler is always stored at t = 0).
+    static let fillerBit: UInt32 = 1 << 30
+    /// `count` value of a device whose store is in the overflow pool (`offset` indexes it).
+    static let overflowCount: UInt8 = .max
+    /// `offset` of a device with an empty store (count 0); offset 0 with count 0: no store yet.
+    static let emptyOffset: UInt32 = .max
+
+    private var offset: [UInt32]
+    private var count: [UInt8]
+    /// Entry pool; slot 0 is never used, so a block offset is never 0.
+    private var ref: [UInt32] = [0]
+    private var storedAt: [Int64] = [0]
+    private var lastUsed: [Int64] = [0]
+    /// Free blocks per size class (class k holds 2^k entries).
+    private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 8)
+    private var overflow: [PreloadStore] = []
+    private var overflowFree: [UInt32] = []
+
+    let capacityBytes: Int64
+    let entriesMax: Int
+    private let objectCampaign: [Int32]
+    private let objectKind: [MediaKind]
+    private let objectBytes: [Int64]
+    private let campaignCacheControl: [CacheControl]
+    private let campaignTTLSeconds: [Int64]
+    private let campaignTag: [UInt64]
+    private let placeholderBytes: Int64
+
+    /// Stores parked whole (an entry could not be packed).
+    private(set) var overflowStores = 0
+
+    init(devices: Int, capacityBytes: Int64, entriesMax: Int, plans: CampaignPlans, campaigns: [CampaignConfig], placeholderBytes: Int64) {
+        offset = [UInt32](repeating: 0, count: devices)
+        count = [UInt8](repeating: 0, count: devices)
+        self.capacityBytes = capacityBytes
+        self.entriesMax = entriesMax
+        objectCampaign = plans.objectCampaign
+        objectKind = plans.objectKind
+        objectBytes = plans.catalog.bytes
+        campaignCacheControl = campaigns.map { CacheControl.parse($0.cacheControl.headerValue) }
+        campaignTTLSeconds = plans.requests.map { $0[0].ttlSeconds }
+        campaignTag = plans.requests.map { $0[0].manifestTag }
+        self.placeholderBytes = placeholderBytes
+    }
+
+    /// The key of device `d`'s preexisting filler entry.
+    static func fillerKey(_ d: Int) -> StoreKey { StoreKey(hi: UInt64(d) | 1 << 63, lo: 0) }
+
+    /// Device `d`'s filler entry of `bytes` (stored at t = 0, usable for 4 h).
+    static func fillerEntry(_ d: Int, bytes: Int64) -> PreloadStore.Entry {
+        let until = Instant(microseconds: 14_400_000_000)
+        return PreloadStore.Entry(key: fillerKey(d), bytes: bytes, storedAt: .zero, expiresAt: until, staleUntil: until,
+                                  lastUsed: .zero, manifestTag: 0, kind: .jpeg)
+    }
+
+    /// Whether device `d` ever had a store (possibly empty now).
+    func hasStore(_ d: Int) -> Bool { count[d] != 0 || offset[d] != 0 }
+
+    /// The entry that packed fields stand for, or nil when `r` names no campaign asset.
+    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, device d: Int, plans: CampaignPlans) -> PreloadStore.Entry? {
+        if r & ParkedStores.fillerBit != 0 {
+            var e = ParkedStores.fillerEntry(d, bytes: s)
+            e.lastUsed = Instant(microseconds: u)
+            return e
+        }
+        let index = Int(r & ~ParkedStores.placeholderBit)
+        guard index < plans.keys.count else { return nil }
+        let object = Int(plans.keyObjects[index])
+        let c = Int(objectCampaign[object])
+        guard c >= 0 else { return nil }
+        let placeholder = r & ParkedStores.placeholderBit != 0
+        let at = Instant(microseconds: s)
+        guard let life = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
+        return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
+                                  expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
+                                  manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object])
+    }
+
+    /// Device `d`'s store (an empty one if none was parked); the parked copy is released.
+    /// - Complexity: O(entries); allocates the store's entry array.
+    mutating func unpark(_ d: Int, plans: CampaignPlans) -> PreloadStore {
+        var store = PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
+        let n = count[d]
+        if n == ParkedStores.overflowCount {
+            let i = Int(offset[d])
+            swap(&store, &overflow[i])
+            overflowFree.append(UInt32(i))
+        } else if n > 0 {
+            let base = Int(offset[d])
+            for i in base..<(base + Int(n)) {
+                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) {
+                    store.insert(e)
+                }
+            }
+            release(base: base, count: Int(n))
+        }
+        count[d] = 0
+        offset[d] = 0
+        return store
+    }
+
+    /// Entries held in packed form, and the pool's slots (for memory reports).
+    var poolSlots: Int { ref.count }
+
+    /// Parks device `d`'s store.
+    /// - Complexity: O(entries · log keys); no allocation once the pool is warm.
+    mutating func park(_ d: Int, _ store: PreloadStore, plans: CampaignPlans) {
+        precondition(count[d] == 0 && offset[d] == 0, "device \(d) already has a parked store")
+        let n = store.entries.count
+        if n == 0 {
+            offset[d] = ParkedStores.emptyOffset
+            return
+        }
+        let base: Int
+        if n <= 128 {
+            base = allocate(n)
+            var packed = true
+            for (k, e) in store.entries.enumerated() {
+                let r: UInt32
+                if e.key == ParkedStores.fillerKey(d) {
+                    r = ParkedStores.fillerBit
+                } else if let index = plans.keyIndex(of: e.key) {
+                    r = UInt32(index) | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
+                } else {
+                    packed = false
+                    break
+                }
+                let i = base + k
+                ref[i] = r
+                storedAt[i] = r & ParkedStores.fillerBit != 0 ? e.bytes : e.storedAt.microseconds
+                lastUsed[i] = e.lastUsed.microseconds
+                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) != e {
+                    packed = false
+                    break
+                }
+            }
+            if packed {
+                offset[d] = UInt32(base)
+                count[d] = UInt8(n)
+                return
+            }
+            release(base: base, count: n)
+        }
+        overflowStores += 1
+        if let i = overflowFree.popLast() {
+            overflow[Int(i)] = store
+            offset[d] = i
+        } else {
+            offset[d] = UInt32(overflow.count)
+            overflow.append(store)
+        }
+        count[d] = ParkedStores.overflowCount
+    }
+
+    private static func sizeClass(_ n: Int) -> Int {
+        var k = 0
+        while (1 << k) < n { k += 1 }
+        return k
+    }
+
+    private mutating func allocate(_ n: Int) -> Int {
+        let k = ParkedStores.sizeClass(n)
+        if let b = freeBlocks[k].popLast() { return Int(b) }
+        let base = ref.count
+        let size = 1 << k
+        ref.append(contentsOf: repeatElement(0, count: size))
+        storedAt.append(contentsOf: repeatElement(0, count: size))
+        lastUsed.append(contentsOf: repeatElement(0, count: size))
+        return base
+    }
+
+    private mutating func release(base: Int, count n: Int) {
+        freeBlocks[ParkedStores.sizeClass(n)].append(UInt32(base))
+    }
+}

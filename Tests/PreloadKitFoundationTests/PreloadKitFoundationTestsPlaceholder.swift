@@ -1,7 +1,0 @@
-import XCTest
-@testable import PreloadKitFoundation
-
-/// Placeholder removed by the issue that fills this target.
-final class PreloadKitFoundationTestsPlaceholder: XCTestCase {
-    func testModuleLinks() throws {}
-}

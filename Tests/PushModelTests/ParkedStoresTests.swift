@@ -1,0 +1,76 @@
+import Foundation
+import PreloadKit
+import XCTest
+@testable import PushModel
+
+/// Parking a store and unparking it gives back an equal `PreloadStore`, packed or not.
+final class ParkedStoresTests: XCTestCase {
+    func makePlans() throws -> (CampaignPlans, [CampaignConfig]) {
+        var a = CampaignConfig()
+        a.name = "a"
+        a.assets = [AssetConfig(name: "hero", bytes: 48_200, variants: [AssetVariantConfig(network: "3g", bytes: 9_000)]),
+                    AssetConfig(name: "doc", type: .json, priority: .critical, bytes: 1_800)]
+        var b = CampaignConfig()
+        b.name = "b"
+        b.cacheControl = CacheControlConfig(maxAgeSeconds: 600, staleWhileRevalidateSeconds: 60)
+        b.ttlSeconds = 3_600
+        let campaigns = [a, b]
+        return (try CampaignPlans(campaigns: campaigns), campaigns)
+    }
+
+    /// The entry a session would store for `key` of campaign `c` at `t` (PreloadKit's lifetime rule).
+    func entry(_ plans: CampaignPlans, _ campaigns: [CampaignConfig], key: StoreKey, campaign c: Int, bytes: Int64, kind: MediaKind,
+               storedAt t: Int64, lastUsed u: Int64) throws -> PreloadStore.Entry {
+        let at = Instant(microseconds: t)
+        let life = try XCTUnwrap(PreloadStore.lifetime(of: CacheControl.parse(campaigns[c].cacheControl.headerValue),
+                                                       ttlSeconds: plans.requests[c][0].ttlSeconds, storedAt: at))
+        return PreloadStore.Entry(key: key, bytes: bytes, storedAt: at, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
+                                  lastUsed: Instant(microseconds: u), manifestTag: plans.requests[c][0].manifestTag, kind: kind)
+    }
+
+    func testRoundTrips() throws {
+        let (plans, campaigns) = try makePlans()
+        var parked = ParkedStores(devices: 10, capacityBytes: 25_000_000, entriesMax: 64, plans: plans, campaigns: campaigns, placeholderBytes: 30_000)
+        let heroKey = plans.requests[0][0].assets[0].key
+        let variantKey = plans.requests[0][0].assets[0].variants[0].key
+        let docKey = plans.requests[0][0].assets[1].key
+        let bKey = plans.requests[1][0].assets[0].key
+
+        var packed = PreloadStore()
+        packed.insert(ParkedStores.fillerEntry(3, bytes: 1_234_567))
+        packed.insert(try entry(plans, campaigns, key: heroKey, campaign: 0, bytes: 48_200, kind: .jpeg, storedAt: 5_000_000, lastUsed: 9_000_000))
+        packed.insert(try entry(plans, campaigns, key: variantKey, campaign: 0, bytes: 30_000, kind: .jpeg, storedAt: 6_000_000, lastUsed: 6_000_000))  // placeholder
+        packed.insert(try entry(plans, campaigns, key: docKey, campaign: 0, bytes: 1_800, kind: .json, storedAt: 7_000_000, lastUsed: 7_500_000))
+        packed.insert(try entry(plans, campaigns, key: bKey, campaign: 1, bytes: 48_200, kind: .jpeg, storedAt: 8_000_000, lastUsed: 8_000_000))
+        XCTAssertFalse(parked.hasStore(3))
+        parked.park(3, packed, plans: plans)
+        XCTAssertTrue(parked.hasStore(3))
+        XCTAssertEqual(parked.overflowStores, 0, "every entry is derivable from its campaign")
+        XCTAssertEqual(parked.unpark(3, plans: plans), packed)
+        XCTAssertFalse(parked.hasStore(3))
+
+        // An entry not derivable from any campaign (foreign key, or other lifetimes) parks whole.
+        var foreign = packed
+        foreign.insert(PreloadStore.Entry(key: StoreKey(hi: 1, lo: 2), bytes: 10, storedAt: .zero, expiresAt: .zero,
+                                          staleUntil: Instant(microseconds: 1), lastUsed: .zero, manifestTag: 9, kind: .png))
+        parked.park(4, foreign, plans: plans)
+        XCTAssertEqual(parked.overflowStores, 1)
+        var odd = PreloadStore()
+        var e = try entry(plans, campaigns, key: docKey, campaign: 0, bytes: 1_800, kind: .json, storedAt: 1, lastUsed: 1)
+        e.expiresAt = Instant(microseconds: 2)
+        odd.insert(e)
+        parked.park(5, odd, plans: plans)
+        XCTAssertEqual(parked.overflowStores, 2)
+        XCTAssertEqual(parked.unpark(4, plans: plans), foreign)
+        XCTAssertEqual(parked.unpark(5, plans: plans), odd)
+
+        // An emptied store stays a store (its filler is not re-created).
+        parked.park(6, PreloadStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
+        XCTAssertTrue(parked.hasStore(6))
+        XCTAssertEqual(parked.unpark(6, plans: plans).entries.count, 0)
+        // Blocks are recycled: parking again reuses freed slots.
+        let slots = parked.poolSlots
+        parked.park(3, packed, plans: plans)
+        XCTAssertEqual(parked.poolSlots, slots)
+    }
+}
