@@ -95,7 +95,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     /// The calibration loop's checksum: a different value means the loop changed and the ratios
     /// are not comparable.
     public var calibrationChecksum: UInt64
-    /// Σ best scenario CPU time ÷ best calibration CPU time.
+    /// The suite's CPU-time ratio to the calibration loop (`BenchSpeedMeasurement.suiteRatio`).
     public var suiteRatio: Double
     /// Each scenario's best CPU time ÷ best calibration CPU time, by scenario name.
     public var scenarioRatios: [BenchScenarioRatio]

@@ -223,7 +223,7 @@ enum BenchCommand {
         return report.fails ? .runFailed : .ok
     }
 
-    /// "calibration 0.21 s, scenarios 0.57 s CPU (best of 3)".
+    /// "calibration 0.21 s, scenarios 0.57 s CPU (best of 5)".
     static func cpuText(_ m: BenchSpeedMeasurement) -> String {
         "calibration \(TextNumber.format(m.calibrationBestSeconds, significant: 3)) s, scenarios "
             + "\(TextNumber.format(m.scenarios.reduce(0) { $0 + $1.bestSeconds }, significant: 3)) s CPU (best of \(BenchSuite.speedRounds))"

@@ -70,7 +70,7 @@ public struct BenchReport: Sendable, Equatable {
         }
         lines += alignedTable(rows).map { "  " + $0 }
         lines.append("")
-        lines.append("Speed (CPU-time ratio to the calibration loop, best of \(BenchSuite.speedRounds)): " + speedLine)
+        lines.append("Speed (CPU-time ratio to the calibration loop, median of \(BenchSuite.speedRounds) rounds): " + speedLine)
         for n in notes { lines.append("note: " + n) }
         for e in errors { lines.append("error: " + e) }
         lines.append("")
@@ -129,7 +129,7 @@ public struct BenchReport: Sendable, Equatable {
         md.append("")
         md.append("### Speed")
         md.append("")
-        md.append("CPU-time ratio of the scenarios' replication 0 to a fixed calibration loop (best of \(BenchSuite.speedRounds)): " + speedLine)
+        md.append("CPU-time ratio of the scenarios' replication 0 to a fixed calibration loop (median of \(BenchSuite.speedRounds) rounds): " + speedLine)
         if !notes.isEmpty {
             md.append("")
             for n in notes { md.append("- " + cell(n)) }

@@ -58,7 +58,8 @@ public enum BenchSuite {
     /// the baseline ratio by more than this factor (25 %). The spread measured on a loaded 2-core
     /// machine is in README ("Simulator speed").
     public static let speedMarginFactor = 1.25
-    /// Rounds of (calibration, every scenario's replication 0) timed; the best of each is used.
+    /// Rounds of (calibration, every scenario's replication 0) timed; the gated ratio is the median
+    /// of the per-round ratios.
     public static let speedRounds = 5
     /// `--update-baseline` records the median suite ratio of this many measurements (odd).
     public static let speedBaselineMeasurements = 3

@@ -144,6 +144,14 @@ final class BenchGateTests: XCTestCase {
         XCTAssertGreaterThan(t1, t0, "thread CPU clock did not advance over 20 000 heap steps")
     }
 
+    func testSuiteRatioIsTheMedianOfPerRoundRatiosToTheAdjacentCalibrations() {
+        // Calibrations 1, 1, 2, 2 s around rounds of 5, 10, 8 s: per-round ratios 5 / 1 = 5,
+        // 10 / 1.5 ≈ 6.67, 8 / 2 = 4; the median is 5.
+        let m = BenchSpeedMeasurement(calibrationChecksum: 0, calibrationBestSeconds: 1, calibrationSeconds: [1, 1, 2, 2],
+                                      roundSums: [5, 10, 8], scenarios: [])
+        XCTAssertEqual(m.suiteRatio, 5, accuracy: 1e-12)
+    }
+
     func testSpeedBaselineRoundsToFourSignificantDigits() {
         XCTAssertEqual(BenchSpeedBaseline.rounded(3.14159), 3.142)
         XCTAssertEqual(BenchSpeedBaseline.rounded(0.0123456), 0.01235)
