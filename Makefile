@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift test-cluster test-notebooks notebooks bench clean
+.PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks notebooks bench bench-baseline clean
 
 all: build
 
@@ -36,13 +36,20 @@ build: deps
 run: build
 	$(BIN)/prestage run $(SCENARIO)
 
-## test: the whole test suite (CI runs exactly this): Swift tests, the Slurm end-to-end test, the notebooks.
-test: test-swift test-cluster test-notebooks
+## test: the whole test suite (CI runs exactly this): Swift tests, the regression gate (`prestage bench`
+## against results/baseline/, see README "Regression benchmarks in CI"), the Slurm end-to-end test, the notebooks.
+test: test-swift test-bench test-cluster test-notebooks
 
 ## test-swift: build and run the Swift test suite.
 test-swift: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## test-bench: the regression gate: `prestage bench` (release) against results/baseline/; fails on a
+## significant regression beyond its threshold, a changed fingerprint or a slower simulator.
+test-bench: deps
+	$(SWIFT) build -c $(CONFIG) --product prestage
+	$(BIN)/prestage bench
 
 ## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
 ## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local
@@ -82,9 +89,16 @@ test-notebooks: deps $(NB_STAMP)
 	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to notebook --execute --output-dir "$$out" $(NOTEBOOKS) \
 	  && echo "test-notebooks: $(words $(NOTEBOOKS)) notebooks executed against $(NB_EXAMPLES)/ without errors"
 
-## bench: benchmarks (speed targets live here, never in timed unit tests).
+## bench: benchmarks (speed targets live here, never in timed unit tests): the kernel hold model,
+## then the regression suite (reports in results/bench/).
 bench: build
 	$(BIN)/prestage-kernel-bench
+	$(BIN)/prestage bench
+
+## bench-baseline: record results/baseline/ deliberately; review `git diff results/baseline` and commit.
+bench-baseline: deps
+	$(SWIFT) build -c $(CONFIG) --product prestage
+	$(BIN)/prestage bench --update-baseline
 
 clean:
 	rm -rf .build

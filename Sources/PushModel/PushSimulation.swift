@@ -29,4 +29,17 @@ public enum PushSimulation {
         var world = try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: progress)
         return try world.run(limits: limits)
     }
+
+    /// `run`, recording every processed event (PushModel's and InfraModel's) in `trace`, in order.
+    /// The result equals `run`'s for the same inputs; `run` itself never pays for tracing.
+    /// - Complexity: `run`'s, plus one `trace.record` per event.
+    public static func run<Sink: EventTraceSink>(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
+                                                 limits: RunLimits = RunLimits(), trace: inout Sink) throws -> ReplicationResult {
+        var traced = TracingHandler(inner: try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: nil),
+                                    sink: trace)
+        var kernel = try traced.inner.startKernel()
+        let outcome = try kernel.run(&traced, limits: traced.inner.kernelLimits(limits))
+        trace = traced.sink
+        return try traced.inner.finish(kernel: kernel, outcome: outcome)
+    }
 }

@@ -254,6 +254,13 @@ struct PushWorld: EventHandler {
     // MARK: - Run
 
     mutating func run(limits: RunLimits) throws -> ReplicationResult {
+        var kernel = try startKernel()
+        let outcome = try kernel.run(&self, limits: kernelLimits(limits))
+        return try finish(kernel: kernel, outcome: outcome)
+    }
+
+    /// A kernel holding the run's initial events (background streams, warms, swaps, first sends).
+    mutating func startKernel() throws -> Kernel {
         var kernel = Kernel(reservingCapacity: 4_096)
         try infra.startBackgroundStreams(kernel: &kernel)
         for (c, campaign) in config.campaigns.enumerated() {
@@ -270,9 +277,17 @@ struct PushWorld: EventHandler {
                 try kernel.schedule(at: SimTime(ticks: start), kind: PushKind.sendBatch, target: UInt32(c))
             }
         }
-        let timeMax = SimTime(ticks: min(limits.timeMax.ticks, horizonTicks))
-        let outcome = try kernel.run(&self, limits: RunLimits(eventsMax: limits.eventsMax, timeMax: timeMax,
-                                                              progressEveryEvents: limits.progressEveryEvents))
+        return kernel
+    }
+
+    /// `limits` with the time limit capped at the horizon.
+    func kernelLimits(_ limits: RunLimits) -> RunLimits {
+        RunLimits(eventsMax: limits.eventsMax, timeMax: SimTime(ticks: min(limits.timeMax.ticks, horizonTicks)),
+                  progressEveryEvents: limits.progressEveryEvents)
+    }
+
+    /// Accounts the pushes never sent and builds the result.
+    mutating func finish(kernel: Kernel, outcome: RunOutcome) throws -> ReplicationResult {
         try finishUnsent()
         return makeResult(kernel: kernel, outcome: outcome)
     }

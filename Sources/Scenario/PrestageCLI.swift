@@ -106,6 +106,7 @@ public enum PrestageCLI {
                     positionals: ["DIR..."], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
                     ]),
+        BenchCommand.spec,
     ])
 
     /// Extra help after ScenarioKit's generated text, per command (nil: the program).
@@ -155,6 +156,8 @@ public enum PrestageCLI {
             return SweepHelp.merge + "\n\(exitCodes)"
         case "list":
             return "\n\(exitCodes)"
+        case "bench":
+            return BenchCommand.helpFooter
         default:
             return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
         }
@@ -181,6 +184,7 @@ public enum PrestageCLI {
             case "list": return ListCommand.execute(environment: env)
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
+            case "bench": return BenchCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
