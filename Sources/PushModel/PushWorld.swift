@@ -175,10 +175,14 @@ struct PushWorld: EventHandler {
     let firstSendTicks: Int64
     var bytes = ByteCounts()
     var counters = DriverCounters()
+    /// The kernel's pending-event count and the far-event buckets' size, sampled at every
+    /// progress report (for the benchmark; not part of the result).
+    var pendingProfile = PendingEventProfile()
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
 
-    init(config: PushWorldConfig, masterSeed: UInt64, replication: Int, progressSink: ProgressSink?) throws {
+    init(config: PushWorldConfig, masterSeed: UInt64, replication: Int, progressSink: ProgressSink?,
+         bucketFarEvents: Bool = true) throws {
         self.config = config
         self.masterSeed = masterSeed
         self.replication = replication
@@ -215,7 +219,8 @@ struct PushWorld: EventHandler {
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
-        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush)
+        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush,
+                          isBucketing: bucketFarEvents)
 
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
@@ -287,6 +292,7 @@ struct PushWorld: EventHandler {
     }
 
     mutating func progress(_ p: RunProgress) {
+        pendingProfile.add(kernelPending: p.pendingCount, bucketed: far.count)
         guard let sink = progressSink else { return }
         var done = 0
         for c in sendCursor { done += c }

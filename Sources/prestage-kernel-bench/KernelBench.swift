@@ -247,13 +247,19 @@ func fixed(_ x: Double, _ digits: Int) -> String {
 struct KernelBench {
     static func main() {
         let usage = """
-            usage: prestage-kernel-bench [--quick | --events COUNT]
-              Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop.
+            usage: prestage-kernel-bench [--quick | --events COUNT] [--model-devices N | --no-model] [--model-scenario PATH]
+              Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop;
+              then the full model (one replication, with and without far-event buckets) against the
+              hold loop at the model's mean pending-event count.
               (default)       8 alternating rounds of ~0.15 s per loop per row
               --quick         3 rounds of ~0.03 s per loop per row
               --events COUNT  exactly COUNT events per loop per row (1...10^9), for profilers
+              --model-devices N     devices of the full-model run (1000...50000000; default 500000)
+              --model-scenario PATH scenario file of the full-model run (default scenarios/black-friday-flash-sale.json)
+              --no-model            skip the full-model rows
             """
         var plan = Plan.timed(rounds: 8, secondsPerLoopPerRound: 0.15)
+        var modelPlan: ModelPlan? = ModelPlan()
         var args = CommandLine.arguments.dropFirst()
         while let arg = args.popFirst() {
             switch arg {
@@ -265,6 +271,20 @@ struct KernelBench {
                     exit(2)
                 }
                 plan = .fixed(eventsPerLoop: count)
+            case "--model-devices":
+                guard let text = args.popFirst(), let count = Int(text), count >= 1_000, count <= 50_000_000 else {
+                    print("prestage-kernel-bench: --model-devices needs a whole number from 1000 to 50000000\n\(usage)")
+                    exit(2)
+                }
+                modelPlan?.devices = count
+            case "--model-scenario":
+                guard let path = args.popFirst() else {
+                    print("prestage-kernel-bench: --model-scenario needs a file path\n\(usage)")
+                    exit(2)
+                }
+                modelPlan?.scenarioPath = path
+            case "--no-model":
+                modelPlan = nil
             case "--help", "-h":
                 print(usage)
                 return
@@ -301,6 +321,7 @@ struct KernelBench {
                       + pad(fixed(row.spreadU.low * 100, 0) + "-" + fixed(row.spreadU.high * 100, 0) + "%", 10))
             }
             print("worst ratio: kernel \(fixed(worst * 100, 1))%, kernel-U \(fixed(worstU * 100, 1))% (target >= 85%)   [checksum \(sink & 0xffff)]")
+            if let modelPlan { try modelRows(modelPlan, holdPlan: plan) }
         } catch {
             print("prestage-kernel-bench: \(error)")
             exit(1)

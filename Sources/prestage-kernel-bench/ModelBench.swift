@@ -1,0 +1,66 @@
+// The full model against the hold loop (`make bench`, after the hold-model rows).
+//
+// One replication of a scenario (default: black-friday-flash-sale at 500 000 devices) runs twice:
+// with PushModel's far-event buckets (taps, deferred pushes and long provider delays wait outside
+// the kernel in 10-second buckets) and without (everything goes straight into the kernel's heap).
+// Each run reports its events/s over the event loop alone (thread CPU time, world construction
+// excluded) and the kernel's mean pending-event count, sampled every `sampleEveryEvents` events.
+// Then the hold loops of KernelBench.swift run at the bucketed run's mean pending count, and the
+// full model's events/s is printed as a share of the bare hold loop's.
+
+import Foundation
+@_spi(Benchmark) import PushModel
+import Scenario
+
+/// Pending-set samples: one per this many events.
+let sampleEveryEvents: UInt64 = 1_000
+
+/// What the full-model rows run.
+struct ModelPlan {
+    var scenarioPath = "scenarios/black-friday-flash-sale.json"
+    var devices = 500_000
+}
+
+/// One full-model run: events, event-loop CPU seconds, pending-set profile.
+struct ModelRun {
+    var events: UInt64
+    var seconds: Double
+    var profile: PendingEventProfile
+    var eventsPerSecond: Double { Double(events) / seconds }
+}
+
+func runModel(_ scenario: ScenarioFile, bucketFarEvents: Bool) throws -> ModelRun {
+    var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: 0, bucketFarEvents: bucketFarEvents)
+    var outcome: (result: ReplicationResult, profile: PendingEventProfile)?
+    let seconds = try timed { outcome = try run.run(sampleEveryEvents: sampleEveryEvents) }
+    guard let outcome else { preconditionFailure("the model run returned nothing") }
+    return ModelRun(events: outcome.result.eventsProcessed, seconds: seconds, profile: outcome.profile)
+}
+
+/// Runs the full-model rows and prints them.
+func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: plan.scenarioPath))
+    let scenario = try ScenarioLoader.decode(data, label: plan.scenarioPath,
+                                             flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
+    print("")
+    print("full model: \(scenario.name) (\(plan.scenarioPath)), \(plan.devices) devices, replication 0, seed \(scenario.run.seed); event loop in thread CPU time, pending sampled every \(sampleEveryEvents) events")
+    let bucketed = try runModel(scenario, bucketFarEvents: true)
+    let direct = try runModel(scenario, bucketFarEvents: false)
+    for (label, r) in [("bucketed far events", bucketed), ("no bucketing", direct)] {
+        print("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0)
+              + pad(String(r.events), 10) + " events" + pad(fixed(r.seconds, 2), 8) + " s"
+              + pad(fixed(r.eventsPerSecond / 1e6, 3) + " M ev/s", 16)
+              + "   kernel pending mean " + String(Int(r.profile.kernelPendingMean.rounded()))
+              + " (max " + String(r.profile.kernelPendingMax) + "), in buckets mean "
+              + String(Int(r.profile.bucketedMean.rounded())))
+    }
+    print("  bucketing: pending mean ÷ " + fixed(direct.profile.kernelPendingMean / Swift.max(1, bucketed.profile.kernelPendingMean), 1)
+          + ", events/s × " + fixed(bucketed.eventsPerSecond / direct.eventsPerSecond, 2))
+    let n = Swift.max(1, Int(bucketed.profile.kernelPendingMean.rounded()))
+    let row = try measure(pending: n, plan: holdPlan)
+    print("  hold loop at N = \(n): bare " + fixed(row.bare.eventsPerSecond / 1e6, 2) + " M ev/s, kernel "
+          + fixed(row.kernel.eventsPerSecond / 1e6, 2) + " M ev/s")
+    print("  full model / bare hold loop: " + fixed(bucketed.eventsPerSecond / row.bare.eventsPerSecond * 100, 1)
+          + "% (target >= 40%); full model / kernel hold loop: "
+          + fixed(bucketed.eventsPerSecond / row.kernel.eventsPerSecond * 100, 1) + "%")
+}
