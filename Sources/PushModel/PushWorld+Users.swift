@@ -58,7 +58,7 @@ extension PushWorld {
         sKill[s] = nil
         let d = Int(sDevice[s])
         let store = sessions[s].currentStore()
-        sessions[s] = idleSession
+        sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(d, store, plans: plans)
         deviceSlot[d] = -1
         if sTap[s] >= 0 {

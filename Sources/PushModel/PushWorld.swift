@@ -111,7 +111,10 @@ struct PushWorld: EventHandler {
 
     // Session slots (active devices only).
     var sessions: [PreloadSession] = []
+    /// What a new session slot starts as: no store, the validated policy.
     let idleSession: PreloadSession
+    /// The store an ended session holds until its slot is reused (the device's store is parked).
+    let noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
     var sDevice: [UInt32] = []
     var sPush: [UInt64] = []
     var sGen: [UInt32] = []
@@ -195,7 +198,7 @@ struct PushWorld: EventHandler {
         policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions)
         do {
             try policy.validate()
-            idleSession = try PreloadSession(policy: policy, store: PreloadStore(capacityBytes: 0, entriesMax: 0))
+            idleSession = try PreloadSession(policy: policy, store: noStore)
         } catch {
             throw PushModelError(path: "preloadPolicy", reason: "\(error)")
         }
@@ -596,11 +599,9 @@ struct PushWorld: EventHandler {
             store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
             if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
-        do {
-            sessions[s] = try PreloadSession(policy: policy, store: store)
-        } catch {
-            throw PushModelError(path: "preloadPolicy", reason: "\(error)")
-        }
+        // The slot's session value is reused (policy validated once, in `init`; buffers keep
+        // their capacity): no validation and no allocation per push.
+        sessions[s].reset(store: store)
         let context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
                                     isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes, receiptJitterUniform: 0)
         let request = plans.requests[w.campaign][w.part]
