@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test test-cluster bench clean
 
 all: build
 
@@ -40,6 +40,12 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
+## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local
+## run, stops everything) and of the Kubernetes manifest. Needs root. See docs/cluster/README.md.
+test-cluster:
+	bash Tests/cluster/slurm-e2e.sh
 
 ## bench: benchmarks (speed targets live here, never in timed unit tests).
 bench: build

@@ -1,9 +1,19 @@
 /// A point in time on the driver's clock, in whole microseconds.
 ///
 /// PreloadKit never reads a clock: every input carries an explicit `now`. The origin is whatever
-/// the driver chooses (virtual time in the simulator, a monotonic clock in an app); only
-/// differences matter. Arithmetic saturates at the `Int64` range instead of trapping, so a
-/// huge TTL or timeout taken from a payload can never crash the state machine.
+/// the driver chooses (virtual time in the simulator, a clock in an app); only differences
+/// matter. Arithmetic saturates at the `Int64` range instead of trapping, so a huge TTL or
+/// timeout taken from a payload can never crash the state machine.
+///
+/// Persistent stores: a `PreloadStore` entry's instants (`storedAt`, `expiresAt`, `staleUntil`,
+/// `lastUsed`) are compared with the `now` of later sessions, possibly in another process (the
+/// app and its extension) or after a reboot. Every process that opens a persisted store must
+/// therefore use one shared timeline that survives reboots, e.g. microseconds since the Unix
+/// epoch (a wall-clock anchor advanced by a monotonic clock within a process, as
+/// `PreloadKitFoundation` does). A bare monotonic clock (uptime) restarts at boot and must not be
+/// used. Within a session `now` must still never decrease. Because a wall clock can be set back,
+/// validate a loaded store with `PreloadStore.dropEntriesFromTheFuture(now:toleranceMicroseconds:)`;
+/// a clock set forward only makes entries look older (they expire early, which is safe).
 ///
 /// Durations are plain `Int64` microsecond counts whose names say so (`timeoutMicroseconds`);
 /// the name `Instant` was chosen so it does not clash with `Swift.Duration`.

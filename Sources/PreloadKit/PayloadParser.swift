@@ -235,7 +235,7 @@ public enum PayloadParser {
             manifestTag: tag(format: format == .manifestReference ? .manifestReference : .inlineManifest, text: manifestID),
             ttlSeconds: ttlValue ?? options.defaultTTLSeconds, assets: assets, manifestURL: manifestURL, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status), canonical)
+            signature: status, assetsKnown: true), canonical)
     }
 
     static func parseAsset(_ raw: PayloadValue, path: String, options: PayloadOptions, canonical: inout Canonical) throws(PayloadRejection) -> AssetSpec {
@@ -301,7 +301,7 @@ public enum PayloadParser {
             format: .manifestReference, manifestID: manifestID, manifestTag: tag(format: .manifestReference, text: manifestID),
             ttlSeconds: options.defaultTTLSeconds, assets: [], manifestURL: url, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status), canonical)
+            signature: status, assetsKnown: false), canonical)
     }
 
     static func parseSilent(_ p: PayloadValue, flags: ApsFlags, options: PayloadOptions) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
@@ -334,7 +334,7 @@ public enum PayloadParser {
             format: .silentPush, manifestID: id, manifestTag: tag(format: .silentPush, text: id),
             ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: version,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status), canonical)
+            signature: status, assetsKnown: true), canonical)
     }
 
     static func parseRich(_ p: PayloadValue, flags: ApsFlags, options: PayloadOptions) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
@@ -355,7 +355,7 @@ public enum PayloadParser {
             format: .richPush, manifestID: "", manifestTag: tag(format: .richPush, text: url.cacheKey),
             ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status), canonical)
+            signature: status, assetsKnown: true), canonical)
     }
 
     // MARK: - Fields

@@ -216,4 +216,8 @@ public struct PreStageRequest: Sendable, Equatable {
     public let contentAvailable: Bool
     /// How the signature was checked.
     public let signature: SignatureStatus
+    /// False for a manifest reference as pushed (its `assets` are empty because the manifest has
+    /// not been fetched yet, not because it has none); true for every other request, including a
+    /// fetched referenced manifest (`PayloadParser.parseReferencedManifest`).
+    public let assetsKnown: Bool
 }

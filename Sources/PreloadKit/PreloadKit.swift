@@ -24,6 +24,7 @@
 /// // after every handle+drain: arm ONE timer at session.nextDeadline() (nil = none);
 /// // when it fires: try session.handle(.timerFired, now: clock.now); drain()
 /// // iOS serviceExtensionTimeWillExpire: try session.handle(.expiryWarning, now:); drain()
+/// // a .storeAsset whose file could not be moved: try session.handle(.storeFailed(id), now:); drain()
 /// // when session.isFinished: keep session.store as the device's store
 /// // (a simulator reuses one value: session.reset(store: nextDevicesStore)).
 /// ```
@@ -31,11 +32,40 @@
 /// `.startFetch` is answered by the driver with `.fetchCompleted` or `.fetchFailed` (optionally
 /// preceded by `.fetchHeaders` / `.fetchProgress`) unless the session cancels it first; reports
 /// arriving after a `.cancelFetch` are ignored. Performing actions: `.startFetch` (stream assets
-/// to a temp file through `bufferBytes`, buffer manifests in memory, stop at `byteLimit`, time out
-/// after `timeoutMicroseconds`), `.cancelFetch` (stop and delete the partial file),
-/// `.storeAsset` (move the temp file to `entry.key.fileName`), `.evict` (delete the file),
+/// to a temp file through `bufferBytes`, buffer manifests in memory, stop at `byteLimit`),
+/// `.cancelFetch` (stop and delete the partial file), `.storeAsset` (move the temp file to
+/// `entry.key.fileName`; on failure feed `.storeFailed(fetchID)` after the drain, so the
+/// session's store never counts an asset the disk lacks), `.evict` (delete the file),
 /// `.deliver` (call the content handler exactly this once, with the attachment if any),
 /// `.tapAnswer` / `.paintReady` (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.log`.
+///
+/// ## Timeouts: the session owns them all
+/// The one timer a driver arms is at `nextDeadline()`, which covers the hard deadline and every
+/// running fetch's request timeout; `.timerFired` there cancels the late fetches
+/// (`.cancelFetch(id, .timedOut)`). A driver arms no per-fetch timer: `FetchRequest
+/// .timeoutMicroseconds` is advisory, for a transport-level backstop set well past it (e.g. plus
+/// 30 s), whose expiry is reported as `.fetchFailed(id, .timedOut)`. The outcome is deterministic:
+/// every input first applies the timeouts due at its `now`, so a report at or after its fetch's
+/// timeout finds the fetch cancelled and is logged as `lateInputIgnored`, whichever of the timer
+/// and the report is fed first.
+///
+/// ## Transfers: what a driver must and must not do
+/// - Fetch exactly the URL given and never follow a redirect: the redirect's target was not
+///   checked against the allowlist (nor is its store key the URL's). Report the 3xx response as
+///   received; the session refuses its status.
+/// - Report a truncated body (the connection closed before `Content-Length` bytes) as
+///   `.fetchCompleted` with the bytes actually received, not as `.fetchFailed`: the session then
+///   refuses it as `lengthMismatch`, and never stores a partial asset.
+/// - Do not decompress behind the session's back (`Accept-Encoding: identity`), so
+///   `Content-Length` counts the body bytes reported.
+///
+/// ## Taps without a session
+/// `PreloadStore.tapAnswer(for:context:policy:now:)` answers a tap from the store alone (the app
+/// process after the extension has ended), with the same selection as the session.
+///
+/// ## Persistent stores
+/// Instants in a persisted store must share one timeline across processes and reboots (see
+/// `Instant`); validate a loaded store with `PreloadStore.dropEntriesFromTheFuture`.
 ///
 /// ## What it guarantees
 /// Delivery exactly once and never later than the handler kind's hard deadline (fail open);

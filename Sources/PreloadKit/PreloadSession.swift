@@ -7,8 +7,9 @@
 /// 3. after EVERY `handle`, drain: `while let action = session.pollAction() { perform(action) }`
 ///    (a `handle` with undrained actions throws `.actionsNotDrained`),
 /// 4. then (re)arm one timer for `session.nextDeadline()` (nil: none) and feed `.timerFired` when
-///    it is reached; feed fetch events, `.expiryWarning` and `.userTapped` as they happen, with a
-///    non-decreasing `now`,
+///    it is reached: the only timer (the session owns the request timeouts too; a driver arms no
+///    per-fetch timer); feed fetch events, `.storeFailed`, `.expiryWarning` and `.userTapped` as
+///    they happen, with a non-decreasing `now`,
 /// 5. stop feeding timers once `isFinished`; keep `session.store` as the device's store.
 ///
 /// Guarantees: the notification is delivered exactly once (`.deliver`), at the latest at the
@@ -16,7 +17,7 @@
 /// warning, whatever the network does; a failed or refused asset never prevents the others or the
 /// delivery; the store never exceeds its capacity; only critical, ungated assets are fetched.
 /// A thrown `SessionError` leaves the session unchanged.
-public struct PreloadSession: Sendable {
+public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Where the session is.
     public enum Phase: UInt8, Sendable, CustomStringConvertible {
         /// Waiting for `pushReceived`.
@@ -69,6 +70,16 @@ public struct PreloadSession: Sendable {
         case cancelled
     }
 
+    /// Whether a fetch's asset was handed to the driver to store.
+    enum CommitState: Equatable {
+        /// No `.storeAsset` emitted for this fetch.
+        case none
+        /// `.storeAsset` emitted; the driver may still report `.storeFailed`.
+        case emitted
+        /// The driver reported `.storeFailed`; the entry was removed.
+        case failed
+    }
+
     struct FetchRecord {
         let id: FetchID
         /// Index into `slots`, or -1 for the manifest fetch.
@@ -77,6 +88,7 @@ public struct PreloadSession: Sendable {
         let timeoutAt: Instant
         var state: FetchState
         var bytesReceived: Int64
+        var commit: CommitState = .none
     }
 
     public let policy: PreloadPolicy
@@ -160,7 +172,8 @@ public struct PreloadSession: Sendable {
     }
 
     /// The instant at which the driver must feed `.timerFired`: the earliest of the hard deadline
-    /// and the running fetches' timeouts; nil when finished (or before the push).
+    /// and the running fetches' timeouts; nil when finished (or before the push). This one timer
+    /// is the only one a driver arms: the session owns every timeout (see `FetchRequest.timeoutMicroseconds`).
     /// - Complexity: O(fetches started), at most a few.
     public func nextDeadline() -> Instant? {
         switch phase {
@@ -193,7 +206,7 @@ public struct PreloadSession: Sendable {
             lastNow = now
             begin(request, context, now: now)
         case (.idle, .fetchHeaders(let id, _)), (.idle, .fetchProgress(let id, _)),
-             (.idle, .fetchCompleted(let id, _)), (.idle, .fetchFailed(let id, _)):
+             (.idle, .fetchCompleted(let id, _)), (.idle, .fetchFailed(let id, _)), (.idle, .storeFailed(let id)):
             throw .unknownFetch(id, input.kind)
         case (.idle, .timerFired), (.idle, .expiryWarning), (.idle, .userTapped):
             throw .noPushYet(input.kind)
@@ -235,6 +248,17 @@ public struct PreloadSession: Sendable {
             advanceClock(now)
             guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
             onFailed(index, failure, now: now)
+
+        // The driver could not write a committed asset: forget the entry, in every phase after the
+        // push (the commit is often the session's last action). The failure happened before
+        // `now`, so the entry goes before time advances (a delivery at the deadline then does not
+        // count it).
+        case (.fetchingManifest, .storeFailed(let id)), (.fetchingAssets, .storeFailed(let id)),
+             (.backgroundOnly, .storeFailed(let id)), (.finished, .storeFailed(let id)):
+            let index = try committedFetch(id)
+            lastNow = now
+            onStoreFailed(index)
+            advanceClock(now)
 
         // Time passes: deadline and per-request timeouts.
         case (.fetchingManifest, .timerFired), (.fetchingAssets, .timerFired), (.backgroundOnly, .timerFired):
@@ -299,6 +323,17 @@ public struct PreloadSession: Sendable {
         }
     }
 
+    /// The record index of a fetch whose `.storeAsset` was emitted and not yet reported failed.
+    func committedFetch(_ id: FetchID) throws(SessionError) -> Int {
+        let index = Int(id.rawValue) - 1
+        guard index >= 0, index < fetches.count else { throw .unknownFetch(id, .storeFailed) }
+        switch fetches[index].commit {
+        case .emitted: return index
+        case .none: throw .noStoreCommit(id)
+        case .failed: throw .storeFailureAlreadyReported(id)
+        }
+    }
+
     func validateProgress(_ index: Int, _ received: Int64) throws(SessionError) {
         let f = fetches[index]
         if received < f.bytesReceived {
@@ -348,58 +383,44 @@ public struct PreloadSession: Sendable {
         } else {
             assetsKnown = true
             phase = .fetchingAssets
-            selectAssets(now: now)
+            selectAssets()
             log(.pushAccepted(format: request.format, selectedAssets: slots.count, deadline: hardDeadline))
             pump(now: now)
         }
         settle(now: now)
     }
 
-    /// Chooses the eligible assets (priority at least `policy.eligiblePriority`, i.e. `critical`
-    /// by default), most urgent first and in payload order within a priority, at most
-    /// `criticalAssetsMax` (one for silent pushes); resolves variants, consults the store and
-    /// queues the fetches that pass the gates. Slot order is the fetch queue's priority order.
-    mutating func selectAssets(now: Instant) {
+    /// Selects the critical assets with `PreloadPolicy.selectCriticalAssets` (the one selection
+    /// rule, shared with `PreloadStore.tapAnswer`); each selected asset becomes a slot (see
+    /// `selected`). Slot order is the fetch queue's priority order. `lastNow` is the current input's
+    /// `now` (both callers set it first).
+    mutating func selectAssets() {
         guard let request, let context else { return }
-        let silent = request.format == .silentPush || context.handlerKind.isSilent
-        let limit = silent && policy.oneAssetPerSilentPush ? 1 : policy.criticalAssetsMax
-        for (i, asset) in request.assets.enumerated() where asset.priority > policy.eligiblePriority {
-            log(.assetSkipped(assetIndex: i, .notCritical))
-        }
-        for priority in AssetPriority.allCases where priority <= policy.eligiblePriority {
-            for (i, asset) in request.assets.enumerated() where asset.priority == priority {
-                selectAsset(i, asset, limit: limit, now: now)
-            }
-        }
+        let policy = self.policy
+        policy.selectCriticalAssets(of: request, context: context, into: &self)
     }
 
-    mutating func selectAsset(_ i: Int, _ asset: AssetSpec, limit: Int, now: Instant) {
+    /// Makes asset `i` (resolved to `url`/`key`/`declaredBytes` for the device's network) a slot:
+    /// consults the store and queues a fetch if the gates pass (`CriticalAssetSelection`).
+    mutating func selected(_ i: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
         guard let context else { return }
-        let resolved = asset.resolved(for: context.network)
-        for s in slots where s.key == resolved.key {
-            log(.assetSkipped(assetIndex: i, .duplicateOf(assetIndex: s.assetIndex)))
-            return
-        }
-        if slots.count >= limit {
-            log(.assetSkipped(assetIndex: i, limit < policy.criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: policy.criticalAssetsMax)))
-            return
-        }
+        let now = lastNow
         var blocking = false
         var byteLimit: Int64 = 0
         var state = SlotState.idle
-        switch store.freshness(of: resolved.key, at: now) {
+        switch store.freshness(of: key, at: now) {
         case .fresh:
-            store.touch(resolved.key, at: now)
+            store.touch(key, at: now)
             log(.storeHit(assetIndex: i, .fresh))
         case .stale:
-            store.touch(resolved.key, at: now)
+            store.touch(key, at: now)
             log(.storeHit(assetIndex: i, .stale))
-            if case .fetch(let limitBytes) = gateAsset(declaredBytes: resolved.declaredBytes) {
+            if case .fetch(let limitBytes) = gateAsset(declaredBytes: declaredBytes) {
                 byteLimit = limitBytes
                 state = .queued
             }
         case .missing:
-            switch gateAsset(declaredBytes: resolved.declaredBytes) {
+            switch gateAsset(declaredBytes: declaredBytes) {
             case .skip(let reason):
                 log(.assetSkipped(assetIndex: i, reason))
             case .fetch(let limitBytes):
@@ -409,7 +430,17 @@ public struct PreloadSession: Sendable {
             }
         }
         if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
-        slots.append(Slot(assetIndex: i, url: resolved.url, key: resolved.key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+        slots.append(Slot(assetIndex: i, url: url, key: key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+    }
+
+    /// Asset `i` is not selected (not critical, a duplicate, over the limit).
+    mutating func skipped(_ i: Int, _ reason: SkipReason) { log(.assetSkipped(assetIndex: i, reason)) }
+
+    var selectedCount: Int { slots.count }
+
+    func hasSelected(_ key: StoreKey) -> Bool {
+        for s in slots where s.key == key { return true }
+        return false
     }
 
     /// A gate decision: fetch with this byte limit, or skip for this reason.
@@ -530,8 +561,13 @@ public struct PreloadSession: Sendable {
 
     // MARK: - Fetch events
 
+    /// `MediaKind.allCases` built once (the synthesized property builds an array per call).
+    static let mediaKinds = MediaKind.allCases
+
+    /// True when `contentType` names a kind `type` accepts (manifests, `type` nil: JSON).
+    /// - Complexity: O(kinds × n) for a header of n bytes; no allocation.
     func acceptedKind(contentType: String, type: AssetType?) -> Bool {
-        for kind in MediaKind.allCases where (type?.accepts(kind) ?? (kind == .json)) {
+        for kind in Self.mediaKinds where (type?.accepts(kind) ?? (kind == .json)) {
             if MediaSniffer.mimeType(contentType, matches: kind) { return true }
         }
         return false
@@ -627,6 +663,7 @@ public struct PreloadSession: Sendable {
         }
         let id = fetches[index].id
         endFetch(index, as: .finished, received: received)
+        fetches[index].commit = .emitted
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slot.blocking { emit(.paintReady(slot.key)) }
@@ -658,15 +695,27 @@ public struct PreloadSession: Sendable {
         request = parsed
         assetsKnown = true
         phase = .fetchingAssets
-        selectAssets(now: now)
+        selectAssets()
         log(.pushAccepted(format: parsed.format, selectedAssets: slots.count, deadline: hardDeadline))
         pump(now: now)
         settle(now: now)
     }
 
+    /// The driver could not write fetch `index`'s committed asset: drop the entry (it may already
+    /// be gone, evicted to make room for a later one) and report it.
+    mutating func onStoreFailed(_ index: Int) {
+        fetches[index].commit = .failed
+        let key = slots[fetches[index].slot].key
+        store.remove(key)
+        log(.storeFailed(fetches[index].id, key))
+    }
+
     // MARK: - Time
 
-    /// Applies the hard deadline and per-request timeouts due at `now`.
+    /// Applies the hard deadline and per-request timeouts due at `now`. Every input calls this
+    /// before applying a fetch report, so a report arriving at or after its fetch's timeout (or
+    /// the hard deadline) finds the fetch already cancelled and is ignored as late: the outcome of
+    /// a timeout never depends on whether the timer or the report is fed first.
     mutating func advanceClock(_ now: Instant) {
         if phase == .finished || phase == .idle { return }
         if now >= hardDeadline {

@@ -153,6 +153,29 @@ public struct PreloadStore: Sendable, Equatable {
         return keys.sorted()
     }
 
+    /// Removes every entry dated after `now + toleranceMicroseconds` (stored or last used then)
+    /// and returns them sorted by key. Such an entry was written on another timeline (a clock set
+    /// back, a monotonic clock restarted by a reboot, another process with another origin): its
+    /// ages and lifetimes are meaningless. Call it on every store loaded from persistent storage,
+    /// before the first session; the tolerance absorbs the small disagreement between processes'
+    /// clocks (a negative tolerance counts as zero). The driver must also delete the removed
+    /// entries' files. See `Instant` for the timeline requirement.
+    /// - Complexity: O(e²) for e entries (bounded by `entriesMax`).
+    public mutating func dropEntriesFromTheFuture(now: Instant, toleranceMicroseconds: Int64) -> [Entry] {
+        let latest = now.advanced(byMicroseconds: max(0, toleranceMicroseconds))
+        var dropped: [Entry] = []
+        var i = 0
+        while i < entries.count {
+            if entries[i].storedAt > latest || entries[i].lastUsed > latest {
+                dropped.append(remove(at: i))
+            } else {
+                i += 1
+            }
+        }
+        checkInvariants()
+        return dropped.sorted { $0.key < $1.key }
+    }
+
     /// Removes every entry stored by the campaign with `manifestTag` and returns their keys, sorted.
     public mutating func purge(manifestTag: UInt64) -> [StoreKey] {
         var keys: [StoreKey] = []

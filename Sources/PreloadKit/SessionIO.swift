@@ -28,7 +28,12 @@ public struct FetchRequest: Sendable, Equatable {
     /// Stop reading beyond this many body bytes (the session also cancels when progress or a
     /// `Content-Length` exceeds it).
     public let byteLimit: Int64
-    /// Request timeout: `min(policy timeout, time left to the hard deadline)`.
+    /// The request's time budget, `min(policy timeout, time left to the hard deadline)`.
+    ///
+    /// Advisory: the session itself enforces it (the instant is part of `nextDeadline()`, and the
+    /// `.timerFired` reaching it emits `.cancelFetch(id, .timedOut)`). A driver arms no timer of
+    /// its own for it; it may give its transport a backstop timeout well past it (e.g. this value
+    /// plus 30 s), whose expiry it reports as `.fetchFailed(id, .timedOut)`.
     public let timeoutMicroseconds: Int64
     /// Streaming buffer size the memory budget allows per fetch.
     public let bufferBytes: Int64
@@ -87,7 +92,8 @@ public struct FetchCompletion: Sendable, Equatable {
 
 /// Why a transfer failed (`Input.fetchFailed`), as the driver saw it.
 public enum FetchFailure: UInt8, Sendable, Equatable, CaseIterable {
-    /// The driver's own timeout fired.
+    /// A transport-level timeout fired (a backstop, e.g. an idle timeout; the request's own time
+    /// budget is enforced by the session, see `FetchRequest.timeoutMicroseconds`).
     case timedOut
     /// Connection refused/reset/lost, DNS failure.
     case network
@@ -108,9 +114,19 @@ public enum Input: Sendable {
     /// Body bytes received so far (optional; lets the session cut an oversized stream).
     case fetchProgress(FetchID, bytesReceived: Int64)
     /// The transfer finished (required for every started fetch unless it failed or was cancelled).
+    /// A body that ended early (the connection closed before `Content-Length` bytes) is reported
+    /// here too, with the bytes actually received, so the session refuses it as `lengthMismatch`.
     case fetchCompleted(FetchID, FetchCompletion)
     /// The transfer failed.
     case fetchFailed(FetchID, FetchFailure)
+    /// Performing the `.storeAsset` of this fetch failed (the file could not be moved into place):
+    /// the session removes the entry from its store and logs `.storeFailed`. Legal in every phase
+    /// after the push, exactly once per fetch for which a `.storeAsset` was emitted; otherwise the
+    /// session throws `.unknownFetch`, `.noStoreCommit` or `.storeFailureAlreadyReported`.
+    /// Outputs emitted before this input (a `.deliver` counting the asset, its attachment, a
+    /// `.paintReady`) are not revised; later ones (tap answers, delivery at the deadline) see the
+    /// entry gone.
+    case storeFailed(FetchID)
     /// The instant from `nextDeadline()` was reached (early or spurious calls are harmless).
     case timerFired
     /// The OS is about to kill the handler (iOS `serviceExtensionTimeWillExpire`).
@@ -126,6 +142,7 @@ public enum Input: Sendable {
         case .fetchProgress: return .fetchProgress
         case .fetchCompleted: return .fetchCompleted
         case .fetchFailed: return .fetchFailed
+        case .storeFailed: return .storeFailed
         case .timerFired: return .timerFired
         case .expiryWarning: return .expiryWarning
         case .userTapped: return .userTapped
@@ -135,7 +152,7 @@ public enum Input: Sendable {
 
 /// The kinds of `Input`.
 public enum InputKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    case pushReceived, fetchHeaders, fetchProgress, fetchCompleted, fetchFailed, timerFired, expiryWarning, userTapped
+    case pushReceived, fetchHeaders, fetchProgress, fetchCompleted, fetchFailed, timerFired, expiryWarning, userTapped, storeFailed
 
     public var description: String {
         switch self {
@@ -147,6 +164,7 @@ public enum InputKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .timerFired: return "timerFired"
         case .expiryWarning: return "expiryWarning"
         case .userTapped: return "userTapped"
+        case .storeFailed: return "storeFailed"
         }
     }
 }
@@ -191,7 +209,8 @@ public enum CancelReason: Sendable, Equatable {
 }
 
 /// A downloaded asset to keep (`Action.storeAsset`): move the fetch's temporary file to
-/// `entry.key.fileName` (atomically replacing an older version).
+/// `entry.key.fileName` (atomically replacing an older version). The session's store already
+/// holds `entry`; if the move fails, feed `.storeFailed(fetchID)` after the drain so it forgets it.
 public struct StoreCommit: Sendable, Equatable {
     public let fetchID: FetchID
     public let entry: PreloadStore.Entry
@@ -248,8 +267,12 @@ public struct AssetReadiness: Sendable, Equatable {
     public let freshness: Freshness
 }
 
-/// The answer to a tap: for each selected critical asset, fresh, stale or missing.
+/// The answer to a tap: for each selected critical asset, fresh, stale or missing. Emitted by a
+/// session (`.tapAnswer`), or computed without one by `PreloadStore.tapAnswer(for:context:policy:now:)`
+/// (same selection).
 public struct TapAnswer: Sendable, Equatable {
+    /// The selected critical assets, in selection order (most urgent first, payload order within
+    /// a priority).
     public let assets: [AssetReadiness]
     /// False while a referenced manifest is not (or could not be) fetched: the assets are unknown.
     public let assetsKnown: Bool
@@ -310,10 +333,16 @@ public enum LogEvent: Sendable, Equatable {
     case lateInputIgnored(FetchID, InputKind)
     /// An asset was stored.
     case assetStored(FetchID, bytes: Int64)
+    /// The driver could not write the asset of this fetch (`Input.storeFailed`); the entry `key`
+    /// was removed from the store.
+    case storeFailed(FetchID, StoreKey)
 }
 
 /// What the driver must do, polled with `PreloadSession.pollAction()` in order.
 public enum Action: Sendable, Equatable {
+    /// Start a transfer: GET `url` exactly, without following redirects; report headers,
+    /// progress, and completion (a truncated body too, with the bytes received) or failure. The
+    /// session times it out itself at `timeoutMicroseconds` (see `FetchRequest`): arm no timer.
     case startFetch(FetchRequest)
     case cancelFetch(FetchID, CancelReason)
     case storeAsset(StoreCommit)
@@ -344,6 +373,11 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownFetch(FetchID, InputKind)
     /// An input for a fetch that already completed or failed.
     case fetchAlreadyFinished(FetchID, InputKind)
+    /// `storeFailed` for a fetch for which the session emitted no `.storeAsset` (a manifest fetch,
+    /// or an asset fetch that is running, failed, was refused or cancelled).
+    case noStoreCommit(FetchID)
+    /// A second `storeFailed` for the same fetch.
+    case storeFailureAlreadyReported(FetchID)
     /// The device context is out of range.
     case invalidContext(field: String, value: String, expected: String)
     /// A fetch report is out of range (negative byte count, progress going backwards, ...).
@@ -367,6 +401,10 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(kind) for \(id), which this session never started"
         case .fetchAlreadyFinished(let id, let kind):
             return "\(kind) for \(id), which already completed or failed"
+        case .noStoreCommit(let id):
+            return "storeFailed for \(id), for which the session emitted no storeAsset"
+        case .storeFailureAlreadyReported(let id):
+            return "storeFailed for \(id), whose store failure was already reported"
         case .invalidContext(let field, let value, let expected):
             return "device context \(field) is \(value), expected \(expected)"
         case .invalidFetchReport(let id, let field, let value, let expected):

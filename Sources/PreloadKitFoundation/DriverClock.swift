@@ -8,8 +8,10 @@ import PreloadKit
 /// moment the clock was created (`anchorMicroseconds`), and from then on advances with the
 /// monotonic clock only. Within one driver time therefore never goes backwards (PreloadKit's rule),
 /// and instants persisted in the store index stay comparable across processes (the app and its
-/// extension, a later push) as long as the wall clock was not set back between them; the file store
-/// drops entries "stored in the future" when it opens (see `FileStore`).
+/// extension, a later push, after a reboot: PreloadKit's timeline requirement, see `Instant`) as long
+/// as the wall clock was not set back between them; the file store drops entries dated more than
+/// `PreloadDriverConfiguration.futureEntryToleranceMicroseconds` in the future when it loads the
+/// index (`PreloadStore.dropEntriesFromTheFuture`).
 struct DriverClock: Sendable {
     /// The monotonic reading at creation.
     let anchor: ContinuousClock.Instant

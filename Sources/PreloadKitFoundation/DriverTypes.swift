@@ -18,6 +18,13 @@ public struct PreloadDriverConfiguration: Sendable {
     public var storeEntriesMax: Int = 64
     /// Largest index file read at start; a larger one is treated as unreadable. Default 1 MiB.
     public var indexBytesMax: Int = 1_048_576
+    /// How far after now an index entry's `storedAt` or `lastUsed` may lie when the store is
+    /// loaded (the app's and the extension's clocks are anchored to the wall clock separately)
+    /// before it is dropped as written on another timeline (`PreloadStore.dropEntriesFromTheFuture`).
+    /// Default 5 s; at most `futureEntryToleranceMicrosecondsMax`.
+    public var futureEntryToleranceMicroseconds: Int64 = 5_000_000
+    /// Upper bound of `futureEntryToleranceMicroseconds`: one hour.
+    public static let futureEntryToleranceMicrosecondsMax: Int64 = 3_600_000_000
     /// Where attachment copies are written (the OS moves the file it is given). Default: the
     /// process's temporary directory.
     public var attachmentDirectory: URL
@@ -27,6 +34,22 @@ public struct PreloadDriverConfiguration: Sendable {
     /// Told when, after a tap, a missing critical asset became ready (`.paintReady`): its key and
     /// stored file.
     public var paintReadyHandler: (@Sendable (StoreKey, URL) -> Void)?
+
+    /// Checks the policy, the payload options and the driver's own limits.
+    /// - Throws: `.invalidPolicy` or `.invalidConfiguration`, naming the field.
+    public func validate() throws(PreloadDriverError) {
+        do {
+            try policy.validate()
+            try payloadOptions.validate()
+        } catch {
+            throw .invalidPolicy(error)
+        }
+        let tolerance = futureEntryToleranceMicroseconds
+        if tolerance < 0 || tolerance > Self.futureEntryToleranceMicrosecondsMax {
+            throw .invalidConfiguration(field: "futureEntryToleranceMicroseconds", value: "\(tolerance)",
+                                        expected: "0...\(Self.futureEntryToleranceMicrosecondsMax)")
+        }
+    }
 
     /// A configuration over `storeDirectory`, verifying payloads with `policy.manifestOptions`.
     public init(policy: PreloadPolicy, storeDirectory: URL) {
@@ -44,6 +67,8 @@ public enum PreloadDriverError: Error, Sendable, Equatable, CustomStringConverti
     case payloadRejected(PayloadRejection)
     /// The policy is out of range.
     case invalidPolicy(PolicyError)
+    /// A driver configuration field is out of range.
+    case invalidConfiguration(field: String, value: String, expected: String)
     /// The session refused the push (e.g. the device context is out of range).
     case sessionRefused(SessionError)
     /// A previous push's session is still running (background revalidation); one session at a
@@ -60,6 +85,7 @@ public enum PreloadDriverError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .payloadRejected(let r): return "payload rejected: \(r)"
         case .invalidPolicy(let e): return "invalid policy: \(e)"
+        case .invalidConfiguration(let field, let value, let expected): return "driver configuration \(field) is \(value), expected \(expected)"
         case .sessionRefused(let e): return "session refused the push: \(e)"
         case .sessionInProgress: return "a previous push's session is still running; await finished() first"
         case .noSession: return "no push has been handled yet"
@@ -69,7 +95,8 @@ public enum PreloadDriverError: Error, Sendable, Equatable, CustomStringConverti
     }
 }
 
-/// A driver-side I/O problem (PreloadKit has no input for these; they are reported here).
+/// A driver-side I/O problem, reported here (a failed store write is also fed to the session as
+/// `.storeFailed`).
 public enum DriverNote: Sendable, Equatable {
     /// The temporary download file could not be created; the fetch was reported failed (`.other`).
     case temporaryFileFailed(FetchID, String)
@@ -77,8 +104,8 @@ public enum DriverNote: Sendable, Equatable {
     case downloadWriteFailed(FetchID, String)
     /// The transfer failed with this URLSession error (reported to the session as its class).
     case transferFailed(FetchID, String)
-    /// `.storeAsset` could not move the file into place; the entry is left out of the persisted
-    /// index (and of later sessions).
+    /// `.storeAsset` could not move the file into place; the session was told (`.storeFailed`), so
+    /// the entry is in neither its store nor the persisted index.
     case storeWriteFailed(StoreKey, String)
     /// `.evict` could not delete the file (it is deleted as an orphan on the next open).
     case evictFailed(StoreKey, String)

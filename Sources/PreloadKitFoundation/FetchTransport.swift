@@ -87,8 +87,9 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = "GET"
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        // URLSession's timeout is an idle timeout, rounded to whole seconds on Linux: it must not
-        // pre-empt the total timeout the driver arms itself, so it is only a backstop well after it.
+        // The session owns the request timeout (its `.cancelFetch(.timedOut)` stops the task);
+        // URLSession's timeout is an idle timeout, rounded to whole seconds on Linux, so it is only
+        // a backstop well after it (PreloadKit's timeout rule).
         urlRequest.timeoutInterval = Double(request.timeoutMicroseconds) / 1_000_000 + 30
 
         lock.lock()

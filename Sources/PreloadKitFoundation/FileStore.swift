@@ -47,14 +47,18 @@ struct FileStore {
     let capacityBytes: Int64
     let entriesMax: Int
     let indexBytesMax: Int
+    /// How far in the future an entry's `storedAt`/`lastUsed` may lie at load (clock skew between
+    /// processes) before it is dropped as written on another timeline.
+    let futureToleranceMicroseconds: Int64
     /// Distinguishes this driver's temporary names (process id and clock anchor).
     let token: String
 
-    init(directory: URL, capacityBytes: Int64, entriesMax: Int, indexBytesMax: Int, token: String) {
+    init(directory: URL, capacityBytes: Int64, entriesMax: Int, indexBytesMax: Int, futureToleranceMicroseconds: Int64, token: String) {
         self.directory = directory.standardizedFileURL
         self.capacityBytes = capacityBytes
         self.entriesMax = entriesMax
         self.indexBytesMax = indexBytesMax
+        self.futureToleranceMicroseconds = futureToleranceMicroseconds
         self.token = token
     }
 
@@ -72,10 +76,11 @@ struct FileStore {
 
     // MARK: - Open and reconcile
 
-    /// Creates the directory if needed, loads the index and reconciles it with the files present:
-    /// entries whose file is missing (or has another size, or is invalid, or no longer fits the
-    /// capacity) are dropped, asset files no entry names and temporary files are deleted, and the
-    /// repaired index is written back. Files with other names are left alone.
+    /// Creates the directory if needed, loads the index (`load`) and reconciles it with the files
+    /// present: entries whose file is missing (or has another size, or is invalid, or dated in the
+    /// future, or no longer fits the capacity) are dropped, asset files no entry names and
+    /// temporary files are deleted, and the repaired index is written back. Files with other
+    /// names are left alone.
     /// - Complexity: O(d log d + e²) for d directory entries and e index entries (e is bounded:
     ///   an index with more than `4 × entriesMax + 16` entries is treated as unreadable).
     func open(now: Instant) throws(PreloadDriverError) -> (PreloadStore, StoreReconciliation) {
@@ -90,34 +95,9 @@ struct FileStore {
         } catch {
             throw .storeDirectory(path: directory.path, reason: "cannot list: \(error.localizedDescription)")
         }
-        var report = StoreReconciliation()
-        var store = PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
-        var indexChanged = false
-
-        var records: [IndexRecord] = []
-        if names.contains(Self.indexFileName) {
-            switch readIndex() {
-            case .success(let r): records = r
-            case .failure(let reason):
-                report.unreadableIndex = reason.description
-                indexChanged = true
-            }
-        }
-        for record in records {
-            switch entry(from: record, now: now) {
-            case .failure(let reason):
-                report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: reason.description))
-            case .success(let e):
-                if store.index(of: e.key) != nil {
-                    report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: "duplicate key"))
-                } else if !store.insert(e) {
-                    report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: "does not fit the store (capacity \(capacityBytes) bytes, \(entriesMax) entries)"))
-                }
-            }
-        }
-        report.keptEntries = store.entries.count
-        if !report.droppedEntries.isEmpty { indexChanged = true }
-        report.droppedEntries.sort { $0.key < $1.key }
+        let (store, loaded) = load(now: now)
+        var report = loaded
+        let indexChanged = report.unreadableIndex != nil || !report.droppedEntries.isEmpty
 
         for name in names {
             if name.hasSuffix(Self.temporaryExtension) || name.hasPrefix(Self.indexFileName + ".") {
@@ -131,11 +111,49 @@ struct FileStore {
                 report.deletedOrphanFiles.append(name)
             }
         }
-        if indexChanged || (!names.contains(Self.indexFileName) && !store.entries.isEmpty) {
-            if let problem = writeIndex(store) {
-                throw .storeDirectory(path: indexURL.path, reason: "cannot write the reconciled index: \(problem)")
+        if indexChanged, let problem = writeIndex(store) {
+            throw .storeDirectory(path: indexURL.path, reason: "cannot write the reconciled index: \(problem)")
+        }
+        return (store, report)
+    }
+
+    /// Reads the index and keeps the entries whose file exists with the recorded size, that are
+    /// consistent, not dated more than `futureToleranceMicroseconds` after `now`
+    /// (`PreloadStore.dropEntriesFromTheFuture`) and fit the capacity (in index order). Changes
+    /// nothing on disk, so it is safe while another process's driver uses the directory. The
+    /// report's orphan and temporary lists stay empty.
+    /// - Complexity: O(e²) for e index entries (bounded, see `readIndex`).
+    func load(now: Instant) -> (PreloadStore, StoreReconciliation) {
+        var report = StoreReconciliation()
+        var records: [IndexRecord] = []
+        switch readIndex() {
+        case .success(let r): records = r
+        case .failure(let reason): report.unreadableIndex = reason.description
+        }
+        // Every valid record first, without capacity limits, so an entry dropped as from the
+        // future never crowds out a valid one.
+        var candidates = PreloadStore(capacityBytes: .max, entriesMax: records.count)
+        for record in records {
+            switch entry(from: record) {
+            case .failure(let reason):
+                report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: reason.description))
+            case .success(let e):
+                if candidates.index(of: e.key) != nil {
+                    report.droppedEntries.append(.init(key: String(record.key.prefix(64)), reason: "duplicate key"))
+                } else {
+                    candidates.insert(e)
+                }
             }
         }
+        for e in candidates.dropEntriesFromTheFuture(now: now, toleranceMicroseconds: futureToleranceMicroseconds) {
+            report.droppedEntries.append(.init(key: e.key.hex, reason: "stored at \(e.storedAt.microseconds) or used at \(e.lastUsed.microseconds), more than \(futureToleranceMicroseconds) us after now (\(now.microseconds)): written on another timeline (the wall clock was set back)"))
+        }
+        var store = PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
+        for e in candidates.entries where !store.insert(e) {
+            report.droppedEntries.append(.init(key: e.key.hex, reason: "does not fit the store (capacity \(capacityBytes) bytes, \(entriesMax) entries)"))
+        }
+        report.keptEntries = store.entries.count
+        report.droppedEntries.sort { $0.key < $1.key }
         return (store, report)
     }
 
@@ -161,7 +179,11 @@ struct FileStore {
     func readIndex() -> Result<[IndexRecord], IndexProblem> {
         let path = indexURL.path
         let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return .failure(IndexProblem("cannot open: \(String(cString: strerror(errno)))")) }
+        if fd < 0 {
+            // No index yet: an empty store.
+            if errno == ENOENT { return .success([]) }
+            return .failure(IndexProblem("cannot open: \(String(cString: strerror(errno)))"))
+        }
         defer { close(fd) }
         var bytes = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 16_384)
@@ -198,7 +220,7 @@ struct FileStore {
     }
 
     /// A validated entry for `record` whose file exists with the recorded size.
-    func entry(from r: IndexRecord, now: Instant) -> Result<PreloadStore.Entry, IndexProblem> {
+    func entry(from r: IndexRecord) -> Result<PreloadStore.Entry, IndexProblem> {
         guard let key = StoreKey(hex: r.key) else { return .failure(IndexProblem("key is not 32 hex digits")) }
         guard let kind = MediaKind(rawValue: r.kind) else { return .failure(IndexProblem("kind \"\(r.kind.prefix(32))\" is not a media kind")) }
         guard r.manifestTag.utf8.count == 16, let tag = UInt64(r.manifestTag, radix: 16) else {
@@ -206,9 +228,6 @@ struct FileStore {
         }
         guard r.bytes >= 0, r.storedAt <= r.expiresAt, r.expiresAt <= r.staleUntil, r.storedAt <= r.lastUsed else {
             return .failure(IndexProblem("inconsistent sizes or instants (bytes >= 0, storedAt <= expiresAt <= staleUntil, storedAt <= lastUsed expected)"))
-        }
-        if r.storedAt > now.microseconds || r.lastUsed > now.microseconds {
-            return .failure(IndexProblem("stored or used after now (\(now.microseconds)): the wall clock was set back"))
         }
         var info = stat()
         // lstat: a symbolic link planted under an asset name is not followed, and not kept.

@@ -12,12 +12,17 @@ import PreloadKit
 /// completion or failure of each transfer, the timer, the OS expiry warning, taps), and after every
 /// `handle` drains the actions in order and performs them:
 /// `.startFetch` (URLSession, streamed to a temporary file in the store directory, cut at
-/// `byteLimit`, with a timer armed at `timeoutMicroseconds`), `.cancelFetch` (stop, delete the
-/// partial file), `.storeAsset` (atomic rename to `StoreKey.fileName`), `.evict` (delete),
-/// `.deliver` (the content handler, exactly once), `.tapAnswer`, `.paintReady`,
+/// `byteLimit`, redirects refused, truncated bodies reported as completions), `.cancelFetch`
+/// (stop, delete the partial file), `.storeAsset` (atomic rename to `StoreKey.fileName`; if that
+/// fails, `.storeFailed` is fed right after the drain so the session forgets the entry),
+/// `.evict` (delete), `.deliver` (the content handler, exactly once), `.tapAnswer`, `.paintReady`,
 /// `.scheduleReceipt` (handed to `receiptHandler` at `sendAt`) and `.log`. Then it persists the
 /// store value if it changed (atomic JSON index) and re-arms its one session timer at
 /// `session.nextDeadline()`.
+///
+/// Timeouts follow PreloadKit's rule: that one timer is the only timer; the session cancels a
+/// fetch whose request timeout passed. The driver arms no per-fetch timer; URLSession's idle
+/// timeout is only a backstop 30 s past `timeoutMicroseconds` (reported as `.timedOut`).
 ///
 /// All session access is serialised on this actor. URLSession delegate callbacks and timers post
 /// events to one `AsyncStream` that a single task consumes on the actor, so a transfer's reports
@@ -29,6 +34,8 @@ import PreloadKit
 /// let result = try await driver.run(payload: payloadJSON, context: context)   // returns at delivery
 /// // serviceExtensionTimeWillExpire: await driver.expiryWarning()
 /// let answer = try await driver.tap()
+/// // in the app, for a push whose extension has ended (no session):
+/// let later = try PreloadDriver.tap(payload: payloadJSON, context: context, configuration: configuration)
 /// ```
 public actor PreloadDriver {
     /// The configuration the driver was created with.
@@ -41,7 +48,6 @@ public actor PreloadDriver {
     enum Event: Sendable {
         case transfer(TransferID, TransferEvent)
         case timer(generation: UInt64)
-        case fetchTimeout(TransferID)
     }
 
     /// The driver's bookkeeping for one fetch.
@@ -50,8 +56,6 @@ public actor PreloadDriver {
         var isOpen = true
         /// The asset's temporary file, until moved into place or deleted.
         var temporary: URL?
-        /// The request-timeout timer, until the fetch ends.
-        var timer: Task<Void, Never>?
     }
 
     /// One push's session and the driver's bookkeeping for it (actor-isolated).
@@ -67,8 +71,6 @@ public actor PreloadDriver {
         var fetches: [FetchOutcome] = []
         var log: [LogEvent] = []
         var notes: [DriverNote] = []
-        /// Keys whose file could not be moved into place: left out of the persisted store.
-        var failedKeys: Set<StoreKey> = []
         var attachmentFileURL: URL?
         var deliveryLatencyMicroseconds: Int64 = 0
         var deliveryResult: DeliveryResult?
@@ -82,13 +84,11 @@ public actor PreloadDriver {
             return i >= 0 && i < io.count && io[i].isOpen
         }
 
-        /// Marks fetch `id` ended: stops its timer and returns its temporary file (now the caller's).
+        /// Marks fetch `id` ended and returns its temporary file (now the caller's).
         func close(_ id: FetchID) -> URL? {
             let i = Int(id.rawValue) - 1
             guard i >= 0, i < io.count else { return nil }
             io[i].isOpen = false
-            io[i].timer?.cancel()
-            io[i].timer = nil
             let temporary = io[i].temporary
             io[i].temporary = nil
             return temporary
@@ -122,19 +122,13 @@ public actor PreloadDriver {
     /// Opens (creating if needed) the store directory and reconciles its index with the files
     /// present (see `StoreReconciliation`).
     /// - Throws: `.invalidPolicy` for an out-of-range policy or payload options,
+    ///   `.invalidConfiguration` for an out-of-range driver limit,
     ///   `.storeDirectory` when the directory cannot be created, listed or its index rewritten.
     public init(configuration: PreloadDriverConfiguration) throws(PreloadDriverError) {
-        do {
-            try configuration.policy.validate()
-            try configuration.payloadOptions.validate()
-        } catch {
-            throw .invalidPolicy(error)
-        }
+        try configuration.validate()
         self.configuration = configuration
         clock = DriverClock()
-        fileStore = FileStore(directory: configuration.storeDirectory, capacityBytes: configuration.storeCapacityBytes,
-                              entriesMax: configuration.storeEntriesMax, indexBytesMax: configuration.indexBytesMax,
-                              token: "\(getpid())-\(clock.anchorMicroseconds)")
+        fileStore = Self.fileStore(configuration, token: "\(getpid())-\(clock.anchorMicroseconds)")
         let (opened, report) = try fileStore.open(now: clock.now())
         store = opened
         persistedStore = opened
@@ -200,6 +194,47 @@ public actor PreloadDriver {
         let answer = drain(run)
         guard let answer else { throw .sessionRefused(.noPushYet(.userTapped)) }
         return answer
+    }
+
+    /// The answer to a tap on a push no session is running for (the extension that handled it has
+    /// ended; typically called in the app process): PreloadKit's
+    /// `PreloadStore.tapAnswer(for:context:policy:now:)` over the store as persisted on disk now,
+    /// so the selection is the session's. Read-only: it neither repairs nor writes the directory
+    /// (safe while an extension's driver uses it) and needs no `PreloadDriver`. Entries whose file
+    /// is missing, that are dated in the future or are unusable count as missing; an unreadable
+    /// index makes every asset missing.
+    /// - Parameters:
+    ///   - context: the context the push was handled with, when known (its `handlerKind` and
+    ///     `network` decide the selection).
+    /// - Throws: `.invalidPolicy` / `.invalidConfiguration` for an out-of-range configuration.
+    /// - Complexity: reads the index file (at most `indexBytesMax`) and stats each entry's file.
+    public static func tap(request: PreStageRequest, context: DeviceContext,
+                           configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {
+        try configuration.validate()
+        let now = DriverClock().now()
+        let (store, _) = fileStore(configuration, token: "tap").load(now: now)
+        return store.tapAnswer(for: request, context: context, policy: configuration.policy, now: now)
+    }
+
+    /// `tap(request:context:configuration:)` for a push's JSON, parsed and verified with
+    /// `configuration.payloadOptions`.
+    /// - Throws: `.payloadRejected`, `.invalidPolicy`, `.invalidConfiguration`.
+    public static func tap(payload: Data, context: DeviceContext,
+                           configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {
+        try configuration.validate()
+        let request: PreStageRequest
+        do {
+            request = try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions)
+        } catch {
+            throw .payloadRejected(error)
+        }
+        return try tap(request: request, context: context, configuration: configuration)
+    }
+
+    static func fileStore(_ configuration: PreloadDriverConfiguration, token: String) -> FileStore {
+        FileStore(directory: configuration.storeDirectory, capacityBytes: configuration.storeCapacityBytes,
+                  entriesMax: configuration.storeEntriesMax, indexBytesMax: configuration.indexBytesMax,
+                  futureToleranceMicroseconds: configuration.futureEntryToleranceMicroseconds, token: token)
     }
 
     /// Waits until the latest push's session has finished (delivered and no background fetch
@@ -293,11 +328,6 @@ public actor PreloadDriver {
             guard generation == timerGeneration, !run.session.isFinished else { return }
             armedDeadline = nil
             feed(.timerFired, run)
-        case .fetchTimeout(let id):
-            guard id.session == run.serial, run.isOpen(id.fetch) else { return }
-            endTransfer(id.fetch, run)
-            setState(.failed(.timedOut), of: id.fetch, run)
-            feed(.fetchFailed(id.fetch, .timedOut), run)
         case .transfer(let id, let transferEvent):
             guard id.session == run.serial, run.isOpen(id.fetch) else { return }
             switch transferEvent {
@@ -308,10 +338,7 @@ public actor PreloadDriver {
                 feed(.fetchProgress(id.fetch, bytesReceived: bytes), run)
             case .completed(let completion):
                 // Ended for the driver; the asset's file stays until `.storeAsset` or `.cancelFetch`.
-                let i = Int(id.fetch.rawValue) - 1
-                run.io[i].isOpen = false
-                run.io[i].timer?.cancel()
-                run.io[i].timer = nil
+                run.io[Int(id.fetch.rawValue) - 1].isOpen = false
                 setBytes(completion.bytesReceived, of: id.fetch, run)
                 if case .manifest = run.fetches[Int(id.fetch.rawValue) - 1].purpose {
                     setState(.manifestAccepted(bytes: completion.bytesReceived), of: id.fetch, run)
@@ -338,12 +365,26 @@ public actor PreloadDriver {
         _ = drain(run)
     }
 
-    /// Performs every pending action in order, then persists the store, re-arms the timer and
-    /// resolves waiters. Returns the tap answer if one was emitted.
+    /// Performs every pending action in order (feeding `.storeFailed` after the drain for each
+    /// `.storeAsset` that could not be written, and performing what follows), then persists the
+    /// store, re-arms the timer and resolves waiters. Returns the tap answer if one was emitted.
     func drain(_ run: SessionRun) -> TapAnswer? {
         var tapAnswer: TapAnswer?
         var delivered: Delivery?
-        while let action = run.session.pollAction() {
+        var storeFailures: [FetchID] = []
+        var next = 0
+        while true {
+            guard let action = run.session.pollAction() else {
+                guard next < storeFailures.count else { break }
+                let id = storeFailures[next]
+                next += 1
+                do {
+                    try run.session.handle(.storeFailed(id), now: clock.now())
+                } catch {
+                    run.notes.append(.protocolViolation(error))
+                }
+                continue
+            }
             switch action {
             case .startFetch(let request): startFetch(request, run)
             case .cancelFetch(let id, let reason):
@@ -353,9 +394,9 @@ public actor PreloadDriver {
                 } else {
                     setState(.cancelled(reason), of: id, run)
                 }
-            case .storeAsset(let commit): storeAsset(commit, run)
+            case .storeAsset(let commit):
+                if !storeAsset(commit, run) { storeFailures.append(commit.fetchID) }
             case .evict(let key):
-                run.failedKeys.remove(key)
                 if let problem = fileStore.delete(key: key) { run.notes.append(.evictFailed(key, problem)) }
             case .deliver(let delivery):
                 // PreloadKit emits this exactly once per session; the driver relies on it and
@@ -409,17 +450,11 @@ public actor PreloadDriver {
         run.fetches.append(FetchOutcome(fetchID: request.id, url: request.url, purpose: request.purpose,
                                         isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0))
         run.io.append(FetchIO(temporary: temporary))
+        // No per-fetch timer: the session times the request out through `nextDeadline()`.
         if let problem = transport.start(id, request, temporary: temporary) {
             run.io[run.io.count - 1].temporary = nil
             // Reported after this drain: the session accepts inputs only once its actions are drained.
             eventSink.yield(.transfer(id, .failed(.other, .temporaryFileFailed(request.id, problem))))
-            return
-        }
-        let target = clock.continuousInstant(for: clock.now().advanced(byMicroseconds: request.timeoutMicroseconds))
-        let sink = eventSink
-        run.io[run.io.count - 1].timer = Task {
-            do { try await Task.sleep(until: target, clock: .continuous) } catch { return }
-            sink.yield(.fetchTimeout(id))
         }
     }
 
@@ -430,7 +465,9 @@ public actor PreloadDriver {
         if let temporary { unlink(temporary.path) }
     }
 
-    func storeAsset(_ commit: StoreCommit, _ run: SessionRun) {
+    /// Moves the fetch's file into place. Returns false (noted) when it could not: the caller
+    /// feeds `.storeFailed` so the session drops the entry.
+    func storeAsset(_ commit: StoreCommit, _ run: SessionRun) -> Bool {
         let key = commit.entry.key
         let problem: String?
         if let temporary = run.close(commit.fetchID) {
@@ -439,13 +476,12 @@ public actor PreloadDriver {
             problem = "no downloaded file for \(commit.fetchID)"
         }
         if let problem {
-            run.failedKeys.insert(key)
             run.notes.append(.storeWriteFailed(key, problem))
             setState(.storeWriteFailed, of: commit.fetchID, run)
-        } else {
-            run.failedKeys.remove(key)
-            setState(.stored(bytes: commit.entry.bytes, kind: commit.kind, fileURL: fileStore.fileURL(for: key)), of: commit.fetchID, run)
+            return false
         }
+        setState(.stored(bytes: commit.entry.bytes, kind: commit.kind, fileURL: fileStore.fileURL(for: key)), of: commit.fetchID, run)
+        return true
     }
 
     /// Copies the stored file to a new file named for the key and session, with an extension for
@@ -496,12 +532,11 @@ public actor PreloadDriver {
 
     // MARK: - Store and timer
 
-    /// Writes the index when the session's store value changed (leaving out entries whose file
-    /// could not be written).
+    /// Writes the index when the session's store value changed (an entry whose file could not be
+    /// written is already gone from it: `.storeFailed`).
     /// - Complexity: O(store entries) to compare; a write (encode, fsync, rename) only on change.
     func persist(_ run: SessionRun) {
-        var value = run.session.store
-        for key in run.failedKeys { value.remove(key) }
+        let value = run.session.store
         store = value
         guard value != persistedStore else { return }
         if let problem = fileStore.writeIndex(value) {

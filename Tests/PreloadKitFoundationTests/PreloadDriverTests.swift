@@ -404,9 +404,12 @@ final class PreloadDriverTests: XCTestCase {
         XCTAssertEqual(result.delivery.reason, .assetsSettled)
         XCTAssertGreaterThanOrEqual(result.deliveryLatencyMicroseconds, timeoutMicroseconds)
         XCTAssertLessThan(result.deliveryLatencyMicroseconds, 6_000_000)
-        // The session's timer and the driver's own request timer fire at the same instant; either
-        // may win, both end the fetch as timed out.
-        XCTAssertTrue([.cancelled(.timedOut), .failed(.timedOut)].contains(result.fetches[0].state), "\(result.fetches[0].state)")
+        // The session owns the timeout (the driver arms no timer of its own): exactly one outcome,
+        // the session's cancel, and no second timeout report.
+        XCTAssertEqual(result.fetches[0].state, .cancelled(.timedOut))
+        XCTAssertFalse(result.log.contains(.fetchFailed(FetchID(rawValue: 1), .timedOut)), "\(result.log)")
+        XCTAssertFalse(result.log.contains { if case .lateInputIgnored = $0 { return true } else { return false } }, "\(result.log)")
+        XCTAssertEqual(result.notes, [])
         XCTAssertFalse(try fileNames(storeDirectory).contains { $0.hasSuffix(".asset") || $0.hasSuffix(".part") })
     }
 
@@ -482,5 +485,121 @@ final class PreloadDriverTests: XCTestCase {
         XCTAssertNotNil(driver.reconciliation.unreadableIndex)
         XCTAssertEqual(driver.reconciliation.deletedOrphanFiles, [orphan.fileName])
         XCTAssertEqual(try fileNames(storeDirectory), [FileStore.indexFileName])
+    }
+
+    // MARK: - Store write failures
+
+    func testAStoreWriteFailureIsFedBackSoNoStoreCountsTheMissingFile() async throws {
+        let driver = try makeDriver(try testPolicy())
+        let blockedURL = server.url("/asset/fresh/blocked.png?bytes=3000")
+        let laterURL = server.url("/slow/1500/later.png")
+        let blockedKey = try storeKey(blockedURL)
+        let laterKey = try storeKey(laterURL)
+        // A directory where the asset file must go: rename(2) cannot replace it with a file.
+        try FileManager.default.createDirectory(at: storeDirectory.appendingPathComponent(blockedKey.fileName), withIntermediateDirectories: false)
+        let payload = try signedJSON(inlinePayload(manifestID: "blocked", assets: [(blockedURL, "image", 3000), (laterURL, "image", 2000)]))
+
+        let result = try await driver.run(payload: payload, context: nseContext)
+        XCTAssertEqual(result.fetches[0].state, .storeWriteFailed)
+        XCTAssertTrue(result.fetches[1].state.isStored, "\(result.fetches)")
+        XCTAssertTrue(result.log.contains(.storeFailed(FetchID(rawValue: 1), blockedKey)), "\(result.log)")
+        XCTAssertEqual(result.notes.count, 1, "\(result.notes)")
+        if case .storeWriteFailed(let key, _)? = result.notes.first { XCTAssertEqual(key, blockedKey) } else { XCTFail("\(result.notes)") }
+        // The slow asset settles 1.5 s after the failure was fed back: the delivery counts one.
+        XCTAssertEqual(result.delivery.readyAssets, 1)
+        XCTAssertEqual(result.delivery.attachment?.key, laterKey)
+
+        let store = await driver.store
+        XCTAssertEqual(store.entries.map(\.key), [laterKey])
+        let indexData = try Data(contentsOf: storeDirectory.appendingPathComponent(FileStore.indexFileName))
+        let index = try XCTUnwrap(JSONSerialization.jsonObject(with: indexData) as? [String: Any])
+        let entries = try XCTUnwrap(index["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.compactMap { $0["key"] as? String }, [laterKey.hex])
+        let answer = try await driver.tap()
+        XCTAssertEqual(answer.assets.map(\.key), [blockedKey, laterKey])
+        XCTAssertEqual(answer.assets.map(\.freshness), [.missing, .fresh])
+    }
+
+    // MARK: - Taps without a session
+
+    func testATapWithoutASessionAnswersFromThePersistedStoreAndWritesNothing() async throws {
+        let policy = try testPolicy()
+        let driver = try makeDriver(policy)
+        let shownURL = server.url("/asset/fresh/shown.png?bytes=3000")
+        let brokenURL = server.url("/error/broken.png")
+        let payload = try signedJSON(inlinePayload(manifestID: "shown", assets: [(shownURL, "image", 3000), (brokenURL, "image", 2000)]))
+        _ = try await driver.run(payload: payload, context: nseContext)
+        _ = try await driver.finished()
+        // Another process's download in progress: a read-only tap must not delete it.
+        try Data(repeating: 1, count: 10).write(to: storeDirectory.appendingPathComponent("fetch-other-1-1.part"))
+        let namesBefore = try fileNames(storeDirectory)
+        let indexURL = storeDirectory.appendingPathComponent(FileStore.indexFileName)
+        let indexBefore = try Data(contentsOf: indexURL)
+
+        var configuration = PreloadDriverConfiguration(policy: policy, storeDirectory: storeDirectory)
+        let answer = try PreloadDriver.tap(payload: payload, context: nseContext, configuration: configuration)
+        XCTAssertEqual(answer.assets.map(\.key), [try storeKey(shownURL), try storeKey(brokenURL)])
+        XCTAssertEqual(answer.assets.map(\.freshness), [.fresh, .missing])
+        XCTAssertTrue(answer.assetsKnown)
+        XCTAssertEqual(try fileNames(storeDirectory), namesBefore)
+        XCTAssertEqual(try Data(contentsOf: indexURL), indexBefore)
+        // The same answer as the session's own (same selection, same store).
+        let live = try await driver.tap()
+        XCTAssertEqual(live, answer)
+
+        // An asset file deleted behind the index's back counts as missing.
+        unlink(storeDirectory.appendingPathComponent(try storeKey(shownURL).fileName).path)
+        XCTAssertEqual(try PreloadDriver.tap(payload: payload, context: nseContext, configuration: configuration).assets.map(\.freshness),
+                       [.missing, .missing])
+        // A manifest reference as pushed: its assets are unknown without the manifest.
+        let reference = try signedJSON(["aps": ["alert": "New mix", "mutable-content": 1],
+                                        "cdn_preload": ["manifest_id": "ref_tap", "manifest_url": server.url("/doc/ref_tap.json")]])
+        let unknown = try PreloadDriver.tap(payload: reference, context: nseContext, configuration: configuration)
+        XCTAssertEqual(unknown.assets, [])
+        XCTAssertFalse(unknown.assetsKnown)
+        // Refusals are precise.
+        XCTAssertThrowsError(try PreloadDriver.tap(payload: try signedJSON(inlinePayload(manifestID: "x", assets: [(shownURL, "image", 3000)]), tamper: true),
+                                                   context: nseContext, configuration: configuration)) {
+            guard case .payloadRejected = $0 as? PreloadDriverError else { return XCTFail("\($0)") }
+        }
+        configuration.futureEntryToleranceMicroseconds = -1
+        XCTAssertThrowsError(try PreloadDriver.tap(payload: payload, context: nseContext, configuration: configuration)) {
+            XCTAssertEqual($0 as? PreloadDriverError, .invalidConfiguration(field: "futureEntryToleranceMicroseconds", value: "-1", expected: "0...3600000000"))
+        }
+    }
+
+    // MARK: - Clock validation
+
+    func testOpeningDropsEntriesDatedInTheFutureBeyondTheTolerance() throws {
+        try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
+        let skewed = StoreKey(hi: 0x1111_0000_0000_0001, lo: 1)
+        let future = StoreKey(hi: 0x2222_0000_0000_0002, lo: 2)
+        let nowMicroseconds = Int64(Date().timeIntervalSince1970 * 1e6)
+        func record(_ key: StoreKey, storedAt: Int64) -> String {
+            """
+            {"key":"\(key.hex)","bytes":10,"storedAt":\(storedAt),"expiresAt":\(storedAt + 300_000_000),\
+            "staleUntil":\(storedAt + 600_000_000),"lastUsed":\(storedAt),"manifestTag":"00000000000000ff","kind":"png"}
+            """
+        }
+        // 1 s ahead (another process's clock anchor; within the default 5 s) and 10 min ahead (the
+        // wall clock was set back since it was written).
+        let index = "{\"version\":1,\"entries\":[\(record(skewed, storedAt: nowMicroseconds + 1_000_000)),\(record(future, storedAt: nowMicroseconds + 600_000_000))]}"
+        try Data(index.utf8).write(to: storeDirectory.appendingPathComponent(FileStore.indexFileName))
+        for key in [skewed, future] { try Data(repeating: 7, count: 10).write(to: storeDirectory.appendingPathComponent(key.fileName)) }
+
+        let driver = try makeDriver(try testPolicy())
+        let report = driver.reconciliation
+        XCTAssertEqual(report.keptEntries, 1)
+        XCTAssertEqual(report.droppedEntries.map(\.key), [future.hex])
+        XCTAssertTrue(report.droppedEntries.first?.reason.contains("another timeline") ?? false, "\(report.droppedEntries)")
+        XCTAssertEqual(report.deletedOrphanFiles, [future.fileName])
+        XCTAssertEqual(try fileNames(storeDirectory), [skewed.fileName, FileStore.indexFileName].sorted())
+
+        var configuration = PreloadDriverConfiguration(policy: try testPolicy(), storeDirectory: storeDirectory)
+        configuration.futureEntryToleranceMicroseconds = PreloadDriverConfiguration.futureEntryToleranceMicrosecondsMax + 1
+        XCTAssertThrowsError(try PreloadDriver(configuration: configuration)) {
+            XCTAssertEqual($0 as? PreloadDriverError, .invalidConfiguration(field: "futureEntryToleranceMicroseconds", value: "3600000001",
+                                                                              expected: "0...3600000000"))
+        }
     }
 }

@@ -125,4 +125,28 @@ final class PreloadStoreTests: XCTestCase {
             XCTAssertEqual(Set(store.entries.map(\.key)).count, store.entries.count, "seed \(seed) step \(step)")
         }
     }
+
+    func testEntriesFromTheFutureBeyondTheToleranceAreDropped() {
+        var store = PreloadStore(capacityBytes: 10_000)
+        let now = t(1_000)
+        var atLimit = entry(1, bytes: 100, at: 1_002)          // storedAt = now + tolerance: kept
+        atLimit.lastUsed = t(1_002)
+        var storedLater = entry(2, bytes: 200, at: 1_002)
+        storedLater.storedAt = Instant(microseconds: t(1_002).microseconds + 1)  // 1 us past the tolerance
+        storedLater.lastUsed = storedLater.storedAt
+        var usedLater = entry(3, bytes: 300, at: 900)
+        usedLater.lastUsed = t(1_003)
+        let past = entry(4, bytes: 400, at: 900, ttl: 1_000_000)  // expires far in the future: fine
+        for e in [usedLater, storedLater, atLimit, past] { XCTAssertTrue(store.insert(e)) }
+
+        let dropped = store.dropEntriesFromTheFuture(now: now, toleranceMicroseconds: 2_000_000)
+        XCTAssertEqual(dropped.map(\.key), [key(2), key(3)].sorted())
+        XCTAssertEqual(dropped.map(\.bytes).sorted(), [200, 300])
+        XCTAssertEqual(store.entries.map(\.key), [atLimit.key, past.key])
+        XCTAssertEqual(store.usedBytes, 500)
+        XCTAssertEqual(store.dropEntriesFromTheFuture(now: now, toleranceMicroseconds: 2_000_000), [], "idempotent")
+        // A negative tolerance counts as zero.
+        XCTAssertEqual(store.dropEntriesFromTheFuture(now: now, toleranceMicroseconds: -5).map(\.key), [key(1)])
+        XCTAssertEqual(store.usedBytes, 400)
+    }
 }

@@ -6,8 +6,10 @@ import XCTest
 /// `nextDeadline()`, answers every fetch, respects byte limits except when it deliberately sends
 /// an oversized body). Invariants checked after every input:
 /// delivered exactly once; never after the hard deadline; store never above capacity; no fetch of a
-/// non-critical or gated asset; metered bytes within the cap; nothing but late-report logs and tap
-/// answers after the end; no error for any legal input.
+/// non-critical or gated asset; metered bytes within the cap; nothing but late-report and
+/// store-failure logs and tap answers after the end; an entry gone once its write failure is
+/// reported; every tap answer equal to `PreloadStore.tapAnswer` over the session's store; no error
+/// for any legal input (the random driver also fails some stores, during and after the session).
 final class SessionPropertyTests: XCTestCase {
     static let kinds: [MediaKind] = [.jpeg, .png, .gif, .webp, .mp4, .mp3, .json, .m3u8]
     static let prefixes: [MediaKind: [UInt8]] = [
@@ -118,6 +120,10 @@ final class SessionPropertyTests: XCTestCase {
         var deliveryReasons: Set<DeliveryReason> = []
         var stored = 0, revalidations = 0, attachments = 0, paintReady = 0, manifestFetches = 0
         var timeouts = 0, deadlineCancels = 0, expiryCancels = 0, rejections = 0, lateIgnored = 0
+        /// Tap answers with known assets, at least one of them usable, compared with `PreloadStore.tapAnswer`.
+        var tapsCompared = 0
+        /// `.storeFailed` fed for a committed asset.
+        var storeFailures = 0
     }
 
     func testRandomInputOrdersKeepTheInvariants() throws {
@@ -131,7 +137,8 @@ final class SessionPropertyTests: XCTestCase {
         for (name, count) in [("stored", coverage.stored), ("revalidations", coverage.revalidations), ("attachments", coverage.attachments),
                               ("paintReady", coverage.paintReady), ("manifestFetches", coverage.manifestFetches), ("timeouts", coverage.timeouts),
                               ("deadlineCancels", coverage.deadlineCancels), ("expiryCancels", coverage.expiryCancels),
-                              ("rejections", coverage.rejections), ("lateIgnored", coverage.lateIgnored)] {
+                              ("rejections", coverage.rejections), ("lateIgnored", coverage.lateIgnored),
+                              ("tapsCompared", coverage.tapsCompared), ("storeFailures", coverage.storeFailures)] {
             XCTAssertGreaterThan(count, 0, "seed \(masterSeed): the generator never reached \(name)")
         }
     }
@@ -168,17 +175,20 @@ final class SessionPropertyTests: XCTestCase {
         var progress: [FetchID: Int64] = [:]
         var blockingStarted = false
         var finishedSeen = false
+        var commits: [StoreCommit] = []        // stored assets the driver may still fail to write
 
         func check(_ actions: [Action]) {
             for a in actions {
                 if finishedSeen {
                     switch a {
-                    case .log(.lateInputIgnored), .tapAnswer: break
+                    case .log(.lateInputIgnored), .log(.storeFailed), .tapAnswer: break
                     default: XCTFail("\(msg): \(a) after the session finished")
                     }
                 }
                 switch a {
-                case .storeAsset: coverage.stored += 1
+                case .storeAsset(let c):
+                    coverage.stored += 1
+                    commits.append(c)
                 case .paintReady: coverage.paintReady += 1
                 case .log(.lateInputIgnored): coverage.lateIgnored += 1
                 case .cancelFetch(_, .timedOut): coverage.timeouts += 1
@@ -191,6 +201,15 @@ final class SessionPropertyTests: XCTestCase {
                 case .deliver(let d):
                     coverage.deliveryReasons.insert(d.reason)
                     if d.attachment != nil { coverage.attachments += 1 }
+                case .log(.storeFailed(_, let key)):
+                    coverage.storeFailures += 1
+                    XCTAssertNil(session.store.index(of: key), "\(msg): entry kept after storeFailed")
+                case .tapAnswer(let answer):
+                    // The same selection without a session: the store after the tap (a tap only
+                    // updates LRU order) and the request being served.
+                    let pure = session.store.tapAnswer(for: session.request ?? s.request, context: ctx, policy: s.policy, now: now)
+                    XCTAssertEqual(answer, pure, "\(msg): the session's tap answer differs from PreloadStore.tapAnswer")
+                    if answer.assetsKnown && answer.assets.contains(where: { $0.freshness != .missing }) { coverage.tapsCompared += 1 }
                 default: break
                 }
                 switch a {
@@ -284,6 +303,11 @@ final class SessionPropertyTests: XCTestCase {
             let roll = rng.below(100)
             if roll < 3 { try feed(.expiryWarning); continue }
             if roll < 8 { try feed(.userTapped); continue }
+            if roll < 11 && !commits.isEmpty {
+                // The driver could not write a stored asset.
+                try feed(.storeFailed(commits.removeFirst().fetchID))
+                continue
+            }
             let f = outstanding[rng.below(outstanding.count)]
             let limit = f.byteLimit
             var kind = MediaKind.json
@@ -329,6 +353,11 @@ final class SessionPropertyTests: XCTestCase {
         for id in cancelled.prefix(2) {
             now = now.advanced(byMicroseconds: 1_000)
             try feed(.fetchFailed(id, .cancelledBySystem))
+        }
+        // A write failure reported after the end is still legal.
+        if let c = commits.first, rng.chance(0.5) {
+            now = now.advanced(byMicroseconds: 1_000)
+            try feed(.storeFailed(c.fetchID))
         }
         try feed(.userTapped)
         return trace

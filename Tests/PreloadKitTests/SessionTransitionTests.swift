@@ -516,6 +516,19 @@ final class SessionSelectionTests: XCTestCase {
         XCTAssertEqual(Sessions.starts(actions).count, 1)
     }
 
+    func testADuplicateNamesTheAssetSelectedFirstInPriorityOrder() throws {
+        // x.jpg appears as high (index 0) and critical (index 2): the critical one is selected, so
+        // the high one is its duplicate, although it comes first in the payload.
+        let r = try manifest([("x.jpg", "high"), ("y.jpg", "critical"), ("x.jpg", "critical")])
+        var policy = Fixtures.policy()
+        policy.eligiblePriority = .high
+        policy.criticalAssetsMax = 3
+        var h = try Harness(policy: policy)
+        let actions = try h.feed(.pushReceived(r, Sessions.context()), at: ms(0))
+        XCTAssertEqual(actions.first, .log(.assetSkipped(assetIndex: 0, .duplicateOf(assetIndex: 2))))
+        XCTAssertEqual(Sessions.starts(actions).map(\.url.path), ["/y.jpg", "/x.jpg"])
+    }
+
     func testAStoreThatCannotHoldAnythingSkipsFetching() throws {
         let r = try manifest([("a.jpg", "critical")])
         var h = try Harness(store: PreloadStore(capacityBytes: 0))

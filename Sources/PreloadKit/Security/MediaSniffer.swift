@@ -3,18 +3,27 @@ public enum MediaKind: String, Sendable, Codable, CaseIterable {
     case jpeg, png, gif, webp, heic, mp4, mp3, m4a, json, m3u8
 
     /// Lowercase MIME types that announce this kind (matched case-insensitively, parameters ignored).
+    /// Allocates an array per call; matching uses `MediaSniffer.mimeType(_:matches:)`, which does not.
     public var mimeTypes: [String] {
+        let (first, alias) = mimeTypeNames
+        guard let alias else { return [first.description] }
+        return [first.description, alias.description]
+    }
+
+    /// The lowercase MIME types of this kind as static text (no allocation): the main one and an
+    /// alias, if any. The single table behind `mimeTypes` and `MediaSniffer.mimeType(_:matches:)`.
+    var mimeTypeNames: (StaticString, StaticString?) {
         switch self {
-        case .jpeg: return ["image/jpeg"]
-        case .png: return ["image/png"]
-        case .gif: return ["image/gif"]
-        case .webp: return ["image/webp"]
-        case .heic: return ["image/heic", "image/heif"]
-        case .mp4: return ["video/mp4"]
-        case .mp3: return ["audio/mpeg"]
-        case .m4a: return ["audio/mp4", "audio/x-m4a"]
-        case .json: return ["application/json"]
-        case .m3u8: return ["application/vnd.apple.mpegurl", "application/x-mpegurl"]
+        case .jpeg: return ("image/jpeg", nil)
+        case .png: return ("image/png", nil)
+        case .gif: return ("image/gif", nil)
+        case .webp: return ("image/webp", nil)
+        case .heic: return ("image/heic", "image/heif")
+        case .mp4: return ("video/mp4", nil)
+        case .mp3: return ("audio/mpeg", nil)
+        case .m4a: return ("audio/mp4", "audio/x-m4a")
+        case .json: return ("application/json", nil)
+        case .m3u8: return ("application/vnd.apple.mpegurl", "application/x-mpegurl")
         }
     }
 }
@@ -70,7 +79,7 @@ public enum MediaSniffer {
 
     /// True when `contentType` (e.g. `"Image/JPEG; charset=binary"`) names one of `kind.mimeTypes`.
     /// Parameters after `;` and surrounding spaces/tabs are ignored; the comparison is ASCII
-    /// case-insensitive.
+    /// case-insensitive. Runs per fetch completion, so it compares against static text.
     /// - Complexity: O(n) in the header's length; no allocation.
     public static func mimeType(_ contentType: String, matches kind: MediaKind) -> Bool {
         let utf8 = contentType.utf8
@@ -78,14 +87,23 @@ public enum MediaSniffer {
         var essence = utf8[utf8.startIndex..<end]
         while let first = essence.first, first == ASCII.space || first == ASCII.tab { essence = essence.dropFirst() }
         while let last = essence.last, last == ASCII.space || last == ASCII.tab { essence = essence.dropLast() }
-        for mimeType in kind.mimeTypes {
-            let expected = mimeType.utf8
-            if essence.count == expected.count
-                && zip(essence, expected).allSatisfy({ ASCII.lowercased($0) == ASCII.lowercased($1) }) {
-                return true
-            }
-        }
+        let (first, alias) = kind.mimeTypeNames
+        if equalsIgnoringASCIICase(essence, first) { return true }
+        if let alias, equalsIgnoringASCIICase(essence, alias) { return true }
         return false
+    }
+
+    /// True when `bytes` equal the ASCII text `expected`, ignoring ASCII case.
+    private static func equalsIgnoringASCIICase(_ bytes: Substring.UTF8View, _ expected: StaticString) -> Bool {
+        let count = expected.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        let p = expected.utf8Start
+        var i = 0
+        for byte in bytes {
+            if ASCII.lowercased(byte) != ASCII.lowercased(p[i]) { return false }
+            i += 1
+        }
+        return true
     }
 
     private static func isoBrandKind(_ brand: UInt32) -> MediaKind? {

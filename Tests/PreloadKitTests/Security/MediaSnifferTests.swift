@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import PreloadKit
 
@@ -108,6 +109,25 @@ final class MediaSnifferTests: XCTestCase {
             for mimeType in kind.mimeTypes {
                 XCTAssertEqual(mimeType, mimeType.lowercased(), "\(kind)")
                 XCTAssertTrue(MediaSniffer.mimeType(mimeType.uppercased(), matches: kind), mimeType)
+            }
+        }
+    }
+
+    func testMIMEMatchingAgreesWithTheMIMETypeLists() {
+        // Registered types (IANA, plus the de-facto aliases x-m4a and x-mpegurl), independent of the code.
+        XCTAssertEqual(MediaKind.heic.mimeTypes, ["image/heic", "image/heif"])
+        XCTAssertEqual(MediaKind.m4a.mimeTypes, ["audio/mp4", "audio/x-m4a"])
+        XCTAssertEqual(MediaKind.m3u8.mimeTypes, ["application/vnd.apple.mpegurl", "application/x-mpegurl"])
+        XCTAssertEqual(MediaKind.mp3.mimeTypes, ["audio/mpeg"])
+        // Every listed type, in several spellings, against every kind: matches exactly its own kinds.
+        let all = MediaKind.allCases.flatMap(\.mimeTypes)
+        for text in all {
+            for spelling in [text, text.uppercased(), " \t\(text) ; charset=utf-8", "\(text);", String(text.dropLast()), text + "x"] {
+                for kind in MediaKind.allCases {
+                    let expected = spelling.split(separator: ";", omittingEmptySubsequences: false).first
+                        .map { kind.mimeTypes.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
+                    XCTAssertEqual(MediaSniffer.mimeType(spelling, matches: kind), expected, "\(spelling) vs \(kind)")
+                }
             }
         }
     }
