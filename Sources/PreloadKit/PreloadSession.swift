@@ -828,7 +828,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         #endif
     }
 
-    mutating func log(_ event: LogEvent) { actions.append(.log(event)) }
+    mutating func log(_ event: LogEvent) {
+        if policy.emitsLogEvents { actions.append(.log(event)) }
+    }
 
     /// `CacheControl.parse(header)`, reusing the last result when the header is the same text.
     /// - Complexity: O(1) for a repeated header string sharing storage with the last one, else O(n).

@@ -490,6 +490,28 @@ final class SessionAcrossPushesTests: XCTestCase {
         XCTAssertTrue(h.session.isFinished)
     }
 
+    /// Without log events a session emits exactly the other actions, in the same order: the
+    /// same push, fetch completions and tap through two sessions, one with each setting.
+    func testTurningLogEventsOffRemovesOnlyTheLogActions() throws {
+        var quiet = Fixtures.policy()
+        quiet.emitsLogEvents = false
+        var loud = try Harness(), silent = try Harness(policy: quiet)
+        let r = try Sessions.request(Payloads.inline())
+        var expected: [Action] = [], got: [Action] = []
+        func both(_ input: Input, _ at: Instant) throws {
+            expected += try loud.feed(input, at: at).filter { if case .log = $0 { return false } else { return true } }
+            got += try silent.feed(input, at: at)
+        }
+        try both(.pushReceived(r, Sessions.context()), ms(0))
+        let starts = Sessions.starts(expected)
+        XCTAssertEqual(starts.count, 2)
+        try both(.fetchCompleted(starts[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), ms(100))
+        try both(.fetchCompleted(starts[1].id, Sessions.completion(320_000, "application/vnd.apple.mpegurl", Fixtures.m3u8Prefix)), ms(200))
+        XCTAssertEqual(got, expected)
+        XCTAssertFalse(got.contains { if case .log = $0 { return true } else { return false } })
+        XCTAssertEqual(silent.session.store, loud.session.store)
+    }
+
     func testPurgeByCampaignUsesThePublicTag() throws {
         let r = try Sessions.request(Payloads.inline())
         var h = try Harness()
