@@ -125,6 +125,8 @@ struct PushWorld: EventHandler {
     var sKill: [EventHandle?] = []
     var sOpenFetches: [UInt64] = []
     var sOpens: [Bool] = []
+    /// The user's tap delay for the slot's push (drawn with `sOpens`, kept for the tap after delivery).
+    var sTapDelaySeconds: [Double] = []
     var sNetwork: [InfraNetworkClass] = []
     var sRegion: [UInt32] = []
     var sSaveData: [Bool] = []
@@ -582,7 +584,9 @@ struct PushWorld: EventHandler {
         sPush[s] = deferred ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
         sKind[s] = kind
         sOpenFetches[s] = 0
-        sOpens[s] = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment).opens
+        let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        sOpens[s] = user.opens
+        sTapDelaySeconds[s] = user.tapDelaySeconds
         sNetwork[s] = a.network
         sRegion[s] = a.region
         sSaveData[s] = a.saveData
@@ -645,7 +649,7 @@ struct PushWorld: EventHandler {
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
         sDevice.append(0); sPush.append(0); sGen.append(0); sKind.append(.iOSServiceExtension); sTimer.append(nil)
-        sTimerAt.append(.max); sWarn.append(nil); sKill.append(nil); sOpenFetches.append(0); sOpens.append(false)
+        sTimerAt.append(.max); sWarn.append(nil); sKill.append(nil); sOpenFetches.append(0); sOpens.append(false); sTapDelaySeconds.append(0)
         sNetwork.append(.wifi); sRegion.append(0); sSaveData.append(false); sHighPriority.append(false); sTap.append(-1)
         sFetchObject.append(contentsOf: repeatElement(0, count: 64))
         return sessions.count - 1

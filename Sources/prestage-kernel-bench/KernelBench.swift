@@ -250,7 +250,8 @@ struct KernelBench {
             usage: prestage-kernel-bench [--quick | --events COUNT] [--model-devices N | --no-model] [--model-scenario PATH]
               Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop;
               then the full model (one replication, with and without far-event buckets) against the
-              hold loop at the model's mean pending-event count.
+              hold loop at the model's mean pending-event count; then one replication alone against
+              two at once on two threads.
               (default)       8 alternating rounds of ~0.15 s per loop per row
               --quick         3 rounds of ~0.03 s per loop per row
               --events COUNT  exactly COUNT events per loop per row (1...10^9), for profilers
@@ -321,7 +322,10 @@ struct KernelBench {
                       + pad(fixed(row.spreadU.low * 100, 0) + "-" + fixed(row.spreadU.high * 100, 0) + "%", 10))
             }
             print("worst ratio: kernel \(fixed(worst * 100, 1))%, kernel-U \(fixed(worstU * 100, 1))% (target >= 85%)   [checksum \(sink & 0xffff)]")
-            if let modelPlan { try modelRows(modelPlan, holdPlan: plan) }
+            if let modelPlan {
+                try modelRows(modelPlan, holdPlan: plan)
+                try parallelRow(modelPlan)
+            }
         } catch {
             print("prestage-kernel-bench: \(error)")
             exit(1)

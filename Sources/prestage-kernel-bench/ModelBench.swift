@@ -64,3 +64,62 @@ func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
           + "% (target >= 40%); full model / kernel hold loop: "
           + fixed(bucketed.eventsPerSecond / row.kernel.eventsPerSecond * 100, 1) + "%")
 }
+
+/// Wall-clock seconds (CLOCK_MONOTONIC), for the parallel row only.
+func wallSeconds() -> Double {
+    var ts = timespec()
+    guard clock_gettime(CLOCK_MONOTONIC, &ts) == 0 else { preconditionFailure("clock_gettime(CLOCK_MONOTONIC) failed") }
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// One replication built and run on the calling thread: (thread CPU seconds, error text).
+func replicationCPUSeconds(_ scenario: ScenarioFile, replication: Int) -> (Double, String?) {
+    do {
+        var seconds = 0.0
+        seconds = try timed {
+            var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: replication, bucketFarEvents: true)
+            _ = try run.run(sampleEveryEvents: 0)
+        }
+        return (seconds, nil)
+    } catch {
+        return (0, "\(error)")
+    }
+}
+
+/// Per-thread results of the parallel row (written by each worker once, under the lock).
+final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [(Double, String?)]
+    init(count: Int) { values = Array(repeating: (0, nil), count: count) }
+    func set(_ i: Int, _ v: (Double, String?)) { lock.lock(); values[i] = v; lock.unlock() }
+    func all() -> [(Double, String?)] { lock.lock(); defer { lock.unlock() }; return values }
+}
+
+/// One replication alone, then two at once on two threads (world construction included): wall
+/// time and each replication's thread CPU time. Other processes on the machine lengthen the wall
+/// times; the CPU times show what the two replications cost each other (shared caches, memory
+/// bandwidth, allocator, reference counting on shared objects).
+func parallelRow(_ plan: ModelPlan) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: plan.scenarioPath))
+    let scenario = try ScenarioLoader.decode(data, label: plan.scenarioPath, flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
+    print("")
+    print("parallel replications: \(scenario.name), \(plan.devices) devices; one alone, then replications 0 and 1 on two threads")
+    let start1 = wallSeconds()
+    let (cpu1, error1) = replicationCPUSeconds(scenario, replication: 0)
+    let wall1 = wallSeconds() - start1
+    if let error1 { throw BenchError(text: error1) }
+    let results = ThreadResults(count: 2)
+    let start2 = wallSeconds()
+    DispatchQueue.concurrentPerform(iterations: 2) { i in results.set(i, replicationCPUSeconds(scenario, replication: i)) }
+    let wall2 = wallSeconds() - start2
+    let both = results.all()
+    if let error = both.compactMap(\.1).first { throw BenchError(text: error) }
+    print("  1 replication:  " + fixed(wall1, 2) + " s wall, " + fixed(cpu1, 2) + " s CPU")
+    print("  2 replications: " + fixed(wall2, 2) + " s wall (× " + fixed(wall2 / wall1, 2) + " of one; target <= 1.15), CPU "
+          + fixed(both[0].0, 2) + " s and " + fixed(both[1].0, 2) + " s (× " + fixed((both[0].0 + both[1].0) / 2 / cpu1, 2) + " of one)")
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var text: String
+    var description: String { text }
+}
