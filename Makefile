@@ -5,10 +5,10 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3 chromium fonts-liberation
+APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-cluster bench clean
+.PHONY: all deps build run test test-swift test-cluster test-notebooks notebooks bench clean
 
 all: build
 
@@ -36,16 +36,51 @@ build: deps
 run: build
 	$(BIN)/prestage run $(SCENARIO)
 
-## test: the whole test suite (CI runs exactly this).
-test: deps
+## test: the whole test suite (CI runs exactly this): Swift tests, the Slurm end-to-end test, the notebooks.
+test: test-swift test-cluster test-notebooks
+
+## test-swift: build and run the Swift test suite.
+test-swift: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
 ## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
 ## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local
 ## run, stops everything) and of the Kubernetes manifest. Needs root. See docs/cluster/README.md.
-test-cluster:
+test-cluster: deps
+	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh
+
+# Jupyter notebooks over results/examples/: a venv under .build with the pinned requirements
+# (reinstalled only when requirements.txt changes), the debug prestage for the example sweeps.
+NB_DIR      := notebooks-export
+NB_VENV     := .build/notebooks-venv
+NB_STAMP    := $(NB_VENV)/installed-requirements.txt
+NB_EXAMPLES := results/examples
+NOTEBOOKS   := $(NB_DIR)/warm-ahead-comparison.ipynb $(NB_DIR)/capacity-planning.ipynb
+
+$(NB_STAMP): $(NB_DIR)/requirements.txt
+	rm -rf $(NB_VENV)
+	python3 -m venv $(NB_VENV)
+	$(NB_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(NB_DIR)/requirements.txt
+	cp $(NB_DIR)/requirements.txt $@
+
+## notebooks: regenerate results/examples/ with the real CLI, execute the notebooks in place and
+## re-export their HTML (notebooks-export/*.html).
+notebooks: deps $(NB_STAMP)
+	$(SWIFT) build --product prestage
+	rm -rf $(NB_EXAMPLES)/warm-ahead $(NB_EXAMPLES)/capacity
+	.build/debug/prestage sweep $(NB_DIR)/sweeps/warm-ahead.json --out $(NB_EXAMPLES)/warm-ahead
+	.build/debug/prestage sweep $(NB_DIR)/sweeps/capacity.json --out $(NB_EXAMPLES)/capacity
+	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to notebook --execute --ExecutePreprocessor.record_timing=False --inplace $(NOTEBOOKS)
+	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to html $(NOTEBOOKS)
+
+## test-notebooks: execute the notebooks headless against the committed results/examples/ (into a
+## temporary directory; the committed notebooks and HTML are not touched).
+test-notebooks: deps $(NB_STAMP)
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	$(NB_VENV)/bin/jupyter nbconvert --log-level WARN --to notebook --execute --output-dir "$$out" $(NOTEBOOKS) \
+	  && echo "test-notebooks: $(words $(NOTEBOOKS)) notebooks executed against $(NB_EXAMPLES)/ without errors"
 
 ## bench: benchmarks (speed targets live here, never in timed unit tests).
 bench: build

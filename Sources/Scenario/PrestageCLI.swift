@@ -95,6 +95,17 @@ public enum PrestageCLI {
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
                     positionals: ["A", "B"], options: []),
         CommandSpec("list", summary: "list the scenario library with each scenario's question", options: []),
+        CommandSpec("sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
+                    positionals: ["FILE"], options: [
+                        OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/FILE-NAME)"),
+                        OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "work items run at once (default: all cores)"),
+                        OptionSpec("shard", .string, valueName: "i/N", help: "run only the work items k with k mod N = i (then prestage merge)"),
+                        OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
+                    ]),
+        CommandSpec("merge", summary: "combine the shard directories of one sweep into its complete results",
+                    positionals: ["DIR..."], options: [
+                        OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
+                    ]),
     ])
 
     /// Extra help after ScenarioKit's generated text, per command (nil: the program).
@@ -138,6 +149,10 @@ public enum PrestageCLI {
 
             \(exitCodes)
             """
+        case "sweep":
+            return SweepHelp.sweep + "\n\(exitCodes)"
+        case "merge":
+            return SweepHelp.merge + "\n\(exitCodes)"
         case "list":
             return "\n\(exitCodes)"
         default:
@@ -164,6 +179,8 @@ public enum PrestageCLI {
             case "validate": return ValidateCommand.execute(files: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "compare": return CompareCommand.execute(parsed, environment: env)
             case "list": return ListCommand.execute(environment: env)
+            case "sweep": return SweepCommand.execute(parsed, environment: env)
+            case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
@@ -171,12 +188,12 @@ public enum PrestageCLI {
         }
     }
 
-    /// For the variadic `validate FILE...`: keeps the first positional for the parser (which takes
+    /// For the variadic `validate FILE...` and `merge DIR...`: keeps the first positional for the parser (which takes
     /// exactly one) and returns the rest, skipping option values (`--set X`).
     static func splitVariadic(_ arguments: [String]) -> (parser: [String], extra: [String]) {
-        guard arguments.first == "validate",
-              let command = spec.commands.first(where: { $0.name == "validate" }) else { return (arguments, []) }
-        var kept = ["validate"], extra: [String] = []
+        guard let name = arguments.first, name == "validate" || name == "merge",
+              let command = spec.commands.first(where: { $0.name == name }) else { return (arguments, []) }
+        var kept = [name], extra: [String] = []
         var seenPositional = false, optionsEnded = false
         var i = 1
         while i < arguments.count {

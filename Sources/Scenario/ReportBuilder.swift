@@ -41,8 +41,9 @@ enum ReportBuilder {
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [
-            .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json."),
-            .table(metricsTable(aggregate.metrics)),
+            .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json. "
+                       + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(PrestageCLI.replicationsMax) or a zero mean: —)."),
+            .table(metricsTable(aggregate.metrics, relativeTarget: scenario.run.relativeHalfWidthTarget)),
         ]))
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
         let reasons = Dictionary(grouping: results.map(\.stopReason), by: { $0 }).keys.sorted()
@@ -71,17 +72,19 @@ enum ReportBuilder {
         }
     }
 
-    static func metricsTable(_ metrics: [MetricSummary]) -> Table {
+    static func metricsTable(_ metrics: [MetricSummary], relativeTarget: Double) -> Table {
         let rows: [[TableCell]] = metrics.map { m in
             let decimals = m.unit == "bytes" ? 0 : (m.unit == "count" ? 1 : 4)
             return [.text(m.name), .text(m.unit),
                     m.mean.map { .number($0, decimals: decimals) } ?? .text("n/a"),
                     m.confidenceInterval.map { .number($0.halfWidth, decimals: decimals) } ?? .text("—"),
-                    .text(m.better)]
+                    .text(m.better),
+                    m.precision?.replicationsNeeded.map { .number(Double($0), decimals: 0) } ?? .text("—")]
         }
         return Table(caption: "Every metric", columns: [
             Table.Column("Metric"), Table.Column("Unit"), Table.Column("Mean", alignment: .trailing),
             Table.Column("± CI", alignment: .trailing), Table.Column("Better"),
+            Table.Column("Replications for ± \(TextNumber.format(relativeTarget * 100, significant: 3)) %", alignment: .trailing),
         ], rows: rows)
     }
 

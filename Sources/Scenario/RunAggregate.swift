@@ -50,7 +50,8 @@ public struct RunAggregate: Sendable {
     /// Combines `results` (in replication order).
     /// - Throws: `StatisticsError` if histograms or series of different shapes meet (a model bug).
     /// - Complexity: O(replications · (metrics + buckets + horizon)).
-    public init(results: [ReplicationResult], confidenceLevel: Double) throws(StatisticsError) {
+    public init(results: [ReplicationResult], confidenceLevel: Double,
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) throws(StatisticsError) {
         replications = results.count
         // Metrics: the union of names, in sorted order, one value per replication.
         var units: [String: (unit: String, better: String)] = [:]
@@ -58,7 +59,8 @@ public struct RunAggregate: Sendable {
         metrics = units.keys.sorted().map { name in
             let values = results.map { r in r.metrics.first { $0.name == name }?.value ?? .nan }
             let info = units[name] ?? ("", "none")
-            return MetricSummary(name: name, unit: info.unit, better: info.better, values: values, level: confidenceLevel)
+            return MetricSummary(name: name, unit: info.unit, better: info.better, values: values, level: confidenceLevel,
+                                 relativeHalfWidthTarget: relativeHalfWidthTarget)
         }
         // Histograms.
         var named: [NamedHistogram] = []

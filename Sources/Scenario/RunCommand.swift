@@ -100,7 +100,8 @@ enum RunCommand {
         }
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         do {
-            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel)
+            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
+                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
@@ -174,12 +175,12 @@ final class InterruptGuard: @unchecked Sendable {
     private let lock = NSLock()
     private var removed = false
 
-    init(directory: ResultsDirectory, output: any TextOutput) {
+    init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
         source.setEventHandler {
             RunCommand.markIncomplete(directory, reason: "It was interrupted (SIGINT); these are partial results.")
-            output.write("\nprestage run: interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+            output.write("\n\(command): interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
             exit(ExitCode.interrupted.rawValue)
         }
         source.resume()

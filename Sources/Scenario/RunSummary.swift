@@ -1,5 +1,41 @@
 import Foundation
 import SimStats
+import Stochastic
+
+/// How many replications a metric needs for a target precision, estimated from a run's spread.
+public struct PrecisionPlan: Codable, Sendable, Equatable {
+    /// The half-width aimed at relative to the mean (`run.relativeHalfWidthTarget`, e.g. 0.05).
+    public var relativeTarget: Double
+    /// `relativeTarget × |mean|`, in the metric's unit.
+    public var targetHalfWidth: Double
+    /// The smallest n ≥ 2 with t_{n−1, 1−α/2} · S / √n ≤ `targetHalfWidth`, S being the standard
+    /// deviation over this run's replications (Law, §9.4.1; SimStats' `ReplicationPlanner`). Nil
+    /// when more than `PrestageCLI.replicationsMax` would be needed, or the mean is 0 while the
+    /// values vary (no relative target exists). An estimate: S itself changes with more replications.
+    public var replicationsNeeded: Int?
+
+    /// The plan for replication values `sample` (every replication finite, at least 2).
+    /// Nil for fewer than 2 values.
+    /// - Complexity: O(sample.count) plus O(n* − n₀) t quantiles, n₀ = ⌊(z·S/target)²⌋ being a
+    ///   lower bound of the answer n* (t quantiles exceed the normal one), so a handful in practice.
+    public static func plan(sample: [Double], level: Double, relativeTarget: Double) -> PrecisionPlan? {
+        guard let moments = try? RunningMoments(validating: sample), let s = moments.standardDeviation else { return nil }
+        let target = relativeTarget * abs(moments.mean)
+        var plan = PrecisionPlan(relativeTarget: relativeTarget, targetHalfWidth: target, replicationsNeeded: nil)
+        if s == 0 {
+            plan.replicationsNeeded = 2  // no spread: any count meets any target
+            return plan
+        }
+        guard target > 0, target.isFinite else { return plan }
+        let z = Quantiles.standardNormal(p: 1 - (1 - level) / 2)
+        let lowerBound = (z * s / target) * (z * s / target)
+        guard lowerBound <= Double(PrestageCLI.replicationsMax) else { return plan }
+        plan.replicationsNeeded = try? ReplicationPlanner.replicationsNeeded(
+            standardDeviation: s, targetHalfWidth: target, level: level,
+            minimumReplications: max(2, Int(lowerBound)), maximumReplications: PrestageCLI.replicationsMax)
+        return plan
+    }
+}
 
 /// One headline metric over the replications of a run.
 public struct MetricSummary: Codable, Sendable, Equatable {
@@ -17,10 +53,15 @@ public struct MetricSummary: Codable, Sendable, Equatable {
     /// The t-based interval over the replications; nil with fewer than 2 finite values, or when
     /// some replication had no finite value (the mean of the rest would be biased).
     public var confidenceInterval: ConfidenceInterval?
+    /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
+    /// when `confidenceInterval` is nil.
+    public var precision: PrecisionPlan?
 
-    /// Summarises `values` (one per replication) at `level`.
-    /// - Complexity: O(values.count).
-    public init(name: String, unit: String, better: String, values: [Double], level: Double) {
+    /// Summarises `values` (one per replication) at `level`, planning replications for a
+    /// half-width of `relativeHalfWidthTarget` × |mean|.
+    /// - Complexity: O(values.count) (see `PrecisionPlan.plan`).
+    public init(name: String, unit: String, better: String, values: [Double], level: Double,
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) {
         self.name = name
         self.unit = unit
         self.better = better
@@ -32,6 +73,7 @@ public struct MetricSummary: Codable, Sendable, Equatable {
         } else {
             confidenceInterval = nil
         }
+        precision = confidenceInterval == nil ? nil : PrecisionPlan.plan(sample: finite, level: level, relativeTarget: relativeHalfWidthTarget)
     }
 
     /// The per-replication values when every replication has one.

@@ -18,11 +18,17 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var eventsMax: UInt64 = 2_000_000_000
     /// Confidence level of every interval, in [0.5, 0.999]. Default 0.95.
     public var confidenceLevel: Double = 0.95
+    /// The precision each metric is planned for: `summary.json` and report.md give, per metric,
+    /// the replications needed for a CI half-width of this share of the mean's magnitude, in
+    /// (0, 1]. Default 0.05.
+    public var relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault
+    /// 0.05: a half-width of 5 % of the mean.
+    public static let relativeHalfWidthTargetDefault = 0.05
 
     /// The defaults.
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case seed, replications, devices, eventsMax, confidenceLevel }
+    enum CodingKeys: String, CodingKey, CaseIterable { case seed, replications, devices, eventsMax, confidenceLevel, relativeHalfWidthTarget }
 
     public init(from decoder: any Decoder) throws {
         let d = RunSettings()
@@ -32,6 +38,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         devices = try c.decodeIfPresent(Int.self, forKey: .devices)
         eventsMax = try c.decodeIfPresent(UInt64.self, forKey: .eventsMax) ?? d.eventsMax
         confidenceLevel = try c.decodeIfPresent(Double.self, forKey: .confidenceLevel) ?? d.confidenceLevel
+        relativeHalfWidthTarget = try c.decodeIfPresent(Double.self, forKey: .relativeHalfWidthTarget) ?? d.relativeHalfWidthTarget
         var problems: [DecodingError] = []
         func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) {
             if !ok {
@@ -45,6 +52,8 @@ public struct RunSettings: Codable, Sendable, Equatable {
         }
         check((1...1_000_000_000_000).contains(eventsMax), .eventsMax, "an integer in 1...1000000000000", "\(eventsMax)")
         check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
+        check(relativeHalfWidthTarget > 0 && relativeHalfWidthTarget <= 1, .relativeHalfWidthTarget, "a number in (0, 1]",
+              "\(relativeHalfWidthTarget)")
         if let first = problems.first { throw first }
     }
 }

@@ -20,8 +20,8 @@
 #
 # Settings (environment):
 #   PRESTAGE_E2E_BIN         program with `sweep FILE [--shard i/N] --out DIR` and `merge DIR... --out DIR`
-#                            (default: the stand-in below)
-#   PRESTAGE_E2E_SWEEP_FILE  sweep file for it (default with the stand-in: a generated 10-point file)
+#                            (default: .build/debug/prestage)
+#   PRESTAGE_E2E_SWEEP_FILE  sweep file for it (default: Tests/cluster/e2e-sweep.json)
 #   PRESTAGE_E2E_SHARDS      array size N (default 4, 1...64)
 #   PRESTAGE_E2E_TIMEOUT_SECONDS  longest wait for the sweep + merge jobs (default 300)
 #   PRESTAGE_E2E_PORT        slurmctld port; slurmd uses the next one (default: the first free
@@ -32,16 +32,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-# ---------------------------------------------------------------------------------------------
-# STAND-IN: until `prestage sweep` / `prestage merge` exist, the jobs run standin-prestage.sh, a
-# script with the same command-line contract (one output directory per shard, deterministic
-# content, merge in shard order == unsharded run). When they land, set the two variables, e.g.
-#   PRESTAGE_E2E_BIN=.build/debug/prestage PRESTAGE_E2E_SWEEP_FILE=scenarios/SMALL-SWEEP.json
-# (or change these two defaults) and delete standin-prestage.sh.
-standin_bin=$(realpath -e "$here/standin-prestage.sh")
-e2e_bin=${PRESTAGE_E2E_BIN:-$standin_bin}
-e2e_sweep_file=${PRESTAGE_E2E_SWEEP_FILE:-}
-# ---------------------------------------------------------------------------------------------
+# The real `prestage sweep` / `prestage merge` (the debug build `make test` makes; `make test-cluster`
+# builds it first) on a 6-point × 2-replication sweep of 200 devices: 12 work items, seconds in debug.
+e2e_bin=${PRESTAGE_E2E_BIN:-$repo/.build/debug/prestage}
+e2e_sweep_file=${PRESTAGE_E2E_SWEEP_FILE:-$here/e2e-sweep.json}
 
 shards=${PRESTAGE_E2E_SHARDS:-4}
 shards_max=64
@@ -75,14 +69,11 @@ case "$ctld_port" in '' | *[!0-9]*) die "PRESTAGE_E2E_PORT: expected a port numb
 [ "$(id -u)" = 0 ] || die "must run as root (it starts munged, slurmctld and slurmd)"
 
 # Jobs run on the "compute node" from another working directory: every path they get is absolute.
-e2e_bin=$(cd "$repo" && realpath -e "$e2e_bin") || die "PRESTAGE_E2E_BIN '${PRESTAGE_E2E_BIN:-}' does not exist"
+e2e_bin=$(cd "$repo" && realpath -e "$e2e_bin") \
+  || die "PRESTAGE_E2E_BIN '$e2e_bin' does not exist (build it: swift build --product prestage, or make test-cluster)"
 [ -x "$e2e_bin" ] || die "PRESTAGE_E2E_BIN '$e2e_bin' is not executable"
-if [ -n "$e2e_sweep_file" ]; then
-  e2e_sweep_file=$(cd "$repo" && realpath -e "$e2e_sweep_file") \
-    || die "PRESTAGE_E2E_SWEEP_FILE '${PRESTAGE_E2E_SWEEP_FILE}' does not exist"
-elif [ "$e2e_bin" != "$standin_bin" ]; then
-  die "PRESTAGE_E2E_BIN is set to '$e2e_bin': set PRESTAGE_E2E_SWEEP_FILE to a sweep file for it too"
-fi
+e2e_sweep_file=$(cd "$repo" && realpath -e "$e2e_sweep_file") \
+  || die "PRESTAGE_E2E_SWEEP_FILE '$e2e_sweep_file' does not exist"
 
 # --- 1. packages ------------------------------------------------------------------------------
 # apt-get that waits up to 5 minutes for another apt/dpkg run to release its lock.
@@ -336,14 +327,6 @@ done
 phase_done "munged, slurmctld, slurmd running; node $host idle ($cpus CPUs)"
 
 # --- 4. the sweep as an array job, the merge as a dependent job --------------------------------
-if [ -z "$e2e_sweep_file" ]; then
-  # Stand-in sweep file: 10 points, not a multiple of 4, so shards have unequal sizes.
-  e2e_sweep_file="$tmp/standin-sweep.txt"
-  for ahead in 0 30 60 120 300 600 900 1800 3600 7200; do
-    echo "campaigns[0].warm.aheadSeconds=$ahead"
-  done > "$e2e_sweep_file"
-fi
-
 # submit VAR=VALUE... -- SBATCH-ARGS...: sbatch --parsable from $tmp/jobs with this run's marker,
 # PRESTAGE_BIN and the given variables (PRESTAGE_SHARDS only when given); prints the job ID.
 submit() {
