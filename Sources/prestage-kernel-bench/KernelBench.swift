@@ -120,14 +120,16 @@ struct BareSide {
         sequence &+= 1
     }
 
-    mutating func run(events: UInt64) {
+    /// Runs `events` hold steps; returns the last event time (callers add it to `sink`).
+    @discardableResult
+    mutating func run(events: UInt64) -> Int64 {
         var last: Int64 = 0
         for _ in 0..<events {
             guard let e = heap.popMin() else { preconditionFailure("bare hold model drained") }
             last = e.timeTicks
             push(at: e.timeTicks, payload: e.payload)
         }
-        sink &+= last
+        return last
     }
 }
 
@@ -198,7 +200,7 @@ func measure(pending n: Int, plan: Plan) throws -> Row {
     if case let .fixed(events) = plan { warmEvents = events }
     let kernelWarm = try timed { try kernelSide.run(events: warmEvents) }
     let kernelUWarm = try timed { try kernelUSide.run(events: warmEvents) }
-    let bareWarm = timed { bareSide.run(events: warmEvents) }
+    let bareWarm = timed { sink &+= bareSide.run(events: warmEvents) }
     let rounds: Int
     var kernelChunk = warmEvents, kernelUChunk = warmEvents, bareChunk = warmEvents
     switch plan {
@@ -215,7 +217,7 @@ func measure(pending n: Int, plan: Plan) throws -> Row {
     for _ in 0..<rounds {
         let ks = try timed { try kernelSide.run(events: kernelChunk) }
         let us = try timed { try kernelUSide.run(events: kernelUChunk) }
-        let bs = timed { bareSide.run(events: bareChunk) }
+        let bs = timed { sink &+= bareSide.run(events: bareChunk) }
         row.kernel.add(events: kernelChunk, seconds: ks)
         row.kernelU.add(events: kernelUChunk, seconds: us)
         row.bare.add(events: bareChunk, seconds: bs)

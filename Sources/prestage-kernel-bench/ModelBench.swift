@@ -104,6 +104,25 @@ func parallelRow(_ plan: ModelPlan) throws {
     let scenario = try ScenarioLoader.decode(data, label: plan.scenarioPath, flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
     print("")
     print("parallel replications: \(scenario.name), \(plan.devices) devices; one alone, then replications 0 and 1 on two threads")
+    // Control: a loop that shares nothing and allocates nothing (the bare hold loop at 10 000
+    // pending events, 2 MB of heap per thread). If it too slows down when two run at once, the
+    // cost is the machine's (other jobs, shared caches, memory bandwidth), not the model's.
+    let controlEvents: UInt64 = 30_000_000
+    let controlStart = wallSeconds()
+    let controlCPU = timed { var bare = BareSide(pending: 10_000); sink &+= bare.run(events: controlEvents) }
+    let controlWall = wallSeconds() - controlStart
+    let control = ThreadResults(count: 2)
+    let controlStart2 = wallSeconds()
+    DispatchQueue.concurrentPerform(iterations: 2) { i in
+        var last: Int64 = 0
+        let seconds = timed { var bare = BareSide(pending: 10_000); last = bare.run(events: controlEvents) }
+        control.set(i, (seconds + Double(last & 1) * 1e-12, nil))  // `last` keeps the loop observable
+    }
+    let controlWall2 = wallSeconds() - controlStart2
+    let c2 = control.all()
+    print("  control (bare hold loop, N = 10 000, \(controlEvents) events): 1 at a time " + fixed(controlWall, 2) + " s wall, "
+          + fixed(controlCPU, 2) + " s CPU; 2 at once " + fixed(controlWall2, 2) + " s wall (× " + fixed(controlWall2 / controlWall, 2)
+          + "), CPU × " + fixed((c2[0].0 + c2[1].0) / 2 / controlCPU, 2))
     let start1 = wallSeconds()
     let (cpu1, error1) = replicationCPUSeconds(scenario, replication: 0)
     let wall1 = wallSeconds() - start1
