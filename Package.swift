@@ -67,10 +67,11 @@ let package = Package(
             dependencies: ["Scenario"],
             swiftSettings: strictFlags
         ),
-        // Kernel hold-model benchmark (`make bench`); never run as a timed test.
+        // Kernel hold-model benchmark plus the full model against the hold loop at the model's
+        // pending-event count (`make bench`); never run as a timed test.
         .executableTarget(
             name: "prestage-kernel-bench",
-            dependencies: ["SimKernel", "Stochastic"],
+            dependencies: ["SimKernel", "Stochastic", "PushModel", "Scenario"],
             swiftSettings: strictFlags
         ),
 

@@ -108,6 +108,9 @@ public struct PreloadPolicy: Sendable, Equatable {
     public var receiptsEnabled: Bool = false
     /// Receipts are sent at `delivery + uniform × window`. 300 s.
     public var receiptJitterWindowMicroseconds: Int64 = 300_000_000
+    /// Emit `.log` actions. A driver that discards them (the simulator, at millions of pushes)
+    /// turns this off to save building, queueing and polling them; every other action is the same.
+    public var emitsLogEvents: Bool = true
     /// How referenced manifests are parsed and verified (URL policy, signing key, limits).
     public var manifestOptions: PayloadOptions
 

@@ -116,6 +116,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     var startedBlockingFetch = false
     var assetsKnown = false
     var tapped = false
+    /// The last `Cache-Control` header parsed and its value: a driver serving many pushes through
+    /// one session (see `reset(store:)`) sees the same few header strings again and again. Not
+    /// session state (a pure function's cache), so `reset` keeps it.
+    var lastCacheControl: (header: String, parsed: CacheControl)?
 
     /// A session over `store` (the device's store; one session at a time per store).
     /// - Throws: `PolicyError` if a knob is out of range.
@@ -644,7 +648,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             return reject(index, rejection, received: received, completed: true, now: now)
         }
         guard let request,
-              let life = PreloadStore.lifetime(of: CacheControl.parse(c.headers.cacheControl ?? ""),
+              let life = PreloadStore.lifetime(of: cacheControl(c.headers.cacheControl ?? ""),
                                                ttlSeconds: request.ttlSeconds, storedAt: now)
         else {
             return reject(index, .notStorable, received: received, completed: true, now: now)
@@ -824,5 +828,16 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         #endif
     }
 
-    mutating func log(_ event: LogEvent) { actions.append(.log(event)) }
+    mutating func log(_ event: LogEvent) {
+        if policy.emitsLogEvents { actions.append(.log(event)) }
+    }
+
+    /// `CacheControl.parse(header)`, reusing the last result when the header is the same text.
+    /// - Complexity: O(1) for a repeated header string sharing storage with the last one, else O(n).
+    mutating func cacheControl(_ header: String) -> CacheControl {
+        if let last = lastCacheControl, last.header == header { return last.parsed }
+        let parsed = CacheControl.parse(header)
+        lastCacheControl = (header, parsed)
+        return parsed
+    }
 }

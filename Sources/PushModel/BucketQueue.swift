@@ -8,6 +8,11 @@ import SimKernel
 /// Entries live in struct-of-arrays storage recycled through a free list: no allocation per
 /// entry once warm. Invariant: an entry goes into bucket ⌊time / width⌋ only if that bucket
 /// starts after now, so a bucket is never appended to after its flush.
+///
+/// Effect (measured by `make bench`, black-friday-flash-sale at 500 000 devices, see README
+/// "Performance"): the kernel's mean pending count falls from 118 189 to 69 436 (49 339 entries
+/// wait in buckets instead), and events/s rises by about 1 %; the effect grows with the number of
+/// taps pending hours ahead.
 struct BucketQueue {
     let widthTicks: Int64
     let flushKind: EventKind
@@ -22,12 +27,13 @@ struct BucketQueue {
     /// Entries currently held.
     private(set) var count = 0
 
-    /// Buckets of `widthTicks` covering `[0, horizonTicks]`.
-    init(widthTicks: Int64, horizonTicks: Int64, flushKind: EventKind) {
+    /// Buckets of `widthTicks` covering `[0, horizonTicks]`; with `isBucketing` false there are no
+    /// buckets and `schedule` always schedules in the kernel (the benchmark's "no bucketing" run).
+    init(widthTicks: Int64, horizonTicks: Int64, flushKind: EventKind, isBucketing: Bool = true) {
         precondition(widthTicks > 0 && horizonTicks >= 0)
         self.widthTicks = widthTicks
         self.flushKind = flushKind
-        let buckets = Int(horizonTicks / widthTicks) + 2
+        let buckets = isBucketing ? Int(horizonTicks / widthTicks) + 2 : 0
         head = [Int32](repeating: -1, count: buckets)
         tail = head
     }

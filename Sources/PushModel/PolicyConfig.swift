@@ -111,6 +111,7 @@ public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
         p.freeStorageFloorBytes = freeStorageFloorBytes
         p.oneAssetPerSilentPush = oneAssetPerSilentPush
         p.attachMedia = attachMedia
+        p.emitsLogEvents = false  // the driver ignores them
         return p
     }
 

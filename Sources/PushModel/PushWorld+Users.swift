@@ -29,7 +29,7 @@ extension PushWorld {
         }
         let shown = showsNotification(w) && sKind[s] != .androidWorkManagerJob  // a job's was shown by its handler
         if sHighPriority[s] { noteHighPriority(d, shown: shown) }
-        if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
+        if shown { try scheduleTap(d, w, opens: sOpens[s], tapDelaySeconds: sTapDelaySeconds[s], shownAt: kernel.now.ticks, kernel: &kernel) }
     }
 
     /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
@@ -41,8 +41,9 @@ extension PushWorld {
             if w.flags & PushWord.flagDeferred != 0 { outcomes.deferredThenExpired += 1 } else { outcomes.timedOutOrKilled += 1 }
             let shown = sKind[s] == .iOSServiceExtension && showsNotification(w)
             if sHighPriority[s] { noteHighPriority(d, shown: shown) }
+            let opens = sOpens[s], tapDelaySeconds = sTapDelaySeconds[s]
             endSession(s, kernel: &kernel)
-            if shown { try scheduleTap(d, w, attributes: population.device(d), shownAt: kernel.now.ticks, kernel: &kernel) }
+            if shown { try scheduleTap(d, w, opens: opens, tapDelaySeconds: tapDelaySeconds, shownAt: kernel.now.ticks, kernel: &kernel) }
             return
         }
         endSession(s, kernel: &kernel)
@@ -58,7 +59,7 @@ extension PushWorld {
         sKill[s] = nil
         let d = Int(sDevice[s])
         let store = sessions[s].currentStore()
-        sessions[s] = idleSession
+        sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(d, store, plans: plans)
         deviceSlot[d] = -1
         if sTap[s] >= 0 {
@@ -98,8 +99,14 @@ extension PushWorld {
     /// after the user's tap delay (held in a far-future bucket).
     mutating func scheduleTap(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
         let u = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
-        guard u.opens else { return }
-        let at = shownAt + SimDuration.seconds(u.tapDelaySeconds).ticks
+        try scheduleTap(d, w, opens: u.opens, tapDelaySeconds: u.tapDelaySeconds, shownAt: shownAt, kernel: &kernel)
+    }
+
+    /// `scheduleTap(_:_:attributes:shownAt:kernel:)` with the user draws already made (a session
+    /// slot keeps them from `deliver`, which saves drawing the device and the user again).
+    mutating func scheduleTap(_ d: Int, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64, kernel: inout Kernel) throws {
+        guard opens else { return }
+        let at = shownAt + SimDuration.seconds(tapDelaySeconds).ticks
         if at >= horizonTicks {
             counters.tapsBeyondHorizon += 1
             return

@@ -111,7 +111,10 @@ struct PushWorld: EventHandler {
 
     // Session slots (active devices only).
     var sessions: [PreloadSession] = []
+    /// What a new session slot starts as: no store, the validated policy.
     let idleSession: PreloadSession
+    /// The store an ended session holds until its slot is reused (the device's store is parked).
+    let noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
     var sDevice: [UInt32] = []
     var sPush: [UInt64] = []
     var sGen: [UInt32] = []
@@ -122,6 +125,8 @@ struct PushWorld: EventHandler {
     var sKill: [EventHandle?] = []
     var sOpenFetches: [UInt64] = []
     var sOpens: [Bool] = []
+    /// The user's tap delay for the slot's push (drawn with `sOpens`, kept for the tap after delivery).
+    var sTapDelaySeconds: [Double] = []
     var sNetwork: [InfraNetworkClass] = []
     var sRegion: [UInt32] = []
     var sSaveData: [Bool] = []
@@ -175,10 +180,14 @@ struct PushWorld: EventHandler {
     let firstSendTicks: Int64
     var bytes = ByteCounts()
     var counters = DriverCounters()
+    /// The kernel's pending-event count and the far-event buckets' size, sampled at every
+    /// progress report (for the benchmark; not part of the result).
+    var pendingProfile = PendingEventProfile()
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
 
-    init(config: PushWorldConfig, masterSeed: UInt64, replication: Int, progressSink: ProgressSink?) throws {
+    init(config: PushWorldConfig, masterSeed: UInt64, replication: Int, progressSink: ProgressSink?,
+         bucketFarEvents: Bool = true) throws {
         self.config = config
         self.masterSeed = masterSeed
         self.replication = replication
@@ -191,7 +200,7 @@ struct PushWorld: EventHandler {
         policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions)
         do {
             try policy.validate()
-            idleSession = try PreloadSession(policy: policy, store: PreloadStore(capacityBytes: 0, entriesMax: 0))
+            idleSession = try PreloadSession(policy: policy, store: noStore)
         } catch {
             throw PushModelError(path: "preloadPolicy", reason: "\(error)")
         }
@@ -215,7 +224,8 @@ struct PushWorld: EventHandler {
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
-        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush)
+        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush,
+                          isBucketing: bucketFarEvents)
 
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
@@ -302,6 +312,7 @@ struct PushWorld: EventHandler {
     }
 
     mutating func progress(_ p: RunProgress) {
+        pendingProfile.add(kernelPending: p.pendingCount, bucketed: far.count)
         guard let sink = progressSink else { return }
         var done = 0
         for c in sendCursor { done += c }
@@ -588,7 +599,9 @@ struct PushWorld: EventHandler {
         sPush[s] = deferred ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
         sKind[s] = kind
         sOpenFetches[s] = 0
-        sOpens[s] = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment).opens
+        let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        sOpens[s] = user.opens
+        sTapDelaySeconds[s] = user.tapDelaySeconds
         sNetwork[s] = a.network
         sRegion[s] = a.region
         sSaveData[s] = a.saveData
@@ -605,11 +618,9 @@ struct PushWorld: EventHandler {
             store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
             if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
-        do {
-            sessions[s] = try PreloadSession(policy: policy, store: store)
-        } catch {
-            throw PushModelError(path: "preloadPolicy", reason: "\(error)")
-        }
+        // The slot's session value is reused (policy validated once, in `init`; buffers keep
+        // their capacity): no validation and no allocation per push.
+        sessions[s].reset(store: store)
         let context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
                                     isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes, receiptJitterUniform: 0)
         let request = plans.requests[w.campaign][w.part]
@@ -653,7 +664,7 @@ struct PushWorld: EventHandler {
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
         sDevice.append(0); sPush.append(0); sGen.append(0); sKind.append(.iOSServiceExtension); sTimer.append(nil)
-        sTimerAt.append(.max); sWarn.append(nil); sKill.append(nil); sOpenFetches.append(0); sOpens.append(false)
+        sTimerAt.append(.max); sWarn.append(nil); sKill.append(nil); sOpenFetches.append(0); sOpens.append(false); sTapDelaySeconds.append(0)
         sNetwork.append(.wifi); sRegion.append(0); sSaveData.append(false); sHighPriority.append(false); sTap.append(-1)
         sFetchObject.append(contentsOf: repeatElement(0, count: 64))
         return sessions.count - 1

@@ -73,21 +73,24 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
 
 /// The constants of `MemoryEstimate`.
 ///
-/// Calibration (see README): peak RSS (`peakResidentBytes` in run-info.json) of
-/// `black-friday-flash-sale --replications 1 --jobs 1` (one push per device) grew by 267 bytes per
-/// device in a release build between `--devices 20000` (50.2 MB) and `--devices 400000`
-/// (151.7 MB), and by 351 bytes per device in a debug build between 20 000 and 100 000; the sum
-/// `bytesPerDevice + bytesPerPush` = 280 sits between the two. A near-empty run peaks at about 29 MB. Sessions live about
-/// a second at a high send rate (the model's `sessions.activeMax` was 8 400 at 20 000 pushes/s), so
-/// the session term assumes rate × `RunCommand.sessionSecondsAssumed`.
+/// Calibration (see README "Performance"): peak RSS (`peakResidentBytes` in run-info.json) of
+/// `black-friday-flash-sale --replications 1 --jobs 1` (one push per device, three assets) in a
+/// release build was 48.5 MB at `--devices 20000`, 76.2 MB at 200 000, 131.5 MB at 1 M, 197.7 MB
+/// at 2 M, 445 MB at 5 M and 3 223 MB at 50 M: 62–77 bytes per device between 200 000 and 50 M
+/// (per-device arrays ≈ 23 bytes, parked preload-store entries 20 bytes each, far-future tap
+/// entries 26 bytes, plus array growth by doubling). `bytesPerDevice + bytesPerPush` = 75 sits at
+/// the top of that range, so the estimate runs 15–25 % above the measured peak at 5 M and 50 M
+/// devices. Debug builds use more. Sessions live about a second at a high send rate (the model's
+/// `sessions.activeMax` was 8 809 at 5 M devices sent at 20 000 pushes/s), so the session term,
+/// which assumes rate × `RunCommand.sessionSecondsAssumed`, over-covers small runs.
 public struct MemoryModel: Sendable, Equatable, Codable {
     /// The process before any replication: code, Foundation, GSL, the resolved scenario.
     public var processBaseBytes: UInt64 = 40 << 20
-    /// Per device per concurrent replication (device attribute arrays, preload-store state).
-    public var bytesPerDevice: UInt64 = 150
-    /// Per targeted push per concurrent replication (push and session records, its pending
-    /// delivery and tap events).
-    public var bytesPerPush: UInt64 = 130
+    /// Per device per concurrent replication (device arrays, parked-store offsets).
+    public var bytesPerDevice: UInt64 = 30
+    /// Per targeted push per concurrent replication (the preload-store entries it leaves parked,
+    /// its far-future tap and delivery entries).
+    public var bytesPerPush: UInt64 = 45
     /// Per session alive at once (handler state, download requests, network flows).
     public var bytesPerActiveSession: UInt64 = 2_048
     /// Per pending event of an active session in the kernel's event set (heap slot plus payload).

@@ -120,14 +120,16 @@ struct BareSide {
         sequence &+= 1
     }
 
-    mutating func run(events: UInt64) {
+    /// Runs `events` hold steps; returns the last event time (callers add it to `sink`).
+    @discardableResult
+    mutating func run(events: UInt64) -> Int64 {
         var last: Int64 = 0
         for _ in 0..<events {
             guard let e = heap.popMin() else { preconditionFailure("bare hold model drained") }
             last = e.timeTicks
             push(at: e.timeTicks, payload: e.payload)
         }
-        sink &+= last
+        return last
     }
 }
 
@@ -198,7 +200,7 @@ func measure(pending n: Int, plan: Plan) throws -> Row {
     if case let .fixed(events) = plan { warmEvents = events }
     let kernelWarm = try timed { try kernelSide.run(events: warmEvents) }
     let kernelUWarm = try timed { try kernelUSide.run(events: warmEvents) }
-    let bareWarm = timed { bareSide.run(events: warmEvents) }
+    let bareWarm = timed { sink &+= bareSide.run(events: warmEvents) }
     let rounds: Int
     var kernelChunk = warmEvents, kernelUChunk = warmEvents, bareChunk = warmEvents
     switch plan {
@@ -215,7 +217,7 @@ func measure(pending n: Int, plan: Plan) throws -> Row {
     for _ in 0..<rounds {
         let ks = try timed { try kernelSide.run(events: kernelChunk) }
         let us = try timed { try kernelUSide.run(events: kernelUChunk) }
-        let bs = timed { bareSide.run(events: bareChunk) }
+        let bs = timed { sink &+= bareSide.run(events: bareChunk) }
         row.kernel.add(events: kernelChunk, seconds: ks)
         row.kernelU.add(events: kernelUChunk, seconds: us)
         row.bare.add(events: bareChunk, seconds: bs)
@@ -247,13 +249,20 @@ func fixed(_ x: Double, _ digits: Int) -> String {
 struct KernelBench {
     static func main() {
         let usage = """
-            usage: prestage-kernel-bench [--quick | --events COUNT]
-              Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop.
+            usage: prestage-kernel-bench [--quick | --events COUNT] [--model-devices N | --no-model] [--model-scenario PATH]
+              Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop;
+              then the full model (one replication, with and without far-event buckets) against the
+              hold loop at the model's mean pending-event count; then one replication alone against
+              two at once on two threads.
               (default)       8 alternating rounds of ~0.15 s per loop per row
               --quick         3 rounds of ~0.03 s per loop per row
               --events COUNT  exactly COUNT events per loop per row (1...10^9), for profilers
+              --model-devices N     devices of the full-model run (1000...50000000; default 500000)
+              --model-scenario PATH scenario file of the full-model run (default scenarios/black-friday-flash-sale.json)
+              --no-model            skip the full-model rows
             """
         var plan = Plan.timed(rounds: 8, secondsPerLoopPerRound: 0.15)
+        var modelPlan: ModelPlan? = ModelPlan()
         var args = CommandLine.arguments.dropFirst()
         while let arg = args.popFirst() {
             switch arg {
@@ -265,6 +274,20 @@ struct KernelBench {
                     exit(2)
                 }
                 plan = .fixed(eventsPerLoop: count)
+            case "--model-devices":
+                guard let text = args.popFirst(), let count = Int(text), count >= 1_000, count <= 50_000_000 else {
+                    print("prestage-kernel-bench: --model-devices needs a whole number from 1000 to 50000000\n\(usage)")
+                    exit(2)
+                }
+                modelPlan?.devices = count
+            case "--model-scenario":
+                guard let path = args.popFirst() else {
+                    print("prestage-kernel-bench: --model-scenario needs a file path\n\(usage)")
+                    exit(2)
+                }
+                modelPlan?.scenarioPath = path
+            case "--no-model":
+                modelPlan = nil
             case "--help", "-h":
                 print(usage)
                 return
@@ -301,6 +324,10 @@ struct KernelBench {
                       + pad(fixed(row.spreadU.low * 100, 0) + "-" + fixed(row.spreadU.high * 100, 0) + "%", 10))
             }
             print("worst ratio: kernel \(fixed(worst * 100, 1))%, kernel-U \(fixed(worstU * 100, 1))% (target >= 85%)   [checksum \(sink & 0xffff)]")
+            if let modelPlan {
+                try modelRows(modelPlan, holdPlan: plan)
+                try parallelRow(modelPlan)
+            }
         } catch {
             print("prestage-kernel-bench: \(error)")
             exit(1)

@@ -471,6 +471,47 @@ final class SessionAcrossPushesTests: XCTestCase {
         XCTAssertEqual(h.session.store.entries.count, 1)
     }
 
+    /// The session remembers the last Cache-Control header it parsed; a different header on the
+    /// next push through the same (reset) session must be parsed afresh: max-age=60 stores an
+    /// entry fresh for 60 s, then no-store refuses to store at all.
+    func testResetSessionParsesAChangedCacheControlHeader() throws {
+        var h = try Harness()
+        let first = try rich(token: "aaa")
+        let starts = Sessions.starts(try h.feed(.pushReceived(first, Sessions.context()), at: ms(0)))
+        _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(90_000, "image/jpeg", Fixtures.jpegPrefix, cacheControl: "max-age=60")),
+                       at: ms(500))
+        XCTAssertEqual(h.session.store.entries.map(\.expiresAt), [ms(60_500)])
+
+        h.session.reset(store: PreloadStore(capacityBytes: h.session.store.capacityBytes, entriesMax: h.session.store.entriesMax))
+        let again = Sessions.starts(try h.feed(.pushReceived(try rich(token: "bbb"), Sessions.context()), at: ms(1_000)))
+        _ = try h.feed(.fetchCompleted(again[0].id, Sessions.completion(90_000, "image/jpeg", Fixtures.jpegPrefix, cacheControl: "no-store")),
+                       at: ms(1_500))
+        XCTAssertEqual(h.session.store.entries.count, 0, "no-store is not stored")
+        XCTAssertTrue(h.session.isFinished)
+    }
+
+    /// Without log events a session emits exactly the other actions, in the same order: the
+    /// same push, fetch completions and tap through two sessions, one with each setting.
+    func testTurningLogEventsOffRemovesOnlyTheLogActions() throws {
+        var quiet = Fixtures.policy()
+        quiet.emitsLogEvents = false
+        var loud = try Harness(), silent = try Harness(policy: quiet)
+        let r = try Sessions.request(Payloads.inline())
+        var expected: [Action] = [], got: [Action] = []
+        func both(_ input: Input, _ at: Instant) throws {
+            expected += try loud.feed(input, at: at).filter { if case .log = $0 { return false } else { return true } }
+            got += try silent.feed(input, at: at)
+        }
+        try both(.pushReceived(r, Sessions.context()), ms(0))
+        let starts = Sessions.starts(expected)
+        XCTAssertEqual(starts.count, 2)
+        try both(.fetchCompleted(starts[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), ms(100))
+        try both(.fetchCompleted(starts[1].id, Sessions.completion(320_000, "application/vnd.apple.mpegurl", Fixtures.m3u8Prefix)), ms(200))
+        XCTAssertEqual(got, expected)
+        XCTAssertFalse(got.contains { if case .log = $0 { return true } else { return false } })
+        XCTAssertEqual(silent.session.store, loud.session.store)
+    }
+
     func testPurgeByCampaignUsesThePublicTag() throws {
         let r = try Sessions.request(Payloads.inline())
         var h = try Harness()

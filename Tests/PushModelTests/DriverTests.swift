@@ -3,7 +3,7 @@ import InfraModel
 import PreloadKit
 import SimKernel
 import XCTest
-@testable import PushModel
+@_spi(Benchmark) @testable import PushModel
 
 /// The simulation takes its pre-stage decisions from PreloadKit, and its building blocks
 /// (payload plans, far-future buckets, Doze windows) behave as documented.
@@ -124,6 +124,25 @@ final class DriverTests: XCTestCase {
         XCTAssertEqual(h.seen.map(\.0), expected.map(\.0))
         XCTAssertEqual(h.seen.map(\.1), expected.map(\.1), "simultaneous events keep insertion order")
         XCTAssertEqual(h.far.count, 0)
+    }
+
+    /// Far-event bucketing is an optimisation only: a world run with and without it gives the same
+    /// metrics and histograms, and the kernel's pending set is smaller with it (taps hours ahead
+    /// wait in buckets instead of the heap).
+    func testBucketingChangesOnlyThePendingSet() throws {
+        let seed: UInt64 = 47
+        var c = smallWorld(devices: 2_000)
+        c.campaigns[0].sendRatePerMinute = 600_000  // the whole send within a few seconds
+        var withBuckets = try PushBenchmarkRun(c, masterSeed: seed, replication: 0, bucketFarEvents: true)
+        var direct = try PushBenchmarkRun(c, masterSeed: seed, replication: 0, bucketFarEvents: false)
+        let a = try withBuckets.run(sampleEveryEvents: 100), b = try direct.run(sampleEveryEvents: 100)
+        XCTAssertEqual(a.result.metrics, b.result.metrics, "seed \(seed)")
+        XCTAssertEqual(a.result.tapToPaint, b.result.tapToPaint, "seed \(seed)")
+        XCTAssertEqual(a.result.outcomes, b.result.outcomes, "seed \(seed)")
+        XCTAssertEqual(b.profile.bucketedMean, 0, "nothing is bucketed without bucketing (seed \(seed))")
+        XCTAssertGreaterThan(a.profile.bucketedMean, 0, "seed \(seed)")
+        XCTAssertLessThan(a.profile.kernelPendingMean, b.profile.kernelPendingMean, "seed \(seed)")
+        XCTAssertGreaterThan(a.profile.samples, 10, "seed \(seed)")
     }
 
     /// Deep Doze windows: idle 60 min, then 120, 240, 360, 360 … min, each followed by the window.

@@ -80,13 +80,27 @@ public enum MediaSniffer {
     /// True when `contentType` (e.g. `"Image/JPEG; charset=binary"`) names one of `kind.mimeTypes`.
     /// Parameters after `;` and surrounding spaces/tabs are ignored; the comparison is ASCII
     /// case-insensitive. Runs per fetch completion, so it compares against static text.
-    /// - Complexity: O(n) in the header's length; no allocation.
+    /// - Complexity: O(n) in the header's length; no allocation for native Swift strings (a
+    ///   bridged, non-contiguous string is copied once).
     public static func mimeType(_ contentType: String, matches kind: MediaKind) -> Bool {
-        let utf8 = contentType.utf8
-        let end = utf8.firstIndex(of: ASCII.semicolon) ?? utf8.endIndex
-        var essence = utf8[utf8.startIndex..<end]
-        while let first = essence.first, first == ASCII.space || first == ASCII.tab { essence = essence.dropFirst() }
-        while let last = essence.last, last == ASCII.space || last == ASCII.tab { essence = essence.dropLast() }
+        // A pointer loop over the contiguous UTF-8 bytes: String.UTF8View indexing took about
+        // twice as many instructions per completed fetch (callgrind, see README "Performance").
+        if let result = contentType.utf8.withContiguousStorageIfAvailable({ essence($0, matches: kind) }) {
+            return result
+        }
+        var copy = contentType
+        copy.makeContiguousUTF8()
+        return copy.utf8.withContiguousStorageIfAvailable { essence($0, matches: kind) } ?? false
+    }
+
+    /// Whether the media type in `header` (up to `;`, without surrounding spaces/tabs) names one
+    /// of `kind.mimeTypes`, ignoring ASCII case.
+    private static func essence(_ header: UnsafeBufferPointer<UInt8>, matches kind: MediaKind) -> Bool {
+        var end = header.firstIndex(of: ASCII.semicolon) ?? header.count
+        var start = 0
+        while start < end && (header[start] == ASCII.space || header[start] == ASCII.tab) { start += 1 }
+        while end > start && (header[end - 1] == ASCII.space || header[end - 1] == ASCII.tab) { end -= 1 }
+        let essence = UnsafeBufferPointer(rebasing: header[start..<end])
         let (first, alias) = kind.mimeTypeNames
         if equalsIgnoringASCIICase(essence, first) { return true }
         if let alias, equalsIgnoringASCIICase(essence, alias) { return true }
@@ -94,15 +108,11 @@ public enum MediaSniffer {
     }
 
     /// True when `bytes` equal the ASCII text `expected`, ignoring ASCII case.
-    private static func equalsIgnoringASCIICase(_ bytes: Substring.UTF8View, _ expected: StaticString) -> Bool {
+    private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
         let count = expected.utf8CodeUnitCount
         guard bytes.count == count else { return false }
         let p = expected.utf8Start
-        var i = 0
-        for byte in bytes {
-            if ASCII.lowercased(byte) != ASCII.lowercased(p[i]) { return false }
-            i += 1
-        }
+        for i in 0..<count where ASCII.lowercased(bytes[i]) != ASCII.lowercased(p[i]) { return false }
         return true
     }
 

@@ -1,0 +1,144 @@
+// The full model against the hold loop (`make bench`, after the hold-model rows).
+//
+// One replication of a scenario (default: black-friday-flash-sale at 500 000 devices) runs twice:
+// with PushModel's far-event buckets (taps, deferred pushes and long provider delays wait outside
+// the kernel in 10-second buckets) and without (everything goes straight into the kernel's heap).
+// Each run reports its events/s over the event loop alone (thread CPU time, world construction
+// excluded) and the kernel's mean pending-event count, sampled every `sampleEveryEvents` events.
+// Then the hold loops of KernelBench.swift run at the bucketed run's mean pending count, and the
+// full model's events/s is printed as a share of the bare hold loop's.
+
+import Foundation
+@_spi(Benchmark) import PushModel
+import Scenario
+
+/// Pending-set samples: one per this many events.
+let sampleEveryEvents: UInt64 = 1_000
+
+/// What the full-model rows run.
+struct ModelPlan {
+    var scenarioPath = "scenarios/black-friday-flash-sale.json"
+    var devices = 500_000
+}
+
+/// One full-model run: events, event-loop CPU seconds, pending-set profile.
+struct ModelRun {
+    var events: UInt64
+    var seconds: Double
+    var profile: PendingEventProfile
+    var eventsPerSecond: Double { Double(events) / seconds }
+}
+
+func runModel(_ scenario: ScenarioFile, bucketFarEvents: Bool) throws -> ModelRun {
+    var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: 0, bucketFarEvents: bucketFarEvents)
+    var outcome: (result: ReplicationResult, profile: PendingEventProfile)?
+    let seconds = try timed { outcome = try run.run(sampleEveryEvents: sampleEveryEvents) }
+    guard let outcome else { preconditionFailure("the model run returned nothing") }
+    return ModelRun(events: outcome.result.eventsProcessed, seconds: seconds, profile: outcome.profile)
+}
+
+/// Runs the full-model rows and prints them.
+func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: plan.scenarioPath))
+    let scenario = try ScenarioLoader.decode(data, label: plan.scenarioPath,
+                                             flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
+    print("")
+    print("full model: \(scenario.name) (\(plan.scenarioPath)), \(plan.devices) devices, replication 0, seed \(scenario.run.seed); event loop in thread CPU time, pending sampled every \(sampleEveryEvents) events")
+    let bucketed = try runModel(scenario, bucketFarEvents: true)
+    let direct = try runModel(scenario, bucketFarEvents: false)
+    for (label, r) in [("bucketed far events", bucketed), ("no bucketing", direct)] {
+        print("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0)
+              + pad(String(r.events), 10) + " events" + pad(fixed(r.seconds, 2), 8) + " s"
+              + pad(fixed(r.eventsPerSecond / 1e6, 3) + " M ev/s", 16)
+              + "   kernel pending mean " + String(Int(r.profile.kernelPendingMean.rounded()))
+              + " (max " + String(r.profile.kernelPendingMax) + "), in buckets mean "
+              + String(Int(r.profile.bucketedMean.rounded())))
+    }
+    print("  bucketing: pending mean ÷ " + fixed(direct.profile.kernelPendingMean / Swift.max(1, bucketed.profile.kernelPendingMean), 1)
+          + ", events/s × " + fixed(bucketed.eventsPerSecond / direct.eventsPerSecond, 2))
+    let n = Swift.max(1, Int(bucketed.profile.kernelPendingMean.rounded()))
+    let row = try measure(pending: n, plan: holdPlan)
+    print("  hold loop at N = \(n): bare " + fixed(row.bare.eventsPerSecond / 1e6, 2) + " M ev/s, kernel "
+          + fixed(row.kernel.eventsPerSecond / 1e6, 2) + " M ev/s")
+    print("  full model / bare hold loop: " + fixed(bucketed.eventsPerSecond / row.bare.eventsPerSecond * 100, 1)
+          + "% (target >= 40%); full model / kernel hold loop: "
+          + fixed(bucketed.eventsPerSecond / row.kernel.eventsPerSecond * 100, 1) + "%")
+}
+
+/// Wall-clock seconds (CLOCK_MONOTONIC), for the parallel row only.
+func wallSeconds() -> Double {
+    var ts = timespec()
+    guard clock_gettime(CLOCK_MONOTONIC, &ts) == 0 else { preconditionFailure("clock_gettime(CLOCK_MONOTONIC) failed") }
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// One replication built and run on the calling thread: (thread CPU seconds, error text).
+func replicationCPUSeconds(_ scenario: ScenarioFile, replication: Int) -> (Double, String?) {
+    do {
+        var seconds = 0.0
+        seconds = try timed {
+            var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: replication, bucketFarEvents: true)
+            _ = try run.run(sampleEveryEvents: 0)
+        }
+        return (seconds, nil)
+    } catch {
+        return (0, "\(error)")
+    }
+}
+
+/// Per-thread results of the parallel row (written by each worker once, under the lock).
+final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [(Double, String?)]
+    init(count: Int) { values = Array(repeating: (0, nil), count: count) }
+    func set(_ i: Int, _ v: (Double, String?)) { lock.lock(); values[i] = v; lock.unlock() }
+    func all() -> [(Double, String?)] { lock.lock(); defer { lock.unlock() }; return values }
+}
+
+/// One replication alone, then two at once on two threads (world construction included): wall
+/// time and each replication's thread CPU time. Other processes on the machine lengthen the wall
+/// times; the CPU times show what the two replications cost each other (shared caches, memory
+/// bandwidth, allocator, reference counting on shared objects).
+func parallelRow(_ plan: ModelPlan) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: plan.scenarioPath))
+    let scenario = try ScenarioLoader.decode(data, label: plan.scenarioPath, flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
+    print("")
+    print("parallel replications: \(scenario.name), \(plan.devices) devices; one alone, then replications 0 and 1 on two threads")
+    // Control: a loop that shares nothing and allocates nothing (the bare hold loop at 10 000
+    // pending events, 2 MB of heap per thread). If it too slows down when two run at once, the
+    // cost is the machine's (other jobs, shared caches, memory bandwidth), not the model's.
+    let controlEvents: UInt64 = 30_000_000
+    let controlStart = wallSeconds()
+    let controlCPU = timed { var bare = BareSide(pending: 10_000); sink &+= bare.run(events: controlEvents) }
+    let controlWall = wallSeconds() - controlStart
+    let control = ThreadResults(count: 2)
+    let controlStart2 = wallSeconds()
+    DispatchQueue.concurrentPerform(iterations: 2) { i in
+        var last: Int64 = 0
+        let seconds = timed { var bare = BareSide(pending: 10_000); last = bare.run(events: controlEvents) }
+        control.set(i, (seconds + Double(last & 1) * 1e-12, nil))  // `last` keeps the loop observable
+    }
+    let controlWall2 = wallSeconds() - controlStart2
+    let c2 = control.all()
+    print("  control (bare hold loop, N = 10 000, \(controlEvents) events): 1 at a time " + fixed(controlWall, 2) + " s wall, "
+          + fixed(controlCPU, 2) + " s CPU; 2 at once " + fixed(controlWall2, 2) + " s wall (× " + fixed(controlWall2 / controlWall, 2)
+          + "), CPU × " + fixed((c2[0].0 + c2[1].0) / 2 / controlCPU, 2))
+    let start1 = wallSeconds()
+    let (cpu1, error1) = replicationCPUSeconds(scenario, replication: 0)
+    let wall1 = wallSeconds() - start1
+    if let error1 { throw BenchError(text: error1) }
+    let results = ThreadResults(count: 2)
+    let start2 = wallSeconds()
+    DispatchQueue.concurrentPerform(iterations: 2) { i in results.set(i, replicationCPUSeconds(scenario, replication: i)) }
+    let wall2 = wallSeconds() - start2
+    let both = results.all()
+    if let error = both.compactMap(\.1).first { throw BenchError(text: error) }
+    print("  1 replication:  " + fixed(wall1, 2) + " s wall, " + fixed(cpu1, 2) + " s CPU")
+    print("  2 replications: " + fixed(wall2, 2) + " s wall (× " + fixed(wall2 / wall1, 2) + " of one; target <= 1.15), CPU "
+          + fixed(both[0].0, 2) + " s and " + fixed(both[1].0, 2) + " s (× " + fixed((both[0].0 + both[1].0) / 2 / cpu1, 2) + " of one)")
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var text: String
+    var description: String { text }
+}
