@@ -49,7 +49,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
     /// The JSON text used in an override (`300`, `"none"`, `true`).
     var overrideText: String {
         switch json {
-        case let .string(s): return jsonQuoted(s)
+        case let .string(s): return JSONValue.quoted(s)
         default: return plainText
         }
     }
@@ -64,25 +64,6 @@ public struct SweepValue: Codable, Sendable, Equatable {
         case .null, .array, .object: return ""
         }
     }
-}
-
-/// `s` as a JSON string literal.
-func jsonQuoted(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where u.value < 0x20:
-            let hex = String(u.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(u)
-        }
-    }
-    return out + "\""
 }
 
 /// A sweep file: a base scenario, replications, a seed and a grid of scenario fields.
@@ -324,7 +305,7 @@ public struct SweepPlan: Sendable {
 
         // Paths: valid, outside `run` (but run.devices/run.eventsMax), not both fixed and swept.
         var problems: [String] = []
-        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(jsonQuoted(field))]" }
+        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(JSONValue.quoted(field))]" }
         for (section, fields) in [("set", file.set.keys.sorted()), ("grid", file.grid.keys.sorted())] {
             for field in fields {
                 do {

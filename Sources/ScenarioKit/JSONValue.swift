@@ -65,8 +65,8 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    /// `s` as a JSON string literal.
-    static func quoted(_ s: String) -> String {
+    /// `s` as a JSON string literal (quotes, backslash and control characters escaped).
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
