@@ -26,6 +26,8 @@ struct CoreRNG {
     /// Uniform in [0, 1) with 53 bits.
     mutating func unit() -> Double { Double(next() >> 11) / 9_007_199_254_740_992.0 }
     mutating func chance(_ p: Double) -> Bool { unit() < p }
+    /// `count` pseudo-random bytes.
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }
 
 enum Fixtures {
@@ -44,17 +46,6 @@ enum Fixtures {
     }
 
     static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
-
-    /// Lowercase hex of bytes.
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        var out = ""
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
-        }
-        return out
-    }
 
     /// Magic-byte prefixes for the media kinds used in tests.
     static let jpegPrefix: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01]

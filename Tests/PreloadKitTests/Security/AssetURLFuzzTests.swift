@@ -35,7 +35,7 @@ final class AssetURLFuzzTests: XCTestCase {
     ].map { Array($0.utf8) }
 
     private struct Mutator {
-        var rng: SplitMix64
+        var rng: CoreRNG
 
         mutating func mutate(_ input: [UInt8]) -> [UInt8] {
             var bytes = input
@@ -69,7 +69,7 @@ final class AssetURLFuzzTests: XCTestCase {
 
     func testRandomMutationsNeverBreakInvariants() {
         let seed: UInt64 = 0xF022_2026_1129
-        var mutator = Mutator(rng: SplitMix64(seed: seed))
+        var mutator = Mutator(rng: CoreRNG(seed: seed))
         let iterations = 20_000
         var acceptedCount = 0
         var rejectedCount = 0

@@ -1,26 +1,6 @@
 import Foundation
 import XCTest
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny deterministic PRNG for test inputs only, so the
-/// security tests need no simulator module. Same seed, same sequence on every platform.
-struct SplitMix64 {
-    private(set) var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<bound (bound > 0); the modulo bias (< bound / 2^64) is irrelevant for test inputs.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-}
-
 enum Hex {
     static func encode(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 

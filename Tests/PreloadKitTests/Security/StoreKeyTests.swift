@@ -45,7 +45,7 @@ final class StoreKeyTests: XCTestCase {
 
     func testFileNameIsAlways32LowercaseHexPlusExtension() {
         let seed: UInt64 = 0x5701_E4E7
-        var rng = SplitMix64(seed: seed)
+        var rng = CoreRNG(seed: seed)
         let hexDigits = Set("0123456789abcdef")
         for trial in 0..<500 {
             // Arbitrary (even hostile) text as cache key: the name never reflects it.
@@ -59,7 +59,7 @@ final class StoreKeyTests: XCTestCase {
 
     func testHexRoundTripAndOrdering() {
         let seed: UInt64 = 0x0DE2_0001
-        var rng = SplitMix64(seed: seed)
+        var rng = CoreRNG(seed: seed)
         var keys: [StoreKey] = []
         for _ in 0..<200 { keys.append(StoreKey(hi: rng.next() >> UInt64(rng.below(64)), lo: rng.next())) }
         for key in keys {
