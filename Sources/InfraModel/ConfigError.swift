@@ -11,7 +11,7 @@ public struct InfraConfigError: Error, Equatable, Sendable, CustomStringConverti
         self.expected = expected
     }
 
-    public var description: String { "\(path): got \(value), expected \(expected)" }
+    public var description: String { "\(path): expected \(expected), found \(value)" }
 }
 
 /// "a.b[3].c" from a decoder coding path.
