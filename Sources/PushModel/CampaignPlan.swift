@@ -86,7 +86,12 @@ struct CampaignPlans {
             }
             requests.append(parts)
 
-            // Critical assets per network class, resolved by PreloadKit's own variant rule.
+            // The paint set of a tap: every critical asset of the campaign, i.e. what the app's
+            // screen needs to paint, resolved per network class by PreloadKit's own variant rule
+            // (`AssetSpec.resolved(for:)`). It is deliberately not PreloadKit's pre-stage selection
+            // (`criticalAssetsMax`, silent-push limit): an asset the policy did not pre-stage is
+            // still needed on screen and is fetched in the foreground. Freshness comes from
+            // PreloadKit's store.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
                                                         options: payloadOptions, path: path)
             var ks: [StoreKey] = []
