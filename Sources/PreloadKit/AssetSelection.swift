@@ -28,12 +28,16 @@ extension PreloadPolicy {
     func selectCriticalAssets<S: CriticalAssetSelection>(of request: PreStageRequest, context: DeviceContext, into selection: inout S) {
         let silent = request.format == .silentPush || context.handlerKind.isSilent
         let limit = silent && oneAssetPerSilentPush ? 1 : criticalAssetsMax
-        for (i, asset) in request.assets.enumerated() where asset.priority > eligiblePriority {
+        // Index loops read fields in place: iterating the assets by value would copy (retain) each
+        // asset's URL strings and variants per push.
+        let assets = request.assets
+        for i in assets.indices where assets[i].priority > eligiblePriority {
             selection.skipped(i, .notCritical)
         }
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
             guard let priority = AssetPriority(rawValue: raw) else { continue }
-            for (i, asset) in request.assets.enumerated() where asset.priority == priority {
+            for i in assets.indices where assets[i].priority == priority {
+                let asset = assets[i]
                 let resolved = asset.resolved(for: context.network)
                 if selection.hasSelected(resolved.key) {
                     let first = firstInSelectionOrder(resolved.key, of: request, network: context.network, current: i)
@@ -53,7 +57,7 @@ extension PreloadPolicy {
     /// being selected, which resolves to `key`).
     func firstInSelectionOrder(_ key: StoreKey, of request: PreStageRequest, network: NetworkClass, current: Int) -> Int {
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
-            for (i, asset) in request.assets.enumerated() where asset.priority.rawValue == raw && asset.resolved(for: network).key == key {
+            for i in request.assets.indices where request.assets[i].priority.rawValue == raw && request.assets[i].resolved(for: network).key == key {
                 return i
             }
         }

@@ -193,31 +193,87 @@ public enum SignatureStatus: UInt8, Sendable, CustomStringConvertible {
 /// payload formats map to. Built only by `PayloadParser`, so holding one proves validation.
 /// Parse once per campaign and share: it is an immutable value.
 public struct PreStageRequest: Sendable, Equatable {
-    public let format: PayloadFormat
+    /// The fields, in one immutable object: a request travels by value through every
+    /// `.pushReceived` input (and a fetched manifest through its `.fetchCompleted`), so a copy is
+    /// one retain instead of a copy of its strings, array and URL.
+    final class Storage: Sendable {
+        let format: PayloadFormat
+        let manifestID: String
+        let manifestTag: UInt64
+        let ttlSeconds: Int64
+        let assets: [AssetSpec]
+        let manifestURL: AssetURL?
+        let version: String?
+        let hasAlert: Bool
+        let mutableContent: Bool
+        let contentAvailable: Bool
+        let signature: SignatureStatus
+        let assetsKnown: Bool
+
+        init(format: PayloadFormat, manifestID: String, manifestTag: UInt64, ttlSeconds: Int64, assets: [AssetSpec],
+             manifestURL: AssetURL?, version: String?, hasAlert: Bool, mutableContent: Bool, contentAvailable: Bool,
+             signature: SignatureStatus, assetsKnown: Bool) {
+            self.format = format
+            self.manifestID = manifestID
+            self.manifestTag = manifestTag
+            self.ttlSeconds = ttlSeconds
+            self.assets = assets
+            self.manifestURL = manifestURL
+            self.version = version
+            self.hasAlert = hasAlert
+            self.mutableContent = mutableContent
+            self.contentAvailable = contentAvailable
+            self.signature = signature
+            self.assetsKnown = assetsKnown
+        }
+    }
+
+    let storage: Storage
+
+    /// Built by `PayloadParser` only.
+    init(format: PayloadFormat, manifestID: String, manifestTag: UInt64, ttlSeconds: Int64, assets: [AssetSpec],
+         manifestURL: AssetURL?, version: String?, hasAlert: Bool, mutableContent: Bool, contentAvailable: Bool,
+         signature: SignatureStatus, assetsKnown: Bool) {
+        storage = Storage(format: format, manifestID: manifestID, manifestTag: manifestTag, ttlSeconds: ttlSeconds,
+                          assets: assets, manifestURL: manifestURL, version: version, hasAlert: hasAlert,
+                          mutableContent: mutableContent, contentAvailable: contentAvailable, signature: signature,
+                          assetsKnown: assetsKnown)
+    }
+
+    public var format: PayloadFormat { storage.format }
     /// `manifest_id` / `pre_stage_id`; empty for a rich push. Restricted to `[A-Za-z0-9._:-]`,
     /// used for logs and `manifestTag` only, never for file names.
-    public let manifestID: String
+    public var manifestID: String { storage.manifestID }
     /// First 8 bytes (big-endian) of SHA-256 over `format token + "\n" + manifestID` (rich push:
     /// over the attachment URL's cache key), used to tag store entries for purge by campaign.
-    public let manifestTag: UInt64
+    public var manifestTag: UInt64 { storage.manifestTag }
     /// Lifetime bound for stored assets, seconds (manifest `ttl`, else the options' default).
-    public let ttlSeconds: Int64
+    public var ttlSeconds: Int64 { storage.ttlSeconds }
     /// The assets in payload order (empty for a manifest reference until its manifest is fetched).
-    public let assets: [AssetSpec]
+    public var assets: [AssetSpec] { storage.assets }
     /// The manifest to fetch first (`manifestReference` only).
-    public let manifestURL: AssetURL?
+    public var manifestURL: AssetURL? { storage.manifestURL }
     /// `version` of a silent push, if given.
-    public let version: String?
+    public var version: String? { storage.version }
     /// `aps.alert` present (a visible notification).
-    public let hasAlert: Bool
+    public var hasAlert: Bool { storage.hasAlert }
     /// `aps.mutable-content` is 1.
-    public let mutableContent: Bool
+    public var mutableContent: Bool { storage.mutableContent }
     /// `aps.content-available` is 1.
-    public let contentAvailable: Bool
+    public var contentAvailable: Bool { storage.contentAvailable }
     /// How the signature was checked.
-    public let signature: SignatureStatus
+    public var signature: SignatureStatus { storage.signature }
     /// False for a manifest reference as pushed (its `assets` are empty because the manifest has
     /// not been fetched yet, not because it has none); true for every other request, including a
     /// fetched referenced manifest (`PayloadParser.parseReferencedManifest`).
-    public let assetsKnown: Bool
+    public var assetsKnown: Bool { storage.assetsKnown }
+
+    /// Equal when every field is equal.
+    public static func == (a: PreStageRequest, b: PreStageRequest) -> Bool {
+        if a.storage === b.storage { return true }
+        return a.format == b.format && a.manifestID == b.manifestID && a.manifestTag == b.manifestTag
+            && a.ttlSeconds == b.ttlSeconds && a.assets == b.assets && a.manifestURL == b.manifestURL
+            && a.version == b.version && a.hasAlert == b.hasAlert && a.mutableContent == b.mutableContent
+            && a.contentAvailable == b.contentAvailable && a.signature == b.signature && a.assetsKnown == b.assetsKnown
+    }
 }

@@ -108,7 +108,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     var lastNow: Instant = Instant(microseconds: .min)
     var slots: [Slot] = []
     var fetches: [FetchRecord] = []
-    var actions: [Action] = []
+    /// Emitted actions; `pollAction` moves each one out (`take()`), leaving nil, so an action is
+    /// never copied (no retain/release of its strings and arrays on the way to the driver).
+    var actions: [Action?] = []
     var actionHead = 0
     var inFlightCount = 0
     var meteredRemainingBytes: Int64 = .max
@@ -166,7 +168,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// The next action to perform, in order; nil when drained.
     public mutating func pollAction() -> Action? {
         guard actionHead < actions.count else { return nil }
-        let action = actions[actionHead]
+        let action = actions[actionHead].take()
         actionHead += 1
         if actionHead == actions.count {
             actions.removeAll(keepingCapacity: true)
