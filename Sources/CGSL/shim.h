@@ -13,4 +13,26 @@
 static inline const gsl_rng_type *prestage_rng_type_taus2(void) { return gsl_rng_taus2; }
 static inline const gsl_rng_type *prestage_rng_type_mt19937(void) { return gsl_rng_mt19937; }
 
+/* taus2's state (GSL's `taus_state_t`: three `unsigned long`s) set to (s1, s2, s3), each word
+   raised to taus2's minimum (s1 >= 2, s2 >= 8, s3 >= 16) as GSL's `taus2_set` does, then GSL's six
+   warm-up steps of the Tausworthe recurrence (`taus_get` in GSL's rng/taus.c, L'Ecuyer 1996).
+   Inlined here because simulations re-seed a stream per device and per request: six calls
+   through the generator's function pointer cost ~8x more than the arithmetic. The result is
+   checked against `gsl_rng_get` in RandomStreamTests. */
+static inline void prestage_taus2_set_state(gsl_rng *r, unsigned long s1, unsigned long s2, unsigned long s3) {
+    const unsigned long mask = 0xffffffffUL;
+    unsigned long *state = (unsigned long *)r->state;
+    s1 = s1 < 2 ? s1 + 2 : s1;
+    s2 = s2 < 8 ? s2 + 8 : s2;
+    s3 = s3 < 16 ? s3 + 16 : s3;
+    for (int i = 0; i < 6; i++) {
+        s1 = (((s1 & 4294967294UL) << 12) & mask) ^ ((((s1 << 13) & mask) ^ s1) >> 19);
+        s2 = (((s2 & 4294967288UL) << 4) & mask) ^ ((((s2 << 2) & mask) ^ s2) >> 25);
+        s3 = (((s3 & 4294967280UL) << 17) & mask) ^ ((((s3 << 3) & mask) ^ s3) >> 11);
+    }
+    state[0] = s1;
+    state[1] = s2;
+    state[2] = s3;
+}
+
 #endif

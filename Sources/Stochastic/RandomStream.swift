@@ -72,8 +72,10 @@ public final class RandomStream {
     @usableFromInline
     let rng: UnsafeMutablePointer<gsl_rng>
 
-    /// The seed last given to the generator, for failure messages.
-    public private(set) var seed: UInt64
+    /// The seed last given to the generator, for failure messages. Exclusivity is not checked at
+    /// run time: a stream is confined to one thread (it is not `Sendable`), and the dynamic check
+    /// on every `reseed` (once per device and per request) cost more than the seeding itself.
+    @exclusivity(unchecked) public private(set) var seed: UInt64
 
     /// A taus2 stream whose state is expanded from all 64 bits of `seed` (see `reseed(_:)`).
     public init(seed: UInt64) {
@@ -116,14 +118,8 @@ public final class RandomStream {
     /// GSL's `taus2_set` does, followed by its six warm-up steps.
     private func setState(_ seed: UInt64) {
         let m = StreamSeed.mix(seed)
-        let state = gsl_rng_state(rng).assumingMemoryBound(to: UInt.self)
-        let s1 = UInt(truncatingIfNeeded: m & 0xffff_ffff)
-        let s2 = UInt(truncatingIfNeeded: m >> 32)
-        let s3 = UInt(truncatingIfNeeded: StreamSeed.mix(m) & 0xffff_ffff)
-        state[0] = s1 < 2 ? s1 + 2 : s1
-        state[1] = s2 < 8 ? s2 + 8 : s2
-        state[2] = s3 < 16 ? s3 + 16 : s3
-        for _ in 0..<6 { _ = gsl_rng_get(rng) }
+        prestage_taus2_set_state(rng, UInt(truncatingIfNeeded: m & 0xffff_ffff), UInt(truncatingIfNeeded: m >> 32),
+                                 UInt(truncatingIfNeeded: StreamSeed.mix(m) & 0xffff_ffff))
     }
 
     /// A uniform double in [0, 1).
