@@ -10,6 +10,7 @@
 
 import Foundation
 @_spi(Benchmark) import PushModel
+@_spi(Benchmark) import SimKernel
 import Scenario
 
 /// Pending-set samples: one per this many events.
@@ -63,6 +64,73 @@ func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
     print("  full model / bare hold loop: " + fixed(bucketed.eventsPerSecond / row.bare.eventsPerSecond * 100, 1)
           + "% (target >= 40%); full model / kernel hold loop: "
           + fixed(bucketed.eventsPerSecond / row.kernel.eventsPerSecond * 100, 1) + "%")
+    memoryFloorRow(pending: n, bareEventsPerSecond: row.bare.eventsPerSecond, modelEventsPerSecond: bucketed.eventsPerSecond)
+}
+
+/// The bare hold loop plus `touches` read-modify-writes per event, each at a random cache line of
+/// a table far larger than the caches: the cost of per-event state that is not in cache (a
+/// device's, session's or request's record) for a loop that does nothing else. The touches are
+/// independent, so the processor may overlap their misses: an optimistic floor for a model whose
+/// accesses depend on each other (session, then its fetch table, then the store).
+struct TouchingHold {
+    var bare: BareSide
+    var table: [UInt64]
+    var rng = XorShift64(state: 0x2545_f491_4f6c_dd1d)
+    let lineCount: UInt64
+    let touches: Int
+
+    init(pending n: Int, tableBytes: Int, touches: Int) {
+        bare = BareSide(pending: n)
+        table = Array(repeating: 1, count: tableBytes / 8)  // written: every page is resident
+        lineCount = UInt64(tableBytes / 64)
+        self.touches = touches
+    }
+
+    mutating func run(events: UInt64) -> Int64 {
+        var last: Int64 = 0
+        let touches = self.touches, lineCount = self.lineCount
+        var rng = self.rng
+        table.withUnsafeMutableBufferPointer { t in
+            for _ in 0..<events {
+                guard let e = bare.heap.popMin() else { preconditionFailure("touching hold loop drained") }
+                last = e.timeTicks
+                for _ in 0..<touches {
+                    t[Int(truncatingIfNeeded: rng.next() % lineCount) &* 8] &+= e.payload
+                }
+                bare.push(at: e.timeTicks, payload: e.payload)
+            }
+        }
+        self.rng = rng
+        return last
+    }
+}
+
+/// Prints the memory floor: the bare hold loop at the model's pending count with 1, 2, 4 and 8
+/// random cache-line updates per event in a 256 MiB table (about the 5 M-device run's resident
+/// state), each as a share of the plain bare loop. The full model touches several such records
+/// per event (its device, session and request records, its store, the kernel's cancellation
+/// slots), so a target above the floor for its touch count is out of reach for any model of the
+/// same state, however little it computes.
+func memoryFloorRow(pending n: Int, bareEventsPerSecond: Double, modelEventsPerSecond: Double) {
+    let tableBytes = 256 << 20
+    var cells: [String] = []
+    for touches in [1, 2, 4, 8] {
+        var loop = TouchingHold(pending: n, tableBytes: tableBytes, touches: touches)
+        let events: UInt64 = 2_000_000
+        sink &+= loop.run(events: events)  // warm-up
+        var best = 0.0
+        for _ in 0..<3 {
+            var last: Int64 = 0
+            let seconds = timed { last = loop.run(events: events) }
+            sink &+= last
+            best = Swift.max(best, Double(events) / seconds)
+        }
+        cells.append("\(touches): " + fixed(best / 1e6, 2) + " M ev/s (" + fixed(best / bareEventsPerSecond * 100, 1) + "%)")
+    }
+    print("  memory floor (bare hold loop at N = \(n) + k random cache-line updates per event in a 256 MiB table), k = "
+          + cells.joined(separator: ", "))
+    print("  full model: " + fixed(modelEventsPerSecond / 1e6, 2) + " M ev/s (" + fixed(modelEventsPerSecond / bareEventsPerSecond * 100, 1)
+          + "% of the bare hold loop)")
 }
 
 /// Wall-clock seconds (CLOCK_MONOTONIC), for the parallel row only.
