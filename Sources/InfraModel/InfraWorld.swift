@@ -244,32 +244,10 @@ public struct InfraWorld: EventHandler {
     private let purgeDelaySampler: Sampler
     private let warmDelaySampler: Sampler
 
-    // Device requests (struct of arrays, indexed by request id)
-    private var rqObject: [UInt32] = []
-    private var rqRegion: [UInt32] = []
-    private var rqPop: [UInt32] = []
-    private var rqClass: [UInt8] = []
-    private var rqKey: [UInt64] = []
-    private var rqEntity: [UInt64] = []
-    private var rqRttTicks: [Int64] = []
-    private var rqDownlinkBps: [Double] = []
-    private var rqStall: [Bool] = []
-    private var rqStartTicks: [Int64] = []
-    private var rqFirstByteTicks: [Int64] = []
-    private var rqEndTicks: [Int64] = []
-    private var rqDeviceDoneTicks: [Int64] = []
-    private var rqReplyKind: [UInt16] = []
-    private var rqReplyTarget: [UInt32] = []
-    private var rqReplyTag: [UInt32] = []
-    private var rqOutcome: [UInt8] = []
-    private var rqServedBy: [UInt8] = []
-    private var rqBytes: [Int64] = []
-    private var rqEct: [UInt8] = []
-    private var rqRefs: [UInt16] = []
-    private var rqReplied: [Bool] = []
-    private var rqReleased: [Bool] = []
-    private var rqTimeout: [EventHandle?] = []
-    private var rqFreeNext: [Int32] = []
+    // Device requests, indexed by request id: one record each (an array of structs, unlike the
+    // per-object and per-device tables): a request's fields are read and written together by the
+    // 4-5 events of its life, so they share two cache lines instead of spanning 25 arrays.
+    private var requests: [RequestRecord] = []
     private var rqFreeHead: Int32 = -1
     public private(set) var requestsInFlight: Int = 0
 
@@ -467,38 +445,21 @@ public struct InfraWorld: EventHandler {
         let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
         let rttTicks = sampledTicks(rtt)
 
-        rqObject[i] = r.objectID
-        rqRegion[i] = r.regionID
-        rqPop[i] = regionPop[Int(r.regionID)]
-        rqClass[i] = UInt8(c)
-        rqKey[i] = cacheKey(object: r.objectID, token: r.signedToken)
-        rqEntity[i] = r.entity
-        rqRttTicks[i] = rttTicks
-        rqDownlinkBps[i] = downlink
-        rqStall[i] = stalled
-        rqStartTicks[i] = now
-        rqFirstByteTicks[i] = now
-        rqEndTicks[i] = now
-        rqDeviceDoneTicks[i] = now
-        rqReplyKind[i] = r.replyKind.rawValue
-        rqReplyTarget[i] = r.replyTarget
-        rqReplyTag[i] = r.replyTag
-        rqOutcome[i] = FetchOutcome.miss.rawValue
-        rqServedBy[i] = Tier.edge.rawValue
-        rqBytes[i] = 0
         let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
-        rqEct[i] = ect.rawValue
-        rqRefs[i] = 0
-        rqReplied[i] = false
-        rqReleased[i] = false
-        rqTimeout[i] = nil
+        requests[i] = RequestRecord(object: r.objectID, region: r.regionID, pop: regionPop[Int(r.regionID)],
+                                    networkClass: UInt8(c), key: cacheKey(object: r.objectID, token: r.signedToken),
+                                    entity: r.entity, rttTicks: rttTicks, downlinkBps: downlink, stall: stalled,
+                                    startTicks: now, firstByteTicks: now, endTicks: now, deviceDoneTicks: now,
+                                    replyKind: r.replyKind.rawValue, replyTarget: r.replyTarget, replyTag: r.replyTag,
+                                    outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, bytes: 0,
+                                    ect: ect.rawValue)
 
         let setupTicks = r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks
         if failed {
-            rqOutcome[i] = FetchOutcome.networkFailure.rawValue
-            rqEndTicks[i] = now + setupTicks
-            rqFirstByteTicks[i] = now + setupTicks
-            rqReplied[i] = true
+            requests[i].outcome = FetchOutcome.networkFailure.rawValue
+            requests[i].endTicks = now + setupTicks
+            requests[i].firstByteTicks = now + setupTicks
+            requests[i].replied = true
             try kernel.schedule(at: SimTime(ticks: now + setupTicks), kind: r.replyKind, target: r.replyTarget,
                                 payload: UInt64(r.replyTag) << 32 | UInt64(id))
             return id
@@ -507,10 +468,10 @@ public struct InfraWorld: EventHandler {
         if config.placeholder.enabled {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
-        if placeholder { rqOutcome[i] = FetchOutcome.placeholder.rawValue }
-        rqTimeout[i] = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
+        if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }
+        requests[i].timeout = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
                                                       kind: InfraEventKind.requestTimeout, target: id, payload: 0)
-        rqRefs[i] += 2 // the timeout and requestAtEdge
+        requests[i].refs += 2 // the timeout and requestAtEdge
         try kernel.schedule(at: SimTime(ticks: now + setupTicks + rttTicks / 2), kind: InfraEventKind.requestAtEdge,
                             target: id, payload: 0)
         return id
@@ -519,21 +480,21 @@ public struct InfraWorld: EventHandler {
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
     public func result(_ id: UInt32) -> FetchResult {
         let i = Int(id)
-        precondition(i < rqReplied.count && rqReplied[i] && !rqReleased[i], "request \(id) has no result to read")
-        return FetchResult(outcome: FetchOutcome(rawValue: rqOutcome[i]) ?? .miss,
-                           servedBy: Tier(rawValue: rqServedBy[i]) ?? .edge,
-                           bytes: rqBytes[i], popIndex: rqPop[i],
-                           startTime: SimTime(ticks: rqStartTicks[i]),
-                           firstByteTime: SimTime(ticks: rqFirstByteTicks[i]),
-                           endTime: SimTime(ticks: rqEndTicks[i]),
-                           effectiveConnectionType: EffectiveConnectionType(rawValue: rqEct[i]) ?? .fourG)
+        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
+        return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
+                           servedBy: Tier(rawValue: requests[i].servedBy) ?? .edge,
+                           bytes: requests[i].bytes, popIndex: requests[i].pop,
+                           startTime: SimTime(ticks: requests[i].startTicks),
+                           firstByteTime: SimTime(ticks: requests[i].firstByteTicks),
+                           endTime: SimTime(ticks: requests[i].endTicks),
+                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG)
     }
 
     /// Give the request id back after reading its result.
     public mutating func release(_ id: UInt32) {
         let i = Int(id)
-        precondition(i < rqReplied.count && rqReplied[i] && !rqReleased[i], "request \(id) released twice or before its reply")
-        rqReleased[i] = true
+        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
+        requests[i].released = true
         freeRequestIfDone(i)
     }
 
@@ -629,9 +590,9 @@ public struct InfraWorld: EventHandler {
             try links.handleCompletion(link: event.target, kernel: &kernel)
             for k in 0..<links.completed.count {
                 let i = Int(links.completed[k])
-                if kernel.now.ticks < rqDeviceDoneTicks[i] {
-                    rqRefs[i] += 1
-                    try kernel.schedule(at: SimTime(ticks: rqDeviceDoneTicks[i]), kind: InfraEventKind.transferDone,
+                if kernel.now.ticks < requests[i].deviceDoneTicks {
+                    requests[i].refs += 1
+                    try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
                                         target: UInt32(i), payload: 0)
                 } else {
                     try finish(i, kernel: &kernel)
@@ -639,8 +600,8 @@ public struct InfraWorld: EventHandler {
             }
         case InfraEventKind.transferDone.rawValue:
             let i = Int(event.target)
-            rqRefs[i] -= 1
-            if rqReplied[i] { freeRequestIfDone(i) } else { try finish(i, kernel: &kernel) }
+            requests[i].refs -= 1
+            if requests[i].replied { freeRequestIfDone(i) } else { try finish(i, kernel: &kernel) }
         case InfraEventKind.requestTimeout.rawValue: try requestTimeout(Int(event.target), kernel: &kernel)
         case InfraEventKind.fetchAtParent.rawValue: try fetchAtParent(Int(event.target), kernel: &kernel)
         case InfraEventKind.fetchResponse.rawValue: try fetchResponse(Int(event.target), kernel: &kernel)
@@ -727,99 +688,99 @@ public struct InfraWorld: EventHandler {
     // MARK: - Device request path
 
     private mutating func requestAtEdge(_ i: Int, kernel: inout Kernel) throws {
-        rqRefs[i] -= 1
-        if rqReplied[i] { freeRequestIfDone(i); return }
+        requests[i].refs -= 1
+        if requests[i].replied { freeRequestIfDone(i); return }
         let now = kernel.now.ticks
-        let n = Int(rqPop[i])
-        let o = rqObject[i]
+        let n = Int(requests[i].pop)
+        let o = requests[i].object
         counters[n].deviceRequests += 1
-        if rqOutcome[i] == FetchOutcome.placeholder.rawValue {
+        if requests[i].outcome == FetchOutcome.placeholder.rawValue {
             // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
             counters[n].deviceHits += 1
             counters[n].placeholderRedirects += 1
             timeSeries.edgeRequest(at: now, hit: true)
-            rqBytes[i] = config.placeholder.placeholderBytes
-            try respondToDevice(i, extraTicks: rqRttTicks[i], kernel: &kernel)
+            requests[i].bytes = config.placeholder.placeholderBytes
+            try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
             return
         }
-        let (state, _) = lookup(node: n, object: o, key: rqKey[i], now: now)
+        let (state, _) = lookup(node: n, object: o, key: requests[i].key, now: now)
         switch state {
         case .fresh, .staleWhileRevalidate:
             counters[n].deviceHits += 1
             timeSeries.edgeRequest(at: now, hit: true)
-            rqOutcome[i] = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
-            rqServedBy[i] = Tier.edge.rawValue
-            rqBytes[i] = catalog.bytes[Int(o)]
+            requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
+            requests[i].servedBy = Tier.edge.rawValue
+            requests[i].bytes = catalog.bytes[Int(o)]
             try respondToDevice(i, extraTicks: 0, kernel: &kernel)
             if state == .staleWhileRevalidate {
-                try revalidate(node: n, object: o, key: rqKey[i], kernel: &kernel)
+                try revalidate(node: n, object: o, key: requests[i].key, kernel: &kernel)
             }
         case .miss:
             timeSeries.edgeRequest(at: now, hit: false)
-            rqRefs[i] += 1
-            let collapsed = try startOrJoinFetch(node: n, object: o, key: rqKey[i], purpose: .miss,
+            requests[i].refs += 1
+            let collapsed = try startOrJoinFetch(node: n, object: o, key: requests[i].key, purpose: .miss,
                                                  waiterIsFetch: false, waiterID: UInt32(i), kernel: &kernel)
-            rqOutcome[i] = (collapsed ? FetchOutcome.collapsed : .miss).rawValue
+            requests[i].outcome = (collapsed ? FetchOutcome.collapsed : .miss).rawValue
         }
     }
 
     /// The PoP has the response for request `i` now: edge processing, then half an RTT to the device.
     private mutating func respondToDevice(_ i: Int, extraTicks: Int64, kernel: inout Kernel) throws {
-        let n = Int(rqPop[i])
-        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: rqEntity[i], purpose: purposeEdge))
+        let n = Int(requests[i].pop)
+        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: requests[i].entity, purpose: purposeEdge))
         let processing = max(0, samplers[Int(processingSamplerIndex[n])].sample(deviceRng))
-        let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + rqRttTicks[i] / 2
-        rqRefs[i] += 1
+        let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + requests[i].rttTicks / 2
+        requests[i].refs += 1
         try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
     }
 
     private mutating func responseAtDevice(_ i: Int, kernel: inout Kernel) throws {
-        rqRefs[i] -= 1
-        if rqReplied[i] { freeRequestIfDone(i); return }
+        requests[i].refs -= 1
+        if requests[i].replied { freeRequestIfDone(i); return }
         let now = kernel.now.ticks
-        rqFirstByteTicks[i] = now
-        let bytes = rqBytes[i]
+        requests[i].firstByteTicks = now
+        let bytes = requests[i].bytes
         if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
-        counters[Int(rqPop[i])].bytesServed += UInt64(bytes)
+        counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .edge, bytes)
-        if rqStall[i] { return } // the transfer never completes: the timeout ends it
+        if requests[i].stall { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
-        rqDeviceDoneTicks[i] = now + sampledTicks(bits / rqDownlinkBps[i])
-        let link = linkOfRegionClass[Int(rqRegion[i]) * NetworkClass.count + Int(rqClass[i])]
+        requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps)
+        let link = linkOfRegionClass[Int(requests[i].region) * NetworkClass.count + Int(requests[i].networkClass)]
         if link >= 0 {
             try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
         } else {
-            rqRefs[i] += 1
-            try kernel.schedule(at: SimTime(ticks: rqDeviceDoneTicks[i]), kind: InfraEventKind.transferDone,
+            requests[i].refs += 1
+            try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
                                 target: UInt32(i), payload: 0)
         }
     }
 
     private mutating func finish(_ i: Int, kernel: inout Kernel) throws {
-        rqEndTicks[i] = kernel.now.ticks
-        if let h = rqTimeout[i] {
+        requests[i].endTicks = kernel.now.ticks
+        if let h = requests[i].timeout {
             kernel.cancel(h)
-            rqTimeout[i] = nil
-            rqRefs[i] -= 1
+            requests[i].timeout = nil
+            requests[i].refs -= 1
         }
         try reply(i, kernel: &kernel)
     }
 
     private mutating func requestTimeout(_ i: Int, kernel: inout Kernel) throws {
-        rqRefs[i] -= 1
-        rqTimeout[i] = nil
-        if rqReplied[i] { freeRequestIfDone(i); return }
+        requests[i].refs -= 1
+        requests[i].timeout = nil
+        if requests[i].replied { freeRequestIfDone(i); return }
         try links.remove(flow: UInt32(i), kernel: &kernel)
-        rqOutcome[i] = FetchOutcome.timeout.rawValue
-        rqEndTicks[i] = kernel.now.ticks
-        if rqFirstByteTicks[i] == rqStartTicks[i] { rqFirstByteTicks[i] = kernel.now.ticks }
+        requests[i].outcome = FetchOutcome.timeout.rawValue
+        requests[i].endTicks = kernel.now.ticks
+        if requests[i].firstByteTicks == requests[i].startTicks { requests[i].firstByteTicks = kernel.now.ticks }
         try reply(i, kernel: &kernel)
     }
 
     private mutating func reply(_ i: Int, kernel: inout Kernel) throws {
-        rqReplied[i] = true
-        try kernel.schedule(at: kernel.now, kind: EventKind(rqReplyKind[i]), target: rqReplyTarget[i],
-                            payload: UInt64(rqReplyTag[i]) << 32 | UInt64(i))
+        requests[i].replied = true
+        try kernel.schedule(at: kernel.now, kind: EventKind(requests[i].replyKind), target: requests[i].replyTarget,
+                            payload: UInt64(requests[i].replyTag) << 32 | UInt64(i))
     }
 
     // MARK: - Upstream fetches
@@ -961,20 +922,20 @@ public struct InfraWorld: EventHandler {
                 }
             } else {
                 let i = id
-                rqRefs[i] -= 1
-                if rqReplied[i] { freeRequestIfDone(i); continue }
+                requests[i].refs -= 1
+                if requests[i].replied { freeRequestIfDone(i); continue }
                 if ok {
-                    rqServedBy[i] = fServedBy[f]
-                    rqBytes[i] = catalog.bytes[Int(o)]
+                    requests[i].servedBy = fServedBy[f]
+                    requests[i].bytes = catalog.bytes[Int(o)]
                 } else if staleIfErrorSlot(node: n, object: o, key: key, now: now) >= 0 {
                     counters[n].staleIfErrorServed += 1
-                    rqOutcome[i] = FetchOutcome.staleIfError.rawValue
-                    rqServedBy[i] = Tier.edge.rawValue
-                    rqBytes[i] = catalog.bytes[Int(o)]
+                    requests[i].outcome = FetchOutcome.staleIfError.rawValue
+                    requests[i].servedBy = Tier.edge.rawValue
+                    requests[i].bytes = catalog.bytes[Int(o)]
                 } else {
-                    rqOutcome[i] = FetchOutcome.origin503.rawValue
-                    rqServedBy[i] = Tier.origin.rawValue
-                    rqBytes[i] = 0
+                    requests[i].outcome = FetchOutcome.origin503.rawValue
+                    requests[i].servedBy = Tier.origin.rawValue
+                    requests[i].bytes = 0
                 }
                 try respondToDevice(i, extraTicks: 0, kernel: &kernel)
             }
@@ -1024,28 +985,23 @@ public struct InfraWorld: EventHandler {
     private mutating func allocateRequest() throws -> UInt32 {
         if rqFreeHead >= 0 {
             let id = rqFreeHead
-            rqFreeHead = rqFreeNext[Int(id)]
+            rqFreeHead = requests[Int(id)].freeNext
             requestsInFlight += 1
             return UInt32(id)
         }
-        guard rqObject.count < config.requestsInFlightMax else {
+        guard requests.count < config.requestsInFlightMax else {
             throw InfraError.requestsInFlightLimit(config.requestsInFlightMax)
         }
-        rqObject.append(0); rqRegion.append(0); rqPop.append(0); rqClass.append(0); rqKey.append(0)
-        rqEntity.append(0); rqRttTicks.append(0); rqDownlinkBps.append(0); rqStall.append(false)
-        rqStartTicks.append(0); rqFirstByteTicks.append(0); rqEndTicks.append(0); rqDeviceDoneTicks.append(0)
-        rqReplyKind.append(0); rqReplyTarget.append(0); rqReplyTag.append(0); rqOutcome.append(0)
-        rqServedBy.append(0); rqBytes.append(0); rqEct.append(0); rqRefs.append(0); rqReplied.append(false)
-        rqReleased.append(false); rqTimeout.append(nil); rqFreeNext.append(-1)
+        requests.append(RequestRecord())
         requestsInFlight += 1
-        return UInt32(rqObject.count - 1)
+        return UInt32(requests.count - 1)
     }
 
     private mutating func freeRequestIfDone(_ i: Int) {
-        guard rqReleased[i] && rqReplied[i] && rqRefs[i] == 0 else { return }
-        rqReleased[i] = false
-        rqReplied[i] = false
-        rqFreeNext[i] = rqFreeHead
+        guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
+        requests[i].released = false
+        requests[i].replied = false
+        requests[i].freeNext = rqFreeHead
         rqFreeHead = Int32(i)
         requestsInFlight -= 1
     }
@@ -1095,4 +1051,35 @@ public struct InfraWorld: EventHandler {
         wNext[Int(w)] = wFreeHead
         wFreeHead = w
     }
+}
+
+/// One device request's fields (`InfraWorld.requests`, indexed by request id). Free records are
+/// chained through `freeNext`.
+private struct RequestRecord {
+    var object: UInt32 = 0
+    var region: UInt32 = 0
+    var pop: UInt32 = 0
+    var networkClass: UInt8 = 0
+    var key: UInt64 = 0
+    var entity: UInt64 = 0
+    var rttTicks: Int64 = 0
+    var downlinkBps: Double = 0
+    var stall = false
+    var startTicks: Int64 = 0
+    var firstByteTicks: Int64 = 0
+    var endTicks: Int64 = 0
+    var deviceDoneTicks: Int64 = 0
+    var replyKind: UInt16 = 0
+    var replyTarget: UInt32 = 0
+    var replyTag: UInt32 = 0
+    var outcome: UInt8 = 0
+    var servedBy: UInt8 = 0
+    var bytes: Int64 = 0
+    var ect: UInt8 = 0
+    /// Pending kernel events that name this request (its timeout, its next hop).
+    var refs: UInt16 = 0
+    var replied = false
+    var released = false
+    var timeout: EventHandle?
+    var freeNext: Int32 = -1
 }
