@@ -11,8 +11,8 @@ extension PushWorld {
 
     /// PreloadKit delivered the notification: classify the push (exactly once) and let the user see it.
     mutating func onDelivered(_ s: Int, _ delivery: Delivery, kernel: inout Kernel) throws {
-        let w = PushWord(sPush[s])
-        let d = Int(sDevice[s])
+        let w = PushWord(slot[s].push)
+        let d = Int(slot[s].device)
         let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
         if w.flags & PushWord.flagDeferred != 0 {
             if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
@@ -27,21 +27,21 @@ extension PushWorld {
             case .nothingToFetch: if complete { outcomes.completed += 1 } else { outcomes.skippedByPolicy += 1 }
             }
         }
-        let shown = showsNotification(w) && sKind[s] != .androidWorkManagerJob  // a job's was shown by its handler
-        if sHighPriority[s] { noteHighPriority(d, shown: shown) }
-        if shown { try scheduleTap(d, w, opens: sOpens[s], tapDelaySeconds: sTapDelaySeconds[s], shownAt: kernel.now.ticks, kernel: &kernel) }
+        let shown = showsNotification(w) && slot[s].kind != .androidWorkManagerJob  // a job's was shown by its handler
+        if slot[s].highPriority { noteHighPriority(d, shown: shown) }
+        if shown { try scheduleTap(d, w, opens: slot[s].opens, tapDelaySeconds: slot[s].tapDelaySeconds, shownAt: kernel.now.ticks, kernel: &kernel) }
     }
 
     /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
     /// iOS extension's notification is still shown with its original content.
     mutating func kill(_ s: Int, kernel: inout Kernel) throws {
         if !sessions[s].delivered() {
-            let w = PushWord(sPush[s])
-            let d = Int(sDevice[s])
+            let w = PushWord(slot[s].push)
+            let d = Int(slot[s].device)
             if w.flags & PushWord.flagDeferred != 0 { outcomes.deferredThenExpired += 1 } else { outcomes.timedOutOrKilled += 1 }
-            let shown = sKind[s] == .iOSServiceExtension && showsNotification(w)
-            if sHighPriority[s] { noteHighPriority(d, shown: shown) }
-            let opens = sOpens[s], tapDelaySeconds = sTapDelaySeconds[s]
+            let shown = slot[s].kind == .iOSServiceExtension && showsNotification(w)
+            if slot[s].highPriority { noteHighPriority(d, shown: shown) }
+            let opens = slot[s].opens, tapDelaySeconds = slot[s].tapDelaySeconds
             endSession(s, kernel: &kernel)
             if shown { try scheduleTap(d, w, opens: opens, tapDelaySeconds: tapDelaySeconds, shownAt: kernel.now.ticks, kernel: &kernel) }
             return
@@ -51,43 +51,43 @@ extension PushWorld {
 
     /// Returns the session's store to its device and frees the slot.
     mutating func endSession(_ s: Int, kernel: inout Kernel) {
-        if let h = sTimer[s] { kernel.cancel(h) }
-        if let h = sWarn[s] { kernel.cancel(h) }
-        if let h = sKill[s] { kernel.cancel(h) }
-        sTimer[s] = nil
-        sWarn[s] = nil
-        sKill[s] = nil
-        let d = Int(sDevice[s])
+        if let h = slot[s].timer { kernel.cancel(h) }
+        if let h = slot[s].warn { kernel.cancel(h) }
+        if let h = slot[s].kill { kernel.cancel(h) }
+        slot[s].timer = nil
+        slot[s].warn = nil
+        slot[s].kill = nil
+        let d = Int(slot[s].device)
         let store = sessions[s].currentStore()
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(d, store, plans: plans)
         deviceSlot[d] = -1
-        if sTap[s] >= 0 {
-            tSlot[Int(sTap[s])] = -1
-            sTap[s] = -1
+        if slot[s].tap >= 0 {
+            tSlot[Int(slot[s].tap)] = -1
+            slot[s].tap = -1
         }
-        sGen[s] &+= 1
+        slot[s].generation &+= 1
         slotFree.append(Int32(s))
         activeSessions -= 1
     }
 
     mutating func onSessionTimer(_ event: Event, kernel: inout Kernel) throws {
         let s = Int(event.target)
-        guard UInt64(sGen[s]) == event.payload, deviceSlot[Int(sDevice[s])] == Int32(s) else { return }
-        sTimer[s] = nil
-        sTimerAt[s] = .max
+        guard UInt64(slot[s].generation) == event.payload, deviceSlot[Int(slot[s].device)] == Int32(s) else { return }
+        slot[s].timer = nil
+        slot[s].timerAt = .max
         try feed(s, .timerFired, kernel: &kernel)
     }
 
     mutating func onOSDeadline(_ event: Event, kernel: inout Kernel) throws {
         let s = Int(event.target)
-        guard UInt64(sGen[s]) == event.payload >> 8, deviceSlot[Int(sDevice[s])] == Int32(s) else { return }
+        guard UInt64(slot[s].generation) == event.payload >> 8, deviceSlot[Int(slot[s].device)] == Int32(s) else { return }
         if event.payload & 0xFF == 0 {
-            sWarn[s] = nil
+            slot[s].warn = nil
             counters.expiryWarnings += 1
             try feed(s, .expiryWarning, kernel: &kernel)
         } else {
-            sKill[s] = nil
+            slot[s].kill = nil
             counters.killedByTime += 1
             try kill(s, kernel: &kernel)
         }
@@ -126,7 +126,7 @@ extension PushWorld {
 
     mutating func freeTap(_ t: Int) {
         if tSlot[t] >= 0 {
-            sTap[Int(tSlot[t])] = -1
+            slot[Int(tSlot[t])].tap = -1
             tSlot[t] = -1
         }
         tGen[t] &+= 1
@@ -156,11 +156,11 @@ extension PushWorld {
         let base = Int(PushWorld.preloadNetwork(a.network).rawValue) * n
         let s = Int(deviceSlot[d])
         let now64 = Instant(microseconds: now)
-        if s >= 0 && PushWord(sPush[s]).campaign == c {
+        if s >= 0 && PushWord(slot[s].push).campaign == c {
             // The handler is still running: the tap sees its partial state (PreloadKit answers, and
             // reports assets that become ready later with `.paintReady`).
             counters.tapsDuringSession += 1
-            sTap[s] = Int32(t)
+            slot[s].tap = Int32(t)
             tSlot[t] = Int32(s)
             try feed(s, .userTapped, kernel: &kernel)
             if deviceSlot[d] == Int32(s) {
@@ -282,7 +282,7 @@ extension PushWorld {
 
     mutating func schedulePaint(_ t: Int, kernel: inout Kernel) throws {
         if tSlot[t] >= 0 {
-            sTap[Int(tSlot[t])] = -1
+            slot[Int(tSlot[t])].tap = -1
             tSlot[t] = -1
         }
         let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])

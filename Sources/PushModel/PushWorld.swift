@@ -115,23 +115,9 @@ struct PushWorld: EventHandler {
     let idleSession: PreloadSession
     /// The store an ended session holds until its slot is reused (the device's store is parked).
     let noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
-    var sDevice: [UInt32] = []
-    var sPush: [UInt64] = []
-    var sGen: [UInt32] = []
-    var sKind: [HandlerKind] = []
-    var sTimer: [EventHandle?] = []
-    var sTimerAt: [Int64] = []
-    var sWarn: [EventHandle?] = []
-    var sKill: [EventHandle?] = []
-    var sOpenFetches: [UInt64] = []
-    var sOpens: [Bool] = []
-    /// The user's tap delay for the slot's push (drawn with `sOpens`, kept for the tap after delivery).
-    var sTapDelaySeconds: [Double] = []
-    var sNetwork: [InfraNetworkClass] = []
-    var sRegion: [UInt32] = []
-    var sSaveData: [Bool] = []
-    var sHighPriority: [Bool] = []
-    var sTap: [Int32] = []
+    /// The session slots' driver state, one record per slot (an array of structs: a slot's fields
+    /// are read together by each of its events, so they share two cache lines).
+    var slot: [SessionSlot] = []
     /// Object id of each fetch, `slot * 64 + fetch id`.
     var sFetchObject: [UInt32] = []
     var slotFree: [Int32] = []
@@ -425,7 +411,7 @@ struct PushWorld: EventHandler {
         outcomes.deferredThenExpired += inDeferred
         inProvider = 0
         inDeferred = 0
-        for s in sDevice.indices where deviceSlot[Int(sDevice[s])] == Int32(s) && !sessions[s].delivered() {
+        for s in slot.indices where deviceSlot[Int(slot[s].device)] == Int32(s) && !sessions[s].delivered() {
             outcomes.timedOutOrKilled += 1
             counters.sessionsCutByHorizon += 1
         }
@@ -595,19 +581,19 @@ struct PushWorld: EventHandler {
         }
         let s = allocateSlot()
         deviceSlot[d] = Int32(s)
-        sDevice[s] = UInt32(d)
-        sPush[s] = deferred ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
-        sKind[s] = kind
-        sOpenFetches[s] = 0
+        slot[s].device = UInt32(d)
+        slot[s].push = deferred ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
+        slot[s].kind = kind
+        slot[s].openFetches = 0
         let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
-        sOpens[s] = user.opens
-        sTapDelaySeconds[s] = user.tapDelaySeconds
-        sNetwork[s] = a.network
-        sRegion[s] = a.region
-        sSaveData[s] = a.saveData
-        sHighPriority[s] = w.flags & PushWord.flagHighPriority != 0
-        sTap[s] = -1
-        sTimerAt[s] = Int64.max
+        slot[s].opens = user.opens
+        slot[s].tapDelaySeconds = user.tapDelaySeconds
+        slot[s].network = a.network
+        slot[s].region = a.region
+        slot[s].saveData = a.saveData
+        slot[s].highPriority = w.flags & PushWord.flagHighPriority != 0
+        slot[s].tap = -1
+        slot[s].timerAt = Int64.max
         counters.sessionsStarted += 1
 
         // The device's store moves into the session.
@@ -630,16 +616,16 @@ struct PushWorld: EventHandler {
         case .iOSServiceExtension:
             let budget = rules.nseBudgetTicks
             let lead = rules.nseWarningLeadTicks
-            sWarn[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
-                                                      target: UInt32(s), payload: UInt64(sGen[s]) << 8)
-            sKill[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
-                                                      target: UInt32(s), payload: UInt64(sGen[s]) << 8 | 1)
+            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
+                                                      target: UInt32(s), payload: UInt64(slot[s].generation) << 8)
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
+                                                      target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
             let ticks = kind == .iOSSilentBackground ? rules.silentBackgroundTicks
                 : kind == .androidFCMHandler ? rules.handlerTicks : rules.jobTicks
-            sWarn[s] = nil
-            sKill[s] = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
-                                                      target: UInt32(s), payload: UInt64(sGen[s]) << 8 | 1)
+            slot[s].warn = nil
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
+                                                      target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
         }
         try feed(s, .pushReceived(request, context), kernel: &kernel)
     }
@@ -663,9 +649,7 @@ struct PushWorld: EventHandler {
         activeSessionsMax = max(activeSessionsMax, activeSessions)
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
-        sDevice.append(0); sPush.append(0); sGen.append(0); sKind.append(.iOSServiceExtension); sTimer.append(nil)
-        sTimerAt.append(.max); sWarn.append(nil); sKill.append(nil); sOpenFetches.append(0); sOpens.append(false); sTapDelaySeconds.append(0)
-        sNetwork.append(.wifi); sRegion.append(0); sSaveData.append(false); sHighPriority.append(false); sTap.append(-1)
+        slot.append(SessionSlot())
         sFetchObject.append(contentsOf: repeatElement(0, count: 64))
         return sessions.count - 1
     }
@@ -680,27 +664,27 @@ struct PushWorld: EventHandler {
             throw PushModelError(path: "", reason: "PreloadKit session protocol error (driver bug): \(error)")
         }
         try drain(s, kernel: &kernel)
-        if deviceSlot[Int(sDevice[s])] != Int32(s) { return } // killed while draining
+        if deviceSlot[Int(slot[s].device)] != Int32(s) { return } // killed while draining
         let (finished, next) = sessions[s].driverState()
         if finished {
             endSession(s, kernel: &kernel)
             return
         }
         // Memory: the extension is killed when its buffers exceed the OS limit.
-        if sKind[s] == .iOSServiceExtension {
-            let used = policy.memoryReservedBytes + Int64(sOpenFetches[s].nonzeroBitCount) * policy.fetchBufferBytes
+        if slot[s].kind == .iOSServiceExtension {
+            let used = policy.memoryReservedBytes + Int64(slot[s].openFetches.nonzeroBitCount) * policy.fetchBufferBytes
             if used > rules.nseMemoryLimitBytes {
                 counters.killedByMemory += 1
                 return try kill(s, kernel: &kernel)
             }
         }
-        if next != sTimerAt[s] {
-            if let h = sTimer[s] { kernel.cancel(h) }
-            sTimer[s] = nil
-            sTimerAt[s] = next
+        if next != slot[s].timerAt {
+            if let h = slot[s].timer { kernel.cancel(h) }
+            slot[s].timer = nil
+            slot[s].timerAt = next
             if next != Int64.max {
-                sTimer[s] = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)), kind: PushKind.sessionTimer,
-                                                           target: UInt32(s), payload: UInt64(sGen[s]))
+                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)), kind: PushKind.sessionTimer,
+                                                           target: UInt32(s), payload: UInt64(slot[s].generation))
             }
         }
     }
@@ -713,7 +697,7 @@ struct PushWorld: EventHandler {
                 try startFetch(s, r, kernel: &kernel)
             case .cancelFetch(let id, let reason):
                 // InfraModel has no cancel: the transfer's reply is released and ignored.
-                sOpenFetches[s] &= ~(1 << UInt64(id.rawValue))
+                slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
                 counters.fetchesCancelled += 1
                 switch reason {
                 case .timedOut, .hardDeadline, .osExpiry: counters.fetchesTimedOut += 1
@@ -726,10 +710,10 @@ struct PushWorld: EventHandler {
             case .deliver(let delivery):
                 try onDelivered(s, delivery, kernel: &kernel)
             case .tapAnswer(let answer):
-                let t = sTap[s]
+                let t = slot[s].tap
                 if t >= 0 { applyTapAnswer(Int(t), answer) }
             case .paintReady(let key):
-                let t = sTap[s]
+                let t = slot[s].tap
                 if t >= 0 { try assetReady(Int(t), key: key, kernel: &kernel) }
             case .scheduleReceipt, .log:
                 break
@@ -742,18 +726,18 @@ struct PushWorld: EventHandler {
             preconditionFailure("the simulator only sends inline manifests of its own asset URLs")
         }
         precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
-        let d = Int(sDevice[s])
-        let w = PushWord(sPush[s])
+        let d = Int(slot[s].device)
+        let w = PushWord(slot[s].push)
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
-        let request = InfraFetchRequest(objectID: object, regionID: sRegion[s], networkClass: sNetwork[s], entity: entity,
-                                        connectionWarm: rules.backgroundWarm, saveData: sSaveData[s],
+        let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
+                                        connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
-                                        replyTag: (sGen[s] & 0xFF_FFFF) << 8 | r.id.rawValue)
+                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue)
         let requestID = try infra.fetch(request, kernel: &kernel)
-        noteRequest(requestID, region: sRegion[s], cellular: sNetwork[s] != .wifi, neverOpened: !sOpens[s])
-        sOpenFetches[s] |= 1 << UInt64(r.id.rawValue)
+        noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
+        slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         counters.fetchesStarted += 1
     }
@@ -784,9 +768,9 @@ struct PushWorld: EventHandler {
         infra.release(requestID)
         let s = Int(event.target)
         let now = kernel.now.ticks
-        let d = Int(sDevice[s])
-        let live = sGen[s] & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
-        let w = PushWord(sPush[s])
+        let d = Int(slot[s].device)
+        let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
+        let w = PushWord(slot[s].push)
 
         // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches: the
         // request's own region and flags, recorded when it was issued).
@@ -798,8 +782,8 @@ struct PushWorld: EventHandler {
             if reqFlags[r] & PushWorld.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
         }
         let id = FetchID(rawValue: tag & 0xFF)
-        guard live, sOpenFetches[s] & (1 << UInt64(id.rawValue)) != 0 else { return }
-        sOpenFetches[s] &= ~(1 << UInt64(id.rawValue))
+        guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return }
+        slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
 
         let input: Input
         switch result.outcome {
@@ -938,4 +922,32 @@ struct DriverCounters {
     var prestageMisses: UInt64 = 0
     var prestageNoEdge: UInt64 = 0
     var prestageFetchesOK: UInt64 = 0
+}
+
+/// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.
+struct SessionSlot {
+    /// The device being served.
+    var device: UInt32 = 0
+    /// The push (`PushWord.raw`).
+    var push: UInt64 = 0
+    /// Bumped when the slot is reused: events carrying an older generation are stale.
+    var generation: UInt32 = 0
+    var kind: HandlerKind = .iOSServiceExtension
+    /// The session timer and the instant it is armed for (`Int64.max`: none).
+    var timer: EventHandle?
+    var timerAt: Int64 = .max
+    /// The OS expiry warning and kill events.
+    var warn: EventHandle?
+    var kill: EventHandle?
+    /// Bit `id` set while fetch `id` is open.
+    var openFetches: UInt64 = 0
+    /// Whether the user opens this push, and after how long (drawn together, kept for the tap).
+    var opens = false
+    var tapDelaySeconds: Double = 0
+    var network: InfraNetworkClass = .wifi
+    var region: UInt32 = 0
+    var saveData = false
+    var highPriority = false
+    /// The tap being answered by this session, or -1.
+    var tap: Int32 = -1
 }
