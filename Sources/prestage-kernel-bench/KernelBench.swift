@@ -252,7 +252,8 @@ struct KernelBench {
             usage: prestage-kernel-bench [--quick | --events COUNT] [--model-devices N | --no-model] [--model-scenario PATH]
               Hold model at N = 10^4, 10^5, 10^6 pending events: kernel loops vs the bare heap loop;
               then the full model (one replication, with and without far-event buckets) against the
-              hold loop at the model's mean pending-event count; then one replication alone against
+              hold loop at the model's mean pending-event count, and the hold loop with 1-8 random
+              cache-line updates per event (the memory floor); then one replication alone against
               two at once on two threads.
               (default)       8 alternating rounds of ~0.15 s per loop per row
               --quick         3 rounds of ~0.03 s per loop per row
