@@ -1,7 +1,7 @@
 // Which critical assets a push selects: one rule, used by `PreloadSession` (to fetch them and to
 // answer taps) and by `PreloadStore.tapAnswer` (to answer a tap without a session).
 
-/// Receives the outcome of `PreloadPolicy.selectCriticalAssets`, one asset at a time, in
+/// Receives the outcome of `SelectionRule.select`, one asset at a time, in
 /// selection order. Generic (specialised, no closures), so the session's use allocates nothing.
 protocol CriticalAssetSelection {
     /// Assets selected so far.
@@ -16,7 +16,15 @@ protocol CriticalAssetSelection {
     mutating func skipped(_ assetIndex: Int, _ reason: SkipReason)
 }
 
-extension PreloadPolicy {
+/// The policy knobs the selection rule reads, as a plain value. A session applies the rule to
+/// itself while mutating itself; passing these three fields instead of the whole policy avoids a
+/// copy of the policy per push, whose payload options hold reference-counted sets and keys
+/// (shared between simulator threads, so each retain would be a contended atomic).
+struct SelectionRule {
+    let criticalAssetsMax: Int
+    let eligiblePriority: AssetPriority
+    let oneAssetPerSilentPush: Bool
+
     /// The selection rule: assets of priority `eligiblePriority` or more urgent (`critical` by
     /// default), most urgent first and in payload order within a priority, each resolved to the
     /// variant for `context.network`; an asset resolving to the key of one already selected is a
@@ -25,7 +33,7 @@ extension PreloadPolicy {
     /// order), then interleaved with the selections. Depends on neither the store nor the gates,
     /// so a tap can be answered later from the request alone.
     /// - Complexity: O(p·n + n·k) for n assets, p priorities and k selected (k ≤ 16); no allocation.
-    func selectCriticalAssets<S: CriticalAssetSelection>(of request: PreStageRequest, context: DeviceContext, into selection: inout S) {
+    func select<S: CriticalAssetSelection>(of request: PreStageRequest, context: DeviceContext, into selection: inout S) {
         let silent = request.format == .silentPush || context.handlerKind.isSilent
         let limit = silent && oneAssetPerSilentPush ? 1 : criticalAssetsMax
         // Index loops read fields in place: iterating the assets by value would copy (retain) each
@@ -56,12 +64,22 @@ extension PreloadPolicy {
     /// every later one out too). The scan always finds one, at the latest `current` (the asset
     /// being selected, which resolves to `key`).
     func firstInSelectionOrder(_ key: StoreKey, of request: PreStageRequest, network: NetworkClass, current: Int) -> Int {
+        let assets = request.assets
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
-            for i in request.assets.indices where request.assets[i].priority.rawValue == raw && request.assets[i].resolved(for: network).key == key {
+            for i in assets.indices where assets[i].priority.rawValue == raw && assets[i].resolved(for: network).key == key {
                 return i
             }
         }
         return current
+    }
+}
+
+extension PreloadPolicy {
+    /// This policy's selection rule (`criticalAssetsMax`, `eligiblePriority`,
+    /// `oneAssetPerSilentPush`).
+    var selectionRule: SelectionRule {
+        SelectionRule(criticalAssetsMax: criticalAssetsMax, eligiblePriority: eligiblePriority,
+                      oneAssetPerSilentPush: oneAssetPerSilentPush)
     }
 }
 
@@ -117,7 +135,7 @@ extension PreloadStore {
         guard request.assetsKnown else { return false }
         var selection = TapAnswerSelection(store: self, now: now, assets: [])
         swap(&selection.assets, &assets)
-        policy.selectCriticalAssets(of: request, context: context, into: &selection)
+        policy.selectionRule.select(of: request, context: context, into: &selection)
         swap(&selection.assets, &assets)
         return true
     }

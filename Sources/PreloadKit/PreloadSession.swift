@@ -396,14 +396,14 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         settle(now: now)
     }
 
-    /// Selects the critical assets with `PreloadPolicy.selectCriticalAssets` (the one selection
+    /// Selects the critical assets with `SelectionRule.select` (the one selection
     /// rule, shared with `PreloadStore.tapAnswer`); each selected asset becomes a slot (see
     /// `selected`). Slot order is the fetch queue's priority order. `lastNow` is the current input's
     /// `now` (both callers set it first).
     mutating func selectAssets() {
         guard let request, let context else { return }
-        let policy = self.policy
-        policy.selectCriticalAssets(of: request, context: context, into: &self)
+        let rule = policy.selectionRule
+        rule.select(of: request, context: context, into: &self)
     }
 
     /// Makes asset `i` (resolved to `url`/`key`/`declaredBytes` for the device's network) a slot:
