@@ -15,6 +15,19 @@ final class PayloadParserTests: XCTestCase {
         }
     }
 
+    /// `PreStageRequest` stores its fields in one shared object; equality is still by value: the
+    /// same payload parsed twice gives equal requests (distinct objects), different payloads do not.
+    func testRequestEqualityIsByValue() throws {
+        let a = try parse(Payloads.inline()), b = try parse(Payloads.inline())
+        XCTAssertFalse(a.storage === b.storage)
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(a, a)
+        XCTAssertNotEqual(a, try parse(Payloads.inline(signature: "v1=" + String(repeating: "0", count: 64)), .none))
+        XCTAssertNotEqual(a, try parse(Payloads.silent))
+        XCTAssertNotEqual(a, try parse(Payloads.rich))
+        XCTAssertNotEqual(try parse(Payloads.reference), try parse(Payloads.silent))
+    }
+
     func testArticleInlineManifestParsesAndVerifies() throws {
         let r = try parse(Payloads.inline())
         XCTAssertEqual(r.format, .inlineManifest)

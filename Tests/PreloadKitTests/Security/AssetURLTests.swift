@@ -242,6 +242,27 @@ final class AssetURLTests: XCTestCase {
         XCTAssertEqual(url.queryItems.map(\.value), ["1", "SECRET", "ALSO"])
     }
 
+    /// `AssetURL` stores its fields in one shared object; equality and hashing are still by value:
+    /// separately parsed equal URLs are equal with equal hashes (also when normalisation made them
+    /// equal), and URLs differing in any field are not, even when their cache keys agree.
+    func testEqualityAndHashingAreByValue() throws {
+        let a = try AssetURL.parse("https://cdn.example.com/a.jpg?w=1&token=X", policy: Self.policy)
+        let b = try AssetURL.parse("HTTPS://CDN.example.com:443/%61.jpg?w=1&token=X", policy: Self.policy)
+        XCTAssertFalse(a.storage === b.storage)
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(a.hashValue, b.hashValue)
+        XCTAssertEqual(Set([a, b]).count, 1)
+        XCTAssertEqual(try AssetURL.parse(a.absoluteString, policy: Self.policy), a)
+
+        let rotated = try AssetURL.parse("https://cdn.example.com/a.jpg?w=1&token=Y", policy: Self.policy)
+        XCTAssertEqual(rotated.cacheKey, a.cacheKey)
+        XCTAssertNotEqual(rotated, a)
+        for other in ["https://cdn.example.com/b.jpg?w=1&token=X", "https://x.img.example.com/a.jpg?w=1&token=X",
+                      "https://cdn.example.com/a.jpg?w=2&token=X", "http://127.0.0.1/a.jpg?w=1&token=X"] {
+            XCTAssertNotEqual(try AssetURL.parse(other, policy: Self.policy), a, other)
+        }
+    }
+
     func testCustomTokenParameters() throws {
         var policy = Self.policy
         policy.tokenQueryParameters = ["v"]
