@@ -446,13 +446,13 @@ public struct InfraWorld: EventHandler {
         let rttTicks = sampledTicks(rtt)
 
         let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
-        requests[i] = RequestRecord(object: r.objectID, region: r.regionID, pop: regionPop[Int(r.regionID)],
-                                    networkClass: UInt8(c), key: cacheKey(object: r.objectID, token: r.signedToken),
-                                    entity: r.entity, rttTicks: rttTicks, downlinkBps: downlink, stall: stalled,
-                                    startTicks: now, firstByteTicks: now, endTicks: now, deviceDoneTicks: now,
-                                    replyKind: r.replyKind.rawValue, replyTarget: r.replyTarget, replyTag: r.replyTag,
-                                    outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, bytes: 0,
-                                    ect: ect.rawValue)
+        requests[i] = RequestRecord(key: cacheKey(object: r.objectID, token: r.signedToken), entity: r.entity,
+                                    rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
+                                    endTicks: now, deviceDoneTicks: now, bytes: 0, object: r.objectID,
+                                    region: r.regionID, pop: regionPop[Int(r.regionID)], replyTarget: r.replyTarget,
+                                    replyTag: r.replyTag, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
+                                    outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
+                                    stall: stalled)
 
         let setupTicks = r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks
         if failed {
@@ -1054,32 +1054,33 @@ public struct InfraWorld: EventHandler {
 }
 
 /// One device request's fields (`InfraWorld.requests`, indexed by request id). Free records are
-/// chained through `freeNext`.
+/// chained through `freeNext`. Fields are ordered by size, widest first: 120 bytes a record
+/// instead of 136 in the order they are written.
 private struct RequestRecord {
-    var object: UInt32 = 0
-    var region: UInt32 = 0
-    var pop: UInt32 = 0
-    var networkClass: UInt8 = 0
     var key: UInt64 = 0
     var entity: UInt64 = 0
     var rttTicks: Int64 = 0
     var downlinkBps: Double = 0
-    var stall = false
     var startTicks: Int64 = 0
     var firstByteTicks: Int64 = 0
     var endTicks: Int64 = 0
     var deviceDoneTicks: Int64 = 0
-    var replyKind: UInt16 = 0
+    var bytes: Int64 = 0
+    var object: UInt32 = 0
+    var region: UInt32 = 0
+    var pop: UInt32 = 0
     var replyTarget: UInt32 = 0
     var replyTag: UInt32 = 0
-    var outcome: UInt8 = 0
-    var servedBy: UInt8 = 0
-    var bytes: Int64 = 0
-    var ect: UInt8 = 0
+    var freeNext: Int32 = -1
+    var timeout: EventHandle?
+    var replyKind: UInt16 = 0
     /// Pending kernel events that name this request (its timeout, its next hop).
     var refs: UInt16 = 0
+    var networkClass: UInt8 = 0
+    var outcome: UInt8 = 0
+    var servedBy: UInt8 = 0
+    var ect: UInt8 = 0
+    var stall = false
     var replied = false
     var released = false
-    var timeout: EventHandle?
-    var freeNext: Int32 = -1
 }

@@ -925,29 +925,31 @@ struct DriverCounters {
 }
 
 /// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.
+/// Fields are ordered by size, widest first (88 bytes a slot instead of 112).
 struct SessionSlot {
-    /// The device being served.
-    var device: UInt32 = 0
     /// The push (`PushWord.raw`).
     var push: UInt64 = 0
-    /// Bumped when the slot is reused: events carrying an older generation are stale.
-    var generation: UInt32 = 0
-    var kind: HandlerKind = .iOSServiceExtension
-    /// The session timer and the instant it is armed for (`Int64.max`: none).
-    var timer: EventHandle?
+    /// The instant the session timer is armed for (`Int64.max`: none).
     var timerAt: Int64 = .max
-    /// The OS expiry warning and kill events.
-    var warn: EventHandle?
-    var kill: EventHandle?
     /// Bit `id` set while fetch `id` is open.
     var openFetches: UInt64 = 0
-    /// Whether the user opens this push, and after how long (drawn together, kept for the tap).
-    var opens = false
+    /// The user's tap delay for this push (drawn with `opens`, kept for the tap after delivery).
     var tapDelaySeconds: Double = 0
-    var network: InfraNetworkClass = .wifi
+    /// The device being served.
+    var device: UInt32 = 0
+    /// Bumped when the slot is reused: events carrying an older generation are stale.
+    var generation: UInt32 = 0
     var region: UInt32 = 0
-    var saveData = false
-    var highPriority = false
     /// The tap being answered by this session, or -1.
     var tap: Int32 = -1
+    /// The session timer, and the OS expiry warning and kill events.
+    var timer: EventHandle?
+    var warn: EventHandle?
+    var kill: EventHandle?
+    var kind: HandlerKind = .iOSServiceExtension
+    var network: InfraNetworkClass = .wifi
+    /// Whether the user opens this push.
+    var opens = false
+    var saveData = false
+    var highPriority = false
 }
