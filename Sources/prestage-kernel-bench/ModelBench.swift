@@ -65,7 +65,7 @@ func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
     print("  full model / bare hold loop: " + fixed(bucketed.eventsPerSecond / row.bare.eventsPerSecond * 100, 1)
           + "% (target >= 40%); full model / kernel hold loop: "
           + fixed(bucketed.eventsPerSecond / row.kernel.eventsPerSecond * 100, 1) + "%")
-    memoryFloorRow(pending: n, bareEventsPerSecond: row.bare.eventsPerSecond, modelEventsPerSecond: bucketed.eventsPerSecond)
+    memoryFloorRow(pending: n, bareEventsPerSecond: row.bare.eventsPerSecond)
 }
 
 /// The bare hold loop plus `touches` read-modify-writes per event, each at a random cache line of
@@ -112,26 +112,24 @@ struct TouchingHold {
 /// per event (its device, session and request records, its store, the kernel's cancellation
 /// slots), so a target above the floor for its touch count is out of reach for any model of the
 /// same state, however little it computes.
-func memoryFloorRow(pending n: Int, bareEventsPerSecond: Double, modelEventsPerSecond: Double) {
+func memoryFloorRow(pending n: Int, bareEventsPerSecond: Double) {
     let tableBytes = 256 << 20
     var cells: [String] = []
     for touches in [1, 2, 4, 8] {
         var loop = TouchingHold(pending: n, tableBytes: tableBytes, touches: touches)
         let events: UInt64 = 2_000_000
         sink &+= loop.run(events: events)  // warm-up
-        var best = 0.0
+        var rate = Rate()
         for _ in 0..<3 {
             var last: Int64 = 0
-            let seconds = timed { last = loop.run(events: events) }
+            rate.add(events: events, seconds: timed { last = loop.run(events: events) })
             sink &+= last
-            best = Swift.max(best, Double(events) / seconds)
         }
+        let best = rate.eventsPerSecond
         cells.append("\(touches): " + fixed(best / 1e6, 2) + " M ev/s (" + fixed(best / bareEventsPerSecond * 100, 1) + "%)")
     }
     print("  memory floor (bare hold loop at N = \(n) + k random cache-line updates per event in a 256 MiB table), k = "
           + cells.joined(separator: ", "))
-    print("  full model: " + fixed(modelEventsPerSecond / 1e6, 2) + " M ev/s (" + fixed(modelEventsPerSecond / bareEventsPerSecond * 100, 1)
-          + "% of the bare hold loop)")
 }
 
 /// Wall-clock seconds (CLOCK_MONOTONIC), for the parallel row only.
