@@ -116,19 +116,16 @@ public enum MediaSniffer {
         return true
     }
 
-    private static func isoBrandKind(_ brand: UInt32) -> MediaKind? {
+    /// The kind of an ISO BMFF major brand (four ASCII bytes, big-endian). The brands are integer
+    /// literals so that the switch compiles to compares; `MediaSnifferTests` checks each against
+    /// its text.
+    static func isoBrandKind(_ brand: UInt32) -> MediaKind? {
         switch brand {
-        case fourCC("heic"), fourCC("heix"), fourCC("mif1"): return .heic
-        case fourCC("isom"), fourCC("iso2"), fourCC("mp41"), fourCC("mp42"), fourCC("avc1"), fourCC("M4V "): return .mp4
-        case fourCC("M4A "): return .m4a
+        case 0x6865_6963, 0x6865_6978, 0x6D69_6631: return .heic  // "heic", "heix", "mif1"
+        case 0x6973_6F6D, 0x6973_6F32, 0x6D70_3431, 0x6D70_3432, 0x6176_6331, 0x4D34_5620: return .mp4  // "isom", "iso2", "mp41", "mp42", "avc1", "M4V "
+        case 0x4D34_4120: return .m4a  // "M4A "
         default: return nil
         }
-    }
-
-    private static func fourCC(_ code: StaticString) -> UInt32 {
-        precondition(code.utf8CodeUnitCount == 4, "a four-character code has four ASCII characters")
-        let p = code.utf8Start
-        return UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
     }
 
     /// MPEG audio frame header, Layer III: 11 sync bits, version not reserved (`01`), layer bits `01`,
@@ -143,44 +140,56 @@ public enum MediaSniffer {
         return version != 0x01 && layer == 0x01 && bitrateIndex != 0x0F && sampleRateIndex != 0x03
     }
 
-    /// Up to the first 16 bytes of a prefix, held without allocating.
+    /// Up to the first 16 bytes of a prefix, held without allocating: bytes 0-7 and 8-15 as two
+    /// big-endian words, so a signature test is a shift, a mask and one compare.
     private struct Head {
-        private var storage: (UInt64, UInt64) = (0, 0)
+        /// Bytes 0-7 (byte 0 in the top bits), zero-padded past `count`.
+        private var high: UInt64 = 0
+        /// Bytes 8-15, likewise.
+        private var low: UInt64 = 0
         private(set) var count = 0
 
         init<C: Collection>(_ prefix: C) where C.Element == UInt8 {
-            for byte in prefix.prefix(16) {
-                if count < 8 {
-                    storage.0 |= UInt64(byte) << UInt64(8 * count)
-                } else {
-                    storage.1 |= UInt64(byte) << UInt64(8 * (count - 8))
-                }
-                count += 1
+            // Arrays (the common case) are read through a pointer; other collections by iteration.
+            let loaded: Void? = prefix.withContiguousStorageIfAvailable { buffer in
+                for i in 0..<Swift.min(buffer.count, 16) { append(buffer[i]) }
             }
+            if loaded == nil {
+                for byte in prefix.prefix(16) { append(byte) }
+            }
+        }
+
+        private mutating func append(_ byte: UInt8) {
+            if count < 8 {
+                high |= UInt64(byte) << UInt64(56 - 8 * count)
+            } else {
+                low |= UInt64(byte) << UInt64(56 - 8 * (count - 8))
+            }
+            count += 1
         }
 
         subscript(offset: Int) -> UInt8 {
             precondition(offset >= 0 && offset < count, "Head offset out of range")
-            return offset < 8
-                ? UInt8(truncatingIfNeeded: storage.0 >> UInt64(8 * offset))
-                : UInt8(truncatingIfNeeded: storage.1 >> UInt64(8 * (offset - 8)))
+            return UInt8(truncatingIfNeeded: window(at: offset) >> 56)
+        }
+
+        /// The 8 bytes from `offset` (0..<16) as a big-endian word, zero-padded past byte 15.
+        private func window(at offset: Int) -> UInt64 {
+            if offset == 0 { return high }
+            if offset < 8 { return high << UInt64(8 * offset) | low >> UInt64(64 - 8 * offset) }
+            return low << UInt64(8 * (offset - 8))
         }
 
         /// True when the `byteCount` bytes at `offset` are `pattern` written big-endian
         /// (e.g. `0xFFD8FF`, 3 bytes); false when fewer bytes are present.
         func matches(at offset: Int, _ pattern: UInt64, byteCount: Int) -> Bool {
-            guard offset >= 0, byteCount <= 8, offset + byteCount <= count else { return false }
-            for i in 0..<byteCount {
-                let expected = UInt8(truncatingIfNeeded: pattern >> UInt64(8 * (byteCount - 1 - i)))
-                if self[offset + i] != expected { return false }
-            }
-            return true
+            guard offset >= 0, byteCount >= 1, byteCount <= 8, offset + byteCount <= count else { return false }
+            return window(at: offset) >> UInt64(64 - 8 * byteCount) == pattern
         }
 
         /// Big-endian 32-bit word at `offset` (caller checks `offset + 4 <= count`).
         func word(at offset: Int) -> UInt32 {
-            UInt32(self[offset]) << 24 | UInt32(self[offset + 1]) << 16 | UInt32(self[offset + 2]) << 8
-                | UInt32(self[offset + 3])
+            UInt32(truncatingIfNeeded: window(at: offset) >> 32)
         }
     }
 }

@@ -79,6 +79,23 @@ final class MediaSnifferTests: XCTestCase {
         XCTAssertNil(MediaSniffer.sniff([0xEF, 0xBB]), "partial BOM")
     }
 
+    /// The brand switch uses integer literals: each must be the big-endian value of its text, and
+    /// no other brand may map to a kind.
+    func testISOBrandLiteralsMatchTheirText() {
+        let brands: [(String, MediaKind)] = [
+            ("heic", .heic), ("heix", .heic), ("mif1", .heic), ("isom", .mp4), ("iso2", .mp4), ("mp41", .mp4),
+            ("mp42", .mp4), ("avc1", .mp4), ("M4V ", .mp4), ("M4A ", .m4a),
+        ]
+        for (text, kind) in brands {
+            let word = Self.bytes(text).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            XCTAssertEqual(MediaSniffer.isoBrandKind(word), kind, text)
+            XCTAssertEqual(MediaSniffer.sniff([0, 0, 0, 0x18] + Self.bytes("ftyp") + Self.bytes(text)), kind, text)
+        }
+        for text in ["qt  ", "HEIC", "mp40", "3gp4", "M4B ", "avif"] {
+            XCTAssertNil(MediaSniffer.sniff([0, 0, 0, 0x18] + Self.bytes("ftyp") + Self.bytes(text)), text)
+        }
+    }
+
     func testJSONLeadingWhitespaceIsBounded() {
         let limit = MediaSniffer.jsonLeadingWhitespaceMax
         XCTAssertEqual(MediaSniffer.sniff([UInt8](repeating: 0x20, count: limit) + [0x7B]), .json)
