@@ -85,6 +85,14 @@ public struct PreloadStore: Sendable, Equatable {
         self.usedBytes = 0
     }
 
+    /// Makes room for `count` entries (at most `entriesMax`) without changing the contents, so that
+    /// filling the store allocates once instead of at each growth step. A driver that knows how
+    /// many entries it is about to insert (a restored store plus a push's assets) calls it first.
+    /// - Complexity: O(entries.count) when it reallocates.
+    public mutating func reserveCapacity(entries count: Int) {
+        entries.reserveCapacity(min(max(0, count), entriesMax))
+    }
+
     /// The index of the entry with `key`, if stored.
     /// - Complexity: O(entries.count).
     public func index(of key: StoreKey) -> Int? {

@@ -98,15 +98,17 @@ struct ParkedStores {
 
     /// Device `d`'s store (an empty one if none was parked); the parked copy is released.
     /// - Complexity: O(entries); allocates the store's entry array.
-    mutating func unpark(_ d: Int, plans: CampaignPlans) -> PreloadStore {
+    mutating func unpark(_ d: Int, plans: CampaignPlans, reserving extra: Int) -> PreloadStore {
         var store = PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
         let n = count[d]
         if n == ParkedStores.overflowCount {
             let i = Int(offset[d])
             swap(&store, &overflow[i])
             overflowFree.append(UInt32(i))
+            store.reserveCapacity(entries: store.entries.count + extra)
         } else if n > 0 {
             let base = Int(offset[d])
+            store.reserveCapacity(entries: Int(n) + extra)
             for i in base..<(base + Int(n)) {
                 if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) {
                     store.insert(e)

@@ -175,7 +175,7 @@ extension PushWorld {
                 tPending[t] &= ~(1 << UInt32(i))
             }
         } else if parked.hasStore(d) {
-            var store = parked.unpark(d, plans: plans)
+            var store = parked.unpark(d, plans: plans, reserving: 0)
             for i in 0..<n {
                 let key = plans.criticalKeys[c][base + i]
                 if store.freshness(of: key, at: now64) != .missing {

@@ -598,10 +598,12 @@ struct PushWorld: EventHandler {
 
         // The device's store moves into the session.
         var store: PreloadStore
+        // Room for the assets this push may store (a capacity hint: one allocation per push).
         if parked.hasStore(d) {
-            store = parked.unpark(d, plans: plans)
+            store = parked.unpark(d, plans: plans, reserving: policy.criticalAssetsMax)
         } else {
             store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
+            store.reserveCapacity(entries: 1 + policy.criticalAssetsMax)
             if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
         // The slot's session value is reused (policy validated once, in `init`; buffers keep

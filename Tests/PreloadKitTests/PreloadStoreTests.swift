@@ -58,6 +58,26 @@ final class PreloadStoreTests: XCTestCase {
         XCTAssertLessThanOrEqual(store.usedBytes, 20)
     }
 
+    /// A capacity hint changes nothing observable, is capped at `entriesMax`, and lets the store
+    /// fill without growing its buffer.
+    func testReserveCapacityKeepsContentsAndCapsAtEntriesMax() {
+        var store = PreloadStore(capacityBytes: 1_000, entriesMax: 4)
+        _ = put(&store, entry(1, bytes: 10, at: 1))
+        let before = store
+        store.reserveCapacity(entries: 3)
+        XCTAssertEqual(store, before)
+        XCTAssertGreaterThanOrEqual(store.entries.capacity, 3)
+        let capacity = store.entries.capacity
+        _ = put(&store, entry(2, bytes: 10, at: 2))
+        _ = put(&store, entry(3, bytes: 10, at: 3))
+        XCTAssertEqual(store.entries.capacity, capacity, "two more entries fit in the reserved buffer")
+        var capped = PreloadStore(capacityBytes: 1_000, entriesMax: 2)
+        capped.reserveCapacity(entries: 1_000_000)
+        XCTAssertLessThan(capped.entries.capacity, 1_000, "the hint is capped at entriesMax, not taken as given")
+        capped.reserveCapacity(entries: -5)
+        XCTAssertEqual(capped, PreloadStore(capacityBytes: 1_000, entriesMax: 2), "a negative hint is ignored")
+    }
+
     func testFreshnessWindows() {
         // max-age 60, swr 3600, ttl 4 h: fresh < 60 s, stale < 3660 s, then missing.
         let life = PreloadStore.lifetime(of: CacheControl(maxAgeSeconds: 60, staleWhileRevalidateSeconds: 3_600), ttlSeconds: 14_400, storedAt: t(100))

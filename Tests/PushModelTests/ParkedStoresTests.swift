@@ -46,7 +46,7 @@ final class ParkedStoresTests: XCTestCase {
         parked.park(3, packed, plans: plans)
         XCTAssertTrue(parked.hasStore(3))
         XCTAssertEqual(parked.overflowStores, 0, "every entry is derivable from its campaign")
-        XCTAssertEqual(parked.unpark(3, plans: plans), packed)
+        XCTAssertEqual(parked.unpark(3, plans: plans, reserving: 2), packed)
         XCTAssertFalse(parked.hasStore(3))
 
         // An entry not derivable from any campaign (foreign key, or other lifetimes) parks whole.
@@ -61,13 +61,13 @@ final class ParkedStoresTests: XCTestCase {
         odd.insert(e)
         parked.park(5, odd, plans: plans)
         XCTAssertEqual(parked.overflowStores, 2)
-        XCTAssertEqual(parked.unpark(4, plans: plans), foreign)
-        XCTAssertEqual(parked.unpark(5, plans: plans), odd)
+        XCTAssertEqual(parked.unpark(4, plans: plans, reserving: 0), foreign)
+        XCTAssertEqual(parked.unpark(5, plans: plans, reserving: 3), odd)
 
         // An emptied store stays a store (its filler is not re-created).
         parked.park(6, PreloadStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
         XCTAssertTrue(parked.hasStore(6))
-        XCTAssertEqual(parked.unpark(6, plans: plans).entries.count, 0)
+        XCTAssertEqual(parked.unpark(6, plans: plans, reserving: 1).entries.count, 0)
         // Blocks are recycled: parking again reuses freed slots.
         let slots = parked.poolSlots
         parked.park(3, packed, plans: plans)
