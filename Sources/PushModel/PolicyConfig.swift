@@ -2,34 +2,39 @@ import Foundation
 import PreloadKit
 
 /// PreloadKit's `PreloadPolicy` knobs in scenario form (seconds and bytes), plus the device store
-/// limits. Defaults are PreloadKit's, except that `memoryBudgetBytes` defaults to the iOS
-/// extension limit.
+/// limits. Every default is read from PreloadKit (`PreloadPolicy` and `PreloadStore`), so a
+/// scenario that omits a knob gets exactly what an app shipping PreloadKit gets.
 public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
-    public var criticalAssetsMax: Int = 2
-    public var requestTimeoutSeconds: Double = 8
-    public var fetchWindowMinSeconds: Double = 0.5
+    /// PreloadKit's default knobs. The manifest options are a placeholder: only the knobs are read.
+    private static let kit = PreloadPolicy(manifestOptions: PayloadOptions(urlPolicy: URLPolicy(allowlist: []), signingKey: []))
+    /// PreloadKit's default store limits.
+    private static let kitStore = PreloadStore()
+
+    public var criticalAssetsMax: Int = kit.criticalAssetsMax
+    public var requestTimeoutSeconds: Double = seconds(kit.requestTimeoutMicroseconds)
+    public var fetchWindowMinSeconds: Double = seconds(kit.fetchWindowMinMicroseconds)
     /// Hard deadlines per handler kind (PreloadKit delivers by then; fail open).
-    public var iosServiceExtensionDeadlineSeconds: Double = 22
-    public var iosSilentDeadlineSeconds: Double = 22
-    public var androidMessageHandlerDeadlineSeconds: Double = 8
-    public var androidJobDeadlineSeconds: Double = 120
+    public var iosServiceExtensionDeadlineSeconds: Double = seconds(kit.deadlines.iOSServiceExtensionMicroseconds)
+    public var iosSilentDeadlineSeconds: Double = seconds(kit.deadlines.iOSSilentBackgroundMicroseconds)
+    public var androidMessageHandlerDeadlineSeconds: Double = seconds(kit.deadlines.androidFCMHandlerMicroseconds)
+    public var androidJobDeadlineSeconds: Double = seconds(kit.deadlines.androidWorkManagerJobMicroseconds)
     /// `true`: up to `fetchConcurrencyMax` fetches at once; `false`: one at a time.
-    public var parallelFetches: Bool = true
-    public var fetchConcurrencyMax: Int = 2
-    public var memoryBudgetBytes: Int64 = 24 * 1_048_576
-    public var memoryReservedBytes: Int64 = 16 * 1_048_576
-    public var fetchBufferBytes: Int64 = 1_048_576
-    public var largeAssetThresholdBytes: Int64 = 250_000
-    public var meteredSessionBytesMax: Int64 = 500_000
-    public var assetBytesMax: Int64 = 10_000_000
-    public var prefetchInLowDataMode: Bool = false
-    public var prefetchWithSaveData: Bool = false
-    public var freeStorageFloorBytes: Int64 = 64_000_000
-    public var oneAssetPerSilentPush: Bool = true
-    public var attachMedia: Bool = true
+    public var parallelFetches: Bool = kit.fetchMode == .parallel
+    public var fetchConcurrencyMax: Int = kit.fetchConcurrencyMax
+    public var memoryBudgetBytes: Int64 = kit.memoryBudgetBytes
+    public var memoryReservedBytes: Int64 = kit.memoryReservedBytes
+    public var fetchBufferBytes: Int64 = kit.fetchBufferBytes
+    public var largeAssetThresholdBytes: Int64 = kit.largeAssetThresholdBytes
+    public var meteredSessionBytesMax: Int64 = kit.meteredSessionBytesMax
+    public var assetBytesMax: Int64 = kit.assetBytesMax
+    public var prefetchInLowDataMode: Bool = kit.prefetchInLowDataMode
+    public var prefetchWithSaveData: Bool = kit.prefetchWithSaveData
+    public var freeStorageFloorBytes: Int64 = kit.freeStorageFloorBytes
+    public var oneAssetPerSilentPush: Bool = kit.oneAssetPerSilentPush
+    public var attachMedia: Bool = kit.attachMedia
     /// Preload store capacity (25 MB, the low end of practice's 25–50 MB) and entry limit.
-    public var storeCapacityBytes: Int64 = 25_000_000
-    public var storeEntriesMax: Int = 64
+    public var storeCapacityBytes: Int64 = kitStore.capacityBytes
+    public var storeEntriesMax: Int = kitStore.entriesMax
 
     public init() {}
 
@@ -116,4 +121,5 @@ public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
     }
 
     static func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1e6).rounded()) }
+    static func seconds(_ micros: Int64) -> Double { Double(micros) / 1e6 }
 }

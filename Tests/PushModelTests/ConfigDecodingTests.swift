@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushModel
+import PreloadKit
 
 final class ConfigDecodingTests: XCTestCase {
     /// `{}` is a valid world whose fields are the documented defaults.
@@ -9,6 +10,18 @@ final class ConfigDecodingTests: XCTestCase {
         XCTAssertEqual(decoded, PushWorldConfig())
         XCTAssertEqual(decoded.campaigns.count, 1)
         XCTAssertEqual(decoded.population.devices, 2_000)
+    }
+
+    /// A scenario that omits every policy knob runs PreloadKit's own defaults: the config maps
+    /// back to `PreloadPolicy`'s and `PreloadStore`'s defaults (log events aside, which the
+    /// simulator turns off).
+    func testDefaultPolicyKnobsArePreloadKits() {
+        let options = PayloadOptions(urlPolicy: URLPolicy(allowlist: ["cdn.example.com"]), signingKey: [1])
+        var expected = PreloadPolicy(manifestOptions: options)
+        expected.emitsLogEvents = false
+        XCTAssertEqual(PreloadPolicyConfig().preloadPolicy(manifestOptions: options), expected)
+        XCTAssertEqual(PreloadPolicyConfig().storeCapacityBytes, PreloadStore().capacityBytes)
+        XCTAssertEqual(PreloadPolicyConfig().storeEntriesMax, PreloadStore().entriesMax)
     }
 
     /// Encoding then decoding gives the same value.
