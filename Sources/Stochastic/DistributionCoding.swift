@@ -91,12 +91,7 @@ extension Distribution: Codable {
     ///   missing or mistyped field, or an invalid parameter (see `validate(path:)`).
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
-        let container: KeyedDecodingContainer<DistributionCodingKey>
-        do {
-            container = try decoder.container(keyedBy: DistributionCodingKey.self)
-        } catch {
-            throw DistributionError(path: path, reason: "expected a distribution object {\"kind\": ..., ...}")
-        }
+        let container = try objectContainer(decoder, path: path, reason: "expected a distribution object {\"kind\": ..., ...}")
         let kindNames = Kind.allCases.map(\.rawValue).joined(separator: ", ")
         let kindKey = DistributionCodingKey("kind")
         guard container.contains(kindKey) else {
@@ -202,6 +197,17 @@ extension Distribution: Codable {
 
 /// Rejects keys other than `allowed` in an object at `path`.
 /// The first unknown key in sorted order is reported, so the message does not depend on key order.
+/// The JSON object at `decoder`, or an error at `path` with `reason` (what was expected) when the
+/// value there is not an object.
+private func objectContainer(_ decoder: any Decoder, path: String,
+                             reason: String) throws -> KeyedDecodingContainer<DistributionCodingKey> {
+    do {
+        return try decoder.container(keyedBy: DistributionCodingKey.self)
+    } catch {
+        throw DistributionError(path: path, reason: reason)
+    }
+}
+
 private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionCodingKey>, allowed: [String],
                                path: String, in context: String) throws {
     let unknown = container.allKeys.map(\.stringValue).filter { !allowed.contains($0) }.sorted()
@@ -215,12 +221,7 @@ extension Distribution.QuantilePoint: Codable {
     /// Decodes `{"p": ..., "value": ...}`; range checks happen with the enclosing distribution.
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
-        let container: KeyedDecodingContainer<DistributionCodingKey>
-        do {
-            container = try decoder.container(keyedBy: DistributionCodingKey.self)
-        } catch {
-            throw DistributionError(path: path, reason: "expected a quantile point {\"p\": ..., \"value\": ...}")
-        }
+        let container = try objectContainer(decoder, path: path, reason: "expected a quantile point {\"p\": ..., \"value\": ...}")
         try rejectUnknownKeys(container, allowed: ["p", "value"], path: path, in: "a quantile point")
         let read = FieldReader(container: container, path: path, context: "a quantile point")
         self.init(p: try read.number("p"), value: try read.number("value"))
@@ -238,12 +239,7 @@ extension Distribution.MixtureComponent: Codable {
     /// Decodes `{"weight": ..., "distribution": {...}}`; the weight is checked with the mixture.
     public init(from decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
-        let container: KeyedDecodingContainer<DistributionCodingKey>
-        do {
-            container = try decoder.container(keyedBy: DistributionCodingKey.self)
-        } catch {
-            throw DistributionError(path: path, reason: "expected a mixture component {\"weight\": ..., \"distribution\": {...}}")
-        }
+        let container = try objectContainer(decoder, path: path, reason: "expected a mixture component {\"weight\": ..., \"distribution\": {...}}")
         try rejectUnknownKeys(container, allowed: ["distribution", "weight"], path: path, in: "a mixture component")
         let read = FieldReader(container: container, path: path, context: "a mixture component")
         self.init(weight: try read.number("weight"),
