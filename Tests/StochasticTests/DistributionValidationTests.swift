@@ -82,6 +82,14 @@ final class DistributionValidationTests: XCTestCase {
                        path: "points[0].v", mentions: ["unknown key"])
     }
 
+    /// A value that is not a JSON object where one is expected names what was expected.
+    func testNonObjectsAreRejectedWithWhatWasExpected() {
+        assertRejected(#"{"kind": "shift", "offset": 1, "distribution": 3}"#, path: "distribution",
+                       mentions: ["expected a distribution object"])
+        assertRejected(#"{"kind": "mixture", "components": [5]}"#, path: "components[0]", mentions: ["expected a mixture component"])
+        assertRejected(#"{"kind": "empirical", "points": ["p"]}"#, path: "points[0]", mentions: ["expected a quantile point"])
+    }
+
     func testNestedDistributions() {
         assertRejected(#"{"kind": "mixture", "components": []}"#, path: "components", mentions: ["empty"])
         assertRejected(#"{"kind": "mixture", "components": [{"weight": 1, "distribution": {"kind": "constant", "value": 1}}, {"weight": -2, "distribution": {"kind": "constant", "value": 1}}]}"#,
