@@ -178,10 +178,11 @@ public struct ConnectionSetupConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case dnsRoundTrips, tcpRoundTrips, tlsRoundTrips }
 
     public init(from decoder: any Decoder) throws {
+        let d = ConnectionSetupConfig()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        dnsRoundTrips = try c.value(.dnsRoundTrips, or: 1)
-        tcpRoundTrips = try c.value(.tcpRoundTrips, or: 1)
-        tlsRoundTrips = try c.value(.tlsRoundTrips, or: 1)
+        dnsRoundTrips = try c.value(.dnsRoundTrips, or: d.dnsRoundTrips)
+        tcpRoundTrips = try c.value(.tcpRoundTrips, or: d.tcpRoundTrips)
+        tlsRoundTrips = try c.value(.tlsRoundTrips, or: d.tlsRoundTrips)
         try validate(path: codingPathString(decoder.codingPath))
     }
 
@@ -218,11 +219,12 @@ public struct RegionConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case popIndex, pathRttSeconds, audienceWeight, capacityScale }
 
     public init(from decoder: any Decoder) throws {
+        let d = RegionConfig(popIndex: 0)  // the defaults do not depend on the index
         let c = try decoder.container(keyedBy: CodingKeys.self)
         popIndex = try c.decode(Int.self, forKey: .popIndex)
-        pathRttSeconds = try c.value(.pathRttSeconds, or: 0)
-        audienceWeight = try c.value(.audienceWeight, or: 1)
-        capacityScale = try c.value(.capacityScale, or: 1)
+        pathRttSeconds = try c.value(.pathRttSeconds, or: d.pathRttSeconds)
+        audienceWeight = try c.value(.audienceWeight, or: d.audienceWeight)
+        capacityScale = try c.value(.capacityScale, or: d.capacityScale)
         try validate(path: codingPathString(decoder.codingPath), popCount: nil)
     }
 
@@ -319,10 +321,11 @@ public struct CacheConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case capacityBytes, entriesMax, background }
 
     public init(from decoder: any Decoder) throws {
+        let d = CacheConfig()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        capacityBytes = try c.value(.capacityBytes, or: 1 << 30)
-        entriesMax = try c.value(.entriesMax, or: 1_000_000)
-        background = try c.value(.background, or: .none)
+        capacityBytes = try c.value(.capacityBytes, or: d.capacityBytes)
+        entriesMax = try c.value(.entriesMax, or: d.entriesMax)
+        background = try c.value(.background, or: d.background)
         try validate(path: codingPathString(decoder.codingPath))
     }
 
@@ -382,11 +385,12 @@ public struct TopologyConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case popCount, shieldCount, regions, popOverrides }
 
     public init(from decoder: any Decoder) throws {
+        let d = TopologyConfig()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        popCount = try c.value(.popCount, or: 280)
-        shieldCount = try c.value(.shieldCount, or: 8)
-        regions = try c.value(.regions, or: [])
-        popOverrides = try c.value(.popOverrides, or: [])
+        popCount = try c.value(.popCount, or: d.popCount)
+        shieldCount = try c.value(.shieldCount, or: d.shieldCount)
+        regions = try c.value(.regions, or: d.regions)
+        popOverrides = try c.value(.popOverrides, or: d.popOverrides)
         try validate(path: codingPathString(decoder.codingPath))
     }
 
@@ -460,10 +464,11 @@ public struct OriginConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case workers, serviceSeconds, queueMax }
 
     public init(from decoder: any Decoder) throws {
+        let d = OriginConfig()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        workers = try c.value(.workers, or: 64)
-        serviceSeconds = try c.value(.serviceSeconds, or: .exponential(mean: 0.020))
-        queueMax = try c.value(.queueMax, or: 1_024)
+        workers = try c.value(.workers, or: d.workers)
+        serviceSeconds = try c.value(.serviceSeconds, or: d.serviceSeconds)
+        queueMax = try c.value(.queueMax, or: d.queueMax)
         try validate(path: codingPathString(decoder.codingPath))
     }
 
@@ -494,11 +499,12 @@ public struct PlaceholderPolicy: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case enabled, placeholderBytes, onSaveData, maxEffectiveConnectionType }
 
     public init(from decoder: any Decoder) throws {
+        let d = PlaceholderPolicy()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        enabled = try c.value(.enabled, or: false)
-        placeholderBytes = try c.value(.placeholderBytes, or: 30_000)
-        onSaveData = try c.value(.onSaveData, or: true)
-        maxEffectiveConnectionType = try c.value(.maxEffectiveConnectionType, or: .twoG)
+        enabled = try c.value(.enabled, or: d.enabled)
+        placeholderBytes = try c.value(.placeholderBytes, or: d.placeholderBytes)
+        onSaveData = try c.value(.onSaveData, or: d.onSaveData)
+        maxEffectiveConnectionType = try c.value(.maxEffectiveConnectionType, or: d.maxEffectiveConnectionType)
         try validate(path: codingPathString(decoder.codingPath))
     }
 

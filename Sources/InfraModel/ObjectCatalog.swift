@@ -17,10 +17,11 @@ public struct CachePolicy: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds }
 
     public init(from decoder: any Decoder) throws {
+        let d = CachePolicy()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        maxAgeSeconds = try c.value(.maxAgeSeconds, or: 14_400)
-        staleWhileRevalidateSeconds = try c.value(.staleWhileRevalidateSeconds, or: 86_400)
-        staleIfErrorSeconds = try c.value(.staleIfErrorSeconds, or: 0)
+        maxAgeSeconds = try c.value(.maxAgeSeconds, or: d.maxAgeSeconds)
+        staleWhileRevalidateSeconds = try c.value(.staleWhileRevalidateSeconds, or: d.staleWhileRevalidateSeconds)
+        staleIfErrorSeconds = try c.value(.staleIfErrorSeconds, or: d.staleIfErrorSeconds)
         try validate(path: codingPathString(decoder.codingPath))
     }
 

@@ -20,6 +20,19 @@ final class ConfigTests: XCTestCase {
         }
     }
 
+    /// Each section decoded from `{}` equals its `init()`: the decoders take their defaults from it.
+    func testEmptySectionsGiveTheirInitDefaults() throws {
+        func empty<T: Decodable>(_: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: Data("{}".utf8)) }
+        XCTAssertEqual(try empty(ConnectionSetupConfig.self), ConnectionSetupConfig())
+        XCTAssertEqual(try empty(CacheConfig.self), CacheConfig())
+        XCTAssertEqual(try empty(TopologyConfig.self), TopologyConfig())
+        XCTAssertEqual(try empty(OriginConfig.self), OriginConfig())
+        XCTAssertEqual(try empty(PlaceholderPolicy.self), PlaceholderPolicy())
+        XCTAssertEqual(try empty(CachePolicy.self), CachePolicy())
+        let region = try JSONDecoder().decode(RegionConfig.self, from: Data(#"{"popIndex": 3}"#.utf8))
+        XCTAssertEqual(region, RegionConfig(popIndex: 3))
+    }
+
     func testEmptyObjectGivesDefaults() throws {
         let c = try decode("{}")
         XCTAssertEqual(c, InfraConfig())
