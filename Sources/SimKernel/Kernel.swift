@@ -297,16 +297,36 @@ public struct Kernel: Sendable {
         freeSlots.append(slot)
     }
 
-    /// Removes every tombstone from the heap and frees its slot.
-    /// - Complexity: O(n).
+    /// Removes every tombstone from the heap and frees its slot: one pass that releases each
+    /// tombstone's slot and compacts the live entries to the front (keeping their order), then a
+    /// bottom-up heapify.
+    /// - Complexity: O(n); no allocation (`freeSlots` is reserved for the released slots first).
     @usableFromInline
     mutating func purgeCancelled() {
-        for e in heap.storage where e.slot != QueuedEvent.notCancellable && slots[Int(e.slot)].state == .cancelled {
-            releaseSlot(e.slot)
+        freeSlots.reserveCapacity(freeSlots.count + cancelledPending)
+        let kept = heap.storage.withUnsafeMutableBufferPointer { entries -> Int in
+            slots.withUnsafeMutableBufferPointer { table -> Int in
+                var kept = 0
+                for i in 0..<entries.count {
+                    let e = entries[i]
+                    if e.slot != QueuedEvent.notCancellable && table[Int(e.slot)].state == .cancelled {
+                        // As `releaseSlot`: free it, and reuse it unless its generation is exhausted.
+                        let s = Int(e.slot)
+                        table[s].state = .free
+                        if table[s].generation != UInt32.max {
+                            table[s].generation &+= 1
+                            freeSlots.append(e.slot)
+                        }
+                    } else {
+                        entries[kept] = e
+                        kept += 1
+                    }
+                }
+                return kept
+            }
         }
-        // Now exactly the tombstones point at free slots (live cancellable entries are pending).
-        let table = slots
-        heap.removeAll { $0.slot != QueuedEvent.notCancellable && table[Int($0.slot)].state == .free }
+        heap.storage.removeLast(heap.storage.count - kept)
+        heap.heapify()
         cancelledPending = 0
     }
 

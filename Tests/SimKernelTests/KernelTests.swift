@@ -126,6 +126,32 @@ final class KernelTests: XCTestCase {
         XCTAssertTrue(kernel.cancel(next))
     }
 
+    func testPurgeRetiresAnExhaustedSlotAndReusesTheOthers() throws {
+        var kernel = Kernel()
+        let live = try kernel.scheduleCancellable(at: .seconds(5), kind: a, target: 0, payload: 5)
+        let worn = try kernel.scheduleCancellable(at: .seconds(1), kind: a, target: 0, payload: 1)
+        let fresh = try kernel.scheduleCancellable(at: .seconds(2), kind: a, target: 0, payload: 2)
+        try kernel.schedule(at: .seconds(3), kind: a, target: 0, payload: 3)
+        kernel.slots[Int(worn.slot)].generation = UInt32.max  // as if reused 4 billion times
+        let wornHandle = EventHandle(slot: worn.slot, generation: UInt32.max)
+        XCTAssertTrue(kernel.cancel(wornHandle))
+        XCTAssertEqual(kernel.heap.count, 4, "one tombstone, three live: no purge yet")
+        XCTAssertTrue(kernel.cancel(fresh))
+        XCTAssertEqual(kernel.heap.count, 4, "two tombstones, two live: no purge yet")
+        XCTAssertTrue(kernel.cancel(live))  // three tombstones > one live: purge
+        XCTAssertEqual(kernel.heap.count, 1)
+        XCTAssertEqual(kernel.cancelledPending, 0)
+        XCTAssertTrue(kernel.heap.isValidHeap())
+        XCTAssertEqual(kernel.freeSlots.sorted(), [live.slot, fresh.slot].sorted(), "the exhausted slot is retired, the others reused")
+        XCTAssertEqual(kernel.slots[Int(worn.slot)].state, .free)
+        XCTAssertEqual(kernel.slots[Int(fresh.slot)].generation, fresh.generation + 1, "a reused slot's old handles go stale")
+        XCTAssertFalse(kernel.cancel(fresh))
+        XCTAssertFalse(kernel.cancel(wornHandle))
+        var recorder = Recorder()
+        _ = try kernel.run(&recorder)
+        XCTAssertEqual(recorder.events.map(\.payload), [3])
+    }
+
     func testMassCancellationPurgesTombstones() throws {
         var kernel = Kernel()
         var handles: [EventHandle] = []
