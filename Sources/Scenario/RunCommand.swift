@@ -30,6 +30,12 @@ enum RunCommand {
     /// at 20 000 pushes/s; doubled for slow networks).
     static let sessionSecondsAssumed = 2.0
 
+    /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
+    /// one holding these and nothing else, i.e. an earlier run's results.
+    static let earlierResults = ResultsDirectory.Replaceable(
+        files: ["scenario.json", "summary.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"],
+        marker: "run-info.json")
+
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let flags = ScenarioLoader.FlagOverrides(devices: parsed.integer("devices"), seed: parsed.unsignedInteger("seed"),
@@ -74,6 +80,8 @@ enum RunCommand {
         }
         let directory: ResultsDirectory
         do {
+            // Refuse a wrong --out now, not after the run: only earlier results are replaced.
+            try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
             directory = try ResultsDirectory.begin(in: parent, name: name)
             try directory.write(scenarioJSON, named: "scenario.json")
         } catch {
@@ -116,7 +124,7 @@ enum RunCommand {
                                peakResidentBytes: peakResidentBytes())
             try directory.write(try CanonicalJSON.encode(info), named: "run-info.json")
             interrupt?.remove()
-            let final = try directory.commit(replacingExisting: true)
+            let final = try directory.commit(replacing: RunCommand.earlierResults)
             env.standardOutput.write(headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
             env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
             return .ok

@@ -131,20 +131,72 @@ public struct ResultsDirectory: Sendable {
         try AtomicWriter.write(data, to: partialURL.appendingPathComponent(fileName))
     }
 
+    /// Earlier results that `commit` may replace: a directory holding only `files` (the names a
+    /// command writes), among them `marker` (written last, so only a completed run leaves it).
+    public struct Replaceable: Sendable, Equatable {
+        public let files: Set<String>
+        public let marker: String
+
+        public init(files: Set<String>, marker: String) {
+            self.files = files.union([marker])
+            self.marker = marker
+        }
+    }
+
+    /// Checks that `url` may be replaced by new results: it does not exist, or it is a directory
+    /// (not a symbolic link) holding `replaceable.marker` and nothing but `replaceable.files`.
+    /// Commands call it before they start working, so that a wrong `--out` is refused at once
+    /// instead of after the run; `commit` checks again before it moves anything.
+    /// - Throws: `FileOutputError` naming the path and what makes it not replaceable (the first
+    ///   few unexpected entries, sorted). Nothing is changed.
+    public static func checkReplaceable(_ url: URL, _ replaceable: Replaceable) throws(FileOutputError) {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else {
+            if Glibc.errno == ENOENT { return }
+            throw .errno("inspect", url.path)
+        }
+        let advice = "choose another output directory or remove it by hand"
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a directory"
+            throw FileOutputError(operation: "replace", path: url.path, reason: "it is \(what), not earlier results; \(advice)")
+        }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+        } catch {
+            throw FileOutputError(operation: "list", path: url.path, reason: "\(error)")
+        }
+        let unexpected = entries.filter { !replaceable.files.contains($0) }
+        guard unexpected.isEmpty else {
+            let shown = unexpected.prefix(5).map { JSONValue.quoted($0) }.joined(separator: ", ")
+            let more = unexpected.count > 5 ? " and \(unexpected.count - 5) more" : ""
+            throw FileOutputError(operation: "replace", path: url.path,
+                                  reason: "it is not earlier results: it holds \(shown)\(more), which a run does not write; \(advice)")
+        }
+        guard entries.contains(replaceable.marker) else {
+            throw FileOutputError(operation: "replace", path: url.path,
+                                  reason: "it is not completed results (no \(replaceable.marker)); \(advice)")
+        }
+    }
+
     /// Marks the results complete: removes `INCOMPLETE`, then renames `NAME.partial` to `NAME`.
-    /// With `replacingExisting`, an existing `NAME` is moved aside first and removed afterwards;
-    /// without it an existing `NAME` is an error and nothing changes.
+    /// With `replacing`, an existing `NAME` that passes `checkReplaceable` is moved aside first and
+    /// removed afterwards; any other existing `NAME` (and any existing `NAME` without `replacing`)
+    /// is an error and nothing changes. So only earlier results are ever deleted, never a
+    /// directory that `--out` named by mistake.
     /// - Returns: the final URL.
     /// - Throws: `FileOutputError`.
     @discardableResult
-    public func commit(replacingExisting: Bool = false) throws(FileOutputError) -> URL {
+    public func commit(replacing replaceable: Replaceable? = nil) throws(FileOutputError) -> URL {
         let fm = FileManager.default
         let parent = finalURL.deletingLastPathComponent().path
         var aside: String? = nil
-        if fm.fileExists(atPath: finalURL.path) {
-            guard replacingExisting else {
+        var info = stat()
+        if lstat(finalURL.path, &info) == 0 {
+            guard let replaceable else {
                 throw FileOutputError(operation: "commit", path: finalURL.path, reason: "it already exists")
             }
+            try Self.checkReplaceable(finalURL, replaceable)
             let old = parent + "/." + finalURL.lastPathComponent + ".old-\(getpid())"
             guard rename(finalURL.path, old) == 0 else { throw .errno("move aside", finalURL.path) }
             aside = old

@@ -63,13 +63,13 @@ final class AtomicOutputTests: XCTestCase {
         try second.write(Data("1".utf8), named: "a.json")
         try second.commit()
 
-        // Committing over existing results needs consent.
+        // Committing over existing results needs consent, and names what may be replaced.
         let third = try ResultsDirectory.begin(in: directory, name: "r")
         try third.write(Data("2".utf8), named: "b.json")
         XCTAssertThrowsError(try third.commit()) {
             XCTAssertEqual(($0 as? FileOutputError)?.reason, "it already exists")
         }
-        try third.commit(replacingExisting: true)
+        try third.commit(replacing: ResultsDirectory.Replaceable(files: ["b.json"], marker: "a.json"))
         XCTAssertEqual(try listing(directory), ["r"])
         XCTAssertEqual(try listing(directory.appendingPathComponent("r")), ["b.json"])
 
@@ -77,5 +77,64 @@ final class AtomicOutputTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("s.partial"), withIntermediateDirectories: false)
         XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "s"))
         XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "a/b"))
+    }
+
+    /// `--out` naming an existing directory that is not earlier results (a project, the home
+    /// directory, a typo) must never be deleted: it is refused, with what it holds, and left intact.
+    func testOnlyEarlierResultsAreReplaced() throws {
+        let results = ResultsDirectory.Replaceable(files: ["summary.json", "report.md"], marker: "run-info.json")
+        let fm = FileManager.default
+        let target = directory.appendingPathComponent("out")
+        XCTAssertNoThrow(try ResultsDirectory.checkReplaceable(target, results), "a missing directory is fine")
+
+        // A directory with other files: refused before and at commit; it and its files stay.
+        try fm.createDirectory(at: target.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        for f in ["Package.swift", "run-info.json", "summary.json", "a", "b", "c", "d", "e"] {
+            try Data("keep".utf8).write(to: target.appendingPathComponent(f))
+        }
+        let expected = "it is not earlier results: it holds \".git\", \"Package.swift\", \"a\", \"b\", \"c\" and 2 more, which a run does not write; choose another output directory or remove it by hand"
+        XCTAssertThrowsError(try ResultsDirectory.checkReplaceable(target, results)) {
+            XCTAssertEqual($0 as? FileOutputError, FileOutputError(operation: "replace", path: target.path, reason: expected))
+        }
+        let run = try ResultsDirectory.begin(in: directory, name: "out")
+        try run.write(Data("new".utf8), named: "summary.json")
+        XCTAssertThrowsError(try run.commit(replacing: results)) {
+            XCTAssertEqual(($0 as? FileOutputError)?.reason, expected)
+        }
+        XCTAssertEqual(try listing(target), [".git", "Package.swift", "a", "b", "c", "d", "e", "run-info.json", "summary.json"])
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("summary.json"), encoding: .utf8), "keep")
+        XCTAssertEqual(try listing(directory), ["out", "out.partial"], "nothing moved aside or removed")
+
+        // Results files but no marker: an unfinished or foreign directory, refused.
+        let noMarker = directory.appendingPathComponent("no-marker")
+        try fm.createDirectory(at: noMarker, withIntermediateDirectories: false)
+        try Data().write(to: noMarker.appendingPathComponent("summary.json"))
+        XCTAssertThrowsError(try ResultsDirectory.checkReplaceable(noMarker, results)) {
+            XCTAssertEqual(($0 as? FileOutputError)?.reason, "it is not completed results (no run-info.json); choose another output directory or remove it by hand")
+        }
+
+        // A file, and a symbolic link to earlier results, are refused too.
+        let file = directory.appendingPathComponent("file")
+        try Data("keep".utf8).write(to: file)
+        XCTAssertThrowsError(try ResultsDirectory.checkReplaceable(file, results)) {
+            XCTAssertEqual(($0 as? FileOutputError)?.reason, "it is not a directory, not earlier results; choose another output directory or remove it by hand")
+        }
+        let earlier = directory.appendingPathComponent("earlier")
+        try fm.createDirectory(at: earlier, withIntermediateDirectories: false)
+        try Data().write(to: earlier.appendingPathComponent("run-info.json"))
+        try Data().write(to: earlier.appendingPathComponent("report.md"))
+        XCTAssertNoThrow(try ResultsDirectory.checkReplaceable(earlier, results))
+        let link = directory.appendingPathComponent("link")
+        try fm.createSymbolicLink(at: link, withDestinationURL: earlier)
+        XCTAssertThrowsError(try ResultsDirectory.checkReplaceable(link, results)) {
+            XCTAssertEqual(($0 as? FileOutputError)?.reason, "it is a symbolic link, not earlier results; choose another output directory or remove it by hand")
+        }
+
+        // Earlier results (a subset of the files, with the marker) are replaced.
+        let again = try ResultsDirectory.begin(in: directory, name: "earlier")
+        try again.write(Data("new".utf8), named: "summary.json")
+        try again.commit(replacing: results)
+        XCTAssertEqual(try listing(earlier), ["summary.json"])
+        XCTAssertFalse(try listing(directory).contains { $0.hasPrefix(".earlier.old-") }, "the replaced results are removed")
     }
 }

@@ -17,9 +17,8 @@ final class RunCommandTests: XCTestCase {
         defer { t.cleanUp() }
         XCTAssertEqual(runDefault(t, out: "a"), .ok, t.err.text)
         let dir = t.root.appendingPathComponent("a")
-        for f in Self.files {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent(f).path), "missing \(f)")
-        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), Self.files.sorted())
+        XCTAssertEqual(RunCommand.earlierResults.files, Set(Self.files), "the files a later run may replace are exactly these")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent(ResultsDirectory.incompleteMarkerName).path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path + ".partial"))
         XCTAssertTrue(t.out.text.contains("report:  " + dir.appendingPathComponent("report.html").path), t.out.text)
@@ -62,6 +61,26 @@ final class RunCommandTests: XCTestCase {
         let html = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<svg") && html.contains("Tap to paint") && html.contains("Edge hit ratio"))
         XCTAssertFalse(html.contains("<script src") || html.contains("<link "), "report.html must be self-contained")
+    }
+
+    /// `--out` naming a directory that is not earlier results is refused before the run, and
+    /// nothing in it is touched; earlier results are replaced.
+    func testOutThatIsNotEarlierResultsIsRefusedAndKept() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let project = t.root.appendingPathComponent("project")
+        try FileManager.default.createDirectory(at: project.appendingPathComponent("Sources"), withIntermediateDirectories: true)
+        try Data("// keep".utf8).write(to: project.appendingPathComponent("Package.swift"))
+        XCTAssertEqual(runDefault(t, out: "project"), .badInput)
+        XCTAssertTrue(t.err.text.contains("\(project.path): cannot replace: it is not earlier results: it holds \"Package.swift\", \"Sources\", which a run does not write"), t.err.text)
+        XCTAssertFalse(t.err.text.contains("replication(s)"), "refused before the run started")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: project.path).sorted(), ["Package.swift", "Sources"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: project.path + ".partial"))
+
+        XCTAssertEqual(runDefault(t, out: "a"), .ok, t.err.text)
+        XCTAssertEqual(runDefault(t, out: "a", extra: ["--seed", "2"]), .ok, t.err.text)
+        let summary = try JSONDecoder().decode(RunSummary.self, from: Data(contentsOf: t.root.appendingPathComponent("a/summary.json")))
+        XCTAssertEqual(summary.seed, 2, "earlier results are replaced")
     }
 
     /// Same scenario and seed → byte-identical summary, series, histograms and reports, whatever
