@@ -255,8 +255,8 @@ struct KernelBench {
               hold loop at the model's mean pending-event count, and the hold loop with 1-8 random
               cache-line updates per event (the memory floor); then one replication alone against
               two at once on two threads.
-              (default)       8 alternating rounds of ~0.15 s per loop per row
-              --quick         3 rounds of ~0.03 s per loop per row
+              (default)       8 alternating rounds of ~0.15 s per loop per row; 3 full-model runs
+              --quick         3 rounds of ~0.03 s per loop per row; 1 full-model run
               --events COUNT  exactly COUNT events per loop per row (1...10^9), for profilers
               --model-devices N     devices of the full-model run (1000...50000000; default 500000)
               --model-scenario PATH scenario file of the full-model run (default scenarios/black-friday-flash-sale.json)
@@ -269,12 +269,14 @@ struct KernelBench {
             switch arg {
             case "--quick":
                 plan = .timed(rounds: 3, secondsPerLoopPerRound: 0.03)
+                modelPlan?.rounds = 1
             case "--events":
                 guard let text = args.popFirst(), let count = UInt64(text), count >= 1, count <= 1_000_000_000 else {
                     print("prestage-kernel-bench: --events needs a whole number from 1 to 1000000000\n\(usage)")
                     exit(2)
                 }
                 plan = .fixed(eventsPerLoop: count)
+                modelPlan?.rounds = 1
             case "--model-devices":
                 guard let text = args.popFirst(), let count = Int(text), count >= 1_000, count <= 50_000_000 else {
                     print("prestage-kernel-bench: --model-devices needs a whole number from 1000 to 50000000\n\(usage)")

@@ -1,8 +1,9 @@
 // The full model against the hold loop (`make bench`, after the hold-model rows).
 //
-// One replication of a scenario (default: black-friday-flash-sale at 500 000 devices) runs twice:
-// with PushModel's far-event buckets (taps, deferred pushes and long provider delays wait outside
-// the kernel in 10-second buckets) and without (everything goes straight into the kernel's heap).
+// One replication of a scenario (default: black-friday-flash-sale at 500 000 devices) runs with
+// PushModel's far-event buckets (taps, deferred pushes and long provider delays wait outside the
+// kernel in 10-second buckets), three times so that the fastest run is compared, as the hold
+// loop's fastest round is; then once without (everything goes straight into the kernel's heap).
 // Each run reports its events/s over the event loop alone (thread CPU time, world construction
 // excluded) and the kernel's mean pending-event count, sampled every `sampleEveryEvents` events.
 // Then the hold loops of KernelBench.swift run at the bucketed run's mean pending count, and the
@@ -21,6 +22,10 @@ let sampleEveryEvents: UInt64 = 1_000
 struct ModelPlan {
     var scenarioPath = "scenarios/black-friday-flash-sale.json"
     var devices = 500_000
+    /// Runs of the bucketed model; the fastest is compared with the hold loop's fastest round, so
+    /// that both sides use the same estimator (a single run would pit one sample of a noisy machine
+    /// against the best of eight).
+    var rounds = 3
 }
 
 /// One full-model run: events, event-loop CPU seconds, pending-set profile.
@@ -46,8 +51,18 @@ func modelRows(_ plan: ModelPlan, holdPlan: Plan) throws {
                                              flags: ScenarioLoader.FlagOverrides(devices: plan.devices))
     print("")
     print("full model: \(scenario.name) (\(plan.scenarioPath)), \(plan.devices) devices, replication 0, seed \(scenario.run.seed); event loop in thread CPU time, pending sampled every \(sampleEveryEvents) events")
-    let bucketed = try runModel(scenario, bucketFarEvents: true)
+    var bucketedRuns: [ModelRun] = []
+    for _ in 0..<Swift.max(1, plan.rounds) {
+        bucketedRuns.append(try runModel(scenario, bucketFarEvents: true))
+    }
+    // Same seed, same events: a run that differs would be a determinism bug, not noise.
+    precondition(Set(bucketedRuns.map(\.events)).count == 1, "full-model runs of one seed processed different event counts")
+    guard let bucketed = bucketedRuns.max(by: { $0.eventsPerSecond < $1.eventsPerSecond }) else { return }
     let direct = try runModel(scenario, bucketFarEvents: false)
+    if bucketedRuns.count > 1 {
+        print("  bucketed runs: " + bucketedRuns.map { fixed($0.eventsPerSecond / 1e6, 3) }.joined(separator: ", ")
+              + " M ev/s; the fastest is compared below, as the hold loop's fastest round is")
+    }
     for (label, r) in [("bucketed far events", bucketed), ("no bucketing", direct)] {
         print("  " + label.padding(toLength: 20, withPad: " ", startingAt: 0)
               + pad(String(r.events), 10) + " events" + pad(fixed(r.seconds, 2), 8) + " s"
