@@ -37,6 +37,17 @@ struct CancelSlot: Sendable {
         self.generation = generation
         self.state = state
     }
+
+    /// Frees the slot and bumps its generation so outstanding handles go stale. Returns false when
+    /// the generation is exhausted: the slot is then retired (never reused, so no handle can ever
+    /// match it again) instead of going back to the free list.
+    @inlinable
+    mutating func release() -> Bool {
+        state = .free
+        if generation == UInt32.max { return false }
+        generation &+= 1
+        return true
+    }
 }
 
 /// A discrete-event simulation kernel: a virtual clock and a set of pending events, delivered in
@@ -288,13 +299,7 @@ public struct Kernel: Sendable {
     /// outstanding handles go stale; retires the slot instead when the generation is exhausted.
     @inlinable
     mutating func releaseSlot(_ slot: UInt32) {
-        let i = Int(slot)
-        slots[i].state = .free
-        if slots[i].generation == UInt32.max {
-            return  // retired: never reused, so no handle can ever match it again
-        }
-        slots[i].generation &+= 1
-        freeSlots.append(slot)
+        if slots[Int(slot)].release() { freeSlots.append(slot) }
     }
 
     /// Removes every tombstone from the heap and frees its slot: one pass that releases each
@@ -310,13 +315,7 @@ public struct Kernel: Sendable {
                 for i in 0..<entries.count {
                     let e = entries[i]
                     if e.slot != QueuedEvent.notCancellable && table[Int(e.slot)].state == .cancelled {
-                        // As `releaseSlot`: free it, and reuse it unless its generation is exhausted.
-                        let s = Int(e.slot)
-                        table[s].state = .free
-                        if table[s].generation != UInt32.max {
-                            table[s].generation &+= 1
-                            freeSlots.append(e.slot)
-                        }
+                        if table[Int(e.slot)].release() { freeSlots.append(e.slot) }
                     } else {
                         entries[kept] = e
                         kept += 1
