@@ -59,6 +59,8 @@ public enum FetchOutcome: UInt8, Sendable, Codable {
     case networkFailure
     /// Redirected to the placeholder (Save-Data / slow effective connection type).
     case placeholder
+    /// The requester cancelled it (``InfraWorld/cancel(_:kernel:)``) before its reply.
+    case cancelled
 }
 
 /// A device's fetch. The reply is an event `replyKind` to `replyTarget` whose payload is
@@ -105,6 +107,8 @@ public struct FetchResult: Sendable, Equatable {
     public var outcome: FetchOutcome
     /// Tier that supplied the bytes (edge for hits; shield or origin for misses).
     public var servedBy: Tier
+    /// Bytes that reached the device: the whole response when it completed, the part received
+    /// so far when a timeout or a cancel cut the transfer, 0 before the first byte.
     public var bytes: Int64
     public var popIndex: UInt32
     public var startTime: SimTime
@@ -498,6 +502,36 @@ public struct InfraWorld: EventHandler {
         freeRequestIfDone(i)
     }
 
+    /// The requester gives request `id` up (the app cancelled the task, or the OS ended the
+    /// process holding it). Its transfer leaves the shared link now, so the flows left there
+    /// speed up; an upstream fetch it waits on carries on and fills the cache; its timeout is
+    /// cancelled and it gets no reply. The id is reused once the request's pending events have
+    /// fired: do not call ``release(_:)`` for it.
+    /// - Returns: the result so far (outcome ``FetchOutcome/cancelled``, `bytes` the part that
+    ///   reached the device), or nil when the request has already replied: its reply event is
+    ///   on the way and is read and released as usual.
+    /// - Precondition: `id` is a request of this world not yet released.
+    /// - Complexity: O(log n).
+    public mutating func cancel(_ id: UInt32, kernel: inout Kernel) throws -> FetchResult? {
+        let i = Int(id)
+        precondition(i < requests.count && !requests[i].released && !requests[i].isFree, "request \(id) is not in flight")
+        if requests[i].replied { return nil }
+        if let h = requests[i].timeout {
+            kernel.cancel(h)
+            requests[i].timeout = nil
+            requests[i].refs -= 1
+        }
+        try cutTransfer(i, kernel: &kernel)
+        requests[i].outcome = FetchOutcome.cancelled.rawValue
+        requests[i].endTicks = kernel.now.ticks
+        if !requests[i].transferring { requests[i].firstByteTicks = kernel.now.ticks }
+        requests[i].replied = true
+        let r = result(id)
+        requests[i].released = true
+        freeRequestIfDone(i)
+        return r
+    }
+
     /// Split a reply payload into (replyTag, requestID).
     @inlinable
     public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: UInt32) {
@@ -741,6 +775,7 @@ public struct InfraWorld: EventHandler {
         requests[i].firstByteTicks = now
         let bytes = requests[i].bytes
         if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
+        requests[i].transferring = true
         counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .edge, bytes)
         if requests[i].stall { return } // the transfer never completes: the timeout ends it
@@ -758,6 +793,7 @@ public struct InfraWorld: EventHandler {
 
     private mutating func finish(_ i: Int, kernel: inout Kernel) throws {
         requests[i].endTicks = kernel.now.ticks
+        requests[i].transferring = false
         if let h = requests[i].timeout {
             kernel.cancel(h)
             requests[i].timeout = nil
@@ -770,11 +806,42 @@ public struct InfraWorld: EventHandler {
         requests[i].refs -= 1
         requests[i].timeout = nil
         if requests[i].replied { freeRequestIfDone(i); return }
-        try links.remove(flow: UInt32(i), kernel: &kernel)
+        try cutTransfer(i, kernel: &kernel)
         requests[i].outcome = FetchOutcome.timeout.rawValue
         requests[i].endTicks = kernel.now.ticks
         if requests[i].firstByteTicks == requests[i].startTicks { requests[i].firstByteTicks = kernel.now.ticks }
         try reply(i, kernel: &kernel)
+    }
+
+    /// Request `i` ends before its response completed (timeout or cancel): its flow leaves the
+    /// shared link and `bytes` becomes the part that reached the device. The rest was counted
+    /// as edge egress at the first byte and is taken back.
+    ///
+    /// Received by `now`: nothing before the first byte or on a stalled connection; otherwise
+    /// the least of the response, the device's downlink × time since the first byte, and the
+    /// service its link has given it (processor sharing; the whole response once the link part
+    /// has finished).
+    private mutating func cutTransfer(_ i: Int, kernel: inout Kernel) throws {
+        let remainingLinkBits = try links.remove(flow: UInt32(i), kernel: &kernel)
+        guard requests[i].transferring else {
+            requests[i].bytes = 0
+            return
+        }
+        requests[i].transferring = false
+        let bits = Double(requests[i].bytes) * 8
+        var received = 0.0
+        if !requests[i].stall {
+            let elapsedSeconds = Double(kernel.now.ticks - requests[i].firstByteTicks) / 1e6
+            let linkBits = remainingLinkBits.map { bits - $0 } ?? bits
+            received = min(bits, requests[i].downlinkBps * elapsedSeconds, linkBits)
+        }
+        let delivered = min(requests[i].bytes, Int64((max(0, received) / 8).rounded(.down)))
+        let unsent = requests[i].bytes - delivered
+        if unsent > 0 {
+            counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
+            timeSeries.withdrawBytes(at: requests[i].firstByteTicks, tier: .edge, unsent)
+        }
+        requests[i].bytes = delivered
     }
 
     private mutating func reply(_ i: Int, kernel: inout Kernel) throws {
@@ -986,6 +1053,7 @@ public struct InfraWorld: EventHandler {
         if rqFreeHead >= 0 {
             let id = rqFreeHead
             rqFreeHead = requests[Int(id)].freeNext
+            requests[Int(id)].isFree = false
             requestsInFlight += 1
             return UInt32(id)
         }
@@ -1001,6 +1069,7 @@ public struct InfraWorld: EventHandler {
         guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
         requests[i].released = false
         requests[i].replied = false
+        requests[i].isFree = true
         requests[i].freeNext = rqFreeHead
         rqFreeHead = Int32(i)
         requestsInFlight -= 1
@@ -1081,6 +1150,10 @@ private struct RequestRecord {
     var servedBy: UInt8 = 0
     var ect: UInt8 = 0
     var stall = false
+    /// The response is streaming to the device (first byte reached, not yet complete).
+    var transferring = false
     var replied = false
     var released = false
+    /// On the free list.
+    var isFree = false
 }

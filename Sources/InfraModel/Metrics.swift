@@ -130,6 +130,16 @@ public struct TimeSeries: Sendable {
         case .origin: originBytes[s] &+= UInt64(n)
         }
     }
+
+    /// Takes back `n` bytes counted by ``bytes(at:tier:_:)`` at `t` (a transfer cut short).
+    mutating func withdrawBytes(at t: Int64, tier: Tier, _ n: Int64) {
+        let s = second(t); if s < 0 { return }
+        switch tier {
+        case .edge: edgeBytes[s] -= UInt64(n)
+        case .shield: shieldBytes[s] -= UInt64(n)
+        case .origin: originBytes[s] -= UInt64(n)
+        }
+    }
 }
 
 /// A tier of the delivery path.

@@ -75,14 +75,21 @@ public struct SharedLinks {
         Int(flow) < flowHeapPosition.count && flowHeapPosition[Int(flow)] >= 0
     }
 
-    /// Remove an active flow before it finishes (timeout, abort). No-op if it is not active.
+    /// Remove an active flow before it finishes (timeout, abort); the flows left on its link
+    /// speed up from now.
+    /// - Returns: the bits the flow still had to receive, or nil if it was not active (then
+    ///   nothing changes).
     /// - Complexity: O(log n).
-    public mutating func remove(flow: UInt32, kernel: inout Kernel) throws(KernelError) {
-        guard isActive(flow: flow) else { return }
+    @discardableResult
+    public mutating func remove(flow: UInt32, kernel: inout Kernel) throws(KernelError) -> Double? {
+        guard isActive(flow: flow) else { return nil }
         let l = Int(flowLink[Int(flow)])
         advance(l, nowTicks: kernel.now.ticks)
-        removeAt(l, Int(flowHeapPosition[Int(flow)]))
+        let position = Int(flowHeapPosition[Int(flow)])
+        let remaining = max(0, heapTags[l][position] - virtualBits[l])
+        removeAt(l, position)
         try reschedule(l, kernel: &kernel)
+        return remaining
     }
 
     /// Handle the completion event of `link`: finished flows are left in ``completed``.

@@ -42,15 +42,25 @@ extension PushWorld {
             let shown = slot[s].kind == .iOSServiceExtension && showsNotification(w)
             if slot[s].highPriority { noteHighPriority(d, shown: shown) }
             let opens = slot[s].opens, tapDelaySeconds = slot[s].tapDelaySeconds
-            endSession(s, kernel: &kernel)
+            try endSession(s, kernel: &kernel)
             if shown { try scheduleTap(d, w, opens: opens, tapDelaySeconds: tapDelaySeconds, shownAt: kernel.now.ticks, kernel: &kernel) }
             return
         }
-        endSession(s, kernel: &kernel)
+        try endSession(s, kernel: &kernel)
     }
 
-    /// Returns the session's store to its device and frees the slot.
-    mutating func endSession(_ s: Int, kernel: inout Kernel) {
+    /// Returns the session's store to its device and frees the slot. Fetches still open (the OS
+    /// ended the handler) are cancelled in InfraModel, their transfers stopping now, and count
+    /// as cancelled.
+    mutating func endSession(_ s: Int, kernel: inout Kernel) throws {
+        var open = slot[s].openFetches
+        while open != 0 {
+            let id = UInt32(open.trailingZeroBitCount)
+            open &= open &- 1
+            try cancelTransfer(s, fetch: id, kernel: &kernel)
+            counters.fetchesCancelled += 1
+        }
+        slot[s].openFetches = 0
         if let h = slot[s].timer { kernel.cancel(h) }
         if let h = slot[s].warn { kernel.cancel(h) }
         if let h = slot[s].kill { kernel.cancel(h) }
@@ -235,7 +245,7 @@ extension PushWorld {
         let ok: Bool
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
-        case .origin503, .timeout, .networkFailure: ok = false
+        case .origin503, .timeout, .networkFailure, .cancelled: ok = false // (foreground fetches are never cancelled)
         }
         let index = Int(tag & 0xFF)
         if index == 255 {
@@ -319,7 +329,7 @@ extension PushWorld {
             series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
             let bin = Int(max(0, r.startTime.ticks - firstSendTicks) / (Int64(missBinSeconds) * 1_000_000))
             regionMisses[region * missBins + min(bin, missBins - 1)] += 1
-        case .timeout, .networkFailure:
+        case .timeout, .networkFailure, .cancelled:
             counters.prestageNoEdge += 1
         }
     }

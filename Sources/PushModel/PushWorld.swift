@@ -120,6 +120,8 @@ struct PushWorld: EventHandler {
     var slot: [SessionSlot] = []
     /// Object id of each fetch, `slot * 64 + fetch id`.
     var sFetchObject: [UInt32] = []
+    /// InfraModel request id of slot s's fetch k at `s * 64 + k` (valid while the fetch is open).
+    var sFetchRequest: [UInt32] = []
     var slotFree: [Int32] = []
     var activeSessions = 0
     var activeSessionsMax = 0
@@ -652,7 +654,10 @@ struct PushWorld: EventHandler {
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
         slot.append(SessionSlot())
-        sFetchObject.append(contentsOf: repeatElement(0, count: 64))
+        for _ in 0..<64 {
+            sFetchObject.append(0)
+            sFetchRequest.append(0)
+        }
         return sessions.count - 1
     }
 
@@ -669,7 +674,7 @@ struct PushWorld: EventHandler {
         if deviceSlot[Int(slot[s].device)] != Int32(s) { return } // killed while draining
         let (finished, next) = sessions[s].driverState()
         if finished {
-            endSession(s, kernel: &kernel)
+            try endSession(s, kernel: &kernel)
             return
         }
         // Memory: the extension is killed when its buffers exceed the OS limit.
@@ -698,7 +703,7 @@ struct PushWorld: EventHandler {
             case .startFetch(let r):
                 try startFetch(s, r, kernel: &kernel)
             case .cancelFetch(let id, let reason):
-                // InfraModel has no cancel: the transfer's reply is released and ignored.
+                try cancelTransfer(s, fetch: id.rawValue, kernel: &kernel)
                 slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
                 counters.fetchesCancelled += 1
                 switch reason {
@@ -741,7 +746,30 @@ struct PushWorld: EventHandler {
         noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
+        sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID
         counters.fetchesStarted += 1
+    }
+
+    /// Slot `s` gives its open fetch `id` up (PreloadKit cancelled it, or the handler ended):
+    /// InfraModel stops the transfer now and the bytes received so far are counted. A fetch
+    /// whose reply is already on the way is counted when the reply arrives.
+    mutating func cancelTransfer(_ s: Int, fetch id: UInt32, kernel: inout Kernel) throws {
+        guard slot[s].openFetches & (1 << UInt64(id)) != 0 else { return }
+        let requestID = sFetchRequest[s &* 64 &+ Int(id)]
+        if let result = try infra.cancel(requestID, kernel: &kernel) {
+            countPrestageTransfer(result, request: Int(requestID))
+        }
+    }
+
+    /// Pre-stage traffic accounting of a finished or cancelled request (every one, also those of
+    /// sessions that have ended: the request's own region and flags, recorded when it was issued).
+    mutating func countPrestageTransfer(_ result: FetchResult, request r: Int) {
+        recordPrestage(result, region: Int(reqRegion[r]))
+        if result.bytes > 0 {
+            bytes.backgroundBytes += UInt64(result.bytes)
+            if reqFlags[r] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushWorld.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
+        }
     }
 
     static let requestCellular: UInt8 = 1
@@ -774,15 +802,7 @@ struct PushWorld: EventHandler {
         let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && deviceSlot[d] == Int32(s)
         let w = PushWord(slot[s].push)
 
-        // Pre-stage traffic accounting (every reply, also for cancelled or abandoned fetches: the
-        // request's own region and flags, recorded when it was issued).
-        let r = Int(requestID)
-        recordPrestage(result, region: Int(reqRegion[r]))
-        if result.bytes > 0 {
-            bytes.backgroundBytes += UInt64(result.bytes)
-            if reqFlags[r] & PushWorld.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
-            if reqFlags[r] & PushWorld.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
-        }
+        countPrestageTransfer(result, request: Int(requestID))
         let id = FetchID(rawValue: tag & 0xFF)
         guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return }
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
@@ -808,6 +828,8 @@ struct PushWorld: EventHandler {
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:
             input = .fetchFailed(id, .network)
+        case .cancelled:
+            throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
         }
         try feed(s, input, kernel: &kernel)
     }

@@ -8,6 +8,7 @@ import Stochastic
 enum TestKind {
     static let arrival = EventKind(0x0001)
     static let reply = EventKind(0x0002)
+    static let cancel = EventKind(0x0003)
 }
 
 /// Two-sided Student-t quantile at 99.9% (alpha = 0.001) for `df` degrees of freedom: exact
@@ -34,15 +35,19 @@ func batchMeans(_ xs: [Double], batches: Int) -> (mean: Double, halfWidth: Doubl
     return (mean, t999(df: batches - 1) * (v / Double(batches)).squareRoot())
 }
 
-/// Drives an `InfraWorld`: scheduled arrivals issue `requests[payload]`; replies are recorded
-/// in request order of completion.
+/// Drives an `InfraWorld`: scheduled arrivals issue `requests[payload]`; replies (and the
+/// results of cancels) are recorded in order of completion.
 struct Driver: EventHandler {
     var world: InfraWorld
     var requests: [FetchRequest] = []
     var results: [FetchResult] = []
-    /// Result index per request (payload tag), -1 until replied.
+    /// Result index per request (payload tag), -1 until replied or cancelled.
     var resultOfRequest: [Int] = []
     var replyTimes: [SimTime] = []
+    /// World request id per request, once issued.
+    var requestIDs: [UInt32?] = []
+    /// Requests whose cancel found the reply already on its way (`cancel` returned nil).
+    var cancelsTooLate: [Int] = []
 
     init(world: InfraWorld) { self.world = world }
 
@@ -54,6 +59,12 @@ struct Driver: EventHandler {
         try kernel.schedule(at: time, kind: TestKind.arrival, target: 0, payload: UInt64(requests.count))
         requests.append(r)
         resultOfRequest.append(-1)
+        requestIDs.append(nil)
+    }
+
+    /// Cancel request `index` (the order of `add`) at `time`.
+    mutating func cancel(_ index: Int, at time: SimTime, kernel: inout Kernel) throws {
+        try kernel.schedule(at: time, kind: TestKind.cancel, target: 0, payload: UInt64(index))
     }
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
@@ -63,7 +74,19 @@ struct Driver: EventHandler {
         }
         switch event.kind {
         case TestKind.arrival:
-            _ = try world.fetch(requests[Int(event.payload)], kernel: &kernel)
+            requestIDs[Int(event.payload)] = try world.fetch(requests[Int(event.payload)], kernel: &kernel)
+        case TestKind.cancel:
+            let index = Int(event.payload)
+            guard let id = requestIDs[index], resultOfRequest[index] == -1 else {
+                return XCTFail("cancel of request \(index), which is not in flight")
+            }
+            if let r = try world.cancel(id, kernel: &kernel) {
+                resultOfRequest[index] = results.count
+                results.append(r)
+                replyTimes.append(kernel.now)
+            } else {
+                cancelsTooLate.append(index)
+            }
         case TestKind.reply:
             let (tag, id) = InfraWorld.decodeReply(event.payload)
             XCTAssertEqual(resultOfRequest[Int(tag)], -1, "two replies for request \(tag)")

@@ -168,6 +168,8 @@ final class WorldTests: XCTestCase {
         let r = d.resultOfRequest.map { d.results[$0] }
         XCTAssertEqual(r.map(\.outcome), [.timeout, .networkFailure])
         XCTAssertEqual(r[0].endTime, .seconds(9))
+        XCTAssertEqual(r[0].bytes, 0, "a stalled transfer delivers nothing")
+        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 0)
         XCTAssertEqual(r[1].durationSeconds, 0.3, accuracy: 1e-5, "DNS + TCP + TLS 1.3 = 3 RTT")
         XCTAssertEqual(d.world.requestsInFlight, 0)
         XCTAssertEqual(d.world.fetchesInFlight, 0)
@@ -331,6 +333,95 @@ final class WorldTests: XCTestCase {
         XCTAssertEqual(r[0].endTime, .seconds(11))
         XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
         XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
+        // A received 500 bits = 62.5 bytes (whole bytes: 62); the edge's egress counts what
+        // reached the devices, not the 375 bytes A's response would have been.
+        XCTAssertEqual(r.map(\.bytes), [62, 375])
+        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 62 + 375)
+    }
+
+    /// A cancelled flow leaves the shared link at once, like a timed-out one: same numbers as
+    /// `testTimedOutFlowReleasesCapacity` with A cancelled at 11 s. A gets no reply and its
+    /// pending timeout goes with it.
+    func testCancelledFlowReleasesCapacity() throws {
+        var config = deterministicConfig()
+        config.networks[.lte].sharedCapacityBitsPerSecond = 1_000
+        var d = try world(config, bytes: 375)
+        var k = Kernel()
+        try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
+        try d.add(request(object: 0, entity: 1), at: .seconds(10), kernel: &k)
+        try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
+        try d.cancel(0, at: .seconds(11), kernel: &k)
+        _ = try k.run(&d)
+        let r = d.resultOfRequest.map { d.results[$0] }
+        XCTAssertEqual(r.map(\.outcome), [.cancelled, .edgeFreshHit])
+        XCTAssertEqual(r[0].endTime, .seconds(11))
+        XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
+        XCTAssertEqual(r.map(\.bytes), [62, 375])
+        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 62 + 375)
+        XCTAssertEqual(d.cancelsTooLate, [])
+        XCTAssertEqual(k.now, .seconds(13.5), "the 30 s timeout of A was cancelled too")
+        XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
+        XCTAssertEqual(d.world.requestsInFlight, 0)
+    }
+
+    /// Cancelled while the PoP waits on the origin: the device got nothing, but the upstream
+    /// fetch carries on and fills the cache (a CDN finishes a fill whose client went away), so
+    /// a later request hits.
+    func testCancelBeforeFirstByteLeavesTheFillRunning() throws {
+        var d = try world(deterministicConfig(originSeconds: 0.4))
+        var k = Kernel()
+        try d.add(request(object: 0, entity: 1), at: .zero, kernel: &k)
+        try d.cancel(0, at: .milliseconds(100), kernel: &k)
+        try d.add(request(object: 0, entity: 2), at: .seconds(1), kernel: &k)
+        _ = try k.run(&d)
+        let r = d.resultOfRequest.map { d.results[$0] }
+        XCTAssertEqual(r.map(\.outcome), [.cancelled, .edgeFreshHit])
+        XCTAssertEqual(r.map(\.bytes), [0, 50_000])
+        XCTAssertEqual(r[0].endTime, .milliseconds(100))
+        XCTAssertEqual(r[0].firstByteTime, .milliseconds(100))
+        XCTAssertEqual(d.world.originCounters.served, 1)
+        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 50_000)
+        XCTAssertEqual(d.world.requestsInFlight, 0)
+        XCTAssertEqual(d.world.fetchesInFlight, 0)
+        assertConservation(d.world)
+    }
+
+    /// A cancel that finds the reply already scheduled changes nothing and returns nil: the
+    /// reply still comes, exactly once. (A network failure with no set-up round trips replies
+    /// at its start; the cancel event at the same instant runs before the reply it scheduled.)
+    func testCancelAfterTheReplyIsScheduledIsTooLate() throws {
+        var config = deterministicConfig()
+        config.networks[.twoG].failureProbability = 1
+        var d = try world(config)
+        var k = Kernel()
+        try d.add(request(object: 0, network: .twoG, entity: 1), at: .seconds(1), kernel: &k)
+        try d.cancel(0, at: .seconds(1), kernel: &k)
+        _ = try k.run(&d)
+        XCTAssertEqual(d.cancelsTooLate, [0])
+        XCTAssertEqual(outcomes(d), [.networkFailure])
+        XCTAssertEqual(d.world.requestsInFlight, 0)
+    }
+
+    /// Without a shared link a cut transfer has received downlink × time since its first byte:
+    /// 8 000 bit/s for 4 s (timeout) = 4 000 bytes, for 2.5 s (cancel) = 2 500 bytes, of a
+    /// 10 000-byte response (10 s at that rate).
+    func testCutTransferAtTheDownlinkRate() throws {
+        var config = deterministicConfig()
+        config.networks[.lte].downlinkBitsPerSecond = .constant(value: 8_000)
+        var d = try world(config, bytes: 10_000)
+        var k = Kernel()
+        try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
+        try d.add(request(object: 0, entity: 1, timeout: .seconds(4)), at: .seconds(10), kernel: &k)
+        try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
+        try d.cancel(1, at: .seconds(12.5), kernel: &k)
+        try d.add(request(object: 0, entity: 3), at: .seconds(10), kernel: &k)
+        _ = try k.run(&d)
+        let r = d.resultOfRequest.map { d.results[$0] }
+        XCTAssertEqual(r.map(\.outcome), [.timeout, .cancelled, .edgeFreshHit])
+        XCTAssertEqual(r.map(\.bytes), [4_000, 2_500, 10_000])
+        XCTAssertEqual(r[2].endTime, .seconds(20))
+        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 4_000 + 2_500 + 10_000)
+        XCTAssertEqual(d.world.requestsInFlight, 0)
     }
 
     /// Per-PoP overrides: edge processing and upstream latency of one PoP.

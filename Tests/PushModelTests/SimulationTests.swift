@@ -150,6 +150,11 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(r.value("sessions.killedByMemory"), started - Double(r.outcomes.skippedByPolicy), "seed \(seed)")
         XCTAssertEqual(Double(r.outcomes.timedOutOrKilled), r.value("sessions.killedByMemory"), "seed \(seed)")
         XCTAssertEqual(r.outcomes.completed, 0, "seed \(seed)")
+        // The kill comes as the fetches start, so InfraModel cancels them before a byte
+        // arrives: no pre-stage traffic at all, and the CDN's egress is the taps' alone.
+        XCTAssertEqual(r.value("extension.fetchesStarted"), r.value("extension.fetchesCancelled"), "seed \(seed)")
+        XCTAssertEqual(r.bytes.backgroundBytes, 0, "seed \(seed)")
+        XCTAssertEqual(r.bytes.cdnEgressBytes, r.bytes.foregroundBytes, "seed \(seed)")
         let ok = try simulate(smallWorld(devices: 1_000), seed: seed)
         XCTAssertEqual(ok.value("sessions.killedByMemory"), 0, "seed \(seed)")
     }
@@ -282,6 +287,31 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(all.bytes.cellularBytes, 0, "all devices on Wi-Fi (seed \(seed))")
         // CDN egress counts every device response: pre-stage plus foreground.
         XCTAssertEqual(all.bytes.cdnEgressBytes, all.bytes.backgroundBytes + all.bytes.foregroundBytes, "seed \(seed)")
+    }
+
+    /// Transfers cut by a timeout count the bytes that arrived, at the device and at the CDN
+    /// alike. Every device is on one deterministic 80 kbit/s link (10 000 bytes/s, unshared)
+    /// and PreloadKit's request timeout is 2 s, so the 48 200-byte image can never finish: no
+    /// fetch can receive more than 2 s × 10 000 bytes/s = 20 000 bytes. (Counting a cut
+    /// transfer's whole response, as before, gives (48 200 + 1 800) / 2 = 25 000 per fetch.)
+    func testCutTransfersCountTheBytesReceived() throws {
+        let seed: UInt64 = 23
+        var c = smallWorld(devices: 1_000)
+        c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 1, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        c.population.lowDataModeShare = 0
+        c.population.saveDataShare = 0
+        c.infra.networks[.lte] = NetworkProfile(rttSeconds: .constant(value: 0.05), downlinkBitsPerSecond: .constant(value: 80_000),
+                                                failureProbability: 0, stallProbability: 0, sharedCapacityBitsPerSecond: 0)
+        c.infra.placeholder.enabled = false
+        c.preloadPolicy.requestTimeoutSeconds = 2
+        let r = try simulate(c, seed: seed)
+        let started = r.value("extension.fetchesStarted")
+        XCTAssertGreaterThan(started, 0, "seed \(seed)")
+        XCTAssertGreaterThan(r.value("extension.fetchTimeoutShare"), 0.4, "every image times out (seed \(seed))")
+        XCTAssertGreaterThan(r.bytes.backgroundBytes, 0, "seed \(seed)")
+        XCTAssertLessThanOrEqual(Double(r.bytes.backgroundBytes), started * 20_000, "seed \(seed)")
+        XCTAssertEqual(r.bytes.cdnEgressBytes, r.bytes.backgroundBytes + r.bytes.foregroundBytes, "seed \(seed)")
+        XCTAssertEqual(r.bytes.cellularBytes, r.bytes.backgroundBytes + r.bytes.foregroundBytes, "all devices on LTE (seed \(seed))")
     }
 
     /// A creative swap purges the campaign's objects by surrogate key and re-warms them: early
