@@ -648,16 +648,17 @@ struct PushWorld: EventHandler {
 
     // MARK: - Session driver
 
+    /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
+    static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
+
     mutating func allocateSlot() -> Int {
         activeSessions += 1
         activeSessionsMax = max(activeSessionsMax, activeSessions)
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
         slot.append(SessionSlot())
-        for _ in 0..<64 {
-            sFetchObject.append(0)
-            sFetchRequest.append(0)
-        }
+        sFetchObject.append(contentsOf: PushWorld.fetchRowZeros)
+        sFetchRequest.append(contentsOf: PushWorld.fetchRowZeros)
         return sessions.count - 1
     }
 
