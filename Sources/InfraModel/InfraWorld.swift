@@ -524,7 +524,6 @@ public struct InfraWorld: EventHandler {
         try cutTransfer(i, kernel: &kernel)
         requests[i].outcome = FetchOutcome.cancelled.rawValue
         requests[i].endTicks = kernel.now.ticks
-        if !requests[i].transferring { requests[i].firstByteTicks = kernel.now.ticks }
         requests[i].replied = true
         let r = result(id)
         requests[i].released = true
@@ -809,13 +808,13 @@ public struct InfraWorld: EventHandler {
         try cutTransfer(i, kernel: &kernel)
         requests[i].outcome = FetchOutcome.timeout.rawValue
         requests[i].endTicks = kernel.now.ticks
-        if requests[i].firstByteTicks == requests[i].startTicks { requests[i].firstByteTicks = kernel.now.ticks }
         try reply(i, kernel: &kernel)
     }
 
-    /// Request `i` ends before its response completed (timeout or cancel): its flow leaves the
-    /// shared link and `bytes` becomes the part that reached the device. The rest was counted
-    /// as edge egress at the first byte and is taken back.
+    /// Request `i` ends now, before its response completed (timeout or cancel): its flow leaves
+    /// the shared link and `bytes` becomes the part that reached the device. The rest was
+    /// counted as edge egress at the first byte and is taken back. Without a first byte, the
+    /// first-byte time becomes now (as for failures).
     ///
     /// Received by `now`: nothing before the first byte or on a stalled connection; otherwise
     /// the least of the response, the device's downlink × time since the first byte, and the
@@ -825,6 +824,7 @@ public struct InfraWorld: EventHandler {
         let remainingLinkBits = try links.remove(flow: UInt32(i), kernel: &kernel)
         guard requests[i].transferring else {
             requests[i].bytes = 0
+            requests[i].firstByteTicks = kernel.now.ticks
             return
         }
         requests[i].transferring = false

@@ -330,6 +330,7 @@ final class WorldTests: XCTestCase {
         _ = try k.run(&d)
         let r = d.resultOfRequest.map { d.results[$0] }
         XCTAssertEqual(r.map(\.outcome), [.timeout, .edgeFreshHit])
+        XCTAssertEqual(r[0].firstByteTime, .seconds(10))
         XCTAssertEqual(r[0].endTime, .seconds(11))
         XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
         XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
@@ -354,6 +355,7 @@ final class WorldTests: XCTestCase {
         _ = try k.run(&d)
         let r = d.resultOfRequest.map { d.results[$0] }
         XCTAssertEqual(r.map(\.outcome), [.cancelled, .edgeFreshHit])
+        XCTAssertEqual(r[0].firstByteTime, .seconds(10))
         XCTAssertEqual(r[0].endTime, .seconds(11))
         XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
         XCTAssertEqual(r.map(\.bytes), [62, 375])
