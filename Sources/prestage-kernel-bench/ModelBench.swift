@@ -205,6 +205,7 @@ func parallelRow(_ plan: ModelPlan) throws {
     print("  control (bare hold loop, N = 10 000, \(controlEvents) events): 1 at a time " + fixed(controlWall, 2) + " s wall, "
           + fixed(controlCPU, 2) + " s CPU; 2 at once " + fixed(controlWall2, 2) + " s wall (× " + fixed(controlWall2 / controlWall, 2)
           + "), CPU × " + fixed((c2[0].0 + c2[1].0) / 2 / controlCPU, 2))
+    cacheControlRow()
     // Interleaved rounds (one alone, then two at once), so that a slow moment of a shared machine
     // hits both sides of a round; the verdict uses the medians over the rounds.
     var ones: [(wall: Double, cpu: Double)] = [], twos: [(wall: Double, cpu: Double)] = []
@@ -232,6 +233,32 @@ func parallelRow(_ plan: ModelPlan) throws {
     let walls = "1 replication " + fixed(oneWall, 2) + " s, 2 at once " + fixed(twoWall, 2) + " s wall"
     print("  median over \(parallelRounds) rounds: " + walls + ": × " + fixed(twoWall / oneWall, 2)
           + " of one (target <= 1.15); CPU per replication × " + fixed(cpuRatio, 2))
+}
+
+/// The second control of the parallel row: a loop that shares nothing but lives in the shared
+/// last-level cache, the memory floor's hold loop with two random cache-line updates per event
+/// in its own 16 MiB table (half of this machine's 32 MiB last-level cache: one fits, two fill
+/// it), one alone and then two at once. It computes nothing, so its slowdown is what the
+/// machine's shared cache costs two threads that keep their working sets in it, as
+/// replications do; the model's own ratio can be read against it.
+func cacheControlRow() {
+    let events: UInt64 = 4_000_000
+    // Each run returns its thread CPU seconds; its loop's last event time goes into the seconds'
+    // last bit of precision so the loop stays observable without a shared write.
+    @Sendable func one() -> Double {
+        var loop = TouchingHold(pending: 10_000, tableBytes: 16 << 20, touches: 2)
+        var last = loop.run(events: events / 4)  // warm-up: pages and caches
+        let seconds = timed { last &+= loop.run(events: events) }
+        return seconds + Double(last & 1) * 1e-12
+    }
+    let alone = one()
+    let results = ThreadResults(count: 2)
+    DispatchQueue.concurrentPerform(iterations: 2) { i in results.set(i, (one(), nil)) }
+    let both = results.all()
+    let together = (both[0].0 + both[1].0) / 2
+    print("  cache control (the same loop + 2 random cache-line updates per event, a 16 MiB table each, \(events) events): 1 alone "
+          + fixed(alone, 2) + " s CPU, 2 at once " + fixed(both[0].0, 2) + " s and " + fixed(both[1].0, 2) + " s: CPU × "
+          + fixed(together / alone, 2))
 }
 
 /// Interleaved rounds of the parallel row.
