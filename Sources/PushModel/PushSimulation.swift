@@ -22,7 +22,7 @@ public enum PushSimulation {
     ///   (e.g. a distribution GSL cannot sample); `KernelError` / `InfraError` if the run fails.
     /// - Complexity: O(events · log pending). Memory: ≈ 23 bytes of per-device state, 20 bytes
     ///   per preload-store entry parked between sessions, plus active sessions and taps only.
-    ///   Measured (release, black-friday-flash-sale, 2 h, see README "Performance"): 5 M devices
+    ///   Measured (release, black-friday-flash-sale, 2 h, see docs/performance.md): 5 M devices
     ///   ≈ 50 M events in 43 s CPU, 430 MB peak RSS; 50 M devices ≈ 500 M events in 452 s, 3.0 GiB.
     public static func run(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
                            limits: RunLimits = RunLimits(), progress: ProgressSink? = nil) throws -> ReplicationResult {

@@ -73,7 +73,7 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
 
 /// The constants of `MemoryEstimate`.
 ///
-/// Calibration (see README "Performance"): peak RSS (`peakResidentBytes` in run-info.json) of
+/// Calibration (see docs/performance.md): peak RSS (`peakResidentBytes` in run-info.json) of
 /// `black-friday-flash-sale --replications 1 --jobs 1` (one push per device, three assets) in a
 /// release build was 48.5 MB at `--devices 20000`, 76.2 MB at 200 000, 131.5 MB at 1 M, 197.7 MB
 /// at 2 M, 445 MB at 5 M and 3 223 MB at 50 M: 62–77 bytes per device between 200 000 and 50 M

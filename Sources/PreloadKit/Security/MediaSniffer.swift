@@ -84,7 +84,7 @@ public enum MediaSniffer {
     ///   bridged, non-contiguous string is copied once).
     public static func mimeType(_ contentType: String, matches kind: MediaKind) -> Bool {
         // A pointer loop over the contiguous UTF-8 bytes: String.UTF8View indexing took about
-        // twice as many instructions per completed fetch (callgrind, see README "Performance").
+        // twice as many instructions per completed fetch (callgrind, see docs/performance.md).
         if let result = contentType.utf8.withContiguousStorageIfAvailable({ essence($0, matches: kind) }) {
             return result
         }
