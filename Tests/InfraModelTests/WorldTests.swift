@@ -316,54 +316,36 @@ final class WorldTests: XCTestCase {
         }
     }
 
-    /// A flow ended by its timeout leaves the shared link: the remaining flow speeds up.
-    /// C = 1000 bit/s, two 3000-bit hits at t = 10 s; A times out at 1 s after start having
-    /// received 500 bits; B then has 2500 bits left at full rate → ends at 10 + 3.5 s.
-    func testTimedOutFlowReleasesCapacity() throws {
-        var config = deterministicConfig()
-        config.networks[.lte].sharedCapacityBitsPerSecond = 1_000
-        var d = try world(config, bytes: 375)
-        var k = Kernel()
-        try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
-        try d.add(request(object: 0, entity: 1, timeout: .seconds(1)), at: .seconds(10), kernel: &k)
-        try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
-        _ = try k.run(&d)
-        let r = d.resultOfRequest.map { d.results[$0] }
-        XCTAssertEqual(r.map(\.outcome), [.timeout, .edgeFreshHit])
-        XCTAssertEqual(r[0].firstByteTime, .seconds(10))
-        XCTAssertEqual(r[0].endTime, .seconds(11))
-        XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
-        XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
-        // A received 500 bits = 62.5 bytes (whole bytes: 62); the edge's egress counts what
-        // reached the devices, not the 375 bytes A's response would have been.
-        XCTAssertEqual(r.map(\.bytes), [62, 375])
-        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 62 + 375)
-    }
-
-    /// A cancelled flow leaves the shared link at once, like a timed-out one: same numbers as
-    /// `testTimedOutFlowReleasesCapacity` with A cancelled at 11 s. A gets no reply and its
-    /// pending timeout goes with it.
-    func testCancelledFlowReleasesCapacity() throws {
-        var config = deterministicConfig()
-        config.networks[.lte].sharedCapacityBitsPerSecond = 1_000
-        var d = try world(config, bytes: 375)
-        var k = Kernel()
-        try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
-        try d.add(request(object: 0, entity: 1), at: .seconds(10), kernel: &k)
-        try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
-        try d.cancel(0, at: .seconds(11), kernel: &k)
-        _ = try k.run(&d)
-        let r = d.resultOfRequest.map { d.results[$0] }
-        XCTAssertEqual(r.map(\.outcome), [.cancelled, .edgeFreshHit])
-        XCTAssertEqual(r[0].firstByteTime, .seconds(10))
-        XCTAssertEqual(r[0].endTime, .seconds(11))
-        XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6)
-        XCTAssertEqual(r.map(\.bytes), [62, 375])
-        XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 62 + 375)
-        XCTAssertEqual(d.cancelsTooLate, [])
-        XCTAssertEqual(k.now, .seconds(13.5), "the 30 s timeout of A was cancelled too")
-        XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0)
-        XCTAssertEqual(d.world.requestsInFlight, 0)
+    /// A flow cut short leaves the shared link at once, by its timeout or by a cancel alike: the
+    /// remaining flow speeds up. C = 1000 bit/s, two 3000-bit hits at t = 10 s; A ends 1 s after
+    /// start having received 500 bits; B then has 2500 bits left at full rate → ends at 10 + 3.5 s.
+    /// A cancelled request gets no reply, and its pending 30 s timeout goes with it.
+    func testFlowCutShortReleasesCapacity() throws {
+        for cancelled in [false, true] {
+            let label = cancelled ? "cancelled" : "timed out"
+            var config = deterministicConfig()
+            config.networks[.lte].sharedCapacityBitsPerSecond = 1_000
+            var d = try world(config, bytes: 375)
+            var k = Kernel()
+            try d.world.warm(objects: [0], at: .zero, target: .allPops, kernel: &k)
+            try d.add(request(object: 0, entity: 1, timeout: .seconds(cancelled ? 30 : 1)), at: .seconds(10), kernel: &k)
+            try d.add(request(object: 0, entity: 2), at: .seconds(10), kernel: &k)
+            if cancelled { try d.cancel(0, at: .seconds(11), kernel: &k) }
+            _ = try k.run(&d)
+            let r = d.resultOfRequest.map { d.results[$0] }
+            XCTAssertEqual(r.map(\.outcome), [cancelled ? .cancelled : .timeout, .edgeFreshHit], label)
+            XCTAssertEqual(r[0].firstByteTime, .seconds(10), label)
+            XCTAssertEqual(r[0].endTime, .seconds(11), label)
+            XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6, label)
+            XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0, label)
+            // A received 500 bits = 62.5 bytes (whole bytes: 62); the edge's egress counts what
+            // reached the devices, not the 375 bytes A's response would have been.
+            XCTAssertEqual(r.map(\.bytes), [62, 375], label)
+            XCTAssertEqual(d.world.tierCounters(.edge).bytesServed, 62 + 375, label)
+            XCTAssertEqual(d.cancelsTooLate, [], label)
+            XCTAssertEqual(k.now, .seconds(13.5), "\(label): nothing pending after B, A's timeout included")
+            XCTAssertEqual(d.world.requestsInFlight, 0, label)
+        }
     }
 
     /// Cancelled while the PoP waits on the origin: the device got nothing, but the upstream
