@@ -33,7 +33,8 @@ public struct JSONOverride: Sendable, Equatable {
 extension JSONValue {
     /// This tree with `override.value` written at `override.path`. Missing object keys are created
     /// (as objects when a key follows, so `--set network.rttMs=40` works on a file without
-    /// `network`); array indices must exist.
+    /// `network`); a `null` member counts as missing, as the decoder reads it (so `--devices` still
+    /// works after `--set run=null`); array indices must exist.
     /// - Throws: a `.override` diagnostic naming the override's path and the step that failed:
     ///   an intermediate that is not an object/array, or an index out of range.
     /// - Complexity: O(path length + sizes of the containers copied along the path).
@@ -51,7 +52,7 @@ extension JSONValue {
         switch (step, self) {
         case let (.key(k), .object(o)):
             let child: JSONValue
-            if let existing = o[k] {
+            if let existing = o[k], existing != .null || rest.count == 1 {
                 child = existing
             } else if rest.count > 1, case .index = rest[rest.startIndex + 1] {
                 throw fail("\(walked.appending(key: k)) does not exist, so it has no element to set",

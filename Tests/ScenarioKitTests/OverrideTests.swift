@@ -21,6 +21,21 @@ final class OverrideTests: XCTestCase {
         XCTAssertEqual(problems(Scenario.self, base, overrides: overrides), [#"seed: expected an integer ≥ 0, found "7""#])
     }
 
+    func testOverrideThroughANullMemberCreatesItAsTheDecoderReadsNullAsAbsent() throws {
+        // `run: null` decodes as an absent `run`; a later `--set run.devices=…` (what `--devices`
+        // becomes) must then create it rather than fail on the null.
+        let withNull = #"{"campaign": {"name": "x", "warmAheadSeconds": 1, "assets": []}, "network": null}"#
+        let overrides = try ["network.rttMilliseconds=90"].map { try JSONOverride(parsing: $0) }
+        let s = try StrictJSONDecoder().decode(Scenario.self, from: Data(withNull.utf8), overrides: overrides).get()
+        XCTAssertEqual(s.network.rttMilliseconds, 90)
+        // Setting the null member itself still replaces it; indexing into it is the absent member's error.
+        let replaced = try StrictJSONDecoder().decode(Scenario.self, from: Data(withNull.utf8),
+                                                      overrides: [try JSONOverride(parsing: #"network={"rttMilliseconds": 7}"#)]).get()
+        XCTAssertEqual(replaced.network.rttMilliseconds, 7)
+        XCTAssertEqual(problems(Scenario.self, withNull, overrides: [try JSONOverride(parsing: "network[0]=1")]),
+                       ["network[0]: --set: network does not exist, so it has no element to set"])
+    }
+
     func testOverrideValueParsing() throws {
         XCTAssertEqual(try JSONOverride(parsing: "a=10").value, .integer(10))
         XCTAssertEqual(try JSONOverride(parsing: "a=1.5").value, .double(1.5))
