@@ -28,7 +28,7 @@ final class ScenarioFormatDocTests: XCTestCase {
     }
     """
 
-    struct Row { let section: String; let field: String; let defaultCell: String }
+    struct Row { let section: String; let field: String; let typeCell: String; let defaultCell: String }
 
     /// Rows of every `### \`path\`` section's table ("(top level)" is the root).
     static func documentedRows() throws -> [Row] {
@@ -47,7 +47,7 @@ final class ScenarioFormatDocTests: XCTestCase {
             guard line.hasPrefix("| `"), !sections.isEmpty else { continue }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 6, let field = codeSpans(cells[1]).first else { continue }
-            for s in sections { rows.append(Row(section: s, field: field, defaultCell: cells[4])) }
+            for s in sections { rows.append(Row(section: s, field: field, typeCell: cells[2], defaultCell: cells[4])) }
         }
         return rows
     }
@@ -119,5 +119,54 @@ final class ScenarioFormatDocTests: XCTestCase {
                            "\(row.section).\(row.field): documented default \(spans[0]) differs from the decoder's")
         }
         XCTAssertGreaterThan(checked, 100)
+    }
+
+    /// The `--set` path of a documented row, on the every-field fixture: array sections take their
+    /// first element and network classes `wifi`.
+    static func setPath(_ row: Row) -> String {
+        let section = row.section.replacingOccurrences(of: "[]", with: "[0]").replacingOccurrences(of: "CLASS", with: "wifi")
+        return section.isEmpty ? row.field : section + "." + row.field
+    }
+
+    /// A scenario typo names the path, the value and what was expected, for every documented field:
+    /// each one, given a value of the wrong JSON type, is rejected with a diagnostic at exactly its
+    /// own path whose text says what it expected and what it found. Out-of-range extremes (±1e300,
+    /// −1, 2⁶³−1) must either load or be rejected with diagnostics that all say what was expected;
+    /// none may trap (a trap here fails the whole test run).
+    func testEveryDocumentedFieldRejectsAWrongTypeAtItsOwnPath() throws {
+        let data = Data(Self.everyField.utf8)
+        var checked = 0
+        for row in try Self.documentedRows() {
+            let path = Self.setPath(row)
+            let type = row.typeCell
+            // A value of a JSON type the field cannot take.
+            let wrong = type.hasPrefix("string") ? "12345" : (type.hasPrefix("array") ? "{\"a\": 1}" : "\"wrong\"")
+            do {
+                _ = try ScenarioLoader.decode(data, label: "f.json", set: ["\(path)=\(wrong)"])
+                XCTFail("\(path) accepted \(wrong) (documented type: \(type))")
+            } catch {
+                let target = try? JSONPath(parsing: path)
+                let here = error.diagnostics.filter { $0.path == target }
+                XCTAssertFalse(here.isEmpty, "\(path)=\(wrong): no diagnostic at the path: \(error.description)")
+                for d in here {
+                    XCTAssertTrue(d.message.contains("expected ") && d.message.contains("found "),
+                                  "\(path)=\(wrong): \(d) does not say what it expected and found")
+                }
+            }
+            if type.hasPrefix("number") || type.hasPrefix("integer") {
+                for extreme in ["1e300", "-1e300", "-1", "9223372036854775807"] {
+                    do {
+                        _ = try ScenarioLoader.decode(data, label: "f.json", set: ["\(path)=\(extreme)"])
+                    } catch {
+                        XCTAssertFalse(error.diagnostics.isEmpty, "\(path)=\(extreme): \(error.description)")
+                        for d in error.diagnostics {
+                            XCTAssertTrue(d.message.contains("expected "), "\(path)=\(extreme): \(d) does not say what it expected")
+                        }
+                    }
+                }
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 150)
     }
 }
