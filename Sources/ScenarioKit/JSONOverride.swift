@@ -52,7 +52,7 @@ extension JSONValue {
         switch (step, self) {
         case let (.key(k), .object(o)):
             let child: JSONValue
-            if let existing = o[k], existing != .null || rest.count == 1 {
+            if let existing = o[k], existing != .null {
                 child = existing
             } else if rest.count > 1, case .index = rest[rest.startIndex + 1] {
                 throw fail("\(walked.appending(key: k)) does not exist, so it has no element to set",

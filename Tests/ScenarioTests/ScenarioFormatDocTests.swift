@@ -138,6 +138,7 @@ final class ScenarioFormatDocTests: XCTestCase {
         var checked = 0
         for row in try Self.documentedRows() {
             let path = Self.setPath(row)
+            let target = try JSONPath(parsing: path)
             let type = row.typeCell
             // A value of a JSON type the field cannot take.
             let wrong = type.hasPrefix("string") ? "12345" : (type.hasPrefix("array") ? "{\"a\": 1}" : "\"wrong\"")
@@ -145,7 +146,6 @@ final class ScenarioFormatDocTests: XCTestCase {
                 _ = try ScenarioLoader.decode(data, label: "f.json", set: ["\(path)=\(wrong)"])
                 XCTFail("\(path) accepted \(wrong) (documented type: \(type))")
             } catch {
-                let target = try? JSONPath(parsing: path)
                 let here = error.diagnostics.filter { $0.path == target }
                 XCTAssertFalse(here.isEmpty, "\(path)=\(wrong): no diagnostic at the path: \(error.description)")
                 for d in here {
