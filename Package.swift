@@ -33,7 +33,7 @@ let package = Package(
         // Layer 1: random streams and distributions. The only module that imports CGSL.
         .target(name: "Stochastic", dependencies: ["CGSL"], swiftSettings: strictFlags),
         // Layer 2: virtual time, the pending-event set and the run loop. No domain code.
-        .target(name: "SimKernel", dependencies: ["Stochastic"], swiftSettings: strictFlags),
+        .target(name: "SimKernel", dependencies: [], swiftSettings: strictFlags),
         // Layer 3: world models: mobile networks, CDN PoPs, shields and origin.
         .target(name: "InfraModel", dependencies: ["SimKernel", "Stochastic"], swiftSettings: strictFlags),
 
@@ -76,7 +76,7 @@ let package = Package(
         ),
 
         .testTarget(name: "StochasticTests", dependencies: ["Stochastic", "CGSL"]),
-        .testTarget(name: "SimKernelTests", dependencies: ["SimKernel", "Stochastic"]),
+        .testTarget(name: "SimKernelTests", dependencies: ["SimKernel"]),
         .testTarget(name: "InfraModelTests", dependencies: ["InfraModel", "SimKernel", "Stochastic"]),
         .testTarget(name: "PreloadKitTests", dependencies: ["PreloadKit"]),
         .testTarget(

@@ -2,8 +2,9 @@
 
 /// What an event means, as a small integer the handler switches on.
 ///
-/// Ranges: 0x0000–0x00FF kernel and tests, 0x0100–0x01FF InfraModel, 0x0200–0x02FF device and
-/// push models, 0x0300 and above for later layers.
+/// The kernel gives kinds no meaning: the handlers allocate them. A model that shares one
+/// kernel with others declares its own range of kinds next to the kinds themselves, and the
+/// outer handler routes each event by range.
 public struct EventKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind number.
     public var rawValue: UInt16

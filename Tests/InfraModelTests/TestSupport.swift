@@ -4,7 +4,7 @@ import SimKernel
 import Stochastic
 @testable import InfraModel
 
-/// Test-side event kinds (0x0000–0x00FF is reserved for kernel/tests).
+/// Test-side event kinds (below ``InfraEventKind/range``, so they never collide with the model's).
 enum TestKind {
     static let arrival = EventKind(0x0001)
     static let reply = EventKind(0x0002)

@@ -1,0 +1,319 @@
+import SimKernel
+import Stochastic
+
+/// The device ↔ edge path of a request: issue, edge lookup, response, transfer, timeout,
+/// cancel, reply and release, and the request table.
+extension InfraWorld {
+    /// Issue a device request now. Returns its request id.
+    /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
+    /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
+    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> UInt32 {
+        guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
+        guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
+        guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
+        let id = try allocateRequest()
+        let i = Int(id)
+        let now = kernel.now.ticks
+        let c = Int(r.networkClass.rawValue)
+        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
+        let accessRtt = max(0, rttSamplers[c].sample(deviceRng))
+        let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
+        let failed = deviceRng.uniform() < failureProbability[c]
+        let stalled = deviceRng.uniform() < stallProbability[c]
+        let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
+        let rttTicks = sampledTicks(rtt)
+
+        let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
+        requests[i] = RequestRecord(key: cacheKey(object: r.objectID, token: r.signedToken), entity: r.entity,
+                                    rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
+                                    endTicks: now, deviceDoneTicks: now, bytes: 0, object: r.objectID,
+                                    region: r.regionID, pop: regionPop[Int(r.regionID)], replyTarget: r.replyTarget,
+                                    replyTag: r.replyTag, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
+                                    outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
+                                    stall: stalled)
+
+        let setupTicks = r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks
+        if failed {
+            requests[i].outcome = FetchOutcome.networkFailure.rawValue
+            requests[i].endTicks = now + setupTicks
+            requests[i].firstByteTicks = now + setupTicks
+            requests[i].replied = true
+            try kernel.schedule(at: SimTime(ticks: now + setupTicks), kind: r.replyKind, target: r.replyTarget,
+                                payload: UInt64(r.replyTag) << 32 | UInt64(id))
+            return id
+        }
+        var placeholder = false
+        if config.placeholder.enabled {
+            placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
+        }
+        if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }
+        requests[i].timeout = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
+                                                      kind: InfraEventKind.requestTimeout, target: id, payload: 0)
+        requests[i].refs += 2 // the timeout and requestAtEdge
+        try kernel.schedule(at: SimTime(ticks: now + setupTicks + rttTicks / 2), kind: InfraEventKind.requestAtEdge,
+                            target: id, payload: 0)
+        return id
+    }
+
+    /// The result of a replied request (valid from its reply event until ``release(_:)``).
+    public func result(_ id: UInt32) -> FetchResult {
+        let i = Int(id)
+        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
+        return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
+                           servedBy: Tier(rawValue: requests[i].servedBy) ?? .edge,
+                           bytes: requests[i].bytes, popIndex: requests[i].pop,
+                           startTime: SimTime(ticks: requests[i].startTicks),
+                           firstByteTime: SimTime(ticks: requests[i].firstByteTicks),
+                           endTime: SimTime(ticks: requests[i].endTicks),
+                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG)
+    }
+
+    /// Give the request id back after reading its result.
+    public mutating func release(_ id: UInt32) {
+        let i = Int(id)
+        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
+        requests[i].released = true
+        freeRequestIfDone(i)
+    }
+
+    /// The requester gives request `id` up (the app cancelled the task, or the OS ended the
+    /// process holding it). Its transfer leaves the shared link now, so the flows left there
+    /// speed up; an upstream fetch it waits on carries on and fills the cache; its timeout is
+    /// cancelled and it gets no reply. The id is reused once the request's pending events have
+    /// fired: do not call ``release(_:)`` for it.
+    /// - Returns: the result so far (outcome ``FetchOutcome/cancelled``, `bytes` the part that
+    ///   reached the device), or nil when the request has already replied: its reply event is
+    ///   on the way and is read and released as usual.
+    /// - Precondition: `id` is a request of this world not yet released.
+    /// - Complexity: O(log n).
+    public mutating func cancel(_ id: UInt32, kernel: inout Kernel) throws -> FetchResult? {
+        let i = Int(id)
+        precondition(i < requests.count && !requests[i].released && !requestSlots.isFree(i), "request \(id) is not in flight")
+        if requests[i].replied { return nil }
+        if let h = requests[i].timeout {
+            kernel.cancel(h)
+            requests[i].timeout = nil
+            requests[i].refs -= 1
+        }
+        try cutTransfer(i, kernel: &kernel)
+        requests[i].outcome = FetchOutcome.cancelled.rawValue
+        requests[i].endTicks = kernel.now.ticks
+        requests[i].replied = true
+        let r = result(id)
+        requests[i].released = true
+        freeRequestIfDone(i)
+        return r
+    }
+
+    /// Split a reply payload into (replyTag, requestID).
+    @inlinable
+    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: UInt32) {
+        (UInt32(truncatingIfNeeded: payload >> 32), UInt32(truncatingIfNeeded: payload))
+    }
+
+    // MARK: - Device request path
+
+    mutating func requestAtEdge(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].refs -= 1
+        if requests[i].replied { freeRequestIfDone(i); return }
+        let now = kernel.now.ticks
+        let n = Int(requests[i].pop)
+        let o = requests[i].object
+        counters[n].deviceRequests += 1
+        if requests[i].outcome == FetchOutcome.placeholder.rawValue {
+            // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
+            counters[n].deviceHits += 1
+            counters[n].placeholderRedirects += 1
+            timeSeries.edgeRequest(at: now, hit: true)
+            requests[i].bytes = config.placeholder.placeholderBytes
+            try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
+            return
+        }
+        let (state, _) = lookup(node: n, object: o, key: requests[i].key, now: now)
+        switch state {
+        case .fresh, .staleWhileRevalidate:
+            counters[n].deviceHits += 1
+            timeSeries.edgeRequest(at: now, hit: true)
+            requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
+            requests[i].servedBy = Tier.edge.rawValue
+            requests[i].bytes = catalog.bytes[Int(o)]
+            try respondToDevice(i, extraTicks: 0, kernel: &kernel)
+            if state == .staleWhileRevalidate {
+                try revalidate(node: n, object: o, key: requests[i].key, kernel: &kernel)
+            }
+        case .miss:
+            timeSeries.edgeRequest(at: now, hit: false)
+            requests[i].refs += 1
+            let collapsed = try startOrJoinFetch(node: n, object: o, key: requests[i].key, purpose: .miss,
+                                                 waiterIsFetch: false, waiterID: UInt32(i), kernel: &kernel)
+            requests[i].outcome = (collapsed ? FetchOutcome.collapsed : .miss).rawValue
+        }
+    }
+
+    /// The PoP has the response for request `i` now: edge processing, then half an RTT to the device.
+    mutating func respondToDevice(_ i: Int, extraTicks: Int64, kernel: inout Kernel) throws {
+        let n = Int(requests[i].pop)
+        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: requests[i].entity, purpose: purposeEdge))
+        let processing = max(0, samplers[Int(processingSamplerIndex[n])].sample(deviceRng))
+        let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + requests[i].rttTicks / 2
+        requests[i].refs += 1
+        try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
+    }
+
+    mutating func responseAtDevice(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].refs -= 1
+        if requests[i].replied { freeRequestIfDone(i); return }
+        let now = kernel.now.ticks
+        requests[i].firstByteTicks = now
+        let bytes = requests[i].bytes
+        if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
+        requests[i].transferring = true
+        counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
+        timeSeries.bytes(at: now, tier: .edge, bytes)
+        if requests[i].stall { return } // the transfer never completes: the timeout ends it
+        let bits = Double(bytes) * 8
+        requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps)
+        let link = linkOfRegionClass[Int(requests[i].region) * NetworkClass.count + Int(requests[i].networkClass)]
+        if link >= 0 {
+            try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
+        } else {
+            requests[i].refs += 1
+            try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
+                                target: UInt32(i), payload: 0)
+        }
+    }
+
+/// Link `link` finished flows: each request among them ends now, or at its own downlink
+    /// cap when that is later.
+    @inline(__always)
+    mutating func linkCompletion(_ link: UInt32, kernel: inout Kernel) throws {
+        try links.handleCompletion(link: link, kernel: &kernel)
+        for k in 0..<links.completed.count {
+            let i = Int(links.completed[k])
+            if kernel.now.ticks < requests[i].deviceDoneTicks {
+                requests[i].refs += 1
+                try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
+                                    target: UInt32(i), payload: 0)
+            } else {
+                try finish(i, kernel: &kernel)
+            }
+        }
+    }
+
+    /// Request `i`'s transfer reached its downlink cap.
+    @inline(__always)
+    mutating func transferDone(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].refs -= 1
+        if requests[i].replied { freeRequestIfDone(i) } else { try finish(i, kernel: &kernel) }
+    }
+
+    mutating func finish(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].endTicks = kernel.now.ticks
+        requests[i].transferring = false
+        if let h = requests[i].timeout {
+            kernel.cancel(h)
+            requests[i].timeout = nil
+            requests[i].refs -= 1
+        }
+        try reply(i, kernel: &kernel)
+    }
+
+    mutating func requestTimeout(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].refs -= 1
+        requests[i].timeout = nil
+        if requests[i].replied { freeRequestIfDone(i); return }
+        try cutTransfer(i, kernel: &kernel)
+        requests[i].outcome = FetchOutcome.timeout.rawValue
+        requests[i].endTicks = kernel.now.ticks
+        try reply(i, kernel: &kernel)
+    }
+
+    /// Request `i` ends now, before its response completed (timeout or cancel): its flow leaves
+    /// the shared link and `bytes` becomes the part that reached the device. The rest was
+    /// counted as edge egress at the first byte and is taken back. Without a first byte, the
+    /// first-byte time becomes now (as for failures).
+    ///
+    /// Received by `now`: nothing before the first byte or on a stalled connection; otherwise
+    /// the least of the response, the device's downlink × time since the first byte, and the
+    /// service its link has given it (processor sharing; the whole response once the link part
+    /// has finished).
+    mutating func cutTransfer(_ i: Int, kernel: inout Kernel) throws {
+        let remainingLinkBits = try links.remove(flow: UInt32(i), kernel: &kernel)
+        guard requests[i].transferring else {
+            requests[i].bytes = 0
+            requests[i].firstByteTicks = kernel.now.ticks
+            return
+        }
+        requests[i].transferring = false
+        let bits = Double(requests[i].bytes) * 8
+        var received = 0.0
+        if !requests[i].stall {
+            let elapsedSeconds = Double(kernel.now.ticks - requests[i].firstByteTicks) / 1e6
+            let linkBits = remainingLinkBits.map { bits - $0 } ?? bits
+            received = min(bits, requests[i].downlinkBps * elapsedSeconds, linkBits)
+        }
+        let delivered = min(requests[i].bytes, Int64((max(0, received) / 8).rounded(.down)))
+        let unsent = requests[i].bytes - delivered
+        if unsent > 0 {
+            counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
+            timeSeries.withdrawBytes(at: requests[i].firstByteTicks, tier: .edge, unsent)
+        }
+        requests[i].bytes = delivered
+    }
+
+    mutating func reply(_ i: Int, kernel: inout Kernel) throws {
+        requests[i].replied = true
+        try kernel.schedule(at: kernel.now, kind: EventKind(requests[i].replyKind), target: requests[i].replyTarget,
+                            payload: UInt64(requests[i].replyTag) << 32 | UInt64(i))
+    }
+
+    // MARK: - Table
+
+    mutating func allocateRequest() throws -> UInt32 {
+        guard let id = requestSlots.allocate() else {
+            throw InfraError.requestsInFlightLimit(config.requestsInFlightMax)
+        }
+        if id == requests.count { requests.append(RequestRecord()) }
+        return UInt32(id)
+    }
+
+    mutating func freeRequestIfDone(_ i: Int) {
+        guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
+        requests[i].released = false
+        requests[i].replied = false
+        requestSlots.release(i)
+    }
+}
+
+/// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
+/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 120 bytes a record
+/// instead of 136 in the order they are written.
+struct RequestRecord {
+    var key: UInt64 = 0
+    var entity: UInt64 = 0
+    var rttTicks: Int64 = 0
+    var downlinkBps: Double = 0
+    var startTicks: Int64 = 0
+    var firstByteTicks: Int64 = 0
+    var endTicks: Int64 = 0
+    var deviceDoneTicks: Int64 = 0
+    var bytes: Int64 = 0
+    var object: UInt32 = 0
+    var region: UInt32 = 0
+    var pop: UInt32 = 0
+    var replyTarget: UInt32 = 0
+    var replyTag: UInt32 = 0
+    var timeout: EventHandle?
+    var replyKind: UInt16 = 0
+    /// Pending kernel events that name this request (its timeout, its next hop).
+    var refs: UInt16 = 0
+    var networkClass: UInt8 = 0
+    var outcome: UInt8 = 0
+    var servedBy: UInt8 = 0
+    var ect: UInt8 = 0
+    var stall = false
+    /// The response is streaming to the device (first byte reached, not yet complete).
+    var transferring = false
+    var replied = false
+    var released = false
+}
