@@ -28,11 +28,13 @@ public indirect enum PayloadValue: Sendable, Equatable {
         }
     }
 
-    /// The member named `key` when `self` is an object.
-    /// - Complexity: O(member count) (objects are small and bounded by `PayloadLimits`).
+    /// The member named `key` when `self` is an object. Keys are matched by their exact UTF-8
+    /// bytes, not by `String ==` (which equates canonically equivalent spellings, e.g. U+212A
+    /// KELVIN SIGN and "K"), as the JSON reader tells keys apart.
+    /// - Complexity: O(total key bytes) (objects are small and bounded by `PayloadLimits`).
     public subscript(key: String) -> PayloadValue? {
         guard case .object(let members) = self else { return nil }
-        for member in members where member.key == key { return member.value }
+        for member in members where member.key.utf8.elementsEqual(key.utf8) { return member.value }
         return nil
     }
 }
