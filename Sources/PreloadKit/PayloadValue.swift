@@ -106,6 +106,13 @@ public struct PayloadRejection: Error, Sendable, Equatable, CustomStringConverti
         case signatureMismatch
         case signingKeyMissing
         case manifestMismatch(expected: String, found: String)
+        /// The signed `exp` (`expiresAt`) plus the clock-skew tolerance is before `now`: a late
+        /// or replayed push or manifest.
+        case expired(expiresAt: Instant, now: Instant, toleranceSeconds: Int64)
+        /// No `exp`, but `PayloadOptions.expiryRequirement` is `.required`.
+        case expiryMissing
+        /// The fetched manifest's `campaign_id` (nil: none) is not the push's.
+        case campaignMismatch(expected: String, found: String?)
     }
 
     /// JSONPath-like location of the offending value (`$` is the document root).
@@ -162,6 +169,14 @@ public struct PayloadRejection: Error, Sendable, Equatable, CustomStringConverti
             what = "cannot be verified: a signature is required but the app supplied no signing key"
         case .manifestMismatch(let expected, let found):
             what = "names manifest \"\(PayloadRejection.clip(found))\", expected \"\(PayloadRejection.clip(expected))\""
+        case .expired(let expiresAt, let now, let toleranceSeconds):
+            let late = now.microseconds(since: expiresAt) / 1_000_000
+            what = "expired at second \(expiresAt.microseconds / 1_000_000), \(late) s before now (second \(now.microseconds / 1_000_000)); "
+                + "at most \(toleranceSeconds) s of clock skew are tolerated"
+        case .expiryMissing:
+            what = "carries no signed expiry (exp), but one is required"
+        case .campaignMismatch(let expected, let found):
+            what = "names campaign \(found.map { "\"\(PayloadRejection.clip($0))\"" } ?? "none"), expected \"\(PayloadRejection.clip(expected))\""
         }
         return "\(path) \(what)"
     }

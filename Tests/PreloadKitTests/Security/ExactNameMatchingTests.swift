@@ -73,7 +73,7 @@ final class ExactNameMatchingTests: XCTestCase {
         let options = Fixtures.options(.none)
         let reference = try PayloadParser.parse(json: Array(#"{"cdn_preload":{"manifest_id":"m1","manifest_url":"https://cdn.example.com/m.json"}}"#.utf8), options: options)
         let other = Array(#"{"manifest_id":"m2","assets":[]}"#.utf8)
-        XCTAssertThrowsError(try PayloadParser.parseReferencedManifest(json: other, for: reference, options: options)) { error in
+        XCTAssertThrowsError(try PayloadParser.parseReferencedManifest(json: other, for: reference, options: options, now: .zero)) { error in
             XCTAssertEqual((error as? PayloadRejection)?.reason, .manifestMismatch(expected: "m1", found: "m2"))
         }
     }
