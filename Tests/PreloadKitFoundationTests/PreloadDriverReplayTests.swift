@@ -3,41 +3,16 @@ import PreloadKit
 @testable import PreloadKitFoundation
 import XCTest
 
-/// The driver passes its clock's `now` to the parser, so a signed expiry (`exp`) is enforced: a
-/// push captured and replayed after it expired fetches nothing.
-final class PreloadDriverReplayTests: XCTestCase {
-    var server: TestServer!
-    var directory: URL!
-    var drivers: [PreloadDriver] = []
-
-    override func setUp() async throws {
-        server = try TestServer()
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("preload-driver-replay-tests-\(getpid())-\(UInt64(Date().timeIntervalSince1970 * 1e6))", isDirectory: true)
-    }
-
-    override func tearDown() async throws {
-        for driver in drivers { await driver.shutdown() }
-        drivers = []
-        server?.stop()
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
-
-    func makeDriver(_ policy: PreloadPolicy) throws -> PreloadDriver {
-        var configuration = PreloadDriverConfiguration(policy: policy, storeDirectory: directory.appendingPathComponent("store"))
-        configuration.attachmentDirectory = directory.appendingPathComponent("attachments")
-        let driver = try PreloadDriver(configuration: configuration)
-        drivers.append(driver)
-        return driver
-    }
-
+/// Replay protection through the driver: it passes its clock's `now` to the parser, so a signed
+/// expiry (`exp`) is enforced and a push captured and replayed after it expired fetches nothing.
+extension PreloadDriverTests {
     /// Unix time now, whole seconds (the driver's `Instant` is microseconds since the Unix epoch).
     var unixSecondsNow: Int64 { Int64(Date().timeIntervalSince1970) }
 
     /// An inline push whose `cdn_preload` carries `exp` (signed like every other field).
     func payload(expiresAtUnixSeconds exp: Int64, path: String) throws -> Data {
         var payload = inlinePayload(manifestID: "replayed", assets: [(server.url(path), "image", 2000)])
-        var preload = payload["cdn_preload"] as! [String: Any]
+        var preload = try XCTUnwrap(payload["cdn_preload"] as? [String: Any])
         preload["exp"] = exp
         payload["cdn_preload"] = preload
         return try signedJSON(payload)
