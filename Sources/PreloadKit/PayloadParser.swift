@@ -19,19 +19,32 @@ public struct PayloadOptions: Sendable, Equatable {
     public var limits: PayloadLimits
     /// TTL used when the payload carries none (silent and rich pushes), seconds. 4 h.
     public var defaultTTLSeconds: Int64
+    /// Whether a signed expiry (`exp`) is required. Default `.ifPresent`: a payload without one is
+    /// accepted (compatibility with senders that do not sign one yet), an expired one never is.
+    public var expiryRequirement: ExpiryRequirement
+    /// How long after its `exp` a payload or manifest is still accepted, seconds: room for the
+    /// device's clock and the campaign service's to disagree. Default 60 s: clocks synchronised
+    /// by NTP or the carrier agree within a second or two, so a minute absorbs a badly drifted
+    /// phone while adding little to a replay window that is the campaign's lifetime anyway.
+    /// 0...3600.
+    public var expiryClockSkewToleranceSeconds: Int64
 
     public init(
         urlPolicy: URLPolicy,
         signingKey: [UInt8],
         signatureRequirement: SignatureRequirement = .required,
         limits: PayloadLimits = PayloadLimits(),
-        defaultTTLSeconds: Int64 = 14_400
+        defaultTTLSeconds: Int64 = 14_400,
+        expiryRequirement: ExpiryRequirement = .ifPresent,
+        expiryClockSkewToleranceSeconds: Int64 = 60
     ) {
         self.urlPolicy = urlPolicy
         self.signingKey = signingKey
         self.signatureRequirement = signatureRequirement
         self.limits = limits
         self.defaultTTLSeconds = defaultTTLSeconds
+        self.expiryRequirement = expiryRequirement
+        self.expiryClockSkewToleranceSeconds = expiryClockSkewToleranceSeconds
     }
 
     /// Checks the options; the error names the field.
@@ -54,6 +67,7 @@ public struct PayloadOptions: Sendable, Equatable {
             (l.ttlSecondsMax <= 31_536_000, "limits.ttlSecondsMax", l.ttlSecondsMax, "<= 31536000 (one year)"),
             (l.identifierBytesMax >= 1 && l.identifierBytesMax <= 1_024, "limits.identifierBytesMax", Int64(l.identifierBytesMax), "1...1024"),
             (defaultTTLSeconds >= l.ttlSecondsMin && defaultTTLSeconds <= l.ttlSecondsMax, "defaultTTLSeconds", defaultTTLSeconds, "limits.ttlSecondsMin...limits.ttlSecondsMax"),
+            (expiryClockSkewToleranceSeconds >= 0 && expiryClockSkewToleranceSeconds <= 3_600, "expiryClockSkewToleranceSeconds", expiryClockSkewToleranceSeconds, "0...3600"),
         ]
         for (ok, field, value, expected) in checks where !ok {
             throw PolicyError(field: field, value: "\(value)", expected: expected)
@@ -75,6 +89,23 @@ public struct PayloadOptions: Sendable, Equatable {
 /// (d) rich push: `{"aps":{"mutable-content":1, "alert"...}, "au", "at", "signature"?}`.
 /// Exactly one form may be present. Unknown keys are ignored.
 ///
+/// ## Replay protection
+/// Every form may carry, next to its `signature` (in `cdn_preload` for (a) and (b), at the top
+/// level for (c) and (d), at the manifest's level for a fetched manifest):
+/// - `exp`: an integer, the last second at which the push (or manifest) may be acted on, in
+///   whole seconds on the `Instant` timeline, i.e. Unix time for an app (whose `Instant` counts
+///   microseconds since the Unix epoch, as `PreloadKitFoundation`'s driver does);
+/// - `campaign_id`: an identifier (`[A-Za-z0-9._:-]`). A fetched manifest must carry the
+///   `campaign_id` of the push that referenced it (`.campaignMismatch`), so a manifest signed for
+///   one campaign cannot be served for another.
+/// Both are covered by the signature. A payload is refused (`.expired`) when `now` is later than
+/// `exp` plus `PayloadOptions.expiryClockSkewToleranceSeconds`; one without `exp` is accepted
+/// unless `PayloadOptions.expiryRequirement` is `.required` (`.expiryMissing`). PreloadKit reads
+/// no clock: `parse(json:options:now:)` and `parseReferencedManifest(json:for:options:now:)` take
+/// the driver's `now`; a request parsed once and shared (`parse(json:options:)`) is checked per
+/// delivery with `checkExpiry(of:now:options:)`. Without `signatureRequirement == .required`,
+/// `exp` and `campaign_id` are only as trustworthy as the payload's transport.
+///
 /// ## Canonical signing form (`v1`)
 /// The signature field is `v1=<64 hex digits>`, HMAC-SHA256 with the app's key over these UTF-8
 /// lines, each terminated by `\n`, strings exactly as in the payload (after JSON unescaping),
@@ -84,15 +115,35 @@ public struct PayloadOptions: Sendable, Equatable {
 ///   (wifi, 5g, 4g, 3g, 2g, slow-2g) `+net|url|bytes`;
 /// - manifest reference: `v1`, `ref`, manifest_id, manifest_url;
 /// - silent push: `v1`, `silent`, pre_stage_id, version, pre_stage_url, pre_stage_type;
-/// - rich push: `v1`, `rich`, au, at.
+/// - rich push: `v1`, `rich`, au, at;
+/// then, for every form, `exp=<decimal>` when `exp` is present and `campaign_id=<id>` when
+/// `campaign_id` is present (no line when absent, so payloads without them sign as before).
 /// Example: `v1\ninline\nmix_wk42\n14400\nhttps://cdn.example.com/a.webp|image|critical|48200\n`.
 public enum PayloadParser {
-    /// Parses JSON bytes (a whole push payload) into a verified request.
+    /// Parses JSON bytes (a whole push payload), received at `now`, into a verified request that
+    /// has not expired (`checkExpiry(of:now:options:)`). What a device does with a push.
+    public static func parse(json: [UInt8], options: PayloadOptions, now: Instant) throws(PayloadRejection) -> PreStageRequest {
+        let request = try parse(json: json, options: options)
+        try checkExpiry(of: request, now: now, options: options)
+        return request
+    }
+
+    /// `parse(json:options:now:)` over a decoded payload.
+    public static func parse(_ payload: PayloadValue, options: PayloadOptions, now: Instant) throws(PayloadRejection) -> PreStageRequest {
+        let request = try parse(payload, options: options)
+        try checkExpiry(of: request, now: now, options: options)
+        return request
+    }
+
+    /// Parses JSON bytes (a whole push payload) into a verified request, without looking at its
+    /// expiry: for a campaign's payload parsed once and shared among deliveries, each of which
+    /// must then call `checkExpiry(of:now:options:)`, and for reading a push that was already
+    /// accepted (a tap). A device handling a push uses `parse(json:options:now:)`.
     public static func parse(json: [UInt8], options: PayloadOptions) throws(PayloadRejection) -> PreStageRequest {
         try parse(PayloadValue.parseJSON(json, limits: options.limits), options: options)
     }
 
-    /// Parses a decoded payload into a verified request.
+    /// `parse(json:options:)` over a decoded payload (no expiry check).
     public static func parse(_ payload: PayloadValue, options: PayloadOptions) throws(PayloadRejection) -> PreStageRequest {
         try parseForm(payload, options: options).0
     }
@@ -138,15 +189,31 @@ public enum PayloadParser {
         throw PayloadRejection(path: "$", reason: .noPreStageContent)
     }
 
-    /// Parses a manifest document fetched for a `manifestReference` request: an inline manifest
-    /// (bare or wrapped in `cdn_preload`) whose `manifest_id` must equal the reference's.
+    /// Parses a manifest document fetched at `now` for a `manifestReference` request: an inline
+    /// manifest (bare or wrapped in `cdn_preload`) whose `manifest_id` must equal the reference's,
+    /// whose `campaign_id` must equal the reference's when the reference has one, and which has
+    /// not expired (its own `exp`, see `checkExpiry(of:now:options:)`).
     /// `options.limits.documentBytesMax` bounds the document.
-    public static func parseReferencedManifest(json: [UInt8], for reference: PreStageRequest, options: PayloadOptions) throws(PayloadRejection) -> PreStageRequest {
+    public static func parseReferencedManifest(json: [UInt8], for reference: PreStageRequest, options: PayloadOptions, now: Instant) throws(PayloadRejection) -> PreStageRequest {
         let doc = try PayloadValue.parseJSON(json, limits: options.limits)
-        return try parseReferencedManifest(doc, for: reference, options: options)
+        return try parseReferencedManifest(doc, for: reference, options: options, now: now)
     }
 
-    /// `parseReferencedManifest(json:for:options:)` over an already decoded document.
+    /// `parseReferencedManifest(json:for:options:now:)` over an already decoded document.
+    public static func parseReferencedManifest(_ doc: PayloadValue, for reference: PreStageRequest, options: PayloadOptions, now: Instant) throws(PayloadRejection) -> PreStageRequest {
+        let parsed = try parseReferencedManifest(doc, for: reference, options: options)
+        try checkExpiry(of: parsed, now: now, options: options)
+        return parsed
+    }
+
+    /// `parseReferencedManifest(json:for:options:now:)` without the expiry check: for a manifest
+    /// parsed once and shared among deliveries, each of which then passes it to the session as a
+    /// `.parsedManifest` body (the session checks it with `checkReferencedManifest`).
+    public static func parseReferencedManifest(json: [UInt8], for reference: PreStageRequest, options: PayloadOptions) throws(PayloadRejection) -> PreStageRequest {
+        try parseReferencedManifest(PayloadValue.parseJSON(json, limits: options.limits), for: reference, options: options)
+    }
+
+    /// `parseReferencedManifest(json:for:options:)` over an already decoded document (no expiry check).
     public static func parseReferencedManifest(_ doc: PayloadValue, for reference: PreStageRequest, options: PayloadOptions) throws(PayloadRejection) -> PreStageRequest {
         guard case .object = doc else {
             throw PayloadRejection(path: "$", reason: .wrongType(expected: "object", found: doc.typeName))
@@ -165,9 +232,10 @@ public enum PayloadParser {
         }
         let flags = ApsFlags(hasAlert: reference.hasAlert, mutableContent: reference.mutableContent, contentAvailable: reference.contentAvailable)
         let (parsed, _) = try parseInline(manifest, path: path, format: .manifestReference, flags: flags, manifestURL: reference.manifestURL, options: options)
-        if parsed.manifestID != reference.manifestID {
+        if !parsed.manifestID.utf8.elementsEqual(reference.manifestID.utf8) {
             throw PayloadRejection(path: "\(path).manifest_id", reason: .manifestMismatch(expected: reference.manifestID, found: parsed.manifestID))
         }
+        try checkCampaign(parsed, for: reference, path: "\(path).campaign_id")
         return parsed
     }
 
@@ -229,13 +297,14 @@ public enum PayloadParser {
         for (i, raw) in rawAssets.enumerated() {
             assets.append(try parseAsset(raw, path: "\(path).assets[\(i)]", options: options, canonical: &canonical))
         }
+        let replay = try readReplayFields(m, path: path, limits: limits, canonical: &canonical)
         let status = try verify(m["signature"], path: "\(path).signature", canonical: canonical, options: options)
         return (PreStageRequest(
             format: format, manifestID: manifestID,
             manifestTag: tag(format: format == .manifestReference ? .manifestReference : .inlineManifest, text: manifestID),
             ttlSeconds: ttlValue ?? options.defaultTTLSeconds, assets: assets, manifestURL: manifestURL, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status, assetsKnown: true), canonical)
+            signature: status, assetsKnown: true, replay: replay), canonical)
     }
 
     static func parseAsset(_ raw: PayloadValue, path: String, options: PayloadOptions, canonical: inout Canonical) throws(PayloadRejection) -> AssetSpec {
@@ -296,12 +365,13 @@ public enum PayloadParser {
         canonical.line(PayloadFormat.manifestReference.canonicalToken)
         canonical.line(manifestID)
         canonical.line(urlText)
+        let replay = try readReplayFields(m, path: path, limits: options.limits, canonical: &canonical)
         let status = try verify(m["signature"], path: "\(path).signature", canonical: canonical, options: options)
         return (PreStageRequest(
             format: .manifestReference, manifestID: manifestID, manifestTag: tag(format: .manifestReference, text: manifestID),
             ttlSeconds: options.defaultTTLSeconds, assets: [], manifestURL: url, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status, assetsKnown: false), canonical)
+            signature: status, assetsKnown: false, replay: replay), canonical)
     }
 
     static func parseSilent(_ p: PayloadValue, flags: ApsFlags, options: PayloadOptions) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
@@ -328,13 +398,14 @@ public enum PayloadParser {
         canonical.line(version ?? "")
         canonical.line(urlText)
         canonical.line(typeText)
+        let replay = try readReplayFields(p, path: "$", limits: options.limits, canonical: &canonical)
         let status = try verify(p["signature"], path: "$.signature", canonical: canonical, options: options)
         let asset = AssetSpec(url: url, key: StoreKey(cacheKey: url.cacheKey), type: type, priority: .critical, declaredBytes: nil, variants: [])
         return (PreStageRequest(
             format: .silentPush, manifestID: id, manifestTag: tag(format: .silentPush, text: id),
             ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: version,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status, assetsKnown: true), canonical)
+            signature: status, assetsKnown: true, replay: replay), canonical)
     }
 
     static func parseRich(_ p: PayloadValue, flags: ApsFlags, options: PayloadOptions) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
@@ -349,13 +420,14 @@ public enum PayloadParser {
         canonical.line(PayloadFormat.richPush.canonicalToken)
         canonical.line(urlText)
         canonical.line(typeText)
+        let replay = try readReplayFields(p, path: "$", limits: options.limits, canonical: &canonical)
         let status = try verify(p["signature"], path: "$.signature", canonical: canonical, options: options)
         let asset = AssetSpec(url: url, key: StoreKey(cacheKey: url.cacheKey), type: type, priority: .critical, declaredBytes: nil, variants: [])
         return (PreStageRequest(
             format: .richPush, manifestID: "", manifestTag: tag(format: .richPush, text: url.cacheKey),
             ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: nil,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status, assetsKnown: true), canonical)
+            signature: status, assetsKnown: true, replay: replay), canonical)
     }
 
     // MARK: - Fields

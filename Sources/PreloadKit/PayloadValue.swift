@@ -28,11 +28,13 @@ public indirect enum PayloadValue: Sendable, Equatable {
         }
     }
 
-    /// The member named `key` when `self` is an object.
-    /// - Complexity: O(member count) (objects are small and bounded by `PayloadLimits`).
+    /// The member named `key` when `self` is an object. Keys are matched by their exact UTF-8
+    /// bytes, not by `String ==` (which equates canonically equivalent spellings, e.g. U+212A
+    /// KELVIN SIGN and "K"), as the JSON reader tells keys apart.
+    /// - Complexity: O(total key bytes) (objects are small and bounded by `PayloadLimits`).
     public subscript(key: String) -> PayloadValue? {
         guard case .object(let members) = self else { return nil }
-        for member in members where member.key == key { return member.value }
+        for member in members where member.key.utf8.elementsEqual(key.utf8) { return member.value }
         return nil
     }
 }
@@ -104,6 +106,13 @@ public struct PayloadRejection: Error, Sendable, Equatable, CustomStringConverti
         case signatureMismatch
         case signingKeyMissing
         case manifestMismatch(expected: String, found: String)
+        /// The signed `exp` (`expiresAt`) plus the clock-skew tolerance is before `now`: a late
+        /// or replayed push or manifest.
+        case expired(expiresAt: Instant, now: Instant, toleranceSeconds: Int64)
+        /// No `exp`, but `PayloadOptions.expiryRequirement` is `.required`.
+        case expiryMissing
+        /// The fetched manifest's `campaign_id` (nil: none) is not the push's.
+        case campaignMismatch(expected: String, found: String?)
     }
 
     /// JSONPath-like location of the offending value (`$` is the document root).
@@ -160,6 +169,14 @@ public struct PayloadRejection: Error, Sendable, Equatable, CustomStringConverti
             what = "cannot be verified: a signature is required but the app supplied no signing key"
         case .manifestMismatch(let expected, let found):
             what = "names manifest \"\(PayloadRejection.clip(found))\", expected \"\(PayloadRejection.clip(expected))\""
+        case .expired(let expiresAt, let now, let toleranceSeconds):
+            let late = now.microseconds(since: expiresAt) / 1_000_000
+            what = "expired at second \(expiresAt.microseconds / 1_000_000), \(late) s before now (second \(now.microseconds / 1_000_000)); "
+                + "at most \(toleranceSeconds) s of clock skew are tolerated"
+        case .expiryMissing:
+            what = "carries no signed expiry (exp), but one is required"
+        case .campaignMismatch(let expected, let found):
+            what = "names campaign \(found.map { "\"\(PayloadRejection.clip($0))\"" } ?? "none"), expected \"\(PayloadRejection.clip(expected))\""
         }
         return "\(path) \(what)"
     }

@@ -209,10 +209,14 @@ public struct PreStageRequest: Sendable, Equatable {
         let contentAvailable: Bool
         let signature: SignatureStatus
         let assetsKnown: Bool
+        let expiresAt: Instant?
+        let campaignID: String?
+        /// Path of the `exp` field, for expiry rejections.
+        let expiryPath: String
 
         init(format: PayloadFormat, manifestID: String, manifestTag: UInt64, ttlSeconds: Int64, assets: [AssetSpec],
              manifestURL: AssetURL?, version: String?, hasAlert: Bool, mutableContent: Bool, contentAvailable: Bool,
-             signature: SignatureStatus, assetsKnown: Bool) {
+             signature: SignatureStatus, assetsKnown: Bool, replay: ReplayFields) {
             self.format = format
             self.manifestID = manifestID
             self.manifestTag = manifestTag
@@ -225,6 +229,9 @@ public struct PreStageRequest: Sendable, Equatable {
             self.contentAvailable = contentAvailable
             self.signature = signature
             self.assetsKnown = assetsKnown
+            self.expiresAt = replay.expiresAt
+            self.campaignID = replay.campaignID
+            self.expiryPath = replay.expiryPath
         }
     }
 
@@ -233,11 +240,11 @@ public struct PreStageRequest: Sendable, Equatable {
     /// Built by `PayloadParser` only.
     init(format: PayloadFormat, manifestID: String, manifestTag: UInt64, ttlSeconds: Int64, assets: [AssetSpec],
          manifestURL: AssetURL?, version: String?, hasAlert: Bool, mutableContent: Bool, contentAvailable: Bool,
-         signature: SignatureStatus, assetsKnown: Bool) {
+         signature: SignatureStatus, assetsKnown: Bool, replay: ReplayFields) {
         storage = Storage(format: format, manifestID: manifestID, manifestTag: manifestTag, ttlSeconds: ttlSeconds,
                           assets: assets, manifestURL: manifestURL, version: version, hasAlert: hasAlert,
                           mutableContent: mutableContent, contentAvailable: contentAvailable, signature: signature,
-                          assetsKnown: assetsKnown)
+                          assetsKnown: assetsKnown, replay: replay)
     }
 
     public var format: PayloadFormat { storage.format }
@@ -267,6 +274,12 @@ public struct PreStageRequest: Sendable, Equatable {
     /// not been fetched yet, not because it has none); true for every other request, including a
     /// fetched referenced manifest (`PayloadParser.parseReferencedManifest`).
     public var assetsKnown: Bool { storage.assetsKnown }
+    /// The signed expiry (`exp`, whole seconds on the `Instant` timeline), if the payload carries
+    /// one; enforced by `PayloadParser.checkExpiry(of:now:options:)`.
+    public var expiresAt: Instant? { storage.expiresAt }
+    /// The signed `campaign_id`, if the payload carries one. A fetched manifest must name the
+    /// same campaign as the push that referenced it.
+    public var campaignID: String? { storage.campaignID }
 
     /// Equal when every field is equal.
     public static func == (a: PreStageRequest, b: PreStageRequest) -> Bool {
@@ -275,5 +288,6 @@ public struct PreStageRequest: Sendable, Equatable {
             && a.ttlSeconds == b.ttlSeconds && a.assets == b.assets && a.manifestURL == b.manifestURL
             && a.version == b.version && a.hasAlert == b.hasAlert && a.mutableContent == b.mutableContent
             && a.contentAvailable == b.contentAvailable && a.signature == b.signature && a.assetsKnown == b.assetsKnown
+            && a.expiresAt == b.expiresAt && a.campaignID == b.campaignID
     }
 }

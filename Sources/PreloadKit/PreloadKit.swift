@@ -14,6 +14,11 @@
 /// documented canonical form verified. It is a pure function: the simulator parses a campaign's
 /// payload once and shares the value among all devices.
 ///
+/// Replay: a signed `exp` (and `campaign_id`) bounds how long a captured push can be replayed.
+/// A device parses with `parse(json:options:now:)`; a request parsed once and shared is checked
+/// per delivery with `PayloadParser.checkExpiry(of:now:options:)` (see `PayloadParser`,
+/// "Replay protection", and `PayloadOptions.expiryRequirement`).
+///
 /// ## Drive a session per push
 /// ```swift
 /// var session = try PreloadSession(policy: policy, store: deviceStore)

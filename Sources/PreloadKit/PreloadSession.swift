@@ -685,11 +685,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             case .bytes(let bytes):
                 var options = policy.manifestOptions
                 options.limits.documentBytesMax = policy.manifestBytesMax
-                parsed = try PayloadParser.parseReferencedManifest(json: bytes, for: reference, options: options)
+                parsed = try PayloadParser.parseReferencedManifest(json: bytes, for: reference, options: options, now: now)
             case .parsedManifest(let manifest):
-                if manifest.format != .manifestReference || manifest.manifestID != reference.manifestID {
-                    throw PayloadRejection(path: "$.manifest_id", reason: .manifestMismatch(expected: reference.manifestID, found: manifest.manifestID))
-                }
+                try PayloadParser.checkReferencedManifest(manifest, for: reference, options: policy.manifestOptions, now: now)
                 parsed = manifest
             case .none:
                 return

@@ -244,16 +244,30 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var contentLength: Int64?
         for (name, value) in http.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
-            switch name.lowercased() {
-            case "cache-control": cacheControl = value
-            case "content-type": contentType = value
-            case "content-length":
+            // Header names are ASCII tokens, compared ignoring ASCII case only: `lowercased()` maps
+            // non-ASCII letters too (U+212A KELVIN SIGN becomes "k") and `==` equates canonically
+            // equivalent spellings, so a look-alike name could pass for a real one.
+            if nameIs(name, "cache-control") {
+                cacheControl = value
+            } else if nameIs(name, "content-type") {
+                contentType = value
+            } else if nameIs(name, "content-length") {
                 let digits = value.trimmingCharacters(in: .whitespaces)
                 if !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { contentLength = Int64(digits) }
-            default: break
             }
         }
         return FetchHeaders(status: http.statusCode, cacheControl: cacheControl, contentType: contentType, contentLength: contentLength)
+    }
+
+    /// True when `name`'s UTF-8 bytes equal the lowercase ASCII `expected`, ignoring ASCII case.
+    static func nameIs(_ name: String, _ expected: StaticString) -> Bool {
+        let count = expected.utf8CodeUnitCount
+        guard name.utf8.count == count else { return false }
+        let p = expected.utf8Start
+        for (i, byte) in name.utf8.enumerated() where (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) != p[i] {
+            return false
+        }
+        return true
     }
 
     /// True for errors that mean "the connection ended", as libcurl reports a body shorter than its

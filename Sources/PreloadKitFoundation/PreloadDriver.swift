@@ -146,8 +146,9 @@ public actor PreloadDriver {
 
     // MARK: - Public API
 
-    /// Parses and verifies `payload` (a push's JSON), runs a session for it and returns at
-    /// delivery. Background revalidations may continue afterwards; `finished()` awaits them.
+    /// Parses and verifies `payload` (a push's JSON) at the driver clock's now (so a signed `exp`
+    /// is enforced: an expired or replayed push fetches nothing), runs a session for it and
+    /// returns at delivery. Background revalidations may continue afterwards; `finished()` awaits them.
     /// - Parameters:
     ///   - context: the device's state now (network class, Low Data Mode, free storage, ...).
     ///   - contentHandler: called exactly once, at delivery, with the same value returned. It
@@ -158,7 +159,7 @@ public actor PreloadDriver {
                     contentHandler: (@Sendable (DeliveryResult) -> Void)? = nil) async throws(PreloadDriverError) -> DeliveryResult {
         let request: PreStageRequest
         do {
-            request = try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions)
+            request = try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions, now: clock.now())
         } catch {
             throw .payloadRejected(error)
         }
@@ -166,10 +167,16 @@ public actor PreloadDriver {
     }
 
     /// Runs a session for an already parsed request (e.g. from `PayloadParser.parse(_:options:)`
-    /// over `userInfo`) and returns at delivery. See `run(payload:context:contentHandler:)`.
+    /// over `userInfo`) and returns at delivery. Its expiry is checked at the driver clock's now
+    /// first (`PayloadParser.checkExpiry`). See `run(payload:context:contentHandler:)`.
     public func run(request: PreStageRequest, context: DeviceContext,
                     contentHandler: (@Sendable (DeliveryResult) -> Void)? = nil) async throws(PreloadDriverError) -> DeliveryResult {
-        try await start(request, context: context, payload: nil, contentHandler: contentHandler)
+        do {
+            try PayloadParser.checkExpiry(of: request, now: clock.now(), options: configuration.payloadOptions)
+        } catch {
+            throw .payloadRejected(error)
+        }
+        return try await start(request, context: context, payload: nil, contentHandler: contentHandler)
     }
 
     /// The OS is about to end the handler (iOS `serviceExtensionTimeWillExpire`): the session
@@ -217,7 +224,8 @@ public actor PreloadDriver {
     }
 
     /// `tap(request:context:configuration:)` for a push's JSON, parsed and verified with
-    /// `configuration.payloadOptions`.
+    /// `configuration.payloadOptions`. Its `exp` is not checked: a tap reads what an accepted
+    /// push stored, fetches nothing, and may come long after the push's lifetime.
     /// - Throws: `.payloadRejected`, `.invalidPolicy`, `.invalidConfiguration`.
     public static func tap(payload: Data, context: DeviceContext,
                            configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {

@@ -72,3 +72,52 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(reason(#"{"a":1,"a":2}"#), .duplicateKey("a"))
     }
 }
+
+/// The duplicate-key check's cost, as a count of key comparisons (not wall time).
+final class JSONReaderDuplicateKeyCostTests: XCTestCase {
+    /// The widest limits `PayloadOptions.validate()` accepts.
+    static var widest: PayloadLimits {
+        var limits = PayloadLimits()
+        limits.documentBytesMax = 1_048_576
+        limits.depthMax = 64
+        limits.stringBytesMax = 65_536
+        limits.containerElementsMax = 4_096
+        limits.valuesMax = 65_536
+        return limits
+    }
+
+    /// At most ⌈log2 k⌉ + 1 comparisons per key of an object of k keys (a merge sort of the keys,
+    /// then one pass over neighbours), so 15 objects of 4096 keys (about 600 KB) cost at most
+    /// 15 · 4096 · 13 comparisons, where comparing every pair would cost 15 · 4096 · 4095 / 2.
+    func testDuplicateKeyCheckAtTheWidestLimitsIsLinearithmic() throws {
+        let keysPerObject = 4_096, objectCount = 15
+        var text = "["
+        for o in 0..<objectCount {
+            text += o == 0 ? "{" : ",{"
+            // Descending keys: the order that costs a naive sort the most.
+            for k in 0..<keysPerObject {
+                text += (k == 0 ? "" : ",") + "\"k\(String(1_000_000 - k))\":0"
+            }
+            text += "}"
+        }
+        text += "]"
+        let bytes = Array(text.utf8)
+        XCTAssertGreaterThan(bytes.count, 500_000)
+        var reader = JSONReader(bytes: bytes, limits: Self.widest)
+        let value = try reader.readValue(depth: 1)
+        guard case .array(let objects) = value else { return XCTFail("expected an array") }
+        XCTAssertEqual(objects.count, objectCount)
+        let perKeyMax = 12 + 1  // ⌈log2 4096⌉ + 1
+        XCTAssertLessThanOrEqual(reader.keyComparisonCount, objectCount * keysPerObject * perKeyMax)
+    }
+
+    /// A duplicate is found wherever it is: first and last key of a 4096-key object.
+    func testDuplicateAmongManyKeysIsFound() {
+        var text = "{\"dup\":0"
+        for k in 1..<4_095 { text += ",\"k\(k)\":0" }
+        text += ",\"dup\":1}"
+        XCTAssertThrowsError(try PayloadValue.parseJSON(Array(text.utf8), limits: Self.widest)) { error in
+            XCTAssertEqual((error as? PayloadRejection)?.reason, .duplicateKey("dup"))
+        }
+    }
+}

@@ -51,6 +51,18 @@ enum ASCII {
     static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
     static let lowerHexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// True when `set` holds a member whose UTF-8 bytes are exactly `text`'s.
+    ///
+    /// `Set<String>.contains` (like `String ==` and `switch` over strings) matches canonically
+    /// equivalent spellings: U+212A KELVIN SIGN equals "K", "e" + U+0301 equals "é". A set holds at
+    /// most one member per equivalence class, so the one candidate it finds is the only member
+    /// that can have `text`'s bytes.
+    /// - Complexity: O(n) in `text`'s UTF-8 length.
+    static func setContainsExactly(_ set: Set<String>, _ text: String) -> Bool {
+        guard let index = set.firstIndex(of: text) else { return false }
+        return set[index].utf8.elementsEqual(text.utf8)
+    }
+
     /// ASCII-lowercased copy of `text` (non-ASCII bytes are left alone).
     static func lowercased(_ text: some StringProtocol) -> String {
         String(decoding: text.utf8.map { lowercased($0) }, as: UTF8.self)

@@ -167,7 +167,9 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
             port = try parsePort(authority[(portColon + 1)...])
         }
 
-        if scheme == "http" && !policy.plainHTTPHosts.contains(host) { throw .notHTTPS(scheme) }
+        // `scheme` and `host` are ASCII here (checked above), so `==` on them compares bytes; the
+        // plain-http list may hold any text, so it is matched by bytes.
+        if scheme == "http" && !ASCII.setContainsExactly(policy.plainHTTPHosts, host) { throw .notHTTPS(scheme) }
         guard policy.allowlist.allows(host) else { throw .hostNotAllowed(host) }
         if scheme == "https", let explicitPort = port, explicitPort != 443 {
             throw .malformed("port \(explicitPort) is not allowed for https; only 443 is")
@@ -272,11 +274,15 @@ public struct AssetURL: Hashable, Sendable, CustomStringConvertible {
                     try appendNormalised(item[(equals + 1)...], to: &valueBytes, component: .query, rawPath: "")
                     value = valueBytes
                 }
-                let decodedName = String(decoding: percentDecoded(name), as: UTF8.self)
+                // Token names are matched by their exact bytes (see `URLPolicy.tokenQueryParameters`);
+                // a name that is not valid UTF-8 (it would decode with U+FFFD) is never a token.
+                let decodedBytes = percentDecoded(name)
+                let decodedName = String(decoding: decodedBytes, as: UTF8.self)
+                let isToken = decodedName.utf8.elementsEqual(decodedBytes) && ASCII.setContainsExactly(tokenNames, decodedName)
                 items.append(QueryItem(
                     name: String(decoding: name, as: UTF8.self),
                     value: value.map { String(decoding: $0, as: UTF8.self) },
-                    isToken: tokenNames.contains(decodedName)))
+                    isToken: isToken))
             }
             itemStart = itemEnd + 1
         }

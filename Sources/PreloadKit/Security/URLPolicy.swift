@@ -2,7 +2,9 @@
 public struct URLPolicy: Sendable, Equatable {
     /// Query parameters that carry signed-URL tokens on common CDNs and object stores (CloudFront,
     /// Akamai, S3/SigV4, Google Cloud Storage, generic). They rotate with every signing, so the cache
-    /// key ignores them. Names are matched exactly (case-sensitive), after percent-decoding.
+    /// key ignores them. Names are matched exactly, after percent-decoding: byte for byte in UTF-8,
+    /// so case-sensitive and without Unicode equivalence (`%E2%84%AAey-Pair-Id`, spelled with
+    /// U+212A KELVIN SIGN, is not `Key-Pair-Id` and stays in the cache key).
     public static let defaultTokenQueryParameters: Set<String> = [
         "token", "sig", "signature", "expires",
         "Expires", "Signature", "Key-Pair-Id", "Policy",
@@ -18,11 +20,14 @@ public struct URLPolicy: Sendable, Equatable {
     /// Hosts an asset URL may name. Applies to every URL, including plain-http ones.
     public var allowlist: HostAllowlist
     /// Lowercase hosts for which `http` is also accepted (with any port). Only for loopback test
-    /// servers such as `"127.0.0.1"`; a host listed here must still be on the allowlist.
+    /// servers such as `"127.0.0.1"`; a host listed here must still be on the allowlist. Matched
+    /// byte for byte against the (ASCII, lowercased) URL host.
     public var plainHTTPHosts: Set<String> {
         didSet { plainHTTPHosts = Set(plainHTTPHosts.map { ASCII.lowercased($0) }) }
     }
-    /// Query parameter names left out of `AssetURL.cacheKey`; see `defaultTokenQueryParameters`.
+    /// Query parameter names left out of `AssetURL.cacheKey`, matched by their exact UTF-8 bytes;
+    /// see `defaultTokenQueryParameters`. (A `Set<String>` keeps one of two canonically equivalent
+    /// spellings: list a name only in the spelling the CDN uses.)
     public var tokenQueryParameters: Set<String>
     /// Longest accepted URL in UTF-8 bytes.
     public var urlLengthMax: Int
