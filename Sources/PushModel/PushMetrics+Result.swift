@@ -3,9 +3,11 @@ import InfraModel
 import SimKernel
 import SimStats
 
-extension PushWorld {
-    /// Builds the replication result (deterministic: arrays only, sorted).
-    func makeResult(kernel: Kernel, outcome: RunOutcome) -> ReplicationResult {
+extension PushMetrics {
+    /// Builds the replication result (deterministic: arrays only, sorted), with InfraModel's
+    /// counters and the session driver's figures.
+    func makeResult(infra: InfraWorld, kernel: Kernel, outcome: RunOutcome, masterSeed: UInt64, replication: Int, devices: Int,
+                    activeSessionsMax: Int, parkedWholeStores: Int) -> ReplicationResult {
         var s = series
         let ts = infra.timeSeries
         for sec in 0..<min(ts.horizonSeconds, s.originRequests.horizonSeconds) {
@@ -51,15 +53,17 @@ extension PushWorld {
         case .stopped: reason = "stopped"
         }
         return ReplicationResult(
-            masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0),
+            masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0, infra: infra,
+                                                                               activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
             extensionDownloadLatency: extensionLatency, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
-            prestage: prestage, tiers: tiers, bytes: b, devices: config.population.devices,
+            prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
     }
 
     /// The scalar metrics, sorted by name. Quantile metrics of empty histograms are left out.
-    func metrics(series s: PushTimeSeries, bytes b: ByteCounts, originPeak: UInt64) -> [Metric] {
+    func metrics(series s: PushTimeSeries, bytes b: ByteCounts, originPeak: UInt64, infra: InfraWorld,
+                 activeSessionsMax: Int, parkedWholeStores: Int) -> [Metric] {
         var m: [Metric] = []
         func add(_ name: String, _ value: Double, _ unit: String, _ better: String) {
             m.append(Metric(name: name, value: value, unit: unit, better: better))
@@ -109,7 +113,7 @@ extension PushWorld {
         add("bytes.background", Double(b.backgroundBytes), "bytes", "none")
         add("bytes.foreground", Double(b.foregroundBytes), "bytes", "lower")
         add("storage.evictions", Double(b.storageEvictions), "count", "lower")
-        add("storage.parkedWhole", Double(parked.overflowStores), "count", "none")
+        add("storage.parkedWhole", Double(parkedWholeStores), "count", "none")
         add("taps.count", Double(s.taps.totalCount), "count", "none")
         add("taps.instantShare", s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0, "ratio", "higher")
         add("taps.duringSession", Double(counters.tapsDuringSession), "count", "none")
