@@ -61,82 +61,87 @@ extension PushMetrics {
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
     }
 
-    /// The scalar metrics, sorted by name. Quantile metrics of empty histograms are left out.
+    /// The scalar metrics (`MetricTable`), sorted by name. Quantile metrics of empty histograms
+    /// are left out.
     func metrics(series s: PushTimeSeries, bytes b: ByteCounts, originPeak: UInt64, infra: InfraWorld,
                  activeSessionsMax: Int, parkedWholeStores: Int) -> [Metric] {
         var m: [Metric] = []
-        func add(_ name: String, _ value: Double, _ unit: String, _ better: String) {
-            m.append(Metric(name: name, value: value, unit: unit, better: better))
+        func add(_ id: MetricID, _ value: Double) {
+            m.append(Metric(id.spec, value: value))
         }
-        func quantiles(_ prefix: String, _ h: LatencyHistogram, _ qs: [(String, Double)]) {
-            for (label, q) in qs {
-                if let v = h.quantile(q).microseconds { add("\(prefix).\(label)Seconds", v / 1e6, "s", "lower") }
+        func quantiles(_ h: LatencyHistogram, _ qs: [(MetricID, Double)]) {
+            for (id, q) in qs {
+                if let v = h.quantile(q).microseconds { add(id, v / 1e6) }
             }
         }
-        let tapQs = [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)]
-        quantiles("tapToPaint", tapToPaint, tapQs)
-        if let share = tapToPaint.shareBelow(500_000) { add("tapToPaint.shareUnder500ms", share, "ratio", "higher") }
-        add("tapToPaint.count", Double(tapToPaint.count), "count", "none")
+        quantiles(tapToPaint, [(.tapToPaintP50, 0.5), (.tapToPaintP90, 0.9), (.tapToPaintP95, 0.95), (.tapToPaintP99, 0.99)])
+        if let share = tapToPaint.shareBelow(500_000) { add(.tapToPaintShareUnder500ms, share) }
+        add(.tapToPaintCount, Double(tapToPaint.count))
         for c in InfraNetworkClass.allCases {
             var merged = groupHistograms[Int(c.rawValue)]
             try? merged.merge(groupHistograms[InfraNetworkClass.count + Int(c.rawValue)])
-            if merged.count > 0 { quantiles("tapToPaint.\(c.description)", merged, [("p50", 0.5), ("p90", 0.9)]) }
+            guard merged.count > 0 else { continue }
+            for q in MetricTable.NetworkQuantile.allCases {
+                if let v = merged.quantile(q.probability).microseconds {
+                    m.append(Metric(MetricTable.tapToPaint(network: c.description, quantile: q), value: v / 1e6))
+                }
+            }
         }
-        quantiles("extension.download", extensionLatency, [("p50", 0.5), ("p95", 0.95)])
-        if let mean = extensionLatency.meanMicroseconds { add("extension.downloadMeanSeconds", mean / 1e6, "s", "lower") }
+        quantiles(extensionLatency, [(.extensionDownloadP50, 0.5), (.extensionDownloadP95, 0.95)])
+        if let mean = extensionLatency.meanMicroseconds { add(.extensionDownloadMean, mean / 1e6) }
         let handled = outcomes.completed + outcomes.partial + outcomes.timedOutOrKilled + outcomes.skippedByPolicy
-        if handled > 0 { add("extension.timeoutShare", Double(outcomes.timedOutOrKilled) / Double(handled), "ratio", "lower") }
+        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled) / Double(handled)) }
         if counters.fetchesStarted > 0 {
-            add("extension.fetchSuccessRatio", Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted), "ratio", "higher")
-            add("extension.fetchTimeoutShare", Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted), "ratio", "lower")
+            add(.extensionFetchSuccessRatio, Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted))
+            add(.extensionFetchTimeoutShare, Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted))
         }
-        add("extension.fetchesStarted", Double(counters.fetchesStarted), "count", "none")
+        add(.extensionFetchesStarted, Double(counters.fetchesStarted))
         if counters.prestageRequests > 0 {
-            add("edge.prestageHitRatio", Double(counters.prestageHits) / Double(counters.prestageRequests), "ratio", "higher")
+            add(.edgePrestageHitRatio, Double(counters.prestageHits) / Double(counters.prestageRequests))
         }
-        add("origin.peakRequestsPerSecond", Double(originPeak), "1/s", "lower")
-        add("origin.requests", Double(infra.originCounters.requests), "count", "lower")
-        add("origin.rejected503", Double(infra.originCounters.rejected503), "count", "lower")
-        add("origin.queueLengthMax", Double(infra.originCounters.queueLengthMax), "count", "lower")
+        add(.originPeakRequestsPerSecond, Double(originPeak))
+        add(.originRequests, Double(infra.originCounters.requests))
+        add(.originRejected503, Double(infra.originCounters.rejected503))
+        add(.originQueueLengthMax, Double(infra.originCounters.queueLengthMax))
         let total = Double(max(1, outcomes.total))
-        add("outcomes.completedShare", Double(outcomes.completed) / total, "ratio", "higher")
-        add("outcomes.partialShare", Double(outcomes.partial) / total, "ratio", "lower")
-        add("outcomes.timedOutOrKilledShare", Double(outcomes.timedOutOrKilled) / total, "ratio", "lower")
-        add("outcomes.skippedByPolicyShare", Double(outcomes.skippedByPolicy) / total, "ratio", "none")
-        add("outcomes.deferredThenCompletedShare", Double(outcomes.deferredThenCompleted) / total, "ratio", "none")
-        add("outcomes.deferredThenExpiredShare", Double(outcomes.deferredThenExpired) / total, "ratio", "lower")
-        add("outcomes.notDeliveredShare", Double(outcomes.notDelivered) / total, "ratio", "lower")
-        add("pushes.targeted", Double(pushesTargeted), "count", "none")
-        add("bytes.cdnEgress", Double(b.cdnEgressBytes), "bytes", "lower")
-        add("bytes.cellular", Double(b.cellularBytes), "bytes", "lower")
-        add("bytes.neverOpened", Double(b.neverOpenedBytes), "bytes", "lower")
-        add("bytes.background", Double(b.backgroundBytes), "bytes", "none")
-        add("bytes.foreground", Double(b.foregroundBytes), "bytes", "lower")
-        add("storage.evictions", Double(b.storageEvictions), "count", "lower")
-        add("storage.parkedWhole", Double(parkedWholeStores), "count", "none")
-        add("taps.count", Double(s.taps.totalCount), "count", "none")
-        add("taps.instantShare", s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0, "ratio", "higher")
-        add("taps.duringSession", Double(counters.tapsDuringSession), "count", "none")
-        add("taps.scheduled", Double(counters.tapsScheduled), "count", "none")
-        add("taps.beyondHorizon", Double(counters.tapsBeyondHorizon), "count", "none")
-        add("taps.paintFailed", Double(counters.paintsFailed), "count", "lower")
-        add("taps.tokenRefreshes", Double(counters.tokenRefreshes), "count", "lower")
-        add("sessions.started", Double(counters.sessionsStarted), "count", "none")
-        add("sessions.killedByMemory", Double(counters.killedByMemory), "count", "lower")
-        add("sessions.killedByTime", Double(counters.killedByTime), "count", "lower")
-        add("sessions.expiryWarnings", Double(counters.expiryWarnings), "count", "lower")
-        add("sessions.activeMax", Double(activeSessionsMax), "count", "none")
-        add("sessions.replaced", Double(counters.sessionsReplaced), "count", "none")
-        add("sessions.cutByHorizon", Double(counters.sessionsCutByHorizon), "count", "none")
-        add("extension.fetchesCancelled", Double(counters.fetchesCancelled), "count", "none")
-        add("extension.assetsStored", Double(counters.assetsStored), "count", "none")
-        add("campaigns.creativeSwaps", Double(counters.creativeSwaps), "count", "none")
-        add("os.silentForceQuit", Double(counters.silentForceQuit), "count", "none")
-        add("os.silentOverBudget", Double(counters.silentOverBudget), "count", "lower")
-        add("os.silentCoalesced", Double(counters.silentCoalesced), "count", "lower")
-        add("os.androidDeprioritised", Double(counters.deprioritised), "count", "lower")
-        add("os.expeditedJobDenied", Double(counters.expeditedDenied), "count", "lower")
-        add("os.backgroundTokenExpired", Double(counters.backgroundTokenExpired), "count", "lower")
+        add(.outcomesCompletedShare, Double(outcomes.completed) / total)
+        add(.outcomesPartialShare, Double(outcomes.partial) / total)
+        add(.outcomesTimedOutOrKilledShare, Double(outcomes.timedOutOrKilled) / total)
+        add(.outcomesSkippedByPolicyShare, Double(outcomes.skippedByPolicy) / total)
+        add(.outcomesDeferredThenCompletedShare, Double(outcomes.deferredThenCompleted) / total)
+        add(.outcomesDeferredThenExpiredShare, Double(outcomes.deferredThenExpired) / total)
+        add(.outcomesNotDeliveredShare, Double(outcomes.notDelivered) / total)
+        add(.pushesTargeted, Double(pushesTargeted))
+        add(.bytesCdnEgress, Double(b.cdnEgressBytes))
+        add(.bytesCellular, Double(b.cellularBytes))
+        add(.bytesNeverOpened, Double(b.neverOpenedBytes))
+        add(.bytesBackground, Double(b.backgroundBytes))
+        add(.bytesForeground, Double(b.foregroundBytes))
+        add(.storageEvictions, Double(b.storageEvictions))
+        add(.storageParkedWhole, Double(parkedWholeStores))
+        add(.tapsCount, Double(s.taps.totalCount))
+        add(.tapsInstantShare, s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0)
+        add(.tapsDuringSession, Double(counters.tapsDuringSession))
+        add(.tapsScheduled, Double(counters.tapsScheduled))
+        add(.tapsBeyondHorizon, Double(counters.tapsBeyondHorizon))
+        add(.tapsPaintFailed, Double(counters.paintsFailed))
+        add(.tapsTokenRefreshes, Double(counters.tokenRefreshes))
+        add(.sessionsStarted, Double(counters.sessionsStarted))
+        add(.sessionsKilledByMemory, Double(counters.killedByMemory))
+        add(.sessionsKilledByTime, Double(counters.killedByTime))
+        add(.sessionsExpiryWarnings, Double(counters.expiryWarnings))
+        add(.sessionsActiveMax, Double(activeSessionsMax))
+        add(.sessionsReplaced, Double(counters.sessionsReplaced))
+        add(.sessionsCutByHorizon, Double(counters.sessionsCutByHorizon))
+        add(.extensionFetchesCancelled, Double(counters.fetchesCancelled))
+        add(.extensionAssetsStored, Double(counters.assetsStored))
+        add(.campaignsCreativeSwaps, Double(counters.creativeSwaps))
+        add(.osSilentForceQuit, Double(counters.silentForceQuit))
+        add(.osSilentOverBudget, Double(counters.silentOverBudget))
+        add(.osSilentCoalesced, Double(counters.silentCoalesced))
+        add(.osAndroidDeprioritised, Double(counters.deprioritised))
+        add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
+        add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
         m.sort { $0.name < $1.name }
         return m
     }
