@@ -342,7 +342,11 @@ extension PreloadSession {
     /// The session's store (the device's store once the session ends).
     mutating func currentStore() -> PreloadStore { store }
 
-    mutating func storeFreshness(of key: StoreKey, at now: Instant) -> Freshness { store.freshness(of: key, at: now) }
+    /// The store's `paintSetAnswer(for:network:now:into:)`.
+    mutating func paintSetAnswer(for request: PreStageRequest, network: PKNetworkClass, now: Instant,
+                                 into assets: inout [AssetReadiness]) -> Bool {
+        store.paintSetAnswer(for: request, network: network, now: now, into: &assets)
+    }
 }
 
 /// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.

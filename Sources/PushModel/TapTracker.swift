@@ -27,11 +27,14 @@ struct TapTracker {
     var tSlot: [Int32] = []
     var tSend: [Int64] = []
     var tapFree: [Int32] = []
+    /// PreloadKit's paint-set answer of the tap being looked at (a reused buffer).
+    var readiness: [AssetReadiness] = []
 
     init(plans: CampaignPlans, rules: RulesRuntime, horizonTicks: Int64) {
         self.plans = plans
         self.rules = rules
         self.horizonTicks = horizonTicks
+        readiness.reserveCapacity(plans.criticalCount.max() ?? 0)
     }
 
     /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
@@ -98,26 +101,31 @@ struct TapTracker {
     }
 
     /// Marks the assets of tap `t`'s paint set that `session`'s store holds (fresh or stale) at
-    /// `now` as ready; the store is not touched.
+    /// `now` as ready, as PreloadKit answers (`paintSetAnswer`); the store is not touched.
     mutating func markStored(_ t: Int, in session: inout PreloadSession, now: Instant) {
-        let (c, n, base) = paintSet(t)
-        for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0
-            && session.storeFreshness(of: plans.criticalKeys[c][base + i], at: now) != .missing {
-            tPending[t] &= ~(1 << UInt32(i))
-        }
+        let c = tCampaign[t]
+        _ = session.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        markReady(t)
     }
 
     /// Marks the assets of tap `t`'s paint set that the device's parked `store` holds at `now` as
-    /// ready, touching them (the app reads them).
+    /// ready, as PreloadKit answers (`paintSetAnswer`), touching them (the app reads them).
     mutating func markStored(_ t: Int, touching store: inout PreloadStore, now: Instant) {
+        let c = tCampaign[t]
+        _ = store.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        for r in readiness where r.freshness != .missing { store.touch(r.key, at: now) }
+        markReady(t)
+    }
+
+    /// Clears the pending bit of every asset `readiness` reports fresh or stale (PreloadKit's
+    /// answer lists the paint set in `CampaignPlans.criticalKeys` order).
+    mutating func markReady(_ t: Int) {
+        #if PRESTAGE_INVARIANTS
         let (c, n, base) = paintSet(t)
-        for i in 0..<n {
-            let key = plans.criticalKeys[c][base + i]
-            if store.freshness(of: key, at: now) != .missing {
-                store.touch(key, at: now)
-                tPending[t] &= ~(1 << UInt32(i))
-            }
-        }
+        precondition(readiness.count == n, "paint set answer has \(readiness.count) assets, the plan \(n)")
+        for i in 0..<n { precondition(readiness[i].key == plans.criticalKeys[c][base + i], "paint set order") }
+        #endif
+        for i in readiness.indices where readiness[i].freshness != .missing { tPending[t] &= ~(1 << UInt32(i)) }
     }
 
     /// PreloadKit answered the tap (running session): assets it reports fresh or stale are ready.
