@@ -24,13 +24,6 @@ extension PreloadDriver {
     /// - Throws: `.payloadRejected`, `.invalidPolicy`, `.invalidConfiguration`.
     public static func paintSet(payload: Data, network: NetworkClass,
                                 configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {
-        try configuration.validate()
-        let request: PreStageRequest
-        do {
-            request = try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions)
-        } catch {
-            throw .payloadRejected(error)
-        }
-        return try paintSet(request: request, network: network, configuration: configuration)
+        try paintSet(request: parsed(payload, configuration), network: network, configuration: configuration)
     }
 }
