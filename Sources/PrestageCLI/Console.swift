@@ -1,12 +1,6 @@
 import Foundation
 import Glibc
 
-/// Where a command writes text (standard output, standard error, or a buffer in tests).
-public protocol TextOutput: AnyObject, Sendable {
-    /// Writes `text` as is (callers add the newlines).
-    func write(_ text: String)
-}
-
 /// A `TextOutput` over a file descriptor (1 or 2), unbuffered so progress lines appear at once.
 public final class FileDescriptorOutput: TextOutput {
     private let descriptor: Int32

@@ -63,17 +63,8 @@ public struct CommandEnvironment: Sendable {
 
 /// The `prestage` command line: a table of commands parsed by ScenarioKit's `CommandLineSpec`.
 public enum PrestageCLI {
-    /// The tool's version.
-    public static let version = "0.1.0"
-    /// "prestage 0.1.0", recorded in every summary.
-    public static var toolVersion: String { "prestage " + version }
-
-    /// Most replications per run.
-    public static let replicationsMax = 10_000
     /// Most threads for replications.
     public static let jobsMax = 512
-    /// Most devices `--devices` accepts (PushModel's population limit).
-    public static let devicesMax = 50_000_000
 
     /// The command table.
     public static let spec = CommandLineSpec(programName: "prestage", version: version, commands: [
@@ -286,10 +277,4 @@ enum CompareCommand {
         @unknown default: return "\(error)"
         }
     }
-}
-
-/// A message for the user (already naming the file or path it is about).
-struct CommandMessage: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
