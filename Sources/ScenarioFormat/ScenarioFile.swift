@@ -1,7 +1,6 @@
 import Foundation
 import PreloadKit
 import PushModel
-import ScenarioKit
 
 /// The `run` section of a scenario file: how to run the world, not what the world is.
 public struct RunSettings: Codable, Sendable, Equatable {
@@ -45,10 +44,10 @@ public struct RunSettings: Codable, Sendable, Equatable {
                 problems.append(DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)"))
             }
         }
-        check((1...PrestageCLI.replicationsMax).contains(replications), .replications,
-              "an integer in 1...\(PrestageCLI.replicationsMax)", "\(replications)")
+        check((1...ScenarioLimits.replicationsMax).contains(replications), .replications,
+              "an integer in 1...\(ScenarioLimits.replicationsMax)", "\(replications)")
         if let devices {
-            check((1...PrestageCLI.devicesMax).contains(devices), .devices, "an integer in 1...\(PrestageCLI.devicesMax)", "\(devices)")
+            check((1...ScenarioLimits.devicesMax).contains(devices), .devices, "an integer in 1...\(ScenarioLimits.devicesMax)", "\(devices)")
         }
         check((1...1_000_000_000_000).contains(eventsMax), .eventsMax, "an integer in 1...1000000000000", "\(eventsMax)")
         check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
@@ -311,29 +310,5 @@ public enum ScenarioLoader {
         var lines = errors.diagnostics.map { "\(label): \($0)" }
         if errors.omittedCount > 0 { lines.append("\(label): … and \(errors.omittedCount) more") }
         return ScenarioLoadError(lines.joined(separator: "\n"), diagnostics: errors.diagnostics)
-    }
-}
-
-/// `prestage validate FILE...`.
-enum ValidateCommand {
-    static func execute(files: [String], parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        let library = ScenarioLibrary(directories: env.scenarioDirectories)
-        var bad = 0
-        for file in files {
-            do {
-                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: parsed.strings("set"))
-                env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
-            } catch {
-                bad += 1
-                let count = error.diagnostics.count
-                env.standardError.write(error.description + "\n")
-                if count > 0 { env.standardError.write("\(file): \(count) problem\(count == 1 ? "" : "s")\n") }
-            }
-        }
-        if bad > 0 {
-            env.standardError.write("prestage validate: \(bad) of \(files.count) file\(files.count == 1 ? "" : "s") invalid\n")
-            return .badInput
-        }
-        return .ok
     }
 }
