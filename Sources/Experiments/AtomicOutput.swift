@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ScenarioFormat
 
 /// A file-system operation that failed, with the path and the system's reason.
 public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import ScenarioKit
+import ScenarioFormat
 
 /// One gated metric's per-replication values in a baseline.
 public struct BenchBaselineMetric: Codable, Sendable, Equatable {
@@ -38,7 +38,7 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     public var metrics: [BenchBaselineMetric]
 
     /// The baseline of a finished suite run.
-    init(_ run: BenchScenarioRun) {
+    public init(_ run: BenchScenarioRun) {
         format = Self.formatName
         scenarioName = run.scenario.name
         scenarioHash = run.scenarioHash
@@ -55,11 +55,11 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     public func metric(_ name: String) -> BenchBaselineMetric? { metrics.first { $0.name == name } }
 
     /// The file for scenario `name` in `directory`.
-    static func url(in directory: URL, scenario name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+    public static func url(in directory: URL, scenario name: String) -> URL { directory.appendingPathComponent(name + ".json") }
 
     /// Reads and checks a baseline file.
     /// - Throws: `CommandMessage` naming the file and the problem.
-    static func load(_ url: URL) throws(CommandMessage) -> BenchBaseline {
+    public static func load(_ url: URL) throws(CommandMessage) -> BenchBaseline {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
         guard size <= BenchSuite.baselineBytesMax else {
             throw CommandMessage("\(url.path): expected a baseline of at most \(BenchSuite.baselineBytesMax) bytes, found \(size) bytes")
@@ -69,7 +69,7 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
         }
         let b: BenchBaseline
         do { b = try JSONDecoder().decode(BenchBaseline.self, from: data) } catch {
-            throw CommandMessage("\(url.path): expected a prestage bench baseline, found a file that does not decode (\(CompareCommand.describe(error)))")
+            throw CommandMessage("\(url.path): expected a prestage bench baseline, found a file that does not decode (\(DecodingErrorText.describe(error)))")
         }
         guard b.format == formatName else {
             throw CommandMessage("\(url.path): format: expected \"\(formatName)\", found \"\(b.format)\"")
@@ -88,7 +88,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
     public static let formatName = "prestage-bench-speed/1"
     /// The file's name in the baseline directory.
-    static let fileName = "speed.json"
+    public static let fileName = "speed.json"
 
     /// `formatName`.
     public var format: String
@@ -101,7 +101,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     public var scenarioRatios: [BenchScenarioRatio]
 
     /// The baseline of a measurement (ratios rounded to 4 significant digits for a quiet diff).
-    init(_ m: BenchSpeedMeasurement) {
+    public init(_ m: BenchSpeedMeasurement) {
         format = Self.formatName
         calibrationChecksum = m.calibrationChecksum
         suiteRatio = Self.rounded(m.suiteRatio)
@@ -117,7 +117,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
 
     /// Reads `directory/speed.json`; nil if absent.
     /// - Throws: `CommandMessage` if it exists but cannot be used.
-    static func load(in directory: URL) throws(CommandMessage) -> BenchSpeedBaseline? {
+    public static func load(in directory: URL) throws(CommandMessage) -> BenchSpeedBaseline? {
         let url = directory.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
@@ -126,7 +126,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
         }
         let b: BenchSpeedBaseline
         do { b = try JSONDecoder().decode(BenchSpeedBaseline.self, from: data) } catch {
-            throw CommandMessage("\(url.path): expected a prestage bench speed baseline, found a file that does not decode (\(CompareCommand.describe(error)))")
+            throw CommandMessage("\(url.path): expected a prestage bench speed baseline, found a file that does not decode (\(DecodingErrorText.describe(error)))")
         }
         guard b.format == formatName else {
             throw CommandMessage("\(url.path): format: expected \"\(formatName)\", found \"\(b.format)\"")

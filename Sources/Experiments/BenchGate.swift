@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 import SimStats
 
 /// The verdict of one gate check.
@@ -66,6 +67,15 @@ public struct BenchSpeedCheck: Sendable, Equatable {
     public let verdict: BenchVerdict
     /// Why, and the CPU times measured.
     public let note: String
+
+    /// A check with these values.
+    public init(baselineRatio: Double?, nowRatio: Double?, factor: Double?, verdict: BenchVerdict, note: String) {
+        self.baselineRatio = baselineRatio
+        self.nowRatio = nowRatio
+        self.factor = factor
+        self.verdict = verdict
+        self.note = note
+    }
 }
 
 /// The gate's decisions, as pure functions of baseline and run values.
@@ -114,7 +124,7 @@ public enum BenchGate {
     }
 
     /// Every gated metric of one scenario, in `BenchSuite.gates` order.
-    static func checks(_ run: BenchScenarioRun, baseline: BenchBaseline) -> [BenchMetricCheck] {
+    public static func checks(_ run: BenchScenarioRun, baseline: BenchBaseline) -> [BenchMetricCheck] {
         BenchSuite.gates.map { gate in
             let now = run.metrics.first { $0.name == gate.name }
             let base = baseline.metric(gate.name)
@@ -123,7 +133,7 @@ public enum BenchGate {
     }
 
     /// Equal fingerprints pass; any difference (hash or event count) is `changed`.
-    static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint) -> BenchFingerprintCheck {
+    public static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint) -> BenchFingerprintCheck {
         BenchFingerprintCheck(scenario: scenario, baseline: baseline, now: now, verdict: baseline == now ? .pass : .changed)
     }
 

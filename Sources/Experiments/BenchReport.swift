@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 
 /// Everything one gate run decided, rendered as a terminal table, Markdown (a PR comment) and
 /// JUnit XML (one testcase per scenario × metric, per fingerprint, and the speed check).
@@ -13,6 +14,15 @@ public struct BenchReport: Sendable, Equatable {
     public var errors: [String]
     /// Remarks that do not fail the gate (changed scenario hashes, stale baseline files).
     public var notes: [String]
+
+    /// A report of these checks, errors and notes.
+    public init(metrics: [BenchMetricCheck], fingerprints: [BenchFingerprintCheck], speed: BenchSpeedCheck, errors: [String], notes: [String]) {
+        self.metrics = metrics
+        self.fingerprints = fingerprints
+        self.speed = speed
+        self.errors = errors
+        self.notes = notes
+    }
 
     /// Whether the gate fails.
     public var fails: Bool { !errors.isEmpty || failures.count > 0 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 import SimStats
 
 /// One model metric the regression gate watches, with its practical threshold.

@@ -1,4 +1,5 @@
 import PreloadKit
+import ScenarioFormat
 import SimKernel
 
 /// The behaviour fingerprint of one replication: SHA-256 over every processed event, in order.

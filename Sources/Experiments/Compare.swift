@@ -1,5 +1,5 @@
 import Foundation
-import ScenarioKit
+import ScenarioFormat
 import SimStats
 
 /// One metric of `prestage compare`: both estimates and the difference (variant − baseline).
@@ -118,7 +118,7 @@ public enum RunComparison {
 }
 
 /// Left-aligned first columns, right-aligned numbers: rows of equal length rendered with two spaces between columns.
-func alignedTable(_ rows: [[String]]) -> [String] {
+public func alignedTable(_ rows: [[String]]) -> [String] {
     guard let width = rows.first?.count else { return [] }
     var widths = [Int](repeating: 0, count: width)
     for row in rows { for (i, cell) in row.enumerated() where i < width { widths[i] = max(widths[i], cell.count) } }
@@ -131,10 +131,10 @@ func alignedTable(_ rows: [[String]]) -> [String] {
 }
 
 /// Locale-independent number formatting for terminal output.
-enum TextNumber {
+public enum TextNumber {
     /// `x` with about `significant` significant digits (trailing zeros dropped), in fixed notation
     /// for 1e-4 ≤ |x| < 1e5, else scientific.
-    static func format(_ x: Double, significant: Int) -> String {
+    public static func format(_ x: Double, significant: Int) -> String {
         guard x.isFinite else { return x.isNaN ? "n/a" : (x > 0 ? "inf" : "-inf") }
         if x == 0 { return "0" }
         let magnitude = abs(x)

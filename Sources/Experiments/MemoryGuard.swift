@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 
 /// What a run's memory estimate is computed from. Every count is per replication unless named
 /// otherwise.

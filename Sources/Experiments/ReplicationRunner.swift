@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PushModel
+import ScenarioFormat
 import SimKernel
 
 /// Runs a scenario's replications on several threads and collects the results by replication

@@ -1,12 +1,13 @@
 import Foundation
 import PushModel
 import ReportKit
+import ScenarioFormat
 import SimStats
 
 /// Maps a run's aggregate into a ReportKit `Report` (rendered to report.md and report.html).
-enum ReportBuilder {
+public enum ReportBuilder {
     /// Metrics shown as headlines when present, in this order (others appear in the full table).
-    static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.shareUnder500ms",
+    public static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.shareUnder500ms",
                                 "edge.prestageHitRatio", "extension.download.p95Seconds", "origin.peakRequestsPerSecond",
                                 "origin.rejected503", "outcomes.completedShare"]
     /// Alarm levels from the practitioner account: pre-stage hit ratio below 90 %, or extension
@@ -16,13 +17,13 @@ enum ReportBuilder {
         "extension.download.p95Seconds": Threshold(value: 1.2, alarmWhen: .above),
     ]
     /// Most headline metrics.
-    static let headlinesMax = 8
+    public static let headlinesMax = 8
     /// Most points per time-series line (seconds are binned to stay under it).
     static let timePointsMax = 720
     /// Instant-paint reference on the tap-to-paint CDF, milliseconds.
     static let instantPaintMilliseconds = 500.0
 
-    static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, results: [ReplicationResult]) -> Report {
+    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, results: [ReplicationResult]) -> Report {
         let level = scenario.run.confidenceLevel
         var headlineMetrics = headlineOrder.compactMap { name in aggregate.metrics.first { $0.name == name } }
         if headlineMetrics.isEmpty { headlineMetrics = Array(aggregate.metrics.prefix(headlinesMax)) }
@@ -42,7 +43,7 @@ enum ReportBuilder {
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [
             .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json. "
-                       + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(PrestageCLI.replicationsMax) or a zero mean: —)."),
+                       + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(ScenarioLimits.replicationsMax) or a zero mean: —)."),
             .table(metricsTable(aggregate.metrics, relativeTarget: scenario.run.relativeHalfWidthTarget)),
         ]))
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
@@ -52,7 +53,7 @@ enum ReportBuilder {
         ]))
         return Report(title: scenario.name, scenario: ScenarioSummary(name: scenario.name, question: scenario.question),
                       provenance: RunProvenance(seed: scenario.run.seed, replications: scenario.run.replications,
-                                                toolVersion: PrestageCLI.toolVersion, scenarioHash: hash),
+                                                toolVersion: ToolVersion.text, scenarioHash: hash),
                       headlines: Array(headlines), sections: sections)
     }
 

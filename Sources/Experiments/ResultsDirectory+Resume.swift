@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 
 extension ResultsDirectory {
     /// The results directory `NAME` in `parent` whose `NAME.partial` (holding the `INCOMPLETE`

@@ -1,5 +1,6 @@
 import Foundation
 import PushModel
+import ScenarioFormat
 import SimStats
 
 /// The replications of one run combined: metrics across replications (for CIs), histograms merged,
@@ -120,7 +121,7 @@ public struct RunAggregate: Sendable {
 }
 
 /// Writes the files of a results directory.
-enum ResultFiles {
+public enum ResultFiles {
     /// Members of summary.json beyond `RunSummary`.
     struct SummaryExtra: Encodable {
         /// The scenario as run (defaults filled in, overrides applied).
@@ -134,9 +135,9 @@ enum ResultFiles {
     }
 
     /// summary.json: deterministic (no wall time, sorted keys).
-    static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
+    public static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
         let summary = RunSummary(
-            toolVersion: PrestageCLI.toolVersion, scenarioName: scenario.name, question: scenario.question, scenarioHash: hash,
+            toolVersion: ToolVersion.text, scenarioName: scenario.name, question: scenario.question, scenarioHash: hash,
             seed: scenario.run.seed, replications: scenario.run.replications, confidenceLevel: scenario.run.confidenceLevel,
             metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
         let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
@@ -146,7 +147,7 @@ enum ResultFiles {
 
     /// timeseries.csv: one row per second; counts are means per replication; the hit ratio pools
     /// all replications (empty where there were no requests).
-    static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
+    public static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
         let s = aggregate.series
         let n = Double(max(1, aggregate.replications))
         var out = "second," + RunAggregate.SummedSeries.names.joined(separator: ",") + ",prestageEdgeHitRatio\n"
@@ -162,7 +163,7 @@ enum ResultFiles {
     }
 
     /// histograms.csv: the non-empty buckets of every merged histogram (counts summed over replications).
-    static func histogramsCSV(_ aggregate: RunAggregate) -> Data {
+    public static func histogramsCSV(_ aggregate: RunAggregate) -> Data {
         var out = "histogram,platform,network,lowerBoundMicroseconds,widthMicroseconds,count\n"
         for h in aggregate.histograms {
             for b in h.histogram.nonEmptyBuckets {

@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioFormat
 import SimStats
 import Stochastic
 
@@ -10,7 +11,7 @@ public struct PrecisionPlan: Codable, Sendable, Equatable {
     public var targetHalfWidth: Double
     /// The smallest n ≥ 2 with t_{n−1, 1−α/2} · S / √n ≤ `targetHalfWidth`, S being the standard
     /// deviation over this run's replications (Law, §9.4.1; SimStats' `ReplicationPlanner`). Nil
-    /// when more than `PrestageCLI.replicationsMax` would be needed, or the mean is 0 while the
+    /// when more than `ScenarioLimits.replicationsMax` would be needed, or the mean is 0 while the
     /// values vary (no relative target exists). An estimate: S itself changes with more replications.
     public var replicationsNeeded: Int?
 
@@ -29,10 +30,10 @@ public struct PrecisionPlan: Codable, Sendable, Equatable {
         guard target > 0, target.isFinite else { return plan }
         let z = Quantiles.standardNormal(p: 1 - (1 - level) / 2)
         let lowerBound = (z * s / target) * (z * s / target)
-        guard lowerBound <= Double(PrestageCLI.replicationsMax) else { return plan }
+        guard lowerBound <= Double(ScenarioLimits.replicationsMax) else { return plan }
         plan.replicationsNeeded = try? ReplicationPlanner.replicationsNeeded(
             standardDeviation: s, targetHalfWidth: target, level: level,
-            minimumReplications: max(2, Int(lowerBound)), maximumReplications: PrestageCLI.replicationsMax)
+            minimumReplications: max(2, Int(lowerBound)), maximumReplications: ScenarioLimits.replicationsMax)
         return plan
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PushModel
-import ScenarioKit
+import ScenarioFormat
 import SimStats
 
 /// One work item's result: `items/pP-rR.json`, written atomically when the replication ends.
@@ -68,19 +68,27 @@ public struct SweepShardInfo: Codable, Sendable, Equatable {
     public var shard: ShardSpec
     /// Items in this shard.
     public var items: Int
+
+    /// The shard file of `shard` of sweep `sweepHash`, holding `items` items.
+    public init(format: String, sweepHash: String, shard: ShardSpec, items: Int) {
+        self.format = format
+        self.sweepHash = sweepHash
+        self.shard = shard
+        self.items = items
+    }
 }
 
 /// Reading and writing a sweep's result files.
-enum SweepFiles {
-    static let manifestName = "sweep.json"
-    static let scenarioName = "scenario.json"
-    static let shardName = "shard.json"
-    static let itemsDirectory = "items"
+public enum SweepFiles {
+    public static let manifestName = "sweep.json"
+    public static let scenarioName = "scenario.json"
+    public static let shardName = "shard.json"
+    public static let itemsDirectory = "items"
     /// Largest sweep.json / item / shard file read.
     static let fileBytesMax = 64 << 20
 
     /// Reads and strictly decodes `url` as `T`; the message names the file.
-    static func read<T: Decodable>(_ type: T.Type, _ url: URL, what: String) -> Result<(T, Data), CommandMessage> {
+    public static func read<T: Decodable>(_ type: T.Type, _ url: URL, what: String) -> Result<(T, Data), CommandMessage> {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
         guard size <= fileBytesMax else {
             return .failure(CommandMessage("\(url.path): expected \(what) of at most \(fileBytesMax) bytes, found \(size) bytes"))
@@ -96,7 +104,7 @@ enum SweepFiles {
     }
 
     /// The manifest in `directory`, checked: format and its own hash.
-    static func readManifest(_ directory: URL) -> Result<(SweepManifest, Data), CommandMessage> {
+    public static func readManifest(_ directory: URL) -> Result<(SweepManifest, Data), CommandMessage> {
         let url = directory.appendingPathComponent(manifestName)
         switch read(SweepManifest.self, url, what: "a prestage sweep.json") {
         case let .failure(m): return .failure(m)
@@ -113,7 +121,7 @@ enum SweepFiles {
 
     /// The item (point, replication) in `items`, if present and valid for `manifest`; a message
     /// saying what is wrong otherwise (nil message: absent).
-    static func readItem(_ items: URL, point: Int, replication: Int, manifest: SweepManifest) -> Result<(SweepItemResult, Data), CommandMessage>? {
+    public static func readItem(_ items: URL, point: Int, replication: Int, manifest: SweepManifest) -> Result<(SweepItemResult, Data), CommandMessage>? {
         let url = items.appendingPathComponent(SweepItemResult.fileName(point: point, replication: replication))
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         switch read(SweepItemResult.self, url, what: "a prestage sweep item") {
@@ -135,7 +143,7 @@ enum SweepFiles {
     /// Writes sweep.csv, points.csv and summary.json into `directory` from its manifest and items
     /// (every item must be present: the caller checked). The same code serves unsharded runs and
     /// merges, so both write the same bytes.
-    static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult]) throws {
+    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult]) throws {
         let r = manifest.replications
         precondition(items.count == manifest.itemCount, "every item must be present")
         let fields = manifest.axes.map(\.field)

@@ -1,6 +1,7 @@
 import Dispatch
+import Experiments
 import Foundation
-import ScenarioKit
+import ScenarioFormat
 
 /// `prestage bench`: runs the CI-sized suite (`scenarios/bench/*.json`) with its fixed seeds and
 /// gates it against `results/baseline/`, or records that baseline (`--update-baseline`).
@@ -14,7 +15,7 @@ enum BenchCommand {
             OptionSpec("out", .string, valueName: "DIR", help: "where bench-report.md and bench-junit.xml go (default: results/bench)"),
             OptionSpec("update-baseline", .flag, help: "record the baseline instead of gating (then review and commit its diff)"),
             OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a field of every suite scenario"),
-            OptionSpec("devices", .integer(1...PrestageCLI.devicesMax), valueName: "N", help: "population of every suite scenario"),
+            OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population of every suite scenario"),
             OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
             OptionSpec("no-speed", .flag, help: "skip the simulator-speed check"),
         ])

@@ -1,4 +1,6 @@
+import Experiments
 import Foundation
+import ScenarioFormat
 
 /// The type of an option's value.
 public enum OptionKind: Sendable, Equatable {

@@ -1,5 +1,7 @@
+import Experiments
 import Foundation
 import Glibc
+import ScenarioFormat
 
 /// A `TextOutput` over a file descriptor (1 or 2), unbuffered so progress lines appear at once.
 public final class FileDescriptorOutput: TextOutput {

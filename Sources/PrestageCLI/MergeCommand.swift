@@ -1,5 +1,6 @@
+import Experiments
 import Foundation
-import ScenarioKit
+import ScenarioFormat
 
 /// `prestage merge SHARD_DIR... --out DIR`: combines the shard directories of one sweep into the
 /// directory an unsharded `prestage sweep` would have written, byte for byte.

@@ -1,5 +1,6 @@
+import Experiments
 import Foundation
-import ScenarioKit
+import ScenarioFormat
 
 /// What a command needs from the outside world; tests substitute buffers, directories and a fixed
 /// amount of available memory.
@@ -61,21 +62,21 @@ public struct CommandEnvironment: Sendable {
     }
 }
 
-/// The `prestage` command line: a table of commands parsed by ScenarioKit's `CommandLineSpec`.
+/// The `prestage` command line: a table of commands parsed by `CommandLineSpec`.
 public enum PrestageCLI {
     /// Most threads for replications.
     public static let jobsMax = 512
 
     /// The command table.
-    public static let spec = CommandLineSpec(programName: "prestage", version: version, commands: [
+    public static let spec = CommandLineSpec(programName: "prestage", version: ToolVersion.number, commands: [
         CommandSpec("run", summary: "run a scenario's replications and write summary, time series, histograms and reports",
                     positionals: ["SCENARIO"], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/NAME-seedS)"),
-                        OptionSpec("replications", .integer(1...replicationsMax), valueName: "N", help: "number of independent replications"),
+                        OptionSpec("replications", .integer(1...ScenarioLimits.replicationsMax), valueName: "N", help: "number of independent replications"),
                         OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (replication r uses streams derived from S and r)"),
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true,
                                    help: "override a scenario field, e.g. campaigns[0].warm.aheadSeconds=300"),
-                        OptionSpec("devices", .integer(1...devicesMax), valueName: "N", help: "population size (overrides the file)"),
+                        OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
                     ]),
@@ -100,7 +101,7 @@ public enum PrestageCLI {
         BenchCommand.spec,
     ])
 
-    /// Extra help after ScenarioKit's generated text, per command (nil: the program).
+    /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
     static func helpFooter(for command: String?) -> String {
         let exitCodes = """
         exit codes:
@@ -162,7 +163,7 @@ public enum PrestageCLI {
             env.standardError.write("prestage: \(error)\n")
             return .badInput
         case .success(.version):
-            env.standardOutput.write(toolVersion + "\n")
+            env.standardOutput.write(ToolVersion.text + "\n")
             return .ok
         case let .success(.help(command)):
             env.standardOutput.write(spec.helpText(for: command) + "\n" + helpFooter(for: command) + "\n")
@@ -207,74 +208,5 @@ public enum PrestageCLI {
             }
         }
         return (kept, extra)
-    }
-}
-
-/// `prestage compare A B`.
-enum CompareCommand {
-    /// Largest summary.json read (10 000 replications × ~100 metrics fit easily).
-    static let summaryBytesMax = 256 << 20
-
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        var summaries: [RunSummary] = []
-        var failed = false
-        for path in parsed.positionals {
-            switch loadSummary(path) {
-            case let .success(s): summaries.append(s)
-            case let .failure(message):
-                env.standardError.write("prestage compare: \(message)\n")
-                failed = true
-            }
-        }
-        guard !failed, summaries.count == 2 else { return .badInput }
-        env.standardOutput.write(RunComparison.render(baseline: summaries[0], variant: summaries[1],
-                                                      baselineLabel: parsed.positionals[0], variantLabel: parsed.positionals[1]))
-        return .ok
-    }
-
-    /// Reads DIR/summary.json (or a summary.json path), with a message naming the path on failure.
-    static func loadSummary(_ path: String) -> Result<RunSummary, CommandMessage> {
-        var url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            if FileManager.default.fileExists(atPath: url.path + ".partial") {
-                return .failure(CommandMessage("\(path): the run did not complete (\(path).partial holds an INCOMPLETE marker)"))
-            }
-            return .failure(CommandMessage("\(path): expected a result directory, found nothing"))
-        }
-        if isDirectory.boolValue {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent(ResultsDirectory.incompleteMarkerName).path) {
-                return .failure(CommandMessage("\(path): the run did not complete (it holds an INCOMPLETE marker)"))
-            }
-            url = url.appendingPathComponent("summary.json")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
-        guard size <= summaryBytesMax else {
-            return .failure(CommandMessage("\(url.path): expected a summary.json of at most \(summaryBytesMax) bytes, found \(size) bytes"))
-        }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            return .failure(CommandMessage("\(url.path): expected a prestage summary.json, found no readable file"))
-        }
-        do {
-            let summary = try JSONDecoder().decode(RunSummary.self, from: data)
-            guard summary.format == RunSummary.formatName else {
-                return .failure(CommandMessage("\(url.path): format: expected \"\(RunSummary.formatName)\", found \"\(summary.format)\""))
-            }
-            return .success(summary)
-        } catch {
-            return .failure(CommandMessage("\(url.path): expected a prestage summary.json, found a file that does not decode (\(describe(error)))"))
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        guard let e = error as? DecodingError else { return "\(error)" }
-        func path(_ ctx: DecodingError.Context) -> String {
-            ctx.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
-        switch e {
-        case let .keyNotFound(key, ctx): return "\(path(ctx)).\(key.stringValue) is missing".trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        case let .typeMismatch(_, ctx), let .valueNotFound(_, ctx), let .dataCorrupted(ctx): return "\(path(ctx)): \(ctx.debugDescription)"
-        @unknown default: return "\(error)"
-        }
     }
 }

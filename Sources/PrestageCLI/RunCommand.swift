@@ -1,9 +1,10 @@
 import Dispatch
+import Experiments
 import Foundation
 import Glibc
 import PushModel
 import ReportKit
-import ScenarioKit
+import ScenarioFormat
 
 /// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
 /// across machines and thread counts.
@@ -117,7 +118,7 @@ enum RunCommand {
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
             try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
             let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
-            let info = RunInfo(toolVersion: PrestageCLI.toolVersion, wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount,
+            let info = RunInfo(toolVersion: ToolVersion.text, wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount,
                                eventsProcessed: events, eventsPerWallSecond: wallSeconds > 0 ? Double(events) / wallSeconds : 0,
                                memoryInputs: inputs, memoryEstimate: estimate, memoryEstimateBytes: estimate.totalBytes,
                                availableMemoryBytes: available.bytes, availableMemorySource: available.source, forcedMemory: force,

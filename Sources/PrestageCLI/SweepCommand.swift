@@ -1,7 +1,8 @@
 import Dispatch
+import Experiments
 import Foundation
 import PushModel
-import ScenarioKit
+import ScenarioFormat
 import SimKernel
 
 /// `prestage sweep FILE [--out DIR] [--jobs N] [--shard i/N] [--force-memory]`.

@@ -1,5 +1,5 @@
 /// A message for the user (already naming the file or path it is about).
-struct CommandMessage: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct CommandMessage: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

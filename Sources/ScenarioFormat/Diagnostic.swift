@@ -1,3 +1,4 @@
+
 /// One problem found in a scenario file or its overrides, naming where, what was found and what
 /// was expected. `description` is `path: message`, e.g.
 /// `campaign.warmAheadSeconds: expected a number, found "ten"`.

@@ -1,3 +1,4 @@
+
 /// A `--set path=value` assignment applied to a scenario's JSON tree before decoding.
 public struct JSONOverride: Sendable, Equatable {
     /// Where to write.

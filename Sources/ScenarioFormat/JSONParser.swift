@@ -1,3 +1,4 @@
+
 /// Limits applied to every scenario document.
 public struct JSONLimits: Sendable, Equatable {
     /// Largest accepted document, in bytes.

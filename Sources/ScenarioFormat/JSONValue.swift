@@ -1,3 +1,4 @@
+
 /// A parsed JSON document that keeps number fidelity: integer literals that fit in `Int64` stay
 /// integers, every other number is a finite `Double`.
 public enum JSONValue: Sendable, Equatable {

@@ -1,3 +1,4 @@
+
 /// The limits a scenario or sweep file is checked against (and the command line with them), stated once.
 public enum ScenarioLimits {
     /// Most replications per run.

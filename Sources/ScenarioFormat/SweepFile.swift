@@ -1,6 +1,5 @@
 import Foundation
 import PreloadKit
-import ScenarioKit
 
 /// A scalar a sweep assigns to a scenario field: a number, a string or a boolean.
 public struct SweepValue: Codable, Sendable, Equatable {
@@ -55,7 +54,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
     }
 
     /// The value in a CSV cell or a progress line (strings unquoted).
-    var plainText: String {
+    public var plainText: String {
         switch json {
         case let .bool(b): return b ? "true" : "false"
         case let .integer(i): return String(i)
@@ -130,8 +129,8 @@ public struct SweepFile: Decodable, Sendable, Equatable {
 
     /// Bounds of a validated integer field.
     protocol IntegerRange { static var range: ClosedRange<Int> { get } }
-    enum ReplicationsRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.replicationsMax } }
-    enum DevicesRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.devicesMax } }
+    enum ReplicationsRange: IntegerRange { static var range: ClosedRange<Int> { 1...ScenarioLimits.replicationsMax } }
+    enum DevicesRange: IntegerRange { static var range: ClosedRange<Int> { 1...ScenarioLimits.devicesMax } }
 
     /// An integer within `R.range`.
     struct Checked<R: IntegerRange>: Decodable {
@@ -236,7 +235,7 @@ public struct SweepManifest: Codable, Sendable, Equatable {
     public var itemCount: Int { points.count * replications }
 
     /// The hash this manifest should carry.
-    func computedHash() throws -> String {
+    public func computedHash() throws -> String {
         var copy = self
         copy.sweepHash = ""
         return "sha256:" + hexDigest(try CanonicalJSON.encode(copy, pretty: false))
@@ -267,7 +266,7 @@ public struct SweepPlan: Sendable {
     /// place in the grid), then every point.
     /// - Throws: `CommandMessage` naming the file, the path in it and what was expected.
     /// - Complexity: O(points × scenario decoding).
-    static func load(_ path: String, library: ScenarioLibrary) throws(CommandMessage) -> SweepPlan {
+    public static func load(_ path: String, library: ScenarioLibrary) throws(CommandMessage) -> SweepPlan {
         let url = URL(fileURLWithPath: path)
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
         guard size <= SweepFile.fileBytesMax else {
@@ -387,7 +386,7 @@ public struct SweepPlan: Sendable {
         guard problems.isEmpty else { throw CommandMessage(problems.joined(separator: "\n")) }
         do {
             var manifest = SweepManifest(
-                format: SweepManifest.formatName, sweepHash: "", toolVersion: PrestageCLI.toolVersion,
+                format: SweepManifest.formatName, sweepHash: "", toolVersion: ToolVersion.text,
                 scenarioName: base.name, scenarioHash: try base.hash(), seed: base.run.seed, replications: replications,
                 confidenceLevel: base.run.confidenceLevel, relativeHalfWidthTarget: base.run.relativeHalfWidthTarget,
                 axes: axes, points: points)
@@ -420,7 +419,7 @@ public struct ShardSpec: Sendable, Equatable, Codable {
     public var count: Int
 
     /// Parses "i/N" with 0 ≤ i < N ≤ `countMax`.
-    init(parsing text: String) throws(CommandMessage) {
+    public init(parsing text: String) throws(CommandMessage) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= Self.countMax, i >= 0, i < n else {
             throw CommandMessage("--shard: expected i/N with 0 ≤ i < N ≤ \(Self.countMax) (e.g. 0/4), found \"\(text)\"")

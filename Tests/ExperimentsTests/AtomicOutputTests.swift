@@ -1,5 +1,5 @@
 import XCTest
-@testable import ScenarioKit
+@testable import Experiments
 
 final class AtomicOutputTests: XCTestCase {
     var directory: URL!

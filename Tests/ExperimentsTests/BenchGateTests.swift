@@ -6,7 +6,8 @@ import PreloadKit
 import SimKernel
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import ScenarioFormat
 
 /// The gate's decisions and renderings, as pure functions of hand-made values.
 final class BenchGateTests: XCTestCase {

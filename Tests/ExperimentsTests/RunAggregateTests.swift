@@ -2,7 +2,8 @@ import Foundation
 import PushModel
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import ScenarioFormat
 
 final class RunAggregateTests: XCTestCase {
     func testAggregateMergesReplicationsAndMarksMissingMetrics() throws {

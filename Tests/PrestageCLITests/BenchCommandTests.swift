@@ -5,7 +5,9 @@ import FoundationXML
 import PushModel
 import SimKernel
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// `prestage bench` in-process on a two-scenario copy of the suite with 300 devices (debug builds
 /// skip the speed check, so only the model and fingerprint gates run here).

@@ -1,5 +1,5 @@
 import XCTest
-@testable import ScenarioKit
+@testable import PrestageCLI
 
 final class CommandLineTests: XCTestCase {
     let spec = CommandLineSpec(programName: "prestage", version: "0.1.0", commands: [

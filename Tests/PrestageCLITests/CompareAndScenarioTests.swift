@@ -1,8 +1,9 @@
 import Foundation
-import ScenarioKit
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 final class CompareAndScenarioTests: XCTestCase {
     private func summary(seed: UInt64, values: [Double], better: String = "lower") -> RunSummary {

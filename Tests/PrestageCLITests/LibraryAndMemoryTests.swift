@@ -1,8 +1,9 @@
 import Foundation
 import PushModel
-import ScenarioKit
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 final class LibraryAndMemoryTests: XCTestCase {
     /// Every file in scenarios/ decodes strictly, so none can rot as the model's schema changes.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// Every scenario of the library runs end to end (scaled down), so a scenario that validates but
 /// trips the model at run time (an impossible campaign, a limit hit) is caught here, not by a user.

@@ -1,8 +1,9 @@
 import Foundation
-import ScenarioKit
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 final class RunCommandTests: XCTestCase {
     static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"]

@@ -1,7 +1,8 @@
 import Foundation
-import ScenarioKit
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// docs/scenario-format.md must match the decoder: every documented field is a key the decoder
 /// reads, every key it reads is documented, and every default written as `code` equals the

@@ -1,7 +1,9 @@
 import Foundation
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// Common random numbers on real simulation runs: two variants run with the same seed pair their
 /// replications, and the paired interval for the difference is much narrower than Welch's

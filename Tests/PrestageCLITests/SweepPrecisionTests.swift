@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// The replications needed for a relative half-width target (summary.json `precision`).
 final class SweepPrecisionTests: XCTestCase {

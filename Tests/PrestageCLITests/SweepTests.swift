@@ -1,8 +1,9 @@
 import Foundation
-import ScenarioKit
 import SimStats
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// `prestage sweep` and `prestage merge` on real (small) simulation runs.
 final class SweepTests: XCTestCase {

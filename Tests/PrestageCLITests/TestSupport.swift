@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// A command environment writing into buffers, with temporary directories and a fixed amount of
 /// available memory, so commands run in-process without touching the real results/.

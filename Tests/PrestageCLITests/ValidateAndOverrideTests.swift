@@ -1,7 +1,8 @@
 import Foundation
-import ScenarioKit
 import XCTest
-@testable import Scenario
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
 
 final class ValidateAndOverrideTests: XCTestCase {
     func testValidateReportsSeveralProblemsInOnePassWithPathsFoundAndExpected() throws {
@@ -131,6 +132,6 @@ final class ValidateAndOverrideTests: XCTestCase {
             XCTAssertTrue(text.contains("exit codes:") && text.contains("2    bad input"), "help for \(command): \(text)")
         }
         XCTAssertEqual(t.run(["--version"]), .ok)
-        XCTAssertTrue(t.out.text.hasSuffix("prestage \(PrestageCLI.version)\n"))
+        XCTAssertTrue(t.out.text.hasSuffix("prestage \(ToolVersion.number)\n"))
     }
 }

@@ -1,6 +1,6 @@
-import XCTest
 import Stochastic
-@testable import ScenarioKit
+import XCTest
+@testable import ScenarioFormat
 
 /// Stochastic's `Distribution` validates in `init(from:)` and throws its own `DistributionError`
 /// ("path: reason"); the strict decoder must place those at the right path and not double-report.

@@ -1,5 +1,5 @@
 import XCTest
-@testable import ScenarioKit
+@testable import ScenarioFormat
 
 final class OverrideTests: XCTestCase {
     let base = #"{"campaign": {"name": "x", "warmAheadSeconds": 1, "assets": [{"url": "a", "bytes": 1}, {"url": "b", "bytes": 2}]}}"#

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ScenarioKit
+@testable import ScenarioFormat
 
 // Small Codable types that mimic how scenario modules define and validate their sections:
 // required and defaulted fields, nested optional sections, arrays, and validation in init(from:)

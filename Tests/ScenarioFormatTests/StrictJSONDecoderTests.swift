@@ -1,5 +1,5 @@
 import XCTest
-@testable import ScenarioKit
+@testable import ScenarioFormat
 
 final class StrictJSONDecoderTests: XCTestCase {
     let valid = """
