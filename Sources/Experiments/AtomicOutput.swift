@@ -114,7 +114,8 @@ public struct ResultsDirectory: Sendable {
         return directory
     }
 
-    private static func validate(name: String, in path: String) throws(FileOutputError) {
+    /// The one check of a results directory name: a plain file name, not hidden.
+    static func validate(name: String, in path: String) throws(FileOutputError) {
         guard !name.isEmpty, name.utf8.count <= nameLimitBytes, !name.contains("/"), name != ".", name != "..",
               !name.hasPrefix("."), !name.contains("\0") else {
             throw FileOutputError(operation: "use name \(JSONValue.quoted(name))", path: path,

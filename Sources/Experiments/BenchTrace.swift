@@ -60,7 +60,6 @@ struct TraceHasher: EventTraceSink {
     /// The fingerprint of everything recorded (the hasher is spent afterwards).
     mutating func fingerprint(replication: Int) -> BenchFingerprint {
         flush()
-        let hex = hasher.finalize().map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
-        return BenchFingerprint(replication: replication, events: events, sha256: "sha256:" + hex)
+        return BenchFingerprint(replication: replication, events: events, sha256: "sha256:" + hexString(hasher.finalize()))
     }
 }

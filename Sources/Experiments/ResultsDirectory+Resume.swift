@@ -8,10 +8,7 @@ extension ResultsDirectory {
     /// such partial directory; `begin(in:name:)` then starts afresh.
     /// - Throws: `FileOutputError` for an invalid name.
     public static func resume(in parent: URL, name: String) throws(FileOutputError) -> ResultsDirectory? {
-        guard !name.isEmpty, name.utf8.count <= nameLimitBytes, !name.contains("/"), !name.hasPrefix("."), !name.contains("\0") else {
-            throw FileOutputError(operation: "use name \(JSONValue.quoted(name))", path: parent.path,
-                                  reason: "expected a plain file name of 1...\(nameLimitBytes) bytes without '/', not starting with '.'")
-        }
+        try validate(name: name, in: parent.path)
         let partial = parent.appendingPathComponent(name + ".partial", isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: partial.path, isDirectory: &isDirectory), isDirectory.boolValue,

@@ -3,7 +3,6 @@ import Experiments
 import Foundation
 import PushModel
 import ScenarioFormat
-import SimKernel
 
 /// `prestage sweep FILE [--out DIR] [--jobs N] [--shard i/N] [--force-memory]`.
 ///

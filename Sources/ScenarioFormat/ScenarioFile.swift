@@ -188,10 +188,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// "sha256:" + hex SHA-256 of `canonicalJSON()`.
     public func hash() throws -> String {
-        "sha256:" + SHA256.hash(try canonicalJSON()).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        "sha256:" + hexDigest(try canonicalJSON())
     }
 }
 

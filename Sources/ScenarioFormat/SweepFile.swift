@@ -242,13 +242,6 @@ public struct SweepManifest: Codable, Sendable, Equatable {
     }
 }
 
-func hexDigest(_ data: Data) -> String {
-    SHA256.hash(data).map { byte in
-        let hex = String(byte, radix: 16)
-        return byte < 16 ? "0" + hex : hex
-    }.joined()
-}
-
 /// A sweep resolved against its scenario: the manifest and every point's scenario.
 public struct SweepPlan: Sendable {
     /// What `sweep.json` records.
