@@ -4,7 +4,7 @@
 /// `campaign.warmAheadSeconds: expected a number, found "ten"`.
 public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringConvertible {
     /// What kind of problem this is.
-    public enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         /// The text is not valid JSON (or exceeds a size/depth limit).
         case syntax
         /// A value of the wrong JSON type (a string where a number was expected, ...).
@@ -20,18 +20,18 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
     }
 
     /// Where in the document.
-    public let path: JSONPath
+    let path: JSONPath
     /// The category, for callers that treat e.g. unknown keys differently.
-    public let kind: Kind
+    let kind: Kind
     /// Everything after "path: ".
-    public let message: String
+    let message: String
     /// What was expected, when known ("an integer ≥ 0").
-    public let expected: String?
+    let expected: String?
     /// The value found, rendered compactly and truncated (`"ten"`, `-5`, `[1,2]`), when there is one.
-    public let found: String?
+    let found: String?
 
     /// A diagnostic; `description` is `path: message`.
-    public init(path: JSONPath, kind: Kind, message: String, expected: String? = nil, found: String? = nil) {
+    init(path: JSONPath, kind: Kind, message: String, expected: String? = nil, found: String? = nil) {
         self.path = path
         self.kind = kind
         self.message = message
@@ -63,10 +63,10 @@ public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertibl
     /// At most `limit` diagnostics, sorted.
     public let diagnostics: [Diagnostic]
     /// How many more were found beyond the limit.
-    public let omittedCount: Int
+    let omittedCount: Int
 
     /// Sorts, removes duplicates and keeps the first `limit`.
-    public init(_ diagnostics: [Diagnostic], limit: Int = 100) {
+    init(_ diagnostics: [Diagnostic], limit: Int = 100) {
         var unique: [Diagnostic] = []
         for d in diagnostics.sorted() where unique.last != d { unique.append(d) }
         self.diagnostics = Array(unique.prefix(limit))
@@ -84,7 +84,7 @@ public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertibl
 public enum Spelling {
     /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), case-insensitive.
     /// - Complexity: O(|a|·|b|).
-    public static func distance(_ a: String, _ b: String) -> Int {
+    static func distance(_ a: String, _ b: String) -> Int {
         let x = Array(a.lowercased()), y = Array(b.lowercased())
         if x.isEmpty { return y.count }
         if y.isEmpty { return x.count }

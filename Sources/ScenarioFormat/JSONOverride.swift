@@ -2,12 +2,12 @@
 /// A `--set path=value` assignment applied to a scenario's JSON tree before decoding.
 public struct JSONOverride: Sendable, Equatable {
     /// Where to write.
-    public let path: JSONPath
+    let path: JSONPath
     /// What to write.
-    public let value: JSONValue
+    let value: JSONValue
 
     /// An override writing `value` at `path`.
-    public init(path: JSONPath, value: JSONValue) {
+    init(path: JSONPath, value: JSONValue) {
         self.path = path
         self.value = value
     }
@@ -15,7 +15,7 @@ public struct JSONOverride: Sendable, Equatable {
     /// Parses `a.b[2].c=value`: the path is everything before the first `=`; the value is parsed as
     /// JSON if it is valid JSON (`10`, `true`, `"x"`, `[1,2]`), else taken as a string (`hello`).
     /// - Throws: a `.override` diagnostic for a missing `=` or an invalid path.
-    public init(parsing assignment: String, limits: JSONLimits = JSONLimits()) throws(Diagnostic) {
+    init(parsing assignment: String, limits: JSONLimits = JSONLimits()) throws(Diagnostic) {
         guard let eq = assignment.firstIndex(of: "=") else {
             throw Diagnostic(path: .root, kind: .override,
                              message: "--set: expected path=value, found \(JSONValue.quoted(assignment))",
@@ -39,7 +39,7 @@ extension JSONValue {
     /// - Throws: a `.override` diagnostic naming the override's path and the step that failed:
     ///   an intermediate that is not an object/array, or an index out of range.
     /// - Complexity: O(path length + sizes of the containers copied along the path).
-    public func applying(_ override: JSONOverride) throws(Diagnostic) -> JSONValue {
+    func applying(_ override: JSONOverride) throws(Diagnostic) -> JSONValue {
         try set(override.value, at: override.path.components[...], walked: .root, target: override.path)
     }
 

@@ -2,11 +2,11 @@
 /// Limits applied to every scenario document.
 public struct JSONLimits: Sendable, Equatable {
     /// Largest accepted document, in bytes.
-    public var maxBytes: Int
+    var maxBytes: Int
     /// Deepest accepted nesting of arrays and objects.
-    public var maxDepth: Int
+    var maxDepth: Int
     /// Most diagnostics reported for one document (the rest are counted).
-    public var maxDiagnostics: Int
+    var maxDiagnostics: Int
 
     /// Defaults: 8 MiB, 64 levels, 100 diagnostics.
     public init(maxBytes: Int = 8 << 20, maxDepth: Int = 64, maxDiagnostics: Int = 100) {
@@ -22,11 +22,11 @@ public struct JSONLimits: Sendable, Equatable {
 /// invalid UTF-8, lone surrogate escapes, unescaped control characters, duplicate object keys,
 /// documents over `maxBytes` or nested deeper than `maxDepth`. Errors name the JSON path being
 /// parsed and the line and column.
-public enum JSONParser {
+enum JSONParser {
     /// Parses one JSON document (surrounding whitespace allowed; a UTF-8 byte-order mark is skipped).
     /// - Throws: a `Diagnostic` of kind `.syntax`.
     /// - Complexity: O(bytes).
-    public static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = JSONLimits()) throws(Diagnostic) -> JSONValue {
+    static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = JSONLimits()) throws(Diagnostic) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw Diagnostic(path: .root, kind: .syntax,
                              message: "document too large: expected at most \(limits.maxBytes) bytes, found \(bytes.count)",

@@ -18,7 +18,7 @@ public enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
 
     /// "an object", "a string", ... — for "expected X, found Y" messages.
-    public var kindDescription: String {
+    var kindDescription: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -31,7 +31,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON text (object keys sorted), truncated to about `limit` characters with "…".
     /// - Complexity: O(size of the rendered prefix).
-    public func rendered(limit: Int = 60) -> String {
+    func rendered(limit: Int = 60) -> String {
         var out = ""
         render(into: &out, limit: limit)
         if out.count > limit { return String(out.prefix(limit)) + "…" }
@@ -87,7 +87,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// The value at `path`, if every component exists.
     /// - Complexity: O(path length).
-    public subscript(path: JSONPath) -> JSONValue? {
+    subscript(path: JSONPath) -> JSONValue? {
         var node = self
         for c in path.components {
             switch (c, node) {
@@ -110,9 +110,9 @@ public enum JSONValue: Sendable, Equatable {
 /// Rendering: keys joined with "." (keys that are not identifiers are written `["key"]`), array
 /// indices as `[i]`, the empty path as `(root)`. Paths order component by component (keys by
 /// string, indices numerically, a key before an index), which is the order diagnostics are sorted in.
-public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// One step into an object or an array.
-    public enum Component: Sendable, Hashable {
+    enum Component: Sendable, Hashable {
         /// An object member.
         case key(String)
         /// An array element (0-based).
@@ -120,25 +120,25 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// The steps from the document root.
-    public var components: [Component]
+    var components: [Component]
 
     /// The document root.
-    public static let root = JSONPath([])
+    static let root = JSONPath([])
 
     /// A path from its steps.
-    public init(_ components: [Component]) { self.components = components }
+    init(_ components: [Component]) { self.components = components }
 
     /// This path extended by one step.
-    public func appending(_ c: Component) -> JSONPath { JSONPath(components + [c]) }
+    func appending(_ c: Component) -> JSONPath { JSONPath(components + [c]) }
     /// This path extended by a key.
-    public func appending(key: String) -> JSONPath { appending(.key(key)) }
+    func appending(key: String) -> JSONPath { appending(.key(key)) }
     /// This path extended by an index.
-    public func appending(index: Int) -> JSONPath { appending(.index(index)) }
+    func appending(index: Int) -> JSONPath { appending(.index(index)) }
 
     /// Parses the textual form (`a.b[2].c`, `a["odd key"]`).
     /// - Throws: a `Diagnostic` of kind `.override` naming the text and the offending position.
     /// - Complexity: O(text length).
-    public init(parsing text: String) throws(Diagnostic) {
+    init(parsing text: String) throws(Diagnostic) {
         var comps: [Component] = []
         let chars = Array(text)
         var i = 0
@@ -186,7 +186,7 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.components = comps
     }
 
-    public var description: String {
+    var description: String {
         guard !components.isEmpty else { return "(root)" }
         var out = ""
         for c in components {
@@ -211,7 +211,7 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
         return k.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
     }
 
-    public static func < (lhs: JSONPath, rhs: JSONPath) -> Bool {
+    static func < (lhs: JSONPath, rhs: JSONPath) -> Bool {
         for (a, b) in zip(lhs.components, rhs.components) where a != b {
             switch (a, b) {
             case let (.key(x), .key(y)): return x < y

@@ -11,7 +11,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var replications: Int = 5
     /// Shortcut for `population.devices` (1...50 000 000); wins over it when both are given, and
     /// is folded into `population.devices` in the resolved scenario. Default: absent.
-    public var devices: Int? = nil
+    var devices: Int? = nil
     /// Most events one replication may process (1...10¹²); a replication that reaches it stops
     /// early and says so in `summary.json` (`stopReasons`). Default 2 000 000 000.
     public var eventsMax: UInt64 = 2_000_000_000
@@ -25,7 +25,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public static let relativeHalfWidthTargetDefault = 0.05
 
     /// The defaults.
-    public init() {}
+    init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable { case seed, replications, devices, eventsMax, confidenceLevel, relativeHalfWidthTarget }
 
@@ -65,9 +65,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
 /// The format is documented in docs/scenario-format.md.
 public struct ScenarioFile: Codable, Sendable, Equatable {
     /// Longest `name`, bytes.
-    public static let nameBytesMax = 64
+    static let nameBytesMax = 64
     /// Longest `question`, characters.
-    public static let questionCharactersMax = 200
+    static let questionCharactersMax = 200
 
     /// 1–64 characters from [A-Za-z0-9._-]; used in result directory names. Required.
     public var name: String
@@ -75,14 +75,14 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var question: String
     /// Free text for readers (JSON has no comments): assumptions, variants as `--set` runs.
     /// At most 50 lines of 1–500 characters. Default: none.
-    public var notes: [String]
+    var notes: [String]
     /// How to run it.
     public var run: RunSettings
     /// What is simulated.
     public var world: PushWorldConfig
 
     /// A scenario from its parts.
-    public init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),
+    init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),
                 world: PushWorldConfig = PushWorldConfig()) {
         self.name = name
         self.question = question
@@ -94,7 +94,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     /// The top-level keys this type reads itself (the world's sections are the rest).
     enum CodingKeys: String, CodingKey, CaseIterable { case name, question, notes, run }
     /// Most `notes` lines, and their longest length in characters.
-    public static let notesMax = 50, noteCharactersMax = 500
+    static let notesMax = 50, noteCharactersMax = 500
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -171,7 +171,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// This scenario with the `run.devices` shortcut folded into `population.devices`: the form
     /// that is run, hashed and recorded in `summary.json`.
-    public var resolved: ScenarioFile {
+    var resolved: ScenarioFile {
         var copy = self
         if let devices = run.devices {
             copy.world.population.devices = devices
@@ -182,7 +182,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// Canonical JSON of the scenario: compact, keys sorted, no escaped slashes.
     /// - Throws: an `EncodingError` only for values JSON cannot hold (never for a decoded scenario).
-    public func canonicalJSON() throws -> Data {
+    func canonicalJSON() throws -> Data {
         try CanonicalJSON.encode(self, pretty: false)
     }
 
@@ -197,11 +197,11 @@ public enum ScenarioLoader {
     /// Overrides given as command-line flags, applied after the `--set` ones.
     public struct FlagOverrides: Sendable, Equatable {
         /// `--devices N` → `run.devices`.
-        public var devices: Int?
+        var devices: Int?
         /// `--seed S` → `run.seed`.
-        public var seed: UInt64?
+        var seed: UInt64?
         /// `--replications N` → `run.replications`.
-        public var replications: Int?
+        var replications: Int?
 
         /// Flag overrides; nil fields are not applied.
         public init(devices: Int? = nil, seed: UInt64? = nil, replications: Int? = nil) {

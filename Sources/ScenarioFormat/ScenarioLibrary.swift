@@ -3,22 +3,22 @@ import Foundation
 /// The scenario files in `scenarios/` directories: bare-name look-up and the `list` command.
 public struct ScenarioLibrary: Sendable {
     /// Largest scenario file read, bytes.
-    public static let fileBytesMax = 8 << 20
+    static let fileBytesMax = 8 << 20
 
     /// One library entry.
     public struct Entry: Sendable, Equatable {
         /// The file's base name without `.json` (what `prestage run NAME` takes).
         public var name: String
         /// The file.
-        public var url: URL
+        var url: URL
         /// The file's `question`, or a note saying why it could not be read.
         public var question: String
         /// Whether `name` and `question` were read.
-        public var readable: Bool
+        var readable: Bool
     }
 
     /// Directories searched in order; the first holding `NAME.json` wins.
-    public let directories: [URL]
+    let directories: [URL]
 
     /// A library over `directories`.
     public init(directories: [URL]) { self.directories = directories }
@@ -54,7 +54,7 @@ public struct ScenarioLibrary: Sendable {
     /// The file `argument` names: an existing path as is; otherwise a bare name (no "/", optional
     /// ".json") looked up in the directories.
     /// - Throws: a message naming the argument, the directories searched and the closest name.
-    public func resolve(_ argument: String) throws(ScenarioLoadError) -> URL {
+    func resolve(_ argument: String) throws(ScenarioLoadError) -> URL {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory.boolValue {
             return URL(fileURLWithPath: argument)
@@ -86,7 +86,7 @@ public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvert
     public let diagnostics: [Diagnostic]
 
     /// An error with `description` and optional diagnostics.
-    public init(_ description: String, diagnostics: [Diagnostic] = []) {
+    init(_ description: String, diagnostics: [Diagnostic] = []) {
         self.description = description
         self.diagnostics = diagnostics
     }

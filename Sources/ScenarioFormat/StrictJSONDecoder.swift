@@ -25,7 +25,7 @@ import Foundation
 /// The result is `.failure` whenever anything was recorded, with all diagnostics sorted by path.
 public struct StrictJSONDecoder: Sendable {
     /// Size, depth and report limits.
-    public var limits: JSONLimits
+    var limits: JSONLimits
 
     /// A decoder with `limits`.
     public init(limits: JSONLimits = JSONLimits()) {
@@ -50,7 +50,7 @@ public struct StrictJSONDecoder: Sendable {
     }
 
     /// Decodes `T` strictly from an already parsed tree.
-    public func decode<T: Decodable>(_ type: T.Type, from tree: JSONValue) -> Result<T, ScenarioErrors> {
+    func decode<T: Decodable>(_ type: T.Type, from tree: JSONValue) -> Result<T, ScenarioErrors> {
         let session = DecodingSession(root: tree)
         var value: T? = nil
         do {

@@ -4,13 +4,13 @@ import PreloadKit
 /// A scalar a sweep assigns to a scenario field: a number, a string or a boolean.
 public struct SweepValue: Codable, Sendable, Equatable {
     /// Longest string value, characters.
-    public static let stringCharactersMax = 200
+    static let stringCharactersMax = 200
 
     /// The value as ScenarioKit JSON (integral numbers are `.integer`).
-    public let json: JSONValue
+    let json: JSONValue
 
     /// A value from JSON (programmer API: scalars only).
-    public init(_ json: JSONValue) {
+    init(_ json: JSONValue) {
         self.json = json
     }
 
@@ -73,39 +73,39 @@ public struct SweepValue: Codable, Sendable, Equatable {
 ///   "grid": { "campaigns[0].warm.aheadSeconds": [0, 120, 300, 600] } }
 /// ```
 /// Decoded strictly (unknown keys with suggestions, every problem with its path).
-public struct SweepFile: Decodable, Sendable, Equatable {
+struct SweepFile: Decodable, Sendable, Equatable {
     /// Most grid fields.
-    public static let fieldsMax = 8
+    static let fieldsMax = 8
     /// Most values per grid field.
-    public static let valuesPerFieldMax = 1_000
+    static let valuesPerFieldMax = 1_000
     /// Most grid points (the product of the value counts).
-    public static let pointsMax = 10_000
+    static let pointsMax = 10_000
     /// Most work items (points × replications).
-    public static let itemsMax = 1_000_000
+    static let itemsMax = 1_000_000
     /// Most fixed `set` overrides.
-    public static let setMax = 100
+    static let setMax = 100
     /// Largest sweep file, bytes.
-    public static let fileBytesMax = 1 << 20
+    static let fileBytesMax = 1 << 20
 
     /// The base scenario: a bare name from `scenarios/` or a path (relative paths are looked up
     /// next to the sweep file first, then from the working directory). Required.
-    public var scenario: String
+    var scenario: String
     /// Replications per point (1...10 000). Default: the scenario's `run.replications`.
-    public var replications: Int?
+    var replications: Int?
     /// Master seed; every point uses it, so points compare on common random numbers.
     /// Default: the scenario's `run.seed`.
-    public var seed: UInt64?
+    var seed: UInt64?
     /// Population size of every point (overrides `population.devices`). Default: the scenario's.
-    public var devices: Int?
+    var devices: Int?
     /// Fixed overrides applied to every point before the grid's (path → value).
-    public var set: [String: SweepValue]
+    var set: [String: SweepValue]
     /// Field path → the values it takes. Points are every combination; fields are ordered by path
     /// and the last one varies fastest.
-    public var grid: [String: [SweepValue]]
+    var grid: [String: [SweepValue]]
 
     enum CodingKeys: String, CodingKey, CaseIterable { case scenario, replications, seed, devices, set, grid }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // Optional fields through decodeIfPresent of validating types: a bad one is recorded at its
         // path and the pass goes on, so it is reported together with the grid's problems.
@@ -190,7 +190,7 @@ public struct SweepAxis: Codable, Sendable, Equatable {
     /// The scenario path, as written (`campaigns[0].warm.aheadSeconds`).
     public var field: String
     /// Its values, in file order.
-    public var values: [SweepValue]
+    var values: [SweepValue]
 }
 
 /// A grid point as recorded in `sweep.json`.
@@ -252,7 +252,7 @@ public struct SweepPlan: Sendable {
     public let scenarios: [ScenarioFile]
 
     /// Item index k of (point, replication).
-    public func itemIndex(point: Int, replication: Int) -> Int { point * manifest.replications + replication }
+    func itemIndex(point: Int, replication: Int) -> Int { point * manifest.replications + replication }
 
     /// Loads and validates the sweep file at `path`: the file strictly, then every `set` override
     /// and grid value alone against the scenario (so a bad value is reported once, with its
@@ -405,7 +405,7 @@ public struct SweepPlan: Sendable {
 /// `--shard i/N`: this process runs the work items k with k mod N = i.
 public struct ShardSpec: Sendable, Equatable, Codable {
     /// Most shards.
-    public static let countMax = 10_000
+    static let countMax = 10_000
     /// 0-based shard index.
     public var index: Int
     /// Number of shards.
@@ -422,7 +422,7 @@ public struct ShardSpec: Sendable, Equatable, Codable {
     }
 
     /// A shard from its parts (0 ≤ index < count).
-    public init(index: Int, count: Int) {
+    init(index: Int, count: Int) {
         precondition(index >= 0 && index < count, "invalid shard")
         self.index = index
         self.count = count
