@@ -5,10 +5,10 @@ import ScenarioFormat
 /// A file-system operation that failed, with the path and the system's reason.
 public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was being done ("create", "write", "fsync", "rename", ...).
-    public let operation: String
-    public let path: String
+    let operation: String
+    let path: String
     /// `strerror(errno)` or an explanation.
-    public let reason: String
+    let reason: String
 
     public var description: String { "\(path): cannot \(operation): \(reason)" }
 
@@ -78,7 +78,7 @@ public struct ResultsDirectory: Sendable {
     /// Name of the marker file inside the partial directory.
     public static let incompleteMarkerName = "INCOMPLETE"
     /// Longest accepted directory or file name, in bytes.
-    public static let nameLimitBytes = 200
+    static let nameLimitBytes = 200
 
     /// The final location, `PARENT/NAME`.
     public let finalURL: URL
@@ -136,8 +136,8 @@ public struct ResultsDirectory: Sendable {
     /// Earlier results that `commit` may replace: a directory holding only `files` (the names a
     /// command writes), among them `marker` (written last, so only a completed run leaves it).
     public struct Replaceable: Sendable, Equatable {
-        public let files: Set<String>
-        public let marker: String
+        let files: Set<String>
+        let marker: String
 
         public init(files: Set<String>, marker: String) {
             self.files = files.union([marker])

@@ -2,15 +2,15 @@ import Foundation
 import ScenarioFormat
 
 /// One gated metric's per-replication values in a baseline.
-public struct BenchBaselineMetric: Codable, Sendable, Equatable {
+struct BenchBaselineMetric: Codable, Sendable, Equatable {
     /// The metric's name.
-    public var name: String
+    var name: String
     /// Its unit.
-    public var unit: String
+    var unit: String
     /// Replication r's value at index r (null where the replication had none).
-    public var values: [Double?]
+    var values: [Double?]
     /// Mean of the finite values, for readers of the diff (recomputed, never trusted on load).
-    public var mean: Double?
+    var mean: Double?
 }
 
 /// `results/baseline/SCENARIO.json`: what `prestage bench` compares with. Deterministic for a
@@ -18,12 +18,12 @@ public struct BenchBaselineMetric: Codable, Sendable, Equatable {
 /// diff after `make bench-baseline` shows exactly what changed.
 public struct BenchBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-bench-baseline/1"
+    static let formatName = "prestage-bench-baseline/1"
 
     /// `formatName`.
-    public var format: String
+    var format: String
     /// The scenario's name (also the file's base name).
-    public var scenarioName: String
+    var scenarioName: String
     /// Hash of the resolved scenario the baseline was recorded with.
     public var scenarioHash: String
     /// Master seed: replication r of the baseline and of a gate run share random streams.
@@ -35,7 +35,7 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     /// Replication 0's event-trace fingerprint.
     public var fingerprint: BenchFingerprint
     /// The gated metrics the scenario produces, sorted by name.
-    public var metrics: [BenchBaselineMetric]
+    var metrics: [BenchBaselineMetric]
 
     /// The baseline of a finished suite run.
     public init(_ run: BenchScenarioRun) {
@@ -52,7 +52,7 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     }
 
     /// The metric named `name`.
-    public func metric(_ name: String) -> BenchBaselineMetric? { metrics.first { $0.name == name } }
+    func metric(_ name: String) -> BenchBaselineMetric? { metrics.first { $0.name == name } }
 
     /// The file for scenario `name` in `directory`.
     public static func url(in directory: URL, scenario name: String) -> URL { directory.appendingPathComponent(name + ".json") }
@@ -86,12 +86,12 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
 /// measurements); it holds no wall times.
 public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-bench-speed/1"
+    static let formatName = "prestage-bench-speed/1"
     /// The file's name in the baseline directory.
     public static let fileName = "speed.json"
 
     /// `formatName`.
-    public var format: String
+    var format: String
     /// The calibration loop's checksum: a different value means the loop changed and the ratios
     /// are not comparable.
     public var calibrationChecksum: UInt64
@@ -143,5 +143,5 @@ public struct BenchScenarioRatio: Codable, Sendable, Equatable {
     /// The scenario's name.
     public var scenario: String
     /// Its best replication-0 CPU time ÷ the best calibration CPU time.
-    public var ratio: Double
+    var ratio: Double
 }

@@ -18,41 +18,41 @@ public enum BenchVerdict: String, Sendable, Equatable {
     case skipped
 
     /// Whether this verdict fails the gate.
-    public var fails: Bool { self == .regression || self == .changed || self == .missing }
+    var fails: Bool { self == .regression || self == .changed || self == .missing }
 }
 
 /// One scenario × metric line of the gate.
 public struct BenchMetricCheck: Sendable, Equatable {
     /// The scenario's name.
-    public let scenario: String
+    let scenario: String
     /// The metric and its threshold.
-    public let gate: BenchMetricGate
+    let gate: BenchMetricGate
     /// The metric's unit.
-    public let unit: String
+    let unit: String
     /// Mean of the baseline's values (nil if it has none).
-    public let baselineMean: Double?
+    let baselineMean: Double?
     /// Mean of this run's values (nil if it has none).
-    public let nowMean: Double?
+    let nowMean: Double?
     /// Paired interval for E[now − baseline] at `BenchSuite.confidenceLevel`.
-    public let difference: ConfidenceInterval?
+    let difference: ConfidenceInterval?
     /// The practical threshold in the metric's unit (≥ 0; a worsening larger than this counts).
-    public let threshold: Double?
+    let threshold: Double?
     /// The decision.
-    public let verdict: BenchVerdict
+    let verdict: BenchVerdict
     /// Why, in a few words ("significant, beyond threshold", "within threshold", …).
-    public let note: String
+    let note: String
 }
 
 /// One scenario's fingerprint check.
 public struct BenchFingerprintCheck: Sendable, Equatable {
     /// The scenario's name.
-    public let scenario: String
+    let scenario: String
     /// The recorded fingerprint.
-    public let baseline: BenchFingerprint
+    let baseline: BenchFingerprint
     /// This run's fingerprint.
-    public let now: BenchFingerprint
+    let now: BenchFingerprint
     /// `.pass` when equal, else `.changed`.
-    public let verdict: BenchVerdict
+    let verdict: BenchVerdict
 }
 
 /// The speed check.
@@ -87,7 +87,7 @@ public enum BenchGate {
     /// worse than `gate.threshold(baselineMean:)`. Pairs where either side has no value are
     /// dropped; fewer than 2 pairs → skipped. A baseline metric the run lacks → missing.
     /// - Complexity: O(replications).
-    public static func check(scenario: String, gate: BenchMetricGate, unit: String, baseline: [Double?]?, now: [Double?]?) -> BenchMetricCheck {
+    static func check(scenario: String, gate: BenchMetricGate, unit: String, baseline: [Double?]?, now: [Double?]?) -> BenchMetricCheck {
         func mean(_ v: [Double?]?) -> Double? {
             let f = (v ?? []).compactMap { $0 }
             return f.isEmpty ? nil : f.reduce(0, +) / Double(f.count)

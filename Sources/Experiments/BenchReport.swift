@@ -28,7 +28,7 @@ public struct BenchReport: Sendable, Equatable {
     public var fails: Bool { !errors.isEmpty || failures.count > 0 }
 
     /// "scenario metric: note" for every failing check, in report order.
-    public var failures: [String] {
+    var failures: [String] {
         metrics.filter { $0.verdict.fails }.map { "\($0.scenario) \($0.gate.name): \($0.verdict.rawValue) (\($0.note))" }
             + fingerprints.filter { $0.verdict.fails }.map { "\($0.scenario) fingerprint: changed (\($0.baseline.events) → \($0.now.events) events)" }
             + (speed.verdict.fails ? ["speed: regression (\(speed.note))"] : [])

@@ -72,9 +72,9 @@ private final class FingerprintSlot: @unchecked Sendable {
 /// every scenario, …, and a final calibration).
 public struct BenchSpeedMeasurement: Sendable, Equatable {
     public struct Scenario: Sendable, Equatable {
-        public let scenario: String
+        let scenario: String
         public let bestSeconds: Double
-        public let ratio: Double
+        let ratio: Double
     }
 
     public let calibrationChecksum: UInt64

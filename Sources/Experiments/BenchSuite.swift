@@ -8,20 +8,20 @@ import SimStats
 /// when it is statistically significant on the worse side (the paired interval at
 /// `BenchSuite.confidenceLevel` excludes 0) AND its mean is worse than
 /// `threshold(baselineMean:)` = max(`relative` · |baseline mean|, `absolute`).
-public struct BenchMetricGate: Sendable, Equatable {
+struct BenchMetricGate: Sendable, Equatable {
     /// The metric's name in `summary.json`, e.g. "tapToPaint.p95Seconds".
-    public let name: String
+    let name: String
     /// Which direction is better.
-    public let better: BetterDirection
+    let better: BetterDirection
     /// Relative part of the practical threshold (0.05 = 5 % of the baseline mean).
-    public let relative: Double
+    let relative: Double
     /// Absolute part of the practical threshold, in the metric's unit (0.01 = 1 point of a ratio).
-    public let absolute: Double
+    let absolute: Double
     /// How the threshold reads in reports, e.g. "+5 % or +50 ms".
-    public let thresholdText: String
+    let thresholdText: String
 
     /// A gate; see the properties.
-    public init(_ name: String, better: BetterDirection, relative: Double = 0, absolute: Double, text: String) {
+    init(_ name: String, better: BetterDirection, relative: Double = 0, absolute: Double, text: String) {
         self.name = name
         self.better = better
         self.relative = relative
@@ -30,7 +30,7 @@ public struct BenchMetricGate: Sendable, Equatable {
     }
 
     /// The smallest worsening that counts: max(relative · |baselineMean|, absolute) (≥ 0).
-    public func threshold(baselineMean: Double) -> Double { max(relative * abs(baselineMean), absolute) }
+    func threshold(baselineMean: Double) -> Double { max(relative * abs(baselineMean), absolute) }
 }
 
 /// The fixed parts of `prestage bench`: the watched metrics and their thresholds, the confidence
@@ -38,7 +38,7 @@ public struct BenchMetricGate: Sendable, Equatable {
 /// benchmarks in CI"); change them there too.
 public enum BenchSuite {
     /// The gated metrics, in report order.
-    public static let gates: [BenchMetricGate] = [
+    static let gates: [BenchMetricGate] = [
         BenchMetricGate("tapToPaint.p50Seconds", better: .lower, relative: 0.05, absolute: 0.020, text: "+5 % or +20 ms, whichever is larger"),
         BenchMetricGate("tapToPaint.p95Seconds", better: .lower, relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"),
         BenchMetricGate("tapToPaint.shareUnder500ms", better: .higher, absolute: 0.01, text: "−1 point"),
@@ -53,7 +53,7 @@ public enum BenchSuite {
 
     /// Confidence level of the paired intervals. 99 % rather than 95 %: the gate makes tens of
     /// comparisons per run, and the practical threshold must be exceeded as well.
-    public static let confidenceLevel = 0.99
+    static let confidenceLevel = 0.99
 
     /// The speed gate fails when the suite's CPU-time ratio (scenarios ÷ calibration loop) exceeds
     /// the baseline ratio by more than this factor (25 %). The spread measured on a loaded 2-core
@@ -68,7 +68,7 @@ public enum BenchSuite {
     /// Most scenario files a suite directory may hold.
     public static let scenariosMax = 32
     /// Largest baseline file read, bytes.
-    public static let baselineBytesMax = 16 << 20
+    static let baselineBytesMax = 16 << 20
 
     /// Suite directory, relative to a scenario directory (`scenarios/bench`).
     public static let suiteSubdirectory = "bench"
@@ -78,5 +78,5 @@ public enum BenchSuite {
     public static let outSubdirectory = "bench"
 
     /// The gate watching `name`, if any.
-    public static func gate(named name: String) -> BenchMetricGate? { gates.first { $0.name == name } }
+    static func gate(named name: String) -> BenchMetricGate? { gates.first { $0.name == name } }
 }

@@ -5,14 +5,14 @@ import SimKernel
 /// The behaviour fingerprint of one replication: SHA-256 over every processed event, in order.
 public struct BenchFingerprint: Codable, Sendable, Equatable {
     /// The replication traced.
-    public var replication: Int
+    var replication: Int
     /// Events hashed.
     public var events: UInt64
     /// "sha256:" + 64 hex digits.
     public var sha256: String
 
     /// A fingerprint; see the properties.
-    public init(replication: Int, events: UInt64, sha256: String) {
+    init(replication: Int, events: UInt64, sha256: String) {
         self.replication = replication
         self.events = events
         self.sha256 = sha256

@@ -3,9 +3,9 @@ import ScenarioFormat
 import SimStats
 
 /// One metric of `prestage compare`: both estimates and the difference (variant − baseline).
-public struct MetricComparison: Sendable, Equatable {
+struct MetricComparison: Sendable, Equatable {
     /// How the difference interval was computed.
-    public enum Method: String, Sendable {
+    enum Method: String, Sendable {
         /// Paired t interval on per-replication differences (same seed and replication count:
         /// replication r of both runs used the same random streams).
         case paired
@@ -14,21 +14,21 @@ public struct MetricComparison: Sendable, Equatable {
     }
 
     /// The metric's name.
-    public var name: String
+    var name: String
     /// Its unit.
-    public var unit: String
+    var unit: String
     /// The baseline's (A's) summary.
-    public var baseline: MetricSummary
+    var baseline: MetricSummary
     /// The variant's (B's) summary.
-    public var variant: MetricSummary
+    var variant: MetricSummary
     /// The difference's interval; nil when either run lacks finite values for every replication
     /// or has fewer than two replications.
-    public var difference: ConfidenceInterval?
+    var difference: ConfidenceInterval?
     /// How `difference` was computed.
-    public var method: Method
+    var method: Method
     /// "improvement", "regression", "no significant difference", "significant difference" (for
     /// metrics where neither direction is better) or "not compared".
-    public var verdict: String
+    var verdict: String
 }
 
 /// `prestage compare A B`: per-metric comparisons of two result directories.
@@ -36,7 +36,7 @@ public enum RunComparison {
     /// Compares `variant` (B) with `baseline` (A), metric by metric (metrics present in both, by
     /// name). Paired when both used the same seed and replication count, Welch otherwise.
     /// - Complexity: O(metrics · replications).
-    public static func compare(baseline a: RunSummary, variant b: RunSummary) -> [MetricComparison] {
+    static func compare(baseline a: RunSummary, variant b: RunSummary) -> [MetricComparison] {
         let paired = a.seed == b.seed && a.replications == b.replications
         let level = a.confidenceLevel
         var out: [MetricComparison] = []
@@ -74,7 +74,7 @@ public enum RunComparison {
     }
 
     /// Metrics that only one of the runs has.
-    public static func unmatched(baseline a: RunSummary, variant b: RunSummary) -> (onlyBaseline: [String], onlyVariant: [String]) {
+    static func unmatched(baseline a: RunSummary, variant b: RunSummary) -> (onlyBaseline: [String], onlyVariant: [String]) {
         let na = Set(a.metrics.map(\.name)), nb = Set(b.metrics.map(\.name))
         return (na.subtracting(nb).sorted(), nb.subtracting(na).sorted())
     }

@@ -5,17 +5,17 @@ import ScenarioFormat
 /// otherwise.
 public struct MemoryInputs: Sendable, Equatable, Codable {
     /// Devices in the population.
-    public var devices: Int
+    var devices: Int
     /// Pushes targeted over the run (all campaigns, carousel pushes counted).
-    public var pushesTargeted: Int
+    var pushesTargeted: Int
     /// Most pre-stage sessions (handlers, foreground fetches) alive at once.
-    public var activeSessionsPeak: Int
+    var activeSessionsPeak: Int
     /// Seconds covered by the per-second time series.
-    public var horizonSeconds: Int
+    var horizonSeconds: Int
     /// Replications run.
-    public var replications: Int
+    var replications: Int
     /// Replications simulated at the same time (threads).
-    public var concurrentReplications: Int
+    var concurrentReplications: Int
 
     /// Inputs; see the properties.
     public init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
@@ -37,15 +37,15 @@ public struct MemoryInputs: Sendable, Equatable, Codable {
 /// peak resident size of every run, so the constants can be re-checked.
 public struct MemoryEstimate: Sendable, Equatable, Codable {
     /// One term of the estimate.
-    public struct Part: Sendable, Equatable, Codable {
+    struct Part: Sendable, Equatable, Codable {
         /// What the bytes are for ("devices", "active sessions", ...).
-        public var name: String
+        var name: String
         /// Its bytes in total (already multiplied by the concurrent replications where that applies).
-        public var bytes: UInt64
+        var bytes: UInt64
     }
 
     /// The terms, in a fixed order.
-    public var parts: [Part]
+    var parts: [Part]
     /// Their sum.
     public var totalBytes: UInt64 { parts.reduce(0) { $0 &+ $1.bytes } }
 
@@ -86,21 +86,21 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
 /// which assumes rate × `RunCommand.sessionSecondsAssumed`, over-covers small runs.
 public struct MemoryModel: Sendable, Equatable, Codable {
     /// The process before any replication: code, Foundation, GSL, the resolved scenario.
-    public var processBaseBytes: UInt64 = 40 << 20
+    var processBaseBytes: UInt64 = 40 << 20
     /// Per device per concurrent replication (device arrays, parked-store offsets).
-    public var bytesPerDevice: UInt64 = 30
+    var bytesPerDevice: UInt64 = 30
     /// Per targeted push per concurrent replication (the preload-store entries it leaves parked,
     /// its far-future tap and delivery entries).
-    public var bytesPerPush: UInt64 = 45
+    var bytesPerPush: UInt64 = 45
     /// Per session alive at once (handler state, download requests, network flows).
-    public var bytesPerActiveSession: UInt64 = 2_048
+    var bytesPerActiveSession: UInt64 = 2_048
     /// Per pending event of an active session in the kernel's event set (heap slot plus payload).
-    public var bytesPerPendingEvent: UInt64 = 64
+    var bytesPerPendingEvent: UInt64 = 64
     /// All latency histograms of one replication (tap-to-paint per platform × network, download
     /// latency, ...): about 30 histograms of ~60 kB.
-    public var histogramBytesPerReplication: UInt64 = 2 << 20
+    var histogramBytesPerReplication: UInt64 = 2 << 20
     /// Per second of horizon: the per-second counters (about 12 series of 8 bytes, plus per-PoP rows).
-    public var bytesPerSecondOfSeries: UInt64 = 256
+    var bytesPerSecondOfSeries: UInt64 = 256
 
     /// The calibrated defaults.
     public init() {}
@@ -114,7 +114,7 @@ public struct AvailableMemory: Sendable, Equatable {
     public var source: String
 
     /// A figure and its source.
-    public init(bytes: UInt64, source: String) {
+    init(bytes: UInt64, source: String) {
         self.bytes = bytes
         self.source = source
     }
@@ -130,7 +130,7 @@ public struct AvailableMemory: Sendable, Equatable {
 
     /// The `MemAvailable:` line of /proc/meminfo text, in bytes (the file states kB = KiB).
     /// - Complexity: O(text length).
-    public static func memAvailableBytes(inMeminfo text: String) -> UInt64? {
+    static func memAvailableBytes(inMeminfo text: String) -> UInt64? {
         for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 2, let value = UInt64(fields[1]) else { return nil }

@@ -8,12 +8,12 @@ import SimKernel
 /// index, so the output does not depend on the thread count or on which thread finished first.
 public struct ReplicationRunner: Sendable {
     /// Events between progress reports of one replication.
-    public static let progressEveryEvents: UInt64 = 200_000
+    static let progressEveryEvents: UInt64 = 200_000
 
     /// The scenario to run (resolved).
-    public let scenario: ScenarioFile
+    let scenario: ScenarioFile
     /// Threads (1...replications).
-    public let jobs: Int
+    let jobs: Int
 
     /// A runner of `scenario` on `jobs` threads (clamped to 1...replications).
     public init(scenario: ScenarioFile, jobs: Int) {
@@ -24,9 +24,9 @@ public struct ReplicationRunner: Sendable {
     /// A replication that failed.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// Its index.
-        public let replication: Int
+        let replication: Int
         /// What went wrong.
-        public let message: String
+        let message: String
         public var description: String { "replication \(replication): \(message)" }
     }
 

@@ -7,46 +7,46 @@ import SimStats
 /// time series summed, outcome and byte counts summed.
 public struct RunAggregate: Sendable {
     /// One named histogram merged over replications.
-    public struct NamedHistogram: Sendable {
+    struct NamedHistogram: Sendable {
         /// "tapToPaint", "tapToPaint.ios.wifi", "extensionDownloadLatency".
-        public var name: String
+        var name: String
         /// "" or the platform of a per-group histogram.
-        public var platform: String
+        var platform: String
         /// "" or the network class of a per-group histogram.
-        public var network: String
+        var network: String
         /// The merged counts.
-        public var histogram: LatencyHistogram
+        var histogram: LatencyHistogram
     }
 
     /// Per-second series summed over replications.
-    public struct SummedSeries: Sendable {
+    struct SummedSeries: Sendable {
         /// Column names, in CSV order.
-        public static let names = ["pushesSent", "deliveries", "prestageEdgeRequests", "prestageEdgeHits",
+        static let names = ["pushesSent", "deliveries", "prestageEdgeRequests", "prestageEdgeHits",
                                    "originRequests", "origin503", "taps", "paints"]
         /// Seconds covered.
-        public var horizonSeconds: Int
+        var horizonSeconds: Int
         /// `columns[i][second]`: the sum over replications of series `names[i]`.
-        public var columns: [[UInt64]]
+        var columns: [[UInt64]]
 
         /// The summed series `name`.
-        public func column(_ name: String) -> [UInt64] {
+        func column(_ name: String) -> [UInt64] {
             guard let i = Self.names.firstIndex(of: name) else { return [] }
             return columns[i]
         }
     }
 
     /// Replications combined.
-    public let replications: Int
+    let replications: Int
     /// Metric summaries, sorted by name (a metric missing from a replication counts as no value there).
     public let metrics: [MetricSummary]
     /// Tap-to-paint overall, per platform × network (sorted), and extension download latency.
-    public let histograms: [NamedHistogram]
+    let histograms: [NamedHistogram]
     /// Per-second counters.
-    public let series: SummedSeries
+    let series: SummedSeries
     /// Outcome counts summed over replications.
-    public let outcomes: OutcomeCounts
+    let outcomes: OutcomeCounts
     /// Byte counts summed over replications.
-    public let bytes: ByteCounts
+    let bytes: ByteCounts
 
     /// Combines `results` (in replication order).
     /// - Throws: `StatisticsError` if histograms or series of different shapes meet (a model bug).

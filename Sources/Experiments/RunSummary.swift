@@ -4,22 +4,22 @@ import SimStats
 import Stochastic
 
 /// How many replications a metric needs for a target precision, estimated from a run's spread.
-public struct PrecisionPlan: Codable, Sendable, Equatable {
+struct PrecisionPlan: Codable, Sendable, Equatable {
     /// The half-width aimed at relative to the mean (`run.relativeHalfWidthTarget`, e.g. 0.05).
-    public var relativeTarget: Double
+    var relativeTarget: Double
     /// `relativeTarget × |mean|`, in the metric's unit.
-    public var targetHalfWidth: Double
+    var targetHalfWidth: Double
     /// The smallest n ≥ 2 with t_{n−1, 1−α/2} · S / √n ≤ `targetHalfWidth`, S being the standard
     /// deviation over this run's replications (Law, §9.4.1; SimStats' `ReplicationPlanner`). Nil
     /// when more than `ScenarioLimits.replicationsMax` would be needed, or the mean is 0 while the
     /// values vary (no relative target exists). An estimate: S itself changes with more replications.
-    public var replicationsNeeded: Int?
+    var replicationsNeeded: Int?
 
     /// The plan for replication values `sample` (every replication finite, at least 2).
     /// Nil for fewer than 2 values.
     /// - Complexity: O(sample.count) plus O(n* − n₀) t quantiles, n₀ = ⌊(z·S/target)²⌋ being a
     ///   lower bound of the answer n* (t quantiles exceed the normal one), so a handful in practice.
-    public static func plan(sample: [Double], level: Double, relativeTarget: Double) -> PrecisionPlan? {
+    static func plan(sample: [Double], level: Double, relativeTarget: Double) -> PrecisionPlan? {
         guard let moments = try? RunningMoments(validating: sample), let s = moments.standardDeviation else { return nil }
         let target = relativeTarget * abs(moments.mean)
         var plan = PrecisionPlan(relativeTarget: relativeTarget, targetHalfWidth: target, replicationsNeeded: nil)
@@ -45,10 +45,10 @@ public struct MetricSummary: Codable, Sendable, Equatable {
     /// e.g. "s", "ratio", "req/s".
     public var unit: String
     /// "lower", "higher" or "none": which direction is better.
-    public var better: String
+    var better: String
     /// The value of each replication, by replication index; nil where the replication produced no
     /// finite value (e.g. a percentile of an empty histogram).
-    public var values: [Double?]
+    var values: [Double?]
     /// Mean of the finite values; nil if there are none.
     public var mean: Double?
     /// The t-based interval over the replications; nil with fewer than 2 finite values, or when
@@ -56,7 +56,7 @@ public struct MetricSummary: Codable, Sendable, Equatable {
     public var confidenceInterval: ConfidenceInterval?
     /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
     /// when `confidenceInterval` is nil.
-    public var precision: PrecisionPlan?
+    var precision: PrecisionPlan?
 
     /// Summarises `values` (one per replication) at `level`, planning replications for a
     /// half-width of `relativeHalfWidthTarget` × |mean|.
@@ -78,7 +78,7 @@ public struct MetricSummary: Codable, Sendable, Equatable {
     }
 
     /// The per-replication values when every replication has one.
-    public var finiteValues: [Double]? {
+    var finiteValues: [Double]? {
         let kept = values.compactMap { $0 }
         return kept.count == values.count ? kept : nil
     }
@@ -94,28 +94,28 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// `formatName`.
     public var format: String
     /// "prestage 0.1.0".
-    public var toolVersion: String
+    var toolVersion: String
     /// The scenario's `name`.
-    public var scenarioName: String
+    var scenarioName: String
     /// The scenario's one-line question.
-    public var question: String
+    var question: String
     /// "sha256:" + hex SHA-256 of the canonical resolved scenario JSON (sorted keys).
-    public var scenarioHash: String
+    var scenarioHash: String
     /// The master seed; replication r draws from streams derived from (seed, r).
-    public var seed: UInt64
+    var seed: UInt64
     /// Number of replications.
-    public var replications: Int
+    var replications: Int
     /// Confidence level of every interval, e.g. 0.95.
-    public var confidenceLevel: Double
+    var confidenceLevel: Double
     /// Headline metrics, sorted by name.
-    public var metrics: [MetricSummary]
+    var metrics: [MetricSummary]
     /// Events processed, per replication.
-    public var eventsProcessed: [UInt64]
+    var eventsProcessed: [UInt64]
     /// Virtual time reached, per replication, seconds.
-    public var virtualEndSeconds: [Double]
+    var virtualEndSeconds: [Double]
 
     /// A summary; see the properties.
-    public init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64,
+    init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64,
                 replications: Int, confidenceLevel: Double, metrics: [MetricSummary], eventsProcessed: [UInt64],
                 virtualEndSeconds: [Double]) {
         self.format = Self.formatName
@@ -132,7 +132,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
     }
 
     /// The metric named `name`.
-    public func metric(_ name: String) -> MetricSummary? { metrics.first { $0.name == name } }
+    func metric(_ name: String) -> MetricSummary? { metrics.first { $0.name == name } }
 }
 
 /// Encodes as a `RunSummary` with extra top-level members (the resolved scenario, outcome counts).

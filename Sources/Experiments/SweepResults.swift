@@ -6,36 +6,36 @@ import SimStats
 /// One work item's result: `items/pP-rR.json`, written atomically when the replication ends.
 public struct SweepItemResult: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-sweep-item/1"
+    static let formatName = "prestage-sweep-item/1"
 
     /// One metric of the replication.
     public struct Value: Codable, Sendable, Equatable {
         /// e.g. "tapToPaint.p95Seconds".
         public var name: String
         /// e.g. "s", "ratio", "count".
-        public var unit: String
+        var unit: String
         /// "lower", "higher" or "none".
-        public var better: String
+        var better: String
         /// Nil when the replication produced no finite value.
         public var value: Double?
     }
 
     /// `formatName`.
-    public var format: String
+    var format: String
     /// The sweep it belongs to.
-    public var sweepHash: String
+    var sweepHash: String
     /// Grid point.
     public var point: Int
     /// Replication index (0-based).
     public var replication: Int
     /// The master seed (replication r uses streams derived from (seed, r)).
-    public var seed: UInt64
+    var seed: UInt64
     /// Events the replication processed.
-    public var eventsProcessed: UInt64
+    var eventsProcessed: UInt64
     /// Virtual time it reached, seconds.
-    public var virtualEndSeconds: Double
+    var virtualEndSeconds: Double
     /// Why it stopped.
-    public var stopReason: String
+    var stopReason: String
     /// The replication's metrics, sorted by name.
     public var metrics: [Value]
 
@@ -61,13 +61,13 @@ public struct SweepShardInfo: Codable, Sendable, Equatable {
     /// Identifies the file format.
     public static let formatName = "prestage-sweep-shard/1"
     /// `formatName`.
-    public var format: String
+    var format: String
     /// The sweep the shard belongs to.
-    public var sweepHash: String
+    var sweepHash: String
     /// Which slice of the work items: item k belongs to shard k mod count.
     public var shard: ShardSpec
     /// Items in this shard.
-    public var items: Int
+    var items: Int
 
     /// The shard file of `shard` of sweep `sweepHash`, holding `items` items.
     public init(format: String, sweepHash: String, shard: ShardSpec, items: Int) {
@@ -207,43 +207,43 @@ public enum SweepFiles {
 }
 
 /// One point in a sweep's summary.json.
-public struct PointSummary: Codable, Sendable, Equatable {
+struct PointSummary: Codable, Sendable, Equatable {
     /// Point index.
-    public var point: Int
+    var point: Int
     /// Grid field → value.
-    public var values: [String: SweepValue]
+    var values: [String: SweepValue]
     /// Hash of the point's resolved scenario.
-    public var scenarioHash: String
+    var scenarioHash: String
     /// Events processed, per replication.
-    public var eventsProcessed: [UInt64]
+    var eventsProcessed: [UInt64]
     /// Why each replication stopped.
-    public var stopReasons: [String]
+    var stopReasons: [String]
     /// Metric summaries with t CIs and replications needed, sorted by name.
-    public var metrics: [MetricSummary]
+    var metrics: [MetricSummary]
 }
 
 /// A sweep's summary.json: per point, every metric with its CI.
-public struct SweepSummary: Codable, Sendable, Equatable {
+struct SweepSummary: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-sweep-summary/1"
+    static let formatName = "prestage-sweep-summary/1"
     /// `formatName`.
-    public var format: String
+    var format: String
     /// The sweep (see `SweepManifest`).
-    public var sweepHash: String
+    var sweepHash: String
     /// The tool that ran it.
-    public var toolVersion: String
+    var toolVersion: String
     /// The base scenario's name and resolved hash.
-    public var scenarioName: String
-    public var scenarioHash: String
+    var scenarioName: String
+    var scenarioHash: String
     /// Master seed of every point.
-    public var seed: UInt64
+    var seed: UInt64
     /// Replications per point.
-    public var replications: Int
+    var replications: Int
     /// Level of every interval.
-    public var confidenceLevel: Double
+    var confidenceLevel: Double
     /// Precision target of `metrics[].precision`.
-    public var relativeHalfWidthTarget: Double
+    var relativeHalfWidthTarget: Double
     /// Grid fields, in point-coordinate order.
-    public var fields: [String]
-    public var points: [PointSummary]
+    var fields: [String]
+    var points: [PointSummary]
 }
