@@ -116,8 +116,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
 
     /// A summary; see the properties.
     init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64,
-                replications: Int, confidenceLevel: Double, metrics: [MetricSummary], eventsProcessed: [UInt64],
-                virtualEndSeconds: [Double]) {
+         replications: Int, confidenceLevel: Double, metrics: [MetricSummary], eventsProcessed: [UInt64],
+         virtualEndSeconds: [Double]) {
         self.format = Self.formatName
         self.toolVersion = toolVersion
         self.scenarioName = scenarioName

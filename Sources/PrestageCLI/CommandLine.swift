@@ -3,7 +3,7 @@ import Foundation
 import ScenarioFormat
 
 /// The type of an option's value.
-public enum OptionKind: Sendable, Equatable {
+enum OptionKind: Sendable, Equatable {
     /// A switch without a value (`--dry-run`).
     case flag
     /// Any text (`--out DIR`).
@@ -15,20 +15,20 @@ public enum OptionKind: Sendable, Equatable {
 }
 
 /// One `--name` option of a command.
-public struct OptionSpec: Sendable, Equatable {
+struct OptionSpec: Sendable, Equatable {
     /// Name without the leading dashes.
-    public let name: String
+    let name: String
     /// The value's type.
-    public let kind: OptionKind
+    let kind: OptionKind
     /// Placeholder in help text ("DIR", "N").
-    public let valueName: String
+    let valueName: String
     /// Whether the option may be given more than once (`--set` is).
-    public let repeatable: Bool
+    let repeatable: Bool
     /// One-line help.
-    public let help: String
+    let help: String
 
     /// An option; see the properties.
-    public init(_ name: String, _ kind: OptionKind, valueName: String = "VALUE", repeatable: Bool = false, help: String) {
+    init(_ name: String, _ kind: OptionKind, valueName: String = "VALUE", repeatable: Bool = false, help: String) {
         self.name = name
         self.kind = kind
         self.valueName = valueName
@@ -38,18 +38,18 @@ public struct OptionSpec: Sendable, Equatable {
 }
 
 /// One sub-command (`prestage run SCENARIO --out DIR`).
-public struct CommandSpec: Sendable, Equatable {
+struct CommandSpec: Sendable, Equatable {
     /// The word that selects the command.
-    public let name: String
+    let name: String
     /// One-line summary for the command list.
-    public let summary: String
+    let summary: String
     /// The command's options, in help order.
-    public let options: [OptionSpec]
+    let options: [OptionSpec]
     /// Names of the positional arguments, all required, in order ("SCENARIO").
-    public let positionals: [String]
+    let positionals: [String]
 
     /// A command; see the properties.
-    public init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec]) {
+    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec]) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
@@ -58,7 +58,7 @@ public struct CommandSpec: Sendable, Equatable {
 }
 
 /// A parsed option value.
-public enum OptionValue: Sendable, Equatable {
+enum OptionValue: Sendable, Equatable {
     /// A flag was present.
     case flag
     /// A `.string` option's text.
@@ -70,43 +70,43 @@ public enum OptionValue: Sendable, Equatable {
 }
 
 /// A successfully parsed command line for one command.
-public struct ParsedCommand: Sendable, Equatable {
+struct ParsedCommand: Sendable, Equatable {
     /// The command's name.
-    public let command: String
+    let command: String
     /// Positional arguments, in order.
-    public let positionals: [String]
+    let positionals: [String]
     /// Values per option name, in command-line order.
-    public let values: [String: [OptionValue]]
+    let values: [String: [OptionValue]]
 
     /// Whether flag `name` was given.
-    public func flag(_ name: String) -> Bool { values[name] != nil }
+    func flag(_ name: String) -> Bool { values[name] != nil }
 
     /// The last value of string option `name`.
-    public func string(_ name: String) -> String? {
+    func string(_ name: String) -> String? {
         if case let .string(s)? = values[name]?.last { return s }
         return nil
     }
 
     /// All values of repeatable string option `name`, in order.
-    public func strings(_ name: String) -> [String] {
+    func strings(_ name: String) -> [String] {
         (values[name] ?? []).compactMap { if case let .string(s) = $0 { return s } else { return nil } }
     }
 
     /// The value of integer option `name`.
-    public func integer(_ name: String) -> Int? {
+    func integer(_ name: String) -> Int? {
         if case let .integer(i)? = values[name]?.last { return i }
         return nil
     }
 
     /// The value of unsigned option `name`.
-    public func unsignedInteger(_ name: String) -> UInt64? {
+    func unsignedInteger(_ name: String) -> UInt64? {
         if case let .unsignedInteger(u)? = values[name]?.last { return u }
         return nil
     }
 }
 
 /// What the command line asks for.
-public enum CommandLineRequest: Sendable, Equatable {
+enum CommandLineRequest: Sendable, Equatable {
     /// Run a command.
     case run(ParsedCommand)
     /// Print help, for one command or (nil) for the program.
@@ -116,7 +116,7 @@ public enum CommandLineRequest: Sendable, Equatable {
 }
 
 /// A command-line error, naming the argument, the value and what was expected.
-public enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
+enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No arguments at all.
     case missingCommand
     /// A first argument that names no command, with the closest command name.
@@ -138,7 +138,7 @@ public enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
     /// More than `CommandLineSpec.argumentLimit` arguments.
     case tooManyArguments(limit: Int, found: Int)
 
-    public var description: String {
+    var description: String {
         func suggest(_ s: String?) -> String { s.map { "; did you mean \($0)?" } ?? "" }
         switch self {
         case .missingCommand: return "expected a command (see --help)"
@@ -159,19 +159,19 @@ public enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
 ///
 /// `--help`/`-h` and `--version` work before or after any command. `--` ends option parsing.
 /// Unknown commands and options are errors suggesting the closest spelling.
-public struct CommandLineSpec: Sendable, Equatable {
+struct CommandLineSpec: Sendable, Equatable {
     /// Most arguments accepted.
-    public static let argumentLimit = 10_000
+    static let argumentLimit = 10_000
 
     /// The program's name, for usage lines and messages.
-    public let programName: String
+    let programName: String
     /// Printed for `--version` by the caller.
-    public let version: String
+    let version: String
     /// The command table.
-    public let commands: [CommandSpec]
+    let commands: [CommandSpec]
 
     /// A command line of `commands`.
-    public init(programName: String, version: String, commands: [CommandSpec]) {
+    init(programName: String, version: String, commands: [CommandSpec]) {
         self.programName = programName
         self.version = version
         self.commands = commands
@@ -179,7 +179,7 @@ public struct CommandLineSpec: Sendable, Equatable {
 
     /// Parses `arguments` (without the program name).
     /// - Complexity: O(arguments · options).
-    public func parse(_ arguments: [String]) -> Result<CommandLineRequest, ArgumentError> {
+    func parse(_ arguments: [String]) -> Result<CommandLineRequest, ArgumentError> {
         guard arguments.count <= Self.argumentLimit else {
             return .failure(.tooManyArguments(limit: Self.argumentLimit, found: arguments.count))
         }
@@ -282,7 +282,7 @@ public struct CommandLineSpec: Sendable, Equatable {
     }
 
     /// Help text for the program (nil) or one command, listing options in table order.
-    public func helpText(for commandName: String? = nil) -> String {
+    func helpText(for commandName: String? = nil) -> String {
         guard let name = commandName, let command = commands.first(where: { $0.name == name }) else {
             var lines = ["usage: \(programName) COMMAND [options]", "", "commands:"]
             for c in commands { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }

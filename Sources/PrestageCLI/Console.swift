@@ -4,13 +4,13 @@ import Glibc
 import ScenarioFormat
 
 /// A `TextOutput` over a file descriptor (1 or 2), unbuffered so progress lines appear at once.
-public final class FileDescriptorOutput: TextOutput {
+final class FileDescriptorOutput: TextOutput {
     private let descriptor: Int32
 
     /// Output to `descriptor` (not closed by this object).
-    public init(descriptor: Int32) { self.descriptor = descriptor }
+    init(descriptor: Int32) { self.descriptor = descriptor }
 
-    public func write(_ text: String) {
+    func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -26,25 +26,25 @@ public final class FileDescriptorOutput: TextOutput {
     }
 
     /// Whether the descriptor is a terminal.
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    var isTerminal: Bool { isatty(descriptor) == 1 }
 }
 
 /// A `TextOutput` that keeps everything written, for tests.
-public final class CapturedOutput: TextOutput, @unchecked Sendable {
+final class CapturedOutput: TextOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = ""
 
     /// An empty buffer.
-    public init() {}
+    init() {}
 
-    public func write(_ text: String) {
+    func write(_ text: String) {
         lock.lock()
         buffer += text
         lock.unlock()
     }
 
     /// Everything written so far.
-    public var text: String {
+    var text: String {
         lock.lock()
         defer { lock.unlock() }
         return buffer

@@ -6,26 +6,26 @@ import ScenarioFormat
 /// amount of available memory.
 public struct CommandEnvironment: Sendable {
     /// Results, listings, reports.
-    public var standardOutput: any TextOutput
+    var standardOutput: any TextOutput
     /// Errors and progress.
-    public var standardError: any TextOutput
+    var standardError: any TextOutput
     /// Whether standard error is a terminal (live progress line) or not (one line per replication).
-    public var errorIsTerminal: Bool
+    var errorIsTerminal: Bool
     /// Where a bare scenario name is looked up and what `list` lists, in order.
-    public var scenarioDirectories: [URL]
+    var scenarioDirectories: [URL]
     /// Parent of result directories when `--out` is not given.
-    public var resultsParent: URL
+    var resultsParent: URL
     /// The memory available for a run (called only by `run`).
-    public var availableMemory: @Sendable () -> AvailableMemory
+    var availableMemory: @Sendable () -> AvailableMemory
     /// Threads for replications when `--jobs` is not given.
-    public var processorCount: Int
+    var processorCount: Int
     /// Whether `run` installs a SIGINT handler (the real process: yes; tests: no).
-    public var handlesInterrupts: Bool
+    var handlesInterrupts: Bool
 
     /// An environment; see the properties.
-    public init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
-                scenarioDirectories: [URL], resultsParent: URL, availableMemory: @escaping @Sendable () -> AvailableMemory,
-                processorCount: Int, handlesInterrupts: Bool) {
+    init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
+         scenarioDirectories: [URL], resultsParent: URL, availableMemory: @escaping @Sendable () -> AvailableMemory,
+         processorCount: Int, handlesInterrupts: Bool) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.errorIsTerminal = errorIsTerminal
@@ -65,10 +65,10 @@ public struct CommandEnvironment: Sendable {
 /// The `prestage` command line: a table of commands parsed by `CommandLineSpec`.
 public enum PrestageCLI {
     /// Most threads for replications.
-    public static let jobsMax = 512
+    static let jobsMax = 512
 
     /// The command table.
-    public static let spec = CommandLineSpec(programName: "prestage", version: ToolVersion.number, commands: [
+    static let spec = CommandLineSpec(programName: "prestage", version: ToolVersion.number, commands: [
         CommandSpec("run", summary: "run a scenario's replications and write summary, time series, histograms and reports",
                     positionals: ["SCENARIO"], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/NAME-seedS)"),

@@ -83,7 +83,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// A scenario from its parts.
     init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),
-                world: PushWorldConfig = PushWorldConfig()) {
+         world: PushWorldConfig = PushWorldConfig()) {
         self.name = name
         self.question = question
         self.notes = notes
