@@ -251,9 +251,6 @@ public struct SweepPlan: Sendable {
     /// Each point's resolved scenario, by point index.
     public let scenarios: [ScenarioFile]
 
-    /// Item index k of (point, replication).
-    func itemIndex(point: Int, replication: Int) -> Int { point * manifest.replications + replication }
-
     /// Loads and validates the sweep file at `path`: the file strictly, then every `set` override
     /// and grid value alone against the scenario (so a bad value is reported once, with its
     /// place in the grid), then every point.
