@@ -68,12 +68,12 @@ public enum PrestageCLI {
     /// "prestage 0.1.0", recorded in every summary.
     public static var toolVersion: String { "prestage " + version }
 
-    /// Most replications per run.
-    public static let replicationsMax = 10_000
+    /// Most replications per run (the scenario format's limit).
+    public static let replicationsMax = ScenarioLimits.replicationsMax
     /// Most threads for replications.
     public static let jobsMax = 512
-    /// Most devices `--devices` accepts (PushModel's population limit).
-    public static let devicesMax = 50_000_000
+    /// Most devices `--devices` accepts (the scenario format's population limit).
+    public static let devicesMax = ScenarioLimits.devicesMax
 
     /// The command table.
     public static let spec = CommandLineSpec(programName: "prestage", version: version, commands: [

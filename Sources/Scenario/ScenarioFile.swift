@@ -45,10 +45,10 @@ public struct RunSettings: Codable, Sendable, Equatable {
                 problems.append(DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)"))
             }
         }
-        check((1...PrestageCLI.replicationsMax).contains(replications), .replications,
-              "an integer in 1...\(PrestageCLI.replicationsMax)", "\(replications)")
+        check((1...ScenarioLimits.replicationsMax).contains(replications), .replications,
+              "an integer in 1...\(ScenarioLimits.replicationsMax)", "\(replications)")
         if let devices {
-            check((1...PrestageCLI.devicesMax).contains(devices), .devices, "an integer in 1...\(PrestageCLI.devicesMax)", "\(devices)")
+            check((1...ScenarioLimits.devicesMax).contains(devices), .devices, "an integer in 1...\(ScenarioLimits.devicesMax)", "\(devices)")
         }
         check((1...1_000_000_000_000).contains(eventsMax), .eventsMax, "an integer in 1...1000000000000", "\(eventsMax)")
         check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
@@ -81,6 +81,14 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var run: RunSettings
     /// What is simulated.
     public var world: PushWorldConfig
+
+    /// The world a run simulates: `world` with the model-level settings the format derives
+    /// (InfraModel's per-second series covering the horizon).
+    public var modelWorld: PushWorldConfig {
+        var w = world
+        w.infra = world.effectiveInfra
+        return w
+    }
 
     /// A scenario from its parts.
     public init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),

@@ -130,8 +130,8 @@ public struct SweepFile: Decodable, Sendable, Equatable {
 
     /// Bounds of a validated integer field.
     protocol IntegerRange { static var range: ClosedRange<Int> { get } }
-    enum ReplicationsRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.replicationsMax } }
-    enum DevicesRange: IntegerRange { static var range: ClosedRange<Int> { 1...PrestageCLI.devicesMax } }
+    enum ReplicationsRange: IntegerRange { static var range: ClosedRange<Int> { 1...ScenarioLimits.replicationsMax } }
+    enum DevicesRange: IntegerRange { static var range: ClosedRange<Int> { 1...ScenarioLimits.devicesMax } }
 
     /// An integer within `R.range`.
     struct Checked<R: IntegerRange>: Decodable {

@@ -1,0 +1,44 @@
+/// A value a reader rejected, raised where the problem is detected and carried up as a value:
+/// `path` is relative to the value whose `init(from:)` threw it (empty: that value itself),
+/// `expected` states the rule, `found` what was there (nil: the decoder renders the JSON value at
+/// the path). `StrictJSONDecoder` reports it as `PATH: expected …, found …` without reading text.
+public struct ConfigIssue: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Steps below the value being read.
+    public var path: [JSONPath.Component]
+    /// The rule, e.g. `an integer in 1...16`.
+    public var expected: String
+    /// What was found, rendered; nil to let the decoder render the document's value.
+    public var found: String?
+
+    /// An issue at `path` below the value being read.
+    public init(at path: [JSONPath.Component] = [], expected: String, found: String? = nil) {
+        self.path = path
+        self.expected = expected
+        self.found = found
+    }
+
+    /// An issue at the field `key` of the object being read.
+    public init(key: String, expected: String, found: String? = nil) {
+        self.init(at: [.key(key)], expected: expected, found: found)
+    }
+
+    /// This issue one step further down (the caller read it from a child).
+    public func below(_ step: JSONPath.Component) -> ConfigIssue {
+        ConfigIssue(at: [step] + path, expected: expected, found: found)
+    }
+
+    /// `expected …, found …` (relative path first when there is one).
+    public var description: String {
+        let message = "expected \(expected)" + (found.map { ", found \($0)" } ?? "")
+        return path.isEmpty ? message : "\(JSONPath(path)): \(message)"
+    }
+}
+
+/// Several issues found in one object, reported together.
+public struct ConfigIssues: Error, Sendable, Equatable {
+    /// In the order the reader found them.
+    public var issues: [ConfigIssue]
+
+    /// Issues of one object.
+    public init(_ issues: [ConfigIssue]) { self.issues = issues }
+}
