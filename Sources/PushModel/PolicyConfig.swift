@@ -39,7 +39,7 @@ public struct PreloadPolicyConfig: Sendable, Equatable {
     public init() {}
 
     /// The PreloadKit policy these knobs describe.
-    func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+    public func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
         var p = PreloadPolicy(manifestOptions: manifestOptions)
         p.criticalAssetsMax = criticalAssetsMax
         p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)
