@@ -39,11 +39,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
         eventsMax = try c.decodeIfPresent(UInt64.self, forKey: .eventsMax) ?? d.eventsMax
         confidenceLevel = try c.decodeIfPresent(Double.self, forKey: .confidenceLevel) ?? d.confidenceLevel
         relativeHalfWidthTarget = try c.decodeIfPresent(Double.self, forKey: .relativeHalfWidthTarget) ?? d.relativeHalfWidthTarget
-        var problems: [DecodingError] = []
+        var problems: [ConfigIssue] = []
         func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) {
-            if !ok {
-                problems.append(DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)"))
-            }
+            if !ok { problems.append(ConfigIssue(key: key.stringValue, expected: expected, found: found)) }
         }
         check((1...ScenarioLimits.replicationsMax).contains(replications), .replications,
               "an integer in 1...\(ScenarioLimits.replicationsMax)", "\(replications)")
@@ -54,7 +52,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
         check(relativeHalfWidthTarget > 0 && relativeHalfWidthTarget <= 1, .relativeHalfWidthTarget, "a number in (0, 1]",
               "\(relativeHalfWidthTarget)")
-        if let first = problems.first { throw first }
+        if !problems.isEmpty { throw ConfigIssues(problems) }
     }
 }
 
@@ -135,8 +133,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
                 (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
             }
             guard ok else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected 1–\(ScenarioFile.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\""))
+                throw ConfigIssue(expected: "1–\(ScenarioFile.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\"")
             }
             value = s
         }
@@ -149,8 +146,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             let s = try decoder.singleValueContainer().decode(String.self)
             guard !s.trimmingCharacters(in: .whitespaces).isEmpty, s.count <= ScenarioFile.questionCharactersMax,
                   !s.contains(where: { $0.isNewline }) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected one line of 1–\(ScenarioFile.questionCharactersMax) characters"))
+                throw ConfigIssue(expected: "one line of 1–\(ScenarioFile.questionCharactersMax) characters")
             }
             value = s
         }
@@ -162,8 +158,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let lines = try decoder.singleValueContainer().decode([String].self)
             guard lines.count <= ScenarioFile.notesMax, lines.allSatisfy({ !$0.isEmpty && $0.count <= ScenarioFile.noteCharactersMax }) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected at most \(ScenarioFile.notesMax) lines of 1–\(ScenarioFile.noteCharactersMax) characters, found \(lines.count) lines (longest \(lines.map(\.count).max() ?? 0))"))
+                throw ConfigIssue(expected: "at most \(ScenarioFile.notesMax) lines of 1–\(ScenarioFile.noteCharactersMax) characters", found: "\(lines.count) lines (longest \(lines.map(\.count).max() ?? 0))")
             }
             self.lines = lines
         }
