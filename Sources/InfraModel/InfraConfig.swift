@@ -57,7 +57,7 @@ public struct NetworkProfile: Sendable, Equatable {
     }
 }
 
-/// Profiles of every ``NetworkClass`` (JSON keys are the class names).
+/// Profiles of every ``NetworkClass``.
 public struct NetworkConfig: Sendable, Equatable {
     /// Indexed by `NetworkClass.rawValue`.
     public var profiles: [NetworkProfile]
@@ -77,11 +77,11 @@ public struct NetworkConfig: Sendable, Equatable {
 /// device ↔ PoP RTT). A request flagged `connectionWarm` reuses a connection and pays none.
 public struct ConnectionSetupConfig: Sendable, Equatable {
     /// DNS resolution (0 when the name is usually cached on the device).
-    public var dnsRoundTrips: Int = 1
+    public var dnsRoundTrips: Int
     /// TCP handshake (0 for QUIC, whose handshake is folded into TLS).
-    public var tcpRoundTrips: Int = 1
+    public var tcpRoundTrips: Int
     /// TLS handshake: 1 for TLS 1.3 (2 for TLS 1.2).
-    public var tlsRoundTrips: Int = 1
+    public var tlsRoundTrips: Int
 
     public init(dnsRoundTrips: Int = 1, tcpRoundTrips: Int = 1, tlsRoundTrips: Int = 1) {
         self.dnsRoundTrips = dnsRoundTrips
@@ -100,11 +100,11 @@ public struct RegionConfig: Sendable, Equatable {
     /// Extra round trip from the access network to the PoP, added to the class RTT. The class
     /// presets (WebPageTest) are end-to-end latencies to a nearby server, so the default is 0;
     /// set it for regions served by a distant PoP.
-    public var pathRttSeconds: Double = 0
+    public var pathRttSeconds: Double
     /// Relative audience size (used to rank PoPs for top-k warming).
-    public var audienceWeight: Double = 1
+    public var audienceWeight: Double
     /// Multiplies every class's `sharedCapacityBitsPerSecond` in this region.
-    public var capacityScale: Double = 1
+    public var capacityScale: Double
 
     public init(popIndex: Int, pathRttSeconds: Double = 0, audienceWeight: Double = 1, capacityScale: Double = 1) {
         self.popIndex = popIndex
@@ -136,10 +136,10 @@ public enum BackgroundPressure: Sendable, Equatable {
 
 /// One cache (a PoP's or a shield's share for this site).
 public struct CacheConfig: Sendable, Equatable {
-    public var capacityBytes: Int64 = 1 << 30
+    public var capacityBytes: Int64
     /// Limit on entries (memory bound of the simulation; storage grows on demand up to it).
-    public var entriesMax: Int = 1_000_000
-    public var background: BackgroundPressure = .none
+    public var entriesMax: Int
+    public var background: BackgroundPressure
 
     public init(capacityBytes: Int64 = 1 << 30, entriesMax: Int = 1_000_000, background: BackgroundPressure = .none) {
         self.capacityBytes = capacityBytes
@@ -169,11 +169,11 @@ public struct PopOverride: Sendable, Equatable {
 
 /// PoPs, shields and regions.
 public struct TopologyConfig: Sendable, Equatable {
-    public var popCount: Int = 280
-    public var shieldCount: Int = 8
+    public var popCount: Int
+    public var shieldCount: Int
     /// Regions; empty = one region per PoP (region i served by PoP i).
-    public var regions: [RegionConfig] = []
-    public var popOverrides: [PopOverride] = []
+    public var regions: [RegionConfig]
+    public var popOverrides: [PopOverride]
 
     public init(popCount: Int = 280, shieldCount: Int = 8, regions: [RegionConfig] = [], popOverrides: [PopOverride] = []) {
         self.popCount = popCount
@@ -207,10 +207,10 @@ public struct TierConfig: Sendable, Equatable {
 
 /// The origin server pool.
 public struct OriginConfig: Sendable, Equatable {
-    public var workers: Int = 64
-    public var serviceSeconds: Distribution = .exponential(mean: 0.020)
+    public var workers: Int
+    public var serviceSeconds: Distribution
     /// Bounded wait queue; arrivals finding it full get 503.
-    public var queueMax: Int = 1_024
+    public var queueMax: Int
 
     public init(workers: Int = 64, serviceSeconds: Distribution = .exponential(mean: 0.020), queueMax: Int = 1_024) {
         self.workers = workers
@@ -221,12 +221,12 @@ public struct OriginConfig: Sendable, Equatable {
 
 /// Redirect slow or data-saving clients to a small placeholder (HTTP 302).
 public struct PlaceholderPolicy: Sendable, Equatable {
-    public var enabled: Bool = false
-    public var placeholderBytes: Int64 = 30_000
+    public var enabled: Bool
+    public var placeholderBytes: Int64
     /// Redirect requests carrying `Save-Data: on`.
-    public var onSaveData: Bool = true
+    public var onSaveData: Bool
     /// Redirect when the request's effective connection type is at or below this.
-    public var maxEffectiveConnectionType: EffectiveConnectionType = .twoG
+    public var maxEffectiveConnectionType: EffectiveConnectionType
 
     public init(enabled: Bool = false, placeholderBytes: Int64 = 30_000, onSaveData: Bool = true,
                 maxEffectiveConnectionType: EffectiveConnectionType = .twoG) {

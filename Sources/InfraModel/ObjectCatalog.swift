@@ -4,9 +4,9 @@ import SimKernel
 /// stale-if-error). Defaults follow the reference article's pre-stage assets
 /// (`max-age=14400, stale-while-revalidate=86400`).
 public struct CachePolicy: Sendable, Equatable {
-    public var maxAgeSeconds: Double = 14_400
-    public var staleWhileRevalidateSeconds: Double = 86_400
-    public var staleIfErrorSeconds: Double = 0
+    public var maxAgeSeconds: Double
+    public var staleWhileRevalidateSeconds: Double
+    public var staleIfErrorSeconds: Double
 
     public init(maxAgeSeconds: Double = 14_400, staleWhileRevalidateSeconds: Double = 86_400, staleIfErrorSeconds: Double = 0) {
         self.maxAgeSeconds = maxAgeSeconds

@@ -29,12 +29,12 @@ public struct AssetVariantConfig: Sendable, Equatable {
 /// One asset of a campaign.
 public struct AssetConfig: Sendable, Equatable {
     /// Path segment of the asset URL (`[A-Za-z0-9._-]`, 1–64 bytes).
-    public var name: String = "hero"
-    public var type: AssetTypeConfig = .image
-    public var priority: AssetPriorityConfig = .critical
-    public var bytes: Int64 = 48_200
+    public var name: String
+    public var type: AssetTypeConfig
+    public var priority: AssetPriorityConfig
+    public var bytes: Int64
     /// Per-network renditions (at most one per network key).
-    public var variants: [AssetVariantConfig] = []
+    public var variants: [AssetVariantConfig]
 
     public init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
                 bytes: Int64 = 48_200, variants: [AssetVariantConfig] = []) {
@@ -53,11 +53,11 @@ public enum WarmModeConfig: String, Sendable, CaseIterable {
 
 /// Warm-ahead: scope and lead time.
 public struct WarmConfig: Sendable, Equatable {
-    public var mode: WarmModeConfig = .none
+    public var mode: WarmModeConfig
     /// The warm call is made this long before `sendStartSeconds` (5–10 min in practice).
-    public var aheadSeconds: Double = 600
+    public var aheadSeconds: Double
     /// PoPs warmed in `topPops` mode (largest audience first).
-    public var topPops: Int = 20
+    public var topPops: Int
 
     public init(mode: WarmModeConfig = .none, aheadSeconds: Double = 600, topPops: Int = 20) {
         self.mode = mode
@@ -68,8 +68,8 @@ public struct WarmConfig: Sendable, Equatable {
 
 /// Edge cache policy of the campaign's assets (sent as `Cache-Control` to devices too).
 public struct CacheControlConfig: Sendable, Equatable {
-    public var maxAgeSeconds: Int64 = 14_400
-    public var staleWhileRevalidateSeconds: Int64 = 86_400
+    public var maxAgeSeconds: Int64
+    public var staleWhileRevalidateSeconds: Int64
 
     public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400) {
         self.maxAgeSeconds = maxAgeSeconds
@@ -106,10 +106,10 @@ public enum AndroidHandlerConfig: String, Sendable, CaseIterable {
 /// re-warmed when warming is configured).
 public struct CreativeSwapConfig: Sendable, Equatable {
     /// The swap happens this long before `sendStartSeconds`.
-    public var secondsBeforeSend: Double = 120
+    public var secondsBeforeSend: Double
     /// With warming configured, the new creative is warmed this long after the purge call (after
     /// the purge has propagated).
-    public var rewarmDelaySeconds: Double = 5
+    public var rewarmDelaySeconds: Double
 
     public init(secondsBeforeSend: Double = 120, rewarmDelaySeconds: Double = 5) {
         self.secondsBeforeSend = secondsBeforeSend

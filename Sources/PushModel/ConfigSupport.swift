@@ -1,6 +1,6 @@
 import Foundation
 
-/// An error building a run from a configuration that passed decoding (a distribution GSL cannot
+/// An error building a run from a configuration that was read and checked (a distribution GSL cannot
 /// sample, a payload PreloadKit refuses, a model limit), naming the field path.
 public struct PushModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Field path in the world configuration, e.g. `campaigns[0].assets[1].bytes`.

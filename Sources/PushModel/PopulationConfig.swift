@@ -2,7 +2,7 @@ import Foundation
 import Stochastic
 
 /// Shares of the access-network classes (InfraModel's classes). Weights need not sum to 1; they
-/// are normalised. JSON keys: `wifi`, `5g`, `lte`, `4g`, `3g`, `2g`, `slow-2g`.
+/// are normalised.
 public struct NetworkMixConfig: Sendable, Equatable {
     public var wifi: Double
     public var fiveG: Double

@@ -42,3 +42,13 @@ public struct ConfigIssues: Error, Sendable, Equatable {
     /// Issues of one object.
     public init(_ issues: [ConfigIssue]) { self.issues = issues }
 }
+
+extension DecodingSession {
+    /// A reader's typed issue, at its own path below `path` (the value whose reader threw it).
+    func diagnostic(for issue: ConfigIssue, at path: JSONPath) -> Diagnostic {
+        let located = JSONPath(path.components + issue.path)
+        let found = issue.found ?? root[located]?.rendered()
+        let message = "expected \(issue.expected)" + (found.map { ", found \($0)" } ?? "")
+        return Diagnostic(path: located, kind: .invalidValue, message: message, expected: issue.expected, found: found)
+    }
+}

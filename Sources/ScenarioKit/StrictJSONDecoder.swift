@@ -293,14 +293,6 @@ final class DecodingSession {
         validation(path, String(describing: error), kind: .invalidValue)
     }
 
-    /// A reader's typed issue, at its own path below `path`.
-    func diagnostic(for issue: ConfigIssue, at path: JSONPath) -> Diagnostic {
-        let located = JSONPath(path.components + issue.path)
-        let found = issue.found ?? root[located]?.rendered()
-        let message = "expected \(issue.expected)" + (found.map { ", found \($0)" } ?? "")
-        return Diagnostic(path: located, kind: .invalidValue, message: message, expected: issue.expected, found: found)
-    }
-
     /// Maps a coding path to a JSON path, using the document to tell array indices from keys.
     private func jsonPath(_ codingPath: [any CodingKey]) -> JSONPath {
         var comps: [JSONPath.Component] = []

@@ -23,7 +23,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         ]
     }
 
-    /// Campaign names, and the population's per-region lists against InfraModel's regions.
+    /// Campaign names, and the population's per-region weights against InfraModel's regions.
     static func relations(_ w: PushWorldConfig) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         let names = w.campaigns.map(\.name)
@@ -34,6 +34,10 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
             issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
                                       found: "\(w.population.regionWeights.count) weights"))
+        }
+        if w.population.regionWeights.isEmpty, w.infra.topology.effectiveRegions.reduce(0, { $0 + $1.audienceWeight }) <= 0 {
+            issues.append(ConfigIssue(at: [.key("infra"), .key("topology"), .key("regions")],
+                                      expected: "a positive total audienceWeight", found: "0"))
         }
         if let o = w.population.regionNetworkMix.first(where: { $0.region >= regions }) {
             issues.append(ConfigIssue(key: "population", expected: "population.regionNetworkMix regions in 0..<\(regions)",
