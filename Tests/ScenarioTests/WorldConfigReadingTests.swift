@@ -84,4 +84,23 @@ final class WorldConfigReadingTests: XCTestCase {
         XCTAssertEqual(diagnostics(#"{"platforms": {"android": {"deepIdleFirstSeconds": 1e300}}}"#).map(\.path.description),
                        ["platforms.android.deepIdleFirstSeconds"])
     }
+
+    /// PreloadKit's own validation rejects a policy the format's bounds allow, at the knob's key.
+    func testPreloadKitRangesReportAtTheKnob() {
+        let tooBig = diagnostics(#"{"preloadPolicy": {"memoryBudgetBytes": 1000, "memoryReservedBytes": 600, "fetchBufferBytes": 500}}"#)
+        XCTAssertEqual(tooBig.map(\.path.description), ["preloadPolicy.fetchBufferBytes"])
+        XCTAssertTrue(tooBig.first?.message.hasSuffix("found 500") ?? false, "\(tooBig)")
+        let critical = diagnostics(#"{"preloadPolicy": {"criticalAssetsMax": 0}}"#)
+        XCTAssertEqual(critical.map(\.path.description), ["preloadPolicy.criticalAssetsMax"])
+        XCTAssertEqual(critical.first?.message, "expected 1...16, found 0")
+    }
+
+    /// Rejections raised by readers as `ConfigIssue` values land at their own paths below the
+    /// value being read, every one of an object reported in the same pass.
+    func testEveryIssueOfAnObjectIsReported() {
+        let d = diagnostics(#"{"campaigns": [{"audienceShare": 2, "ttlSeconds": 5, "warm": {"topPops": 0}}]}"#)
+        XCTAssertEqual(d.map(\.path.description), ["campaigns[0].audienceShare", "campaigns[0].ttlSeconds", "campaigns[0].warm.topPops"])
+        XCTAssertEqual(d.map(\.message), ["expected a probability in [0, 1], found 2.0", "expected an integer in 60...86400, found 5",
+                                          "expected an integer in 1...10000, found 0"])
+    }
 }
