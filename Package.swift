@@ -46,7 +46,9 @@ let package = Package(
 
         // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
         .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
-        // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
+        // Scenario plumbing: strict JSON decoding with path-named errors (typed `ConfigIssue`s), overrides,
+        // atomic output, CLI args. The scenario format itself (reading and checking every model's
+        // configuration) lives in Scenario/Config; the models only hold plain values.
         .target(name: "ScenarioKit", swiftSettings: strictFlags),
         // Layer 4: devices, OS rules, users and campaigns driving PreloadKit against InfraModel.
         .target(
@@ -87,7 +89,7 @@ let package = Package(
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
         .testTarget(
             name: "PushModelTests",
-            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioKit"]
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"]
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
