@@ -34,6 +34,15 @@ public struct ConfigIssue: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The coding key of any configuration field, by name.
+public struct ConfigKey: CodingKey, Sendable {
+    public let stringValue: String
+    public var intValue: Int? { nil }
+    public init(_ name: String) { stringValue = name }
+    public init?(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) { nil }
+}
+
 /// Several issues found in one object, reported together.
 public struct ConfigIssues: Error, Sendable, Equatable {
     /// In the order the reader found them.

@@ -21,14 +21,6 @@ final class ConfigIssueTests: XCTestCase {
         let section: Section?
     }
 
-    struct ConfigKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ s: String) { stringValue = s }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func testIssuesLandAtTheirPathsWithWhatWasFound() {
         let json = #"{"section": {"limits": [1, 20], "name": "a very long name"}}"#
         switch StrictJSONDecoder().decode(Root.self, from: Data(json.utf8)) {

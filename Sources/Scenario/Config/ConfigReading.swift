@@ -5,15 +5,6 @@ import ScenarioKit
 // the value lives, the one rule it must meet); decoding starts from the type's own default
 // instance, so a default is stated only in the model. Problems are `ConfigIssue` values.
 
-/// The coding key of any configuration field.
-struct ConfigKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 /// The rule one value must meet: nil when it does, else what was expected and found.
 struct ConfigRule<Value> {
     let verdict: (Value) -> (expected: String, found: String)?
