@@ -94,7 +94,7 @@ public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
     }
 
     /// The PreloadKit policy these knobs describe.
-    func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+    public func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
         var p = PreloadPolicy(manifestOptions: manifestOptions)
         p.criticalAssetsMax = criticalAssetsMax
         p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)
