@@ -61,6 +61,14 @@ let package = Package(
             dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
             swiftSettings: strictFlags
         ),
+        // The loopback testbed: the scaled scenario on real software (Varnish, a Python origin, a
+        // user-space link shaper, PreloadKitFoundation devices) against the model, compared.
+        .target(
+            name: "Testbed",
+            dependencies: ["Scenario", "PushModel", "InfraModel", "Stochastic", "SimStats", "ReportKit", "ScenarioKit",
+                           "PreloadKit", "PreloadKitFoundation"],
+            swiftSettings: strictFlags
+        ),
         // Top: the command-line tool (a thin main over Scenario).
         .executableTarget(
             name: "prestage",
@@ -93,6 +101,7 @@ let package = Package(
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "PushModel", "ScenarioKit", "SimStats"]),
+        .testTarget(name: "TestbedTests", dependencies: ["Testbed", "Scenario", "PushModel", "InfraModel", "PreloadKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

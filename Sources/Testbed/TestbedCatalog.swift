@@ -1,0 +1,131 @@
+import Foundation
+import PreloadKit
+import PushModel
+
+/// The campaign's objects as the testbed's origin serves them and devices receive them in their
+/// signed payloads: `http://127.0.0.1:PORT/preload/CAMPAIGN/ASSET[-NETWORK].EXT?token=T`, where
+/// PORT is the device's link (its network class in front of its PoP).
+///
+/// Plain http to 127.0.0.1 is accepted only through PreloadKit's `URLPolicy.plainHTTPHosts`,
+/// which PreloadKit's policy validation limits to loopback hosts: the production policy stays
+/// https-only (see docs/testbed.md, "Why plain http").
+public struct TestbedCatalog: Sendable {
+    public struct Object: Sendable, Equatable {
+        public var path: String
+        public var bytes: Int64
+        public var contentType: String
+        public var prefix: [UInt8]
+        public var cacheControl: String
+    }
+
+    /// HMAC key of the testbed's campaign service and devices.
+    public static let signingKey: [UInt8] = Array("prestage-testbed-campaign-key".utf8)
+    public static let host = "127.0.0.1"
+
+    public let campaign: CampaignConfig
+    /// Every path served: each asset and each of its variants, in campaign order.
+    public let objects: [Object]
+    /// The surrogate key every object of the campaign carries (purged by a creative swap).
+    public var surrogateKey: String { "campaign-" + campaign.name }
+
+    public init(campaign: CampaignConfig) {
+        self.campaign = campaign
+        let cacheControl = "public, max-age=\(campaign.cacheControl.maxAgeSeconds), stale-while-revalidate=\(campaign.cacheControl.staleWhileRevalidateSeconds)"
+        var objects: [Object] = []
+        for asset in campaign.assets {
+            let (type, prefix) = Self.media(asset.type)
+            objects.append(Object(path: Self.path(campaign.name, asset, network: nil), bytes: asset.bytes, contentType: type,
+                                  prefix: prefix, cacheControl: cacheControl))
+            for v in asset.variants {
+                objects.append(Object(path: Self.path(campaign.name, asset, network: v.network), bytes: v.bytes, contentType: type,
+                                      prefix: prefix, cacheControl: cacheControl))
+            }
+        }
+        self.objects = objects
+    }
+
+    static func path(_ campaign: String, _ asset: AssetConfig, network: String?) -> String {
+        let ext: String
+        switch asset.type {
+        case .image: ext = "jpg"
+        case .video: ext = "mp4"
+        case .audio: ext = "mp3"
+        case .hls: ext = "m3u8"
+        case .json: ext = "json"
+        }
+        return "/preload/\(campaign)/\(asset.name)\(network.map { "-" + $0 } ?? "").\(ext)"
+    }
+
+    /// Content type and leading bytes PreloadKit's sniffer accepts for the declared type.
+    static func media(_ type: AssetTypeConfig) -> (String, [UInt8]) {
+        switch type {
+        case .image: return ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
+        case .video: return ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
+        case .audio: return ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
+        case .hls: return ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
+        case .json: return ("application/json", Array("{\"items\":[1]".utf8))
+        }
+    }
+
+    /// The payload options of the testbed's devices: the loopback host, plain http for it only,
+    /// signatures required.
+    public static func payloadOptions() -> PayloadOptions {
+        let policy = URLPolicy(allowlist: [host], plainHTTPHosts: [host])
+        return PayloadOptions(urlPolicy: policy, signingKey: signingKey, signatureRequirement: .required)
+    }
+
+    /// The signed push JSON for a device whose link listens on `port`, with its own `token`.
+    public func payload(port: Int, token: String) throws(TestbedError) -> Data {
+        let options = Self.payloadOptions()
+        func url(_ asset: AssetConfig, _ network: String?) -> String {
+            "http://\(Self.host):\(port)\(Self.path(campaign.name, asset, network: network))?token=\(token)"
+        }
+        func json(signature: String?) -> [UInt8] {
+            var s = #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
+            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
+            for (i, asset) in campaign.assets.enumerated() {
+                if i > 0 { s += "," }
+                s += #"{"url":"\#(url(asset, nil))","type":"\#(asset.type.rawValue)","priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
+                if !asset.variants.isEmpty {
+                    s += #","variants":{"#
+                    for (j, v) in asset.variants.enumerated() {
+                        if j > 0 { s += "," }
+                        s += #""\#(v.network)":{"url":"\#(url(asset, v.network))","bytes":\#(v.bytes)}"#
+                    }
+                    s += "}"
+                }
+                s += "}"
+            }
+            s += #"],"ttl":\#(campaign.ttlSeconds)"#
+            if let signature { s += #","signature":"\#(signature)""# }
+            s += "}}"
+            return Array(s.utf8)
+        }
+        do {
+            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
+            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
+            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
+            let signed = json(signature: "v1=" + Self.hex(mac))
+            _ = try PayloadParser.parse(json: signed, options: options)
+            return Data(signed)
+        } catch {
+            throw .unsupportedScenario(path: "campaigns[0]", found: "a payload PreloadKit refuses (\(error))", expected: "a valid campaign")
+        }
+    }
+
+    /// A device's signed-URL token (what a campaign service would mint per recipient).
+    public static func token(device: Int) -> String {
+        hex(Array(HMACSHA256.mac(key: signingKey, message: Array("device-\(device)".utf8)).prefix(12)))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
