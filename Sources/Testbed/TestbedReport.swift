@@ -13,6 +13,8 @@ public enum TestbedReport {
             .paragraph("Scaling (applied to both runs): " + plan.adjustments.joined(separator: "; ") + "."),
             .paragraph("Verdict: \(agreeing) of \(judged) compared quantities agree within their stated tolerance."),
         ]
+        setup.append(.paragraph(String(format: "Machine during the device phase: wake-up lag p95 %.1f ms (latencies are judged below %.0f ms), 1-minute load average %.2f on %d cores.",
+                                       m.schedulingLagP95Seconds * 1e3, TestbedComparison.schedulingLagLimitSeconds * 1e3, m.loadAverage, m.processors)))
         if m.warmSeconds > 0 { setup.append(.paragraph("The warm call (real requests to every warmed node) took \(String(format: "%.2f", m.warmSeconds)) s.")) }
         let table = Table(caption: "Testbed against model", columns: [
             .init("Quantity"), .init("Testbed", alignment: .trailing), .init("Model", alignment: .trailing),

@@ -29,6 +29,11 @@ public struct TestbedMeasurement: Sendable {
     public var origin: OriginCounters
     /// Wall time of the warm call (and re-warm), seconds.
     public var warmSeconds: Double
+    /// 95th percentile of this process's wake-up lag while the devices ran (``SchedulingProbe``).
+    public var schedulingLagP95Seconds: Double
+    /// The machine's 1-minute load average at the end of the device phase, and its processors.
+    public var loadAverage: Double
+    public var processors: Int
 }
 
 /// Ctrl-C / SIGTERM while the testbed runs: noted, so the run stops every component and returns.
@@ -287,10 +292,17 @@ public struct TestbedRunner: Sendable {
         }
         let edgeBefore = stack.edgeDirectories.map { VarnishCounters.read(directory: $0) }
         log("warm call took \(String(format: "%.2f", warmSeconds)) s; \(specs.count) devices running for \(Int(plan.options.seconds)) s")
+        let probe = SchedulingProbe()
         onDevicesStarted?(stack)
         // Bounded: the horizon plus the foreground time-out and the extension budget.
         let limit = at(plan.options.seconds + world.users.foregroundTimeoutSeconds + world.platforms.ios.serviceExtensionBudgetSeconds + 5)
-        try watch(until: limit, stopWhenDone: true)
+        do {
+            try watch(until: limit, stopWhenDone: true)
+        } catch {
+            _ = probe.stop()
+            throw error
+        }
+        let lag = probe.stop()
         guard let records = box.get() else {
             task.cancel()
             throw .componentFailed(component: "devices", reason: "still running after the horizon plus the time-outs", log: nil)
@@ -306,7 +318,9 @@ public struct TestbedRunner: Sendable {
            let c = try? JSONDecoder().decode(OriginCounters.self, from: r.body) {
             origin = c
         }
-        return TestbedMeasurement(records: records, edge: edge, shield: shield, origin: origin, warmSeconds: warmSeconds)
+        return TestbedMeasurement(records: records, edge: edge, shield: shield, origin: origin, warmSeconds: warmSeconds,
+                                  schedulingLagP95Seconds: lag, loadAverage: Self.loadAverage(),
+                                  processors: ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// Real requests for every object at the warmed nodes (edges for `allPops`/`topPops`, shields
@@ -354,6 +368,13 @@ public struct TestbedRunner: Sendable {
             return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         }
         return FileManager.default.temporaryDirectory
+    }
+
+    /// The 1-minute load average (/proc/loadavg), or -1 when unreadable.
+    static func loadAverage() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+              let first = text.split(separator: " ").first, let v = Double(first) else { return -1 }
+        return v
     }
 
     static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {

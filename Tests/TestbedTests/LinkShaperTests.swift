@@ -22,6 +22,7 @@ final class LinkShaperTests: XCTestCase {
     }
 
     func testShapedMegabyteTakesTheExpectedTimeOnEachConnection() throws {
+        try requireTestbedEnvironment()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shaper-test-\(getpid())", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
