@@ -72,7 +72,7 @@ let package = Package(
         // Top: the command-line tool (a thin main over Scenario).
         .executableTarget(
             name: "prestage",
-            dependencies: ["Scenario"],
+            dependencies: ["Scenario", "Testbed"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark plus the full model against the hold loop at the model's

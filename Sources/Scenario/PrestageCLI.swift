@@ -160,6 +160,8 @@ public enum PrestageCLI {
             return BenchCommand.helpFooter
         default:
             return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
+                + "\n`prestage testbed SCENARIO` runs a scaled-down scenario on real software (Varnish, an origin, shaped links,"
+                + "\nPreloadKit devices) on 127.0.0.1 and in the model, and compares them (docs/testbed.md)."
         }
     }
 
