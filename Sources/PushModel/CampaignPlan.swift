@@ -170,36 +170,11 @@ struct CampaignPlans {
     /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`.
     static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
                               path: String) throws -> PreStageRequest {
-        func json(signature: String?) -> [UInt8] {
-            var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
-            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
-            for (i, a) in assets.enumerated() {
-                let asset = campaign.assets[a]
-                if i > 0 { s += "," }
-                s += #"{"url":"\#(url(campaign: campaign.name, asset: asset, network: nil, token: "t1"))","type":"\#(asset.type.rawValue)","#
-                s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
-                if !asset.variants.isEmpty {
-                    s += #","variants":{"#
-                    for (j, v) in asset.variants.enumerated() {
-                        if j > 0 { s += "," }
-                        s += #""\#(v.network)":{"url":"\#(url(campaign: campaign.name, asset: asset, network: v.network, token: "t1"))","bytes":\#(v.bytes)}"#
-                    }
-                    s += "}"
-                }
-                s += "}"
-            }
-            s += #"],"ttl":\#(campaign.ttlSeconds)"#
-            if let signature { s += #","signature":"\#(signature)""# }
-            s += "}}"
-            return Array(s.utf8)
-        }
         do {
-            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
-            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
-            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
-            var hex = "v1="
-            for b in mac { hex += String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16) }
-            return try PayloadParser.parse(json: json(signature: hex), options: options)
+            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, options: options) { asset, network in
+                url(campaign: campaign.name, asset: asset, network: network, token: "t1")
+            }
+            return try PayloadParser.parse(json: signed, options: options)
         } catch {
             throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
         }

@@ -635,16 +635,7 @@ struct PushWorld: EventHandler {
     }
 
     /// InfraModel class → what the device reports to PreloadKit (LTE and 4G are both 4G).
-    static func preloadNetwork(_ c: InfraNetworkClass) -> PKNetworkClass {
-        switch c {
-        case .wifi: return .wifi
-        case .fiveG: return .cellular5G
-        case .lte, .fourG: return .cellular4G
-        case .threeG: return .cellular3G
-        case .twoG: return .cellular2G
-        case .slow2G: return .slow2G
-        }
-    }
+    static func preloadNetwork(_ c: InfraNetworkClass) -> PKNetworkClass { CampaignPayload.preloadNetwork(c) }
 
     // MARK: - Session driver
 

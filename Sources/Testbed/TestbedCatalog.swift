@@ -74,38 +74,14 @@ public struct TestbedCatalog: Sendable {
         return PayloadOptions(urlPolicy: policy, signingKey: signingKey, signatureRequirement: .required)
     }
 
-    /// The signed push JSON for a device whose link listens on `port`, with its own `token`.
+    /// The signed push JSON for a device whose link listens on `port`, with its own `token`
+    /// (built by PushModel's `CampaignPayload`, as the simulation's pushes are).
     public func payload(port: Int, token: String) throws(TestbedError) -> Data {
         let options = Self.payloadOptions()
-        func url(_ asset: AssetConfig, _ network: String?) -> String {
-            "http://\(Self.host):\(port)\(Self.path(campaign.name, asset, network: network))?token=\(token)"
-        }
-        func json(signature: String?) -> [UInt8] {
-            var s = #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
-            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
-            for (i, asset) in campaign.assets.enumerated() {
-                if i > 0 { s += "," }
-                s += #"{"url":"\#(url(asset, nil))","type":"\#(asset.type.rawValue)","priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
-                if !asset.variants.isEmpty {
-                    s += #","variants":{"#
-                    for (j, v) in asset.variants.enumerated() {
-                        if j > 0 { s += "," }
-                        s += #""\#(v.network)":{"url":"\#(url(asset, v.network))","bytes":\#(v.bytes)}"#
-                    }
-                    s += "}"
-                }
-                s += "}"
-            }
-            s += #"],"ttl":\#(campaign.ttlSeconds)"#
-            if let signature { s += #","signature":"\#(signature)""# }
-            s += "}}"
-            return Array(s.utf8)
-        }
         do {
-            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
-            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
-            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
-            let signed = json(signature: "v1=" + Self.hex(mac))
+            let signed = try CampaignPayload.signedJSON(campaign, assets: Array(campaign.assets.indices), silent: false, options: options) { asset, network in
+                "http://\(Self.host):\(port)\(Self.path(campaign.name, asset, network: network))?token=\(token)"
+            }
             _ = try PayloadParser.parse(json: signed, options: options)
             return Data(signed)
         } catch {

@@ -226,7 +226,7 @@ public struct TestbedRunner: Sendable {
                                          backboneLinks: backbone, accessLinks: accessLinks, cacheMegabytes: cacheMegabytes)
         // Payloads need the link ports: built in `drive` once the stack is up.
         let specs = (0..<n).map { i in
-            DeviceSpec(index: i, pop: pops[i], networkName: nets[i].description, network: Self.preloadNetwork(nets[i]),
+            DeviceSpec(index: i, pop: pops[i], networkName: nets[i].description, network: CampaignPayload.preloadNetwork(nets[i]),
                        linkPort: linkIndex[pops[i]][Int(nets[i].rawValue)], receiveAtSeconds: arrivals[i], opens: opens[i],
                        tapDelaySeconds: taps[i], renderSeconds: renders[i], freeStorageBytes: free[i], payload: Data())
         }
@@ -375,17 +375,6 @@ public struct TestbedRunner: Sendable {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
               let first = text.split(separator: " ").first, let v = Double(first) else { return -1 }
         return v
-    }
-
-    static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {
-        switch c {
-        case .wifi: return .wifi
-        case .fiveG: return .cellular5G
-        case .lte, .fourG: return .cellular4G
-        case .threeG: return .cellular3G
-        case .twoG: return .cellular2G
-        case .slow2G: return .slow2G
-        }
     }
 }
 
