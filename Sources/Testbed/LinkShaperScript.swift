@@ -6,7 +6,8 @@
 /// Every accepted connection takes the next `[rttSeconds, bitsPerSecond]` pair of its listener's
 /// list (drawn by the testbed from the scenario's distributions) and, in each direction:
 /// - paces its bytes at `bitsPerSecond` (each slice of about 10 ms is released when the previous
-///   one has been serialised: a token bucket with a one-slice burst; 0 = unlimited), and
+///   one has been serialised: a token bucket with a one-slice burst; 0 = unlimited; when the event
+///   loop runs late while bytes wait, it catches up on the schedule instead of shifting it), and
 /// - delivers each slice `rttSeconds / 2` after it was serialised (one-way delay), through a
 ///   bounded queue so a slow reader back-pressures the sender.
 /// The first request byte is held `handshakeRoundTrips × rtt` more (DNS + TCP + TLS set-up of the
@@ -45,11 +46,15 @@ async def pump(reader, writer, rate, delay, hold, listener, down):
         sent_until = loop.time() + hold
         try:
             while True:
+                # Bytes already buffered before this read mean the sender was ready and only this
+                # loop was late: keep the schedule (catch up). Otherwise the link was idle and the
+                # new data starts when it arrived. So a busy event loop does not slow the link down.
+                behind = len(getattr(reader, "_buffer", b"")) > 0
                 data = await reader.read(chunk)
                 if not data:
                     break
                 now = loop.time()
-                start = max(now, sent_until)
+                start = sent_until if behind else max(now, sent_until)
                 sent_until = start + (len(data) * 8 / rate if rate > 0 else 0)
                 await queue.put((sent_until + delay, data))
                 wait = sent_until - loop.time()

@@ -1,36 +1,62 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// How late this process's threads wake up during the run: a thread sleeps 10 ms at a time and
-/// records how much later than asked it woke. On a machine busy with other work the wake-ups,
-/// and every real-clock latency the testbed measures, stretch by about as much; the comparison
-/// does not judge latencies when this lag is large (``TestbedComparison/schedulingLagLimitSeconds``).
+/// How much CPU the testbed's threads get while the devices run. Every 50 ms a probe thread does
+/// 1 ms of CPU work (measured on its own CPU-time clock) and records the wall time that took: the
+/// stretch is 1 when a runnable thread gets a core at once, k when it shares one with k − 1 others
+/// (other jobs on the machine, or a lower `nice` priority). Every real-clock latency the testbed
+/// measures — URLSession, the driver, the shaper's pacing, Varnish — stretches the same way, so the
+/// comparison judges latencies only when the median stretch is small
+/// (``TestbedComparison/cpuStretchLimit``). A sleeping probe would not see this: the scheduler
+/// favours threads waking from sleep.
 public final class SchedulingProbe: @unchecked Sendable {
-    static let periodMicroseconds: UInt32 = 10_000
-    /// At most this many wake-ups are kept (about 15 minutes at 10 ms).
-    static let samplesMax = 90_000
+    static let periodMicroseconds: UInt32 = 50_000
+    static let workNanoseconds: Int64 = 1_000_000
+    /// At most this many probes are kept (about 25 minutes).
+    static let samplesMax = 30_000
     private let lock = NSLock()
-    private var lags: [Double] = []
+    private var stretches: [Double] = []
     private var running = true
     private let done = DispatchSemaphore(value: 0)
 
     public init() {
         Thread { [self] in
             while lock.withLock({ running }) {
-                let before = DispatchTime.now().uptimeNanoseconds
+                let wallStart = Self.now(CLOCK_MONOTONIC)
+                let cpuStart = Self.now(CLOCK_THREAD_CPUTIME_ID)
+                var spins: UInt64 = 0
+                while Self.now(CLOCK_THREAD_CPUTIME_ID) - cpuStart < Self.workNanoseconds { spins &+= 1 }
+                let wall = Double(Self.now(CLOCK_MONOTONIC) - wallStart)
+                lock.withLock { if stretches.count < Self.samplesMax { stretches.append(wall / Double(Self.workNanoseconds)) } }
                 usleep(Self.periodMicroseconds)
-                let slept = Double(DispatchTime.now().uptimeNanoseconds - before) / 1e9
-                lock.withLock { if lags.count < Self.samplesMax { lags.append(max(0, slept - Double(Self.periodMicroseconds) / 1e6)) } }
             }
             done.signal()
         }.start()
     }
 
-    /// Stops the probe and returns the 95th percentile of the lag, seconds.
+    static func now(_ clock: clockid_t) -> Int64 {
+        var ts = timespec()
+        clock_gettime(clock, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// Stops the probe and returns the median stretch (1 = the CPU was there when needed).
     public func stop() -> Double {
         lock.withLock { running = false }
         done.wait()
-        let sorted = lock.withLock { lags.sorted() }
-        guard !sorted.isEmpty else { return 0 }
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        let sorted = lock.withLock { stretches.sorted() }
+        guard !sorted.isEmpty else { return 1 }
+        return sorted[sorted.count / 2]
+    }
+
+    /// The machine's CPU pressure (PSI `some avg60`, percent of time a runnable task waited), or
+    /// nil without /proc/pressure/cpu.
+    public static func cpuPressurePercent() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/pressure/cpu", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some") }),
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix("avg60=") }) else { return nil }
+        return Double(field.dropFirst("avg60=".count))
     }
 }

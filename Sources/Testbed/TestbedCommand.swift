@@ -6,8 +6,8 @@ import ScenarioKit
 
 /// `prestage testbed SCENARIO [--devices N] [--seconds T] [--replications R] [--out DIR]`: the
 /// scaled scenario on real software on 127.0.0.1 and in the model, compared
-/// (`testbed-report.md`, `.html`, `testbed-results.json`, and the components' logs and VCL in
-/// `components/`).
+/// (`testbed-report.md`, `.html`, `testbed-results.json`, `testbed-devices.json`, and the
+/// components' logs and VCL in `components/`).
 public enum TestbedCommand {
     public static let spec = CommandSpec(
         "testbed", summary: "run a scaled-down scenario on real software (Varnish, origin, links, PreloadKit devices) and in the model, and compare",
@@ -122,6 +122,7 @@ public enum TestbedCommand {
             try Data(MarkdownRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.md"))
             try Data(HTMLRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.html"))
             try TestbedReport.json(comparison).write(to: out.appendingPathComponent("testbed-results.json"))
+            try TestbedReport.devicesJSON(measurement.records).write(to: out.appendingPathComponent("testbed-devices.json"))
         } catch {
             err.write("prestage testbed: \(out.path): cannot write the report: \(error.localizedDescription)\n")
             return .runFailed

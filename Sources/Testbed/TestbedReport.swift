@@ -13,8 +13,9 @@ public enum TestbedReport {
             .paragraph("Scaling (applied to both runs): " + plan.adjustments.joined(separator: "; ") + "."),
             .paragraph("Verdict: \(agreeing) of \(judged) compared quantities agree within their stated tolerance."),
         ]
-        setup.append(.paragraph(String(format: "Machine during the device phase: wake-up lag p95 %.1f ms (latencies are judged below %.0f ms), 1-minute load average %.2f on %d cores.",
-                                       m.schedulingLagP95Seconds * 1e3, TestbedComparison.schedulingLagLimitSeconds * 1e3, m.loadAverage, m.processors)))
+        let pressure = m.cpuPressurePercent.map { String(format: ", CPU pressure %.0f %%", $0) } ?? ""
+        setup.append(.paragraph(String(format: "Machine during the device phase: CPU stretch %.2f (a runnable thread waited for a core that many times the work; latencies are judged up to %.1f), 1-minute load average %.2f on %d cores",
+                                       m.cpuStretch, TestbedComparison.cpuStretchLimit, m.loadAverage, m.processors) + pressure + "."))
         if m.warmSeconds > 0 { setup.append(.paragraph("The warm call (real requests to every warmed node) took \(String(format: "%.2f", m.warmSeconds)) s.")) }
         let table = Table(caption: "Testbed against model", columns: [
             .init("Quantity"), .init("Testbed", alignment: .trailing), .init("Model", alignment: .trailing),
@@ -57,6 +58,21 @@ public enum TestbedReport {
         case "D": return .number(v, decimals: 3)
         default: return .number(v, decimals: 0)
         }
+    }
+
+    /// What each device measured (`testbed-devices.json`), in device order.
+    public static func devicesJSON(_ records: [DeviceRecord]) -> Data {
+        let rows: [[String: Any]] = records.map { r in
+            var o: [String: Any] = ["device": r.index, "network": r.networkName, "pop": r.pop, "outcome": r.outcome,
+                                    "downloadSeconds": r.downloadSeconds, "fetchesStarted": r.fetchesStarted,
+                                    "fetchesTimedOut": r.fetchesTimedOut, "fetchesFailed": r.fetchesFailed,
+                                    "backgroundBytes": r.backgroundBytes, "foregroundBytes": r.foregroundBytes,
+                                    "tapped": r.tapped, "tapInstant": r.tapInstant, "paintFailed": r.paintFailed]
+            if let t = r.tapToPaintSeconds { o["tapToPaintSeconds"] = t }
+            if let p = r.problem { o["problem"] = p }
+            return o
+        }
+        return (try? JSONSerialization.data(withJSONObject: rows, options: [.sortedKeys])) ?? Data()
     }
 
     /// Machine-readable rows (`testbed-results.json`).

@@ -29,8 +29,10 @@ public struct TestbedMeasurement: Sendable {
     public var origin: OriginCounters
     /// Wall time of the warm call (and re-warm), seconds.
     public var warmSeconds: Double
-    /// 95th percentile of this process's wake-up lag while the devices ran (``SchedulingProbe``).
-    public var schedulingLagP95Seconds: Double
+    /// Median CPU stretch of this process's threads while the devices ran (``SchedulingProbe``).
+    public var cpuStretch: Double
+    /// The machine's CPU pressure at the end of the device phase (PSI some avg60, %), if known.
+    public var cpuPressurePercent: Double?
     /// The machine's 1-minute load average at the end of the device phase, and its processors.
     public var loadAverage: Double
     public var processors: Int
@@ -302,7 +304,7 @@ public struct TestbedRunner: Sendable {
             _ = probe.stop()
             throw error
         }
-        let lag = probe.stop()
+        let stretch = probe.stop()
         guard let records = box.get() else {
             task.cancel()
             throw .componentFailed(component: "devices", reason: "still running after the horizon plus the time-outs", log: nil)
@@ -319,7 +321,8 @@ public struct TestbedRunner: Sendable {
             origin = c
         }
         return TestbedMeasurement(records: records, edge: edge, shield: shield, origin: origin, warmSeconds: warmSeconds,
-                                  schedulingLagP95Seconds: lag, loadAverage: Self.loadAverage(),
+                                  cpuStretch: stretch, cpuPressurePercent: SchedulingProbe.cpuPressurePercent(),
+                                  loadAverage: Self.loadAverage(),
                                   processors: ProcessInfo.processInfo.activeProcessorCount)
     }
 

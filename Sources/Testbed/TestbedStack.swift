@@ -188,7 +188,12 @@ public final class TestbedStack: @unchecked Sendable {
                         "-s", "malloc,\(layout.cacheMegabytes)m",
                         "-p", "thread_pools=1", "-p", "thread_pool_min=20", "-p", "thread_pool_max=1000",
                         "-p", "default_grace=0", "-p", "timeout_idle=30"]
-            let p = try ChildProcess(name: name, executable: "varnishd", arguments: args,
+            // Varnish cannot watch its parent: with setpriv it gets SIGTERM when this process's
+            // spawning thread ends (a `prestage` killed with SIGKILL leaves no Varnish behind). The
+            // stack is started from the thread that runs the whole testbed (the command's main).
+            let (executable, prefix) = FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                ? ("/usr/bin/setpriv", ["--pdeathsig", "TERM", "--", "/usr/sbin/varnishd"]) : ("/usr/sbin/varnishd", [])
+            let p = try ChildProcess(name: name, executable: executable, arguments: prefix + args,
                                      logURL: layout.workDirectory.appendingPathComponent(directoryName + ".log"))
             let deadline = Date().addingTimeInterval(Self.readySeconds)
             while Date() < deadline {

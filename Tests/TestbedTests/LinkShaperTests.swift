@@ -9,8 +9,9 @@ import XCTest
 /// held h·R, the request travels R/2 up, the response R/2 down, and the body is paced at r.
 /// Bounds: T ≥ that value minus one 10 ms slice (the pacing releases each slice when the previous
 /// one is serialised, so the last slice can land up to one slice early relative to a fluid model),
-/// and T ≤ 1.05·that value + 0.5 s (the Python event loop and the origin on a shared machine; the
-/// pacing uses absolute deadlines, so scheduling delays do not accumulate per slice).
+/// and T ≤ 1.05·that value + 0.5 s (the Python event loop and the origin on a shared machine; when
+/// the loop runs late while bytes wait, the shaper catches up on its schedule, so scheduling delays
+/// do not accumulate per slice).
 final class LinkShaperTests: XCTestCase {
     static let bytes = 1 << 20
     static let rttSeconds = 0.070
