@@ -21,6 +21,9 @@ public struct DeviceSpec: Sendable {
     public var renderSeconds: Double
     public var freeStorageBytes: Int64
     public var payload: Data
+    /// A calibration device: fetches objects cached at edge 0 through a zero-delay link, so its
+    /// download times are the testbed's own overhead (see ``TestbedRunner``).
+    public var isCalibration = false
 }
 
 /// What one device measured.

@@ -3,18 +3,20 @@ import Foundation
 import Glibc
 #endif
 
-/// How much CPU the testbed's threads get while the devices run. Every 50 ms a probe thread does
-/// 1 ms of CPU work (measured on its own CPU-time clock) and records the wall time that took: the
-/// stretch is 1 when a runnable thread gets a core at once, k when it shares one with k − 1 others
-/// (other jobs on the machine, or a lower `nice` priority). Every real-clock latency the testbed
+/// How much CPU the testbed's threads get while the devices run. Every 200 ms a probe thread does
+/// 10 ms of CPU work (measured on its own CPU-time clock) and records the wall time that took: the
+/// stretch is 1 when a runnable thread gets a core at once, about k when it shares one with k − 1
+/// others (other jobs on the machine, or a lower `nice` priority). The work is longer than the
+/// scheduler's credit for a thread waking from sleep (a few ms), so the probe sees the fair share,
+/// not just the wake-up; it costs 5 % of one core. Every real-clock latency the testbed
 /// measures — URLSession, the driver, the shaper's pacing, Varnish — stretches the same way, so the
 /// comparison judges latencies only when the median stretch is small
 /// (``TestbedComparison/cpuStretchLimit``). A sleeping probe would not see this: the scheduler
 /// favours threads waking from sleep.
 public final class SchedulingProbe: @unchecked Sendable {
-    static let periodMicroseconds: UInt32 = 50_000
-    static let workNanoseconds: Int64 = 1_000_000
-    /// At most this many probes are kept (about 25 minutes).
+    static let periodMicroseconds: UInt32 = 200_000
+    static let workNanoseconds: Int64 = 10_000_000
+    /// At most this many probes are kept (about 100 minutes).
     static let samplesMax = 30_000
     private let lock = NSLock()
     private var stretches: [Double] = []

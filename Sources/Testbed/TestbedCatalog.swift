@@ -44,6 +44,14 @@ public struct TestbedCatalog: Sendable {
         self.objects = objects
     }
 
+    /// The campaign with every asset renamed `cal-NAME`: objects of the same sizes and types that
+    /// only the calibration devices fetch.
+    public static func calibrationCampaign(_ campaign: CampaignConfig) -> CampaignConfig {
+        var c = campaign
+        for i in c.assets.indices { c.assets[i].name = String(("cal-" + c.assets[i].name).prefix(64)) }
+        return c
+    }
+
     static func path(_ campaign: String, _ asset: AssetConfig, network: String?) -> String {
         let ext: String
         switch asset.type {

@@ -16,6 +16,10 @@ public enum TestbedReport {
         let pressure = m.cpuPressurePercent.map { String(format: ", CPU pressure %.0f %%", $0) } ?? ""
         setup.append(.paragraph(String(format: "Machine during the device phase: CPU stretch %.2f (a runnable thread waited for a core that many times the work; latencies are judged up to %.1f), 1-minute load average %.2f on %d cores",
                                        m.cpuStretch, TestbedComparison.cpuStretchLimit, m.loadAverage, m.processors) + pressure + "."))
+        if let overhead = m.overheadSeconds {
+            setup.append(.paragraph(String(format: "Testbed overhead per download: %.1f ms, the median download time of %d calibration devices (the campaign's assets, cached at edge 0, over a link with no delay and no rate limit, spread over the send window). It is what URLSession, the driver, the store, the shaper and Varnish add; the model has none of it, so it is subtracted from every download sample before comparing.",
+                                           overhead * 1e3, m.calibration.count)))
+        }
         if m.warmSeconds > 0 { setup.append(.paragraph("The warm call (real requests to every warmed node) took \(String(format: "%.2f", m.warmSeconds)) s.")) }
         let table = Table(caption: "Testbed against model", columns: [
             .init("Quantity"), .init("Testbed", alignment: .trailing), .init("Model", alignment: .trailing),

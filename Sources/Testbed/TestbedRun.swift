@@ -22,6 +22,15 @@ public struct OriginCounters: Sendable, Equatable, Codable {
 /// What the real run measured.
 public struct TestbedMeasurement: Sendable {
     public var records: [DeviceRecord]
+    /// The calibration devices' records (not in `records` nor in any counter below).
+    public var calibration: [DeviceRecord]
+    /// Median download time of the calibration devices (zero-delay link, edge hit): the
+    /// testbed's own overhead per download (URLSession, driver, store, shaper, Varnish), which the
+    /// model does not have. Subtracted from the download samples before comparing; nil without data.
+    public var overheadSeconds: Double? {
+        let v = calibration.flatMap(\.downloadSeconds).sorted()
+        return v.isEmpty ? nil : v[v.count / 2]
+    }
     /// Edge counters from the end of the warm call to the end (device traffic), all edges.
     public var edge: VarnishCounters
     /// Shield counters over the whole run (warm included, as InfraModel's tier counters), all shields.
@@ -87,6 +96,8 @@ public struct TestbedRunner: Sendable {
 
     /// Connections drawn per device for its link (pre-stage fetches, revalidations, foreground).
     static let linksPerDevice = 6
+    /// Calibration devices, spread over the send window (see ``TestbedMeasurement/overheadSeconds``).
+    static let calibrationDevices = 12
 
     /// Checks that the programs exist before anything starts.
     public static func checkPrograms(python: String) throws(TestbedError) {
@@ -201,6 +212,9 @@ public struct TestbedRunner: Sendable {
             accessLinks.append(links)
             linkIndex.append(index)
         }
+        // The calibration link: in front of edge 0, no delay, no rate limit, no set-up.
+        let calibrationLink = accessLinks[0].count
+        accessLinks[0].append(TestbedStack.Link(name: "calibration", upstreamPort: 0, handshakeRoundTrips: 0, links: [[0, 0]]))
 
         // Tiers.
         let tiering = infra.tiers.tieringEnabled
@@ -221,16 +235,25 @@ public struct TestbedRunner: Sendable {
             workers: infra.origin.workers, queueMax: infra.origin.queueMax,
             serviceSeconds: try draws(infra.origin.serviceSeconds, "infra.origin.serviceSeconds", 8_192, "origin.service", lower: 0, upper: 60),
             toOriginSeconds: try draws(infra.tiers.toOriginSeconds, "infra.tiers.toOriginSeconds", 8_192, "origin.rtt", lower: 0, upper: 60),
-            objects: catalog.objects, surrogateKey: catalog.surrogateKey)
+            objects: catalog.objects, surrogateKey: catalog.surrogateKey,
+            calibrationObjects: TestbedCatalog(campaign: TestbedCatalog.calibrationCampaign(campaign)).objects)
         let cacheMegabytes = Int(max(64, min(512, min(infra.edgeCache.capacityBytes, infra.shieldCache.capacityBytes) >> 20)))
         let layout = TestbedStack.Layout(workDirectory: workDirectory, python: python, origin: origin, shieldSpecs: shieldSpecs,
                                          edgeSpecs: (0..<plan.popCount).map { _ in spec("edge") }, edgeShield: edgeShield,
                                          backboneLinks: backbone, accessLinks: accessLinks, cacheMegabytes: cacheMegabytes)
         // Payloads need the link ports: built in `drive` once the stack is up.
-        let specs = (0..<n).map { i in
+        var specs = (0..<n).map { i in
             DeviceSpec(index: i, pop: pops[i], networkName: nets[i].description, network: CampaignPayload.preloadNetwork(nets[i]),
                        linkPort: linkIndex[pops[i]][Int(nets[i].rawValue)], receiveAtSeconds: arrivals[i], opens: opens[i],
                        tapDelaySeconds: taps[i], renderSeconds: renders[i], freeStorageBytes: free[i], payload: Data())
+        }
+        let window = Double(n) / perMinute * 60
+        for k in 0..<Self.calibrationDevices {
+            var c = DeviceSpec(index: n + k, pop: 0, networkName: "calibration", network: .wifi, linkPort: calibrationLink,
+                               receiveAtSeconds: campaign.sendStartSeconds + (Double(k) + 0.5) / Double(Self.calibrationDevices) * window,
+                               opens: false, tapDelaySeconds: 0, renderSeconds: 0, freeStorageBytes: 1 << 40, payload: Data())
+            c.isCalibration = true
+            specs.append(c)
         }
         return (layout, specs)
     }
@@ -238,12 +261,21 @@ public struct TestbedRunner: Sendable {
     /// Warm, swap, devices; watches the components and the interrupt flag throughout.
     func drive(stack: TestbedStack, specs unbound: [DeviceSpec], interrupt: InterruptFlag) throws(TestbedError) -> TestbedMeasurement {
         let catalog = TestbedCatalog(campaign: plan.campaign)
+        let calibrationCatalog = TestbedCatalog(campaign: TestbedCatalog.calibrationCampaign(plan.campaign))
         var specs = unbound
         for i in specs.indices {
             let port = stack.accessPorts[specs[i].pop][specs[i].linkPort]
             specs[i].linkPort = port
-            specs[i].payload = try catalog.payload(port: port, token: TestbedCatalog.token(device: i))
+            specs[i].payload = try (specs[i].isCalibration ? calibrationCatalog : catalog).payload(port: port, token: TestbedCatalog.token(device: i))
         }
+        // The calibration objects are cached at edge 0 first (each costs one shield and one origin
+        // request, taken out of the counters below).
+        for o in calibrationCatalog.objects {
+            _ = LoopbackHTTP.request(port: stack.edgePorts[0], path: o.path, timeoutSeconds: 30)
+        }
+        let calibrationCount = specs.filter(\.isCalibration).count
+        let shieldBefore = stack.shieldDirectories.map { VarnishCounters.read(directory: $0) }
+        let originBefore = Self.originCounters(port: stack.originPort)
         let world = plan.scaled.world
         let options = TestbedCatalog.payloadOptions()
         let policy = world.preloadPolicy.preloadPolicy(manifestOptions: options)
@@ -293,7 +325,7 @@ public struct TestbedRunner: Sendable {
             }
         }
         let edgeBefore = stack.edgeDirectories.map { VarnishCounters.read(directory: $0) }
-        log("warm call took \(String(format: "%.2f", warmSeconds)) s; \(specs.count) devices running for \(Int(plan.options.seconds)) s")
+        log("warm call took \(String(format: "%.2f", warmSeconds)) s; \(specs.count - calibrationCount) devices (+\(calibrationCount) calibration) running for \(Int(plan.options.seconds)) s")
         let probe = SchedulingProbe()
         onDevicesStarted?(stack)
         // Bounded: the horizon plus the foreground time-out and the extension budget.
@@ -305,22 +337,33 @@ public struct TestbedRunner: Sendable {
             throw error
         }
         let stretch = probe.stop()
-        guard let records = box.get() else {
+        guard let all = box.get() else {
             task.cancel()
             throw .componentFailed(component: "devices", reason: "still running after the horizon plus the time-outs", log: nil)
         }
+        let calibrationIndices = Set(specs.filter(\.isCalibration).map(\.index))
+        let records = all.filter { !calibrationIndices.contains($0.index) }
+        let calibration = all.filter { calibrationIndices.contains($0.index) }
         var edge = VarnishCounters()
         for (i, d) in stack.edgeDirectories.enumerated() {
             if let after = VarnishCounters.read(directory: d) { edge = edge + after.since(edgeBefore[i] ?? VarnishCounters()) }
         }
+        // The calibration devices' requests were edge-0 hits: not device traffic of the scenario.
+        let calibrationRequests = UInt64(calibration.reduce(0) { $0 + $1.fetchesStarted })
+        let calibrationBytes = UInt64(calibration.reduce(Int64(0)) { $0 + $1.backgroundBytes })
+        edge.hits = edge.hits > calibrationRequests ? edge.hits - calibrationRequests : 0
+        edge.clientRequests = edge.clientRequests > calibrationRequests ? edge.clientRequests - calibrationRequests : 0
+        edge.bodyBytes = edge.bodyBytes > calibrationBytes ? edge.bodyBytes - calibrationBytes : 0
         var shield = VarnishCounters()
-        for d in stack.shieldDirectories { if let c = VarnishCounters.read(directory: d) { shield = shield + c } }
-        var origin = OriginCounters()
-        if let r = LoopbackHTTP.request(port: stack.originPort, path: "/__testbed/stats"), r.status == 200,
-           let c = try? JSONDecoder().decode(OriginCounters.self, from: r.body) {
-            origin = c
+        for (i, d) in stack.shieldDirectories.enumerated() {
+            if let c = VarnishCounters.read(directory: d) { shield = shield + c.since(shieldBefore[i] ?? VarnishCounters()) }
         }
-        return TestbedMeasurement(records: records, edge: edge, shield: shield, origin: origin, warmSeconds: warmSeconds,
+        var origin = Self.originCounters(port: stack.originPort)
+        origin.requests -= min(origin.requests, originBefore.requests)
+        origin.served -= min(origin.served, originBefore.served)
+        origin.bytes -= min(origin.bytes, originBefore.bytes)
+        return TestbedMeasurement(records: records, calibration: calibration, edge: edge, shield: shield, origin: origin,
+                                  warmSeconds: warmSeconds,
                                   cpuStretch: stretch, cpuPressurePercent: SchedulingProbe.cpuPressurePercent(),
                                   loadAverage: Self.loadAverage(),
                                   processors: ProcessInfo.processInfo.activeProcessorCount)
@@ -371,6 +414,13 @@ public struct TestbedRunner: Sendable {
             return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         }
         return FileManager.default.temporaryDirectory
+    }
+
+    /// The origin's counters now (zero when it does not answer).
+    static func originCounters(port: Int) -> OriginCounters {
+        guard let r = LoopbackHTTP.request(port: port, path: "/__testbed/stats"), r.status == 200,
+              let c = try? JSONDecoder().decode(OriginCounters.self, from: r.body) else { return OriginCounters() }
+        return c
     }
 
     /// The 1-minute load average (/proc/loadavg), or -1 when unreadable.

@@ -16,13 +16,19 @@ public final class TestbedStack: @unchecked Sendable {
         public var toOriginSeconds: [Double]
         public var objects: [TestbedCatalog.Object]
         public var surrogateKey: String
+        /// Objects only the calibration devices fetch, under their own surrogate key (a creative
+        /// swap does not purge them).
+        public var calibrationObjects: [TestbedCatalog.Object] = []
+        public static let calibrationSurrogateKey = "testbed-calibration"
 
         var json: [String: Any] {
             var table: [String: Any] = [:]
-            for o in objects {
-                table[o.path] = ["bytes": o.bytes, "contentType": o.contentType, "prefixHex": TestbedCatalog.hex(o.prefix),
-                                 "cacheControl": o.cacheControl, "etag": TestbedCatalog.hex(Array(o.path.utf8.prefix(8))) + "-\(o.bytes)",
-                                 "xkey": surrogateKey + " path-" + TestbedCatalog.hex(Array(o.path.utf8)).suffix(16)]
+            for (list, key) in [(objects, surrogateKey), (calibrationObjects, Self.calibrationSurrogateKey)] {
+                for o in list {
+                    table[o.path] = ["bytes": o.bytes, "contentType": o.contentType, "prefixHex": TestbedCatalog.hex(o.prefix),
+                                     "cacheControl": o.cacheControl, "etag": TestbedCatalog.hex(Array(o.path.utf8.prefix(8))) + "-\(o.bytes)",
+                                     "xkey": key + " path-" + TestbedCatalog.hex(Array(o.path.utf8)).suffix(16)]
+                }
             }
             return ["workers": workers, "queueMax": queueMax, "serviceSeconds": serviceSeconds,
                     "toOriginSeconds": toOriginSeconds, "objects": table]
