@@ -128,11 +128,14 @@ public enum TestbedCommand {
             return .runFailed
         }
         for r in comparison.rows {
-            let verdict = r.agrees.map { $0 ? "agrees " : "DIFFERS" } ?? "no data"
-            env.standardOutput.write("\(verdict)  \(r.metric): testbed \(format(r.testbed)), model \(format(r.model))\n")
+            let verdict = r.verdict.padding(toLength: 10, withPad: " ", startingAt: 0)
+            env.standardOutput.write("\(verdict) \(r.metric): testbed \(format(r.testbed)), model \(format(r.model))\n")
         }
         let agreeing = comparison.rows.filter { $0.agrees == true }.count
-        env.standardOutput.write("\(agreeing) of \(comparison.rows.filter { $0.agrees != nil }.count) agree; report: \(out.appendingPathComponent("testbed-report.md").path)\n")
+        let notJudged = comparison.rows.filter { $0.verdict == "not judged" }.count
+        env.standardOutput.write("\(agreeing) of \(comparison.rows.filter { $0.agrees != nil }.count) agree"
+                                 + (notJudged > 0 ? " (\(notJudged) latencies not judged: the CPU was busy)" : "")
+                                 + "; report: \(out.appendingPathComponent("testbed-report.md").path)\n")
         return .ok
     }
 

@@ -65,6 +65,13 @@ public struct ComparisonRow: Sendable, Equatable {
     public var agrees: Bool?
     /// Why they may differ (shown when they do not agree).
     public var explanation: String
+
+    /// "agrees", "DIFFERS", "not judged" (both sides measured, the machine too busy for a
+    /// latency verdict) or "no data".
+    public var verdict: String {
+        if let agrees { return agrees ? "agrees" : "DIFFERS" }
+        return testbed != nil && model != nil ? "not judged" : "no data"
+    }
 }
 
 /// The comparison of one testbed run with the model's replications of the same scaled scenario.

@@ -8,10 +8,12 @@ public enum TestbedReport {
                              toolVersion: String, scenarioHash: String) -> Report {
         let agreeing = c.rows.filter { $0.agrees == true }.count
         let judged = c.rows.filter { $0.agrees != nil }.count
+        let notJudged = c.rows.filter { $0.verdict == "not judged" }.count
         var setup: [ReportBlock] = [
             .paragraph("The scenario \(plan.original.name) was scaled down to \(plan.options.devices) devices over \(Int(plan.options.seconds)) s and run twice: on real software on 127.0.0.1 (Varnish \(plan.popCount) edge(s) and \(plan.shieldCount) shield(s) with xkey, a Python origin, a user-space link shaper, PreloadKitFoundation's PreloadDriver per device over plain http to the loopback host) and in the model (\(plan.scaled.run.replications) replications, seed \(plan.seed))."),
             .paragraph("Scaling (applied to both runs): " + plan.adjustments.joined(separator: "; ") + "."),
-            .paragraph("Verdict: \(agreeing) of \(judged) compared quantities agree within their stated tolerance."),
+            .paragraph("Verdict: \(agreeing) of \(judged) compared quantities agree within their stated tolerance"
+                       + (notJudged > 0 ? "; \(notJudged) latency quantities were not judged (the machine was too busy, see below)." : ".")),
         ]
         let pressure = m.cpuPressurePercent.map { String(format: ", CPU pressure %.0f %%", $0) } ?? ""
         setup.append(.paragraph(String(format: "Machine during the device phase: CPU stretch %.2f (a runnable thread waited for a core that many times the work; latencies are judged up to %.1f), 1-minute load average %.2f on %d cores",
@@ -26,7 +28,7 @@ public enum TestbedReport {
             .init("Tolerance", alignment: .trailing), .init("Rule"), .init("Verdict"),
         ], rows: c.rows.map { r in
             [.text(r.metric), cell(r.testbed, r.unit), cell(r.model, r.unit), cell(r.tolerance, r.unit), .text(r.toleranceRule),
-             .text(r.agrees.map { $0 ? "agrees" : "DIFFERS" } ?? "no data")]
+             .text(r.verdict)]
         })
         let differing = c.rows.filter { $0.agrees == false }
         var explanation: [ReportBlock] = differing.isEmpty
@@ -83,7 +85,7 @@ public enum TestbedReport {
     public static func json(_ c: TestbedComparison) -> Data {
         let rows: [[String: Any]] = c.rows.map { r in
             var o: [String: Any] = ["metric": r.metric, "unit": r.unit, "rule": r.toleranceRule,
-                                    "verdict": r.agrees.map { $0 ? "agrees" : "differs" } ?? "no data"]
+                                    "verdict": r.verdict]
             if let v = r.testbed { o["testbed"] = v }
             if let v = r.model { o["model"] = v }
             if let v = r.tolerance { o["tolerance"] = v }
