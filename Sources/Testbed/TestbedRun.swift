@@ -98,6 +98,8 @@ public struct TestbedRunner: Sendable {
     static let linksPerDevice = 6
     /// Calibration devices, spread over the send window (see ``TestbedMeasurement/overheadSeconds``).
     static let calibrationDevices = 12
+    /// The token in every calibration device's URLs (and the pre-caching request's).
+    static let calibrationToken = "calibration"
 
     /// Checks that the programs exist before anything starts.
     public static func checkPrograms(python: String) throws(TestbedError) {
@@ -266,12 +268,15 @@ public struct TestbedRunner: Sendable {
         for i in specs.indices {
             let port = stack.accessPorts[specs[i].pop][specs[i].linkPort]
             specs[i].linkPort = port
-            specs[i].payload = try (specs[i].isCalibration ? calibrationCatalog : catalog).payload(port: port, token: TestbedCatalog.token(device: i))
+            specs[i].payload = specs[i].isCalibration
+                ? try calibrationCatalog.payload(port: port, token: Self.calibrationToken)
+                : try catalog.payload(port: port, token: TestbedCatalog.token(device: i))
         }
-        // The calibration objects are cached at edge 0 first (each costs one shield and one origin
-        // request, taken out of the counters below).
+        // The calibration objects are cached at edge 0 first, under the calibration devices' one
+        // token, so they hit whether or not the token is in the cache key (each costs one shield
+        // and one origin request, taken out of the counters below).
         for o in calibrationCatalog.objects {
-            _ = LoopbackHTTP.request(port: stack.edgePorts[0], path: o.path, timeoutSeconds: 30)
+            _ = LoopbackHTTP.request(port: stack.edgePorts[0], path: o.path + "?token=" + Self.calibrationToken, timeoutSeconds: 30)
         }
         let calibrationCount = specs.filter(\.isCalibration).count
         let shieldBefore = stack.shieldDirectories.map { VarnishCounters.read(directory: $0) }
