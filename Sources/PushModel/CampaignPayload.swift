@@ -43,6 +43,38 @@ public enum CampaignPayload {
         return json(signature: hex)
     }
 
+    /// The path of an asset (or of its variant for `network`) on the CDN host:
+    /// `/preload/CAMPAIGN/ASSET[-NETWORK].EXT`.
+    public static func path(campaign: String, asset: AssetConfig, network: String?) -> String {
+        "/preload/\(campaign)/\(asset.name)\(network.map { "-\($0)" } ?? "").\(fileExtension(asset.type))"
+    }
+
+    /// The file extension of a declared type's URLs.
+    public static func fileExtension(_ t: AssetTypeConfig) -> String {
+        switch t {
+        case .image: return "jpg"
+        case .video: return "mp4"
+        case .audio: return "mp3"
+        case .hls: return "m3u8"
+        case .json: return "json"
+        }
+    }
+
+    /// The Content-Type and the first body bytes served for a declared type (PreloadKit checks
+    /// both: MIME and magic bytes).
+    public static func media(_ t: AssetTypeConfig) -> (contentType: String, prefix: [UInt8]) {
+        switch t {
+        case .image: return ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
+        case .video: return ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
+        case .audio: return ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
+        case .hls: return ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
+        case .json: return ("application/json", Array("{\"items\":[1]".utf8))
+        }
+    }
+
+    /// The Cache-Control header value of a campaign's assets.
+    public static func cacheControl(_ c: CacheControlConfig) -> String { c.headerValue }
+
     /// PreloadKit's network class for an InfraModel class (LTE and 4G are both PreloadKit's 4G).
     public static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {
         switch c {

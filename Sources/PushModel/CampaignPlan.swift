@@ -143,20 +143,9 @@ struct CampaignPlans {
 
     // MARK: - Payload construction
 
-    static func fileExtension(_ t: AssetTypeConfig) -> String {
-        switch t {
-        case .image: return "jpg"
-        case .video: return "mp4"
-        case .audio: return "mp3"
-        case .hls: return "m3u8"
-        case .json: return "json"
-        }
-    }
-
     static func url(campaign: String, asset: AssetConfig, network: String?, token: String?) -> String {
-        let suffix = network.map { "-\($0)" } ?? ""
         let query = token.map { "?token=\($0)" } ?? ""
-        return "https://\(cdnHost)/preload/\(campaign)/\(asset.name)\(suffix).\(fileExtension(asset.type))\(query)"
+        return "https://\(cdnHost)" + CampaignPayload.path(campaign: campaign, asset: asset, network: network) + query
     }
 
     static func cacheKey(_ url: String, path: String) throws -> String {
@@ -192,14 +181,7 @@ struct CampaignPlans {
     }
 
     static func response(type: AssetTypeConfig, bytes: Int64, cacheControl: String) -> ObjectResponse {
-        let (contentType, prefix): (String, [UInt8])
-        switch type {
-        case .image: (contentType, prefix) = ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
-        case .video: (contentType, prefix) = ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
-        case .audio: (contentType, prefix) = ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
-        case .hls: (contentType, prefix) = ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
-        case .json: (contentType, prefix) = ("application/json", Array("{\"items\":[1]".utf8))
-        }
+        let (contentType, prefix) = CampaignPayload.media(type)
         let headers = FetchHeaders(status: 200, cacheControl: cacheControl, contentType: contentType, contentLength: bytes)
         return ObjectResponse(completion: FetchCompletion(headers: headers, bytesReceived: bytes, prefix: prefix), bytes: bytes)
     }

@@ -30,10 +30,10 @@ public struct TestbedCatalog: Sendable {
 
     public init(campaign: CampaignConfig) {
         self.campaign = campaign
-        let cacheControl = "public, max-age=\(campaign.cacheControl.maxAgeSeconds), stale-while-revalidate=\(campaign.cacheControl.staleWhileRevalidateSeconds)"
+        let cacheControl = CampaignPayload.cacheControl(campaign.cacheControl)
         var objects: [Object] = []
         for asset in campaign.assets {
-            let (type, prefix) = Self.media(asset.type)
+            let (type, prefix) = CampaignPayload.media(asset.type)
             objects.append(Object(path: Self.path(campaign.name, asset, network: nil), bytes: asset.bytes, contentType: type,
                                   prefix: prefix, cacheControl: cacheControl))
             for v in asset.variants {
@@ -53,26 +53,7 @@ public struct TestbedCatalog: Sendable {
     }
 
     static func path(_ campaign: String, _ asset: AssetConfig, network: String?) -> String {
-        let ext: String
-        switch asset.type {
-        case .image: ext = "jpg"
-        case .video: ext = "mp4"
-        case .audio: ext = "mp3"
-        case .hls: ext = "m3u8"
-        case .json: ext = "json"
-        }
-        return "/preload/\(campaign)/\(asset.name)\(network.map { "-" + $0 } ?? "").\(ext)"
-    }
-
-    /// Content type and leading bytes PreloadKit's sniffer accepts for the declared type.
-    static func media(_ type: AssetTypeConfig) -> (String, [UInt8]) {
-        switch type {
-        case .image: return ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
-        case .video: return ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
-        case .audio: return ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
-        case .hls: return ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
-        case .json: return ("application/json", Array("{\"items\":[1]".utf8))
-        }
+        CampaignPayload.path(campaign: campaign, asset: asset, network: network)
     }
 
     /// The payload options of the testbed's devices: the loopback host, plain http for it only,
