@@ -30,6 +30,12 @@ let package = Package(
             pkgConfig: "gsl",
             providers: [.apt(["libgsl-dev"])]
         ),
+        // zlib, reached only by LogFit's line reader (gzip and plain logs alike).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Layer 1: random streams and distributions. The only module that imports CGSL.
         .target(name: "Stochastic", dependencies: ["CGSL"], swiftSettings: strictFlags),
         // Layer 2: virtual time, the pending-event set and the run loop. No domain code.
@@ -54,6 +60,10 @@ let package = Package(
             dependencies: ["InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"],
             swiftSettings: strictFlags
         ),
+
+        // Calibration from logs: CDN and push-analytics readers (streaming, gzip), the fits (through
+        // Stochastic's GSL fitting API), the scenario overlay and the fit report.
+        .target(name: "LogFit", dependencies: ["Stochastic", "CZlib"], swiftSettings: strictFlags),
 
         // Scenario files, the prestage commands, parallel replications, results and reports (all testable).
         .target(
@@ -92,6 +102,7 @@ let package = Package(
         // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
         .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
+        .testTarget(name: "LogFitTests", dependencies: ["LogFit", "Stochastic", "Scenario", "ScenarioKit"], resources: [.copy("Samples")]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "PushModel", "ScenarioKit", "SimStats"]),
     ],
     swiftLanguageModes: [.v6]
