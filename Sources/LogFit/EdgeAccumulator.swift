@@ -19,7 +19,7 @@ public struct EdgeAccumulator: Sendable {
     /// A request at or above this many seconds is censored there (nil: only timeout statuses).
     public let timeoutSeconds: Double?
     public private(set) var requests = 0, hits = 0, misses = 0, errors = 0, others = 0
-    /// Requests that reached the origin (misses and errors with an origin time or status), and of them 503s / 5xx.
+    /// Requests that went upstream (misses and edge errors), and of them 503s / 5xx (the origin's status when logged, else the client's).
     public private(set) var originRequests = 0, origin503 = 0, origin5xx = 0
     public private(set) var hitFirstByte = Reservoir(capacity: reservoirCapacity, seed: 11)
     public private(set) var missFirstByte = Reservoir(capacity: reservoirCapacity, seed: 12)
@@ -76,7 +76,7 @@ public struct EdgeAccumulator: Sendable {
             }
         }
         if let b = r.bytes, b > 0 { objectBytes.add(b) }
-        if r.cache == .miss || r.cache == .error, r.originSeconds != nil || r.originStatus != nil || r.cache == .miss {
+        if r.cache == .miss || r.cache == .error {
             originRequests += 1
             let s = r.originStatus ?? r.status ?? 0
             if s == 503 { origin503 += 1 }

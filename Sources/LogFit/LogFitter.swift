@@ -35,9 +35,11 @@ public struct SeriesFit: Sendable {
     public let sample: CensoredSample
     public var best: ParametricFit { fits[0] }
     /// Empirical (Kaplan–Meier) quantiles at 0.5, 0.9, 0.99 (nil beyond the curve's reach).
-    public var loggedQuantiles: [Double?] {
-        let steps = GoodnessOfFitTest.kaplanMeier(sample)
-        return [0.5, 0.9, 0.99].map { p in steps.first { 1 - $0.survival >= p }?.time }
+    public var loggedQuantiles: [Double?] { [0.5, 0.9, 0.99].map(loggedQuantile) }
+
+    /// The empirical (Kaplan–Meier) p-quantile; nil beyond the curve's reach.
+    public func loggedQuantile(_ p: Double) -> Double? {
+        GoodnessOfFitTest.kaplanMeier(sample).first { 1 - $0.survival >= p }?.time
     }
 }
 

@@ -53,6 +53,17 @@ public struct ScenarioOverlay: Sendable {
             throw .badFormat(path: path, reason: "expected an overlay of at most \(fileBytesMax) bytes, found \(size) bytes")
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the overlay") }
+        return try assignments(data: data, label: path)
+    }
+
+    /// This overlay's `set` entries as `--set` assignments, in path order.
+    public func assignments() throws(LogFitError) -> [String] {
+        guard let data = try? encoded() else { throw .badFormat(path: "(overlay)", reason: "cannot encode the overlay") }
+        return try Self.assignments(data: data, label: "(overlay)")
+    }
+
+    /// The assignments of overlay JSON `data` (`label` names it in errors).
+    static func assignments(data: Data, label path: String) throws(LogFitError) -> [String] {
         guard let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
             throw .badFormat(path: path, reason: "expected a JSON object (a prestage overlay)")
         }
