@@ -68,7 +68,7 @@ let package = Package(
         // Scenario files, the prestage commands, parallel replications, results and reports (all testable).
         .target(
             name: "Scenario",
-            dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit", "LogFit"],
             swiftSettings: strictFlags
         ),
         // Top: the command-line tool (a thin main over Scenario).
