@@ -69,7 +69,7 @@ public enum MaximumLikelihood {
         GSLRuntime.ensureInitialised()
         let summary = SampleSummary(sample.observed)
         let negative: ([Double]) -> Double = { theta in
-            let value = -family.logLikelihood(family.parameters(theta, summary), sample)
+            let value = -family.logLikelihood(family.parameters(theta, summary), sample, summary)
             return value.isFinite ? value : Double.greatestFiniteMagnitude
         }
         let theta: [Double]

@@ -136,10 +136,26 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// The censored log-likelihood Σ log f(observed) + Σ log S(censored).
-    func logLikelihood(_ p: [Double], _ sample: CensoredSample) -> Double {
-        var sum = 0.0
-        for x in sample.observed { sum += logDensity(x, p) }
+    /// The censored log-likelihood Σ log f(observed) + Σ log S(censored); the observed part from
+    /// `summary`'s sums where the family allows (all but Weibull), so an evaluation costs O(censored).
+    func logLikelihood(_ p: [Double], _ sample: CensoredSample, _ summary: SampleSummary) -> Double {
+        let n = Double(sample.observed.count)
+        var sum: Double
+        switch self {
+        case .exponential:
+            sum = -n * log(p[0]) - summary.sum / p[0]
+        case .lognormal:
+            let squares = summary.sumSquaredLogDeviations + n * (summary.meanLog - p[0]) * (summary.meanLog - p[0])
+            sum = -summary.sumLog - n * (log(p[1]) + 0.5 * log(2 * Double.pi)) - squares / (2 * p[1] * p[1])
+        case .gamma:
+            sum = (p[0] - 1) * summary.sumLog - summary.sum / p[1] - n * (gsl_sf_lngamma(p[0]) + p[0] * log(p[1]))
+        case .pareto:
+            // Every observed value is >= the scale (the sample minimum).
+            sum = n * (log(p[0]) + p[0] * log(p[1])) - (p[0] + 1) * summary.sumLog
+        case .weibull:
+            sum = 0
+            for x in sample.observed { sum += logDensity(x, p) }
+        }
         for c in sample.censored { sum += logSurvival(c, p) }
         return sum
     }
@@ -147,6 +163,10 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
 
 /// Moments of a sample's observed values, for starting points.
 struct SampleSummary {
+    let sum: Double
+    let sumLog: Double
+    /// Σ (ln x − mean ln x)².
+    let sumSquaredLogDeviations: Double
     let mean: Double
     let variance: Double
     let meanLog: Double
@@ -157,6 +177,8 @@ struct SampleSummary {
         let n = Double(values.count)
         var sum = 0.0, sumLog = 0.0, low = Double.infinity
         for v in values { sum += v; sumLog += log(v); low = min(low, v) }
+        self.sum = sum
+        self.sumLog = sumLog
         mean = sum / n
         meanLog = sumLog / n
         var ss = 0.0, ssLog = 0.0
@@ -164,6 +186,7 @@ struct SampleSummary {
             ss += (v - mean) * (v - mean)
             ssLog += (log(v) - meanLog) * (log(v) - meanLog)
         }
+        sumSquaredLogDeviations = ssLog
         variance = values.count > 1 ? ss / (n - 1) : 0
         sdLog = values.count > 1 ? (ssLog / (n - 1)).squareRoot() : 0
         minimum = low
