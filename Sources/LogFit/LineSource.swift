@@ -69,9 +69,11 @@ public final class LineSource {
                 }
             }
         }
-        if failure == nil, gzeof(file) == 0 {
+        if failure == nil {
+            // A truncated gzip stream ends reads with Z_BUF_ERROR ("unexpected end of file").
             var code: Int32 = 0
-            failure = "the input ends early (\(String(cString: gzerror(file, &code)))) after line \(lineNumber)"
+            let message = String(cString: gzerror(file, &code))
+            if code != Z_OK { failure = "the input ends early (\(message)) after line \(lineNumber)" }
         }
         if !pending.isEmpty || pendingTruncated {
             pending.withUnsafeBufferPointer { emit($0, truncated: pendingTruncated) }
