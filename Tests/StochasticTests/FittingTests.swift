@@ -67,6 +67,23 @@ final class FittingTests: XCTestCase {
         XCTAssertTrue(lognormal.parameters[1].lower <= 0.8 && 0.8 <= lognormal.parameters[1].upper, "\(lognormal.parameters)")
     }
 
+    /// Millisecond logs: values rounded to a 1 ms grid are fitted as grid cells and cover the truth;
+    /// the KS distance compares cells (the exact-value comparison is inflated by the ties).
+    func testValuesOnAGridAreFittedAsCells() throws {
+        let xs = try draw(.lognormal(mu: log(0.004), sigma: 0.5), n: Self.n, seed: 303)
+        let rounded = xs.map { ($0 * 1000).rounded() / 1000 }.filter { $0 > 0 }
+        XCTAssertEqual(CensoredSample.materialResolution(of: rounded), 0.001)
+        XCTAssertEqual(CensoredSample.materialResolution(of: xs), 0)
+        let grouped = try CensoredSample(observed: rounded, resolution: 0.001)
+        let fit = try MaximumLikelihood.fit(.lognormal, to: grouped, confidenceLevel: Self.level)
+        XCTAssertTrue(fit.parameters[0].lower <= log(0.004) && log(0.004) <= fit.parameters[0].upper, "\(fit.parameters)")
+        XCTAssertTrue(fit.parameters[1].lower <= 0.5 && 0.5 <= fit.parameters[1].upper, "\(fit.parameters)")
+        XCTAssertLessThan(fit.goodness.ksStatistic, StatBounds.ksCritical(n: rounded.count))
+        let exact = try MaximumLikelihood.fit(.lognormal, to: try CensoredSample(observed: rounded), confidenceLevel: Self.level)
+        XCTAssertGreaterThan(exact.goodness.ksStatistic, 3 * fit.goodness.ksStatistic)
+        for family in ParametricFamily.allCases { XCTAssertNoThrow(try MaximumLikelihood.fit(family, to: grouped)) }
+    }
+
     func testKaplanMeierMatchesTheEmpiricalCDFWithoutCensoringAndStepsOverCensoredValues() throws {
         let plain = GoodnessOfFitTest.kaplanMeier(try CensoredSample(observed: [3, 1, 2, 2]))
         XCTAssertEqual(plain.map(\.time), [1, 2, 3])

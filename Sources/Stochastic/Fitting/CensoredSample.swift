@@ -6,10 +6,17 @@ public struct CensoredSample: Sendable, Equatable {
     public let observed: [Double]
     /// Right-censoring points, each finite and > 0: the value lies above it.
     public let censored: [Double]
+    /// The grid the observed values were recorded on (a log's millisecond resolution), 0 for exact
+    /// values: an observed x then stands for [x − r/2, x + r/2], and enters the likelihood as
+    /// F(x + r/2) − F(x − r/2) instead of the density.
+    public let resolution: Double
 
     /// A sample; every value must be finite and > 0 (callers filter log rows first).
     /// - Throws: `FitError.invalidSample` naming the first bad value, or when nothing was observed.
-    public init(observed: [Double], censored: [Double] = []) throws(FitError) {
+    public init(observed: [Double], censored: [Double] = [], resolution: Double = 0) throws(FitError) {
+        guard resolution >= 0, resolution.isFinite else {
+            throw FitError.invalidSample("resolution \(resolution): expected a finite value >= 0")
+        }
         for (i, v) in observed.enumerated() where !(v.isFinite && v > 0) {
             throw FitError.invalidSample("observed[\(i)] = \(v): expected a finite value > 0")
         }
@@ -21,6 +28,18 @@ public struct CensoredSample: Sendable, Equatable {
         }
         self.observed = observed
         self.censored = censored
+        self.resolution = resolution
+    }
+
+    /// The grid step of `values` among 1 ms, 10 ms, 100 ms and 1 s when it is material (at least 1 %
+    /// of their median), else 0: every value must be a whole multiple of the step (to 10⁻⁶ of it).
+    public static func materialResolution(of values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let median = values.sorted()[values.count / 2]
+        for step in [1.0, 0.1, 0.01, 0.001] where step >= 0.01 * median {
+            if values.allSatisfy({ abs($0 / step - ($0 / step).rounded()) < 1e-6 }) { return step }
+        }
+        return 0
     }
 
     /// Observed plus censored values.

@@ -56,11 +56,14 @@ public enum GoodnessOfFitTest {
     }
 
     /// The KS distance between the Kaplan–Meier estimate of `sample` and `cdf`.
+    /// With a resolution r, the curve's step at a grid value x holds the values in its cell, so it is
+    /// compared with F(x + r/2) after the step and F(x − r/2) before it.
     public static func kolmogorovSmirnov(_ sample: CensoredSample, cdf: (Double) -> Double) -> GoodnessOfFit {
         var d = 0.0
+        let half = sample.resolution / 2
         for step in kaplanMeier(sample) {
-            let f = cdf(step.time)
-            d = max(d, abs(1 - step.survival - f), abs(1 - step.survivalBefore - f))
+            let after = cdf(step.time + half), before = half > 0 ? cdf(max(step.time - half, 0)) : after
+            d = max(d, abs(1 - step.survival - after), abs(1 - step.survivalBefore - before))
         }
         let p = sample.censored.isEmpty ? kolmogorovPValue(d, n: sample.observed.count) : nil
         return GoodnessOfFit(ksStatistic: d, ksPValue: p)

@@ -74,7 +74,7 @@ public struct LognormalMixtureFit: Sendable {
 /// Fitting `LognormalMixtureFit`s.
 public enum LognormalMixtureEM {
     static let iterationsMax = 3000
-    static let relativeTolerance = 1e-10
+    static let relativeTolerance = 1e-9
     static let sigmaMin = 1e-3
 
     /// The EM state: absolute weights (components plus the never share sum to 1).

@@ -45,7 +45,9 @@ public struct ParametricFit: Sendable {
 
 /// Maximum-likelihood estimation with right censoring: the likelihood is Π f(xᵢ) · Π S(cⱼ).
 ///
-/// Exponential and Pareto have closed forms (mean = (Σx + Σc) / n_observed; α = n_observed /
+/// Grouped values (`CensoredSample.resolution` > 0) enter as the probability of their grid cell,
+/// and every family but Pareto is then minimised numerically (Pareto keeps its closed form, which
+/// ignores the grid). Otherwise exponential and Pareto have closed forms (mean = (Σx + Σc) / n_observed; α = n_observed /
 /// Σ ln(max(v, scale) / scale) with scale the smallest observed value). The two-parameter families
 /// are minimised with GSL's Nelder–Mead simplex (`gsl_multimin_fminimizer_nmsimplex2`) on θ (log of
 /// each positive parameter), restarted once from its optimum.
@@ -57,7 +59,7 @@ public struct ParametricFit: Sendable {
 public enum MaximumLikelihood {
     /// Nelder–Mead stops when the simplex is this small (θ is on a log scale: a relative size).
     static let simplexSizeTolerance = 1e-10
-    static let iterationsMax = 5000
+    static let iterationsMax = 2000
     /// Relative step of the finite-difference Hessian.
     static let hessianStep = 1e-3
 
@@ -74,6 +76,10 @@ public enum MaximumLikelihood {
         }
         let theta: [Double]
         switch family {
+        case .exponential where sample.resolution > 0:
+            let total = sample.observed.reduce(0, +) + sample.censored.reduce(0, +)
+            let first = try minimise(negative, start: [log(total / Double(sample.observed.count))], step: 0.5)
+            theta = try minimise(negative, start: first, step: 0.05)
         case .exponential:
             let total = sample.observed.reduce(0, +) + sample.censored.reduce(0, +)
             theta = [log(total / Double(sample.observed.count))]

@@ -138,9 +138,20 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
 
     /// The censored log-likelihood Σ log f(observed) + Σ log S(censored); the observed part from
     /// `summary`'s sums where the family allows (all but Weibull), so an evaluation costs O(censored).
+    /// With a resolution, each observed value contributes log(F(x + r/2) − F(x − r/2)) instead.
     func logLikelihood(_ p: [Double], _ sample: CensoredSample, _ summary: SampleSummary) -> Double {
         let n = Double(sample.observed.count)
         var sum: Double
+        let half = sample.resolution / 2
+        if half > 0 {
+            // Grouped values: the probability of each value's grid cell.
+            sum = 0
+            for x in sample.observed {
+                sum += log(max(cdf(x + half, p) - cdf(max(x - half, 0), p), Double.leastNormalMagnitude))
+            }
+            for c in sample.censored { sum += logSurvival(c, p) }
+            return sum
+        }
         switch self {
         case .exponential:
             sum = -n * log(p[0]) - summary.sum / p[0]
