@@ -19,6 +19,8 @@ public struct EdgeAccumulator: Sendable {
     /// A request at or above this many seconds is censored there (nil: only timeout statuses).
     public let timeoutSeconds: Double?
     public private(set) var requests = 0, hits = 0, misses = 0, errors = 0, others = 0
+    /// Durations logged as 0 (below the log's resolution), left out of the fits.
+    public private(set) var zeroDurations = 0
     /// Requests that went upstream (misses and edge errors), and of them 503s / 5xx (the origin's status when logged, else the client's).
     public private(set) var originRequests = 0, origin503 = 0, origin5xx = 0
     public private(set) var hitFirstByte = Reservoir(capacity: reservoirCapacity, seed: 11)
@@ -40,6 +42,7 @@ public struct EdgeAccumulator: Sendable {
         timeRange = timeRange.map { min($0.lowerBound, r.timeSeconds)...max($0.upperBound, r.timeSeconds) } ?? r.timeSeconds...r.timeSeconds
         let timedOut = r.isTimeout
         func offer(_ reservoir: inout Reservoir, _ value: Double?) {
+            if value == 0 { zeroDurations += 1 }
             guard let value, value.isFinite, value > 0 else { return }
             if let limit = timeoutSeconds, value >= limit { reservoir.add(limit, censored: true); return }
             reservoir.add(value, censored: timedOut)

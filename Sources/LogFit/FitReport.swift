@@ -66,6 +66,7 @@ public enum FitReport {
             l.append("| edge errors / requests | \(share(e.errorShare)) |")
             l.append("| origin 503 / origin requests | \(share(e.origin503Share)) |")
             l.append("| origin 5xx / origin requests | \(share(e.origin5xxShare)) |")
+            if e.zeroDurations > 0 { l += ["", "\(e.zeroDurations) durations logged as 0 (below the log's resolution) were left out of the fits."] }
             for s in e.series { l += seriesTable(s, plots: plots) }
             if !e.pops.isEmpty {
                 l += ["", "### PoPs (largest first; popIndex = row)", "", "| popIndex | PoP | requests | hit ratio [CI] | hit TTFB fit | upstream fit |", "| --- | --- | --- | --- | --- | --- |"]
@@ -116,7 +117,8 @@ public enum FitReport {
     static func seriesTable(_ s: SeriesFit, plots: [String: String]) -> [String] {
         var l = ["", "### \(s.name) (\(s.unit))", ""]
         let q = s.loggedQuantiles
-        l.append("\(s.sample.observed.count) observed, \(s.sample.censored.count) censored; logged p50 \(g(q[0])), p90 \(g(q[1])), p99 \(g(q[2])); fitted p50 \(g(s.best.quantile(0.5))), p90 \(g(s.best.quantile(0.9))), p99 \(g(s.best.quantile(0.99))).")
+        let grid = s.sample.resolution > 0 ? " on a \(g(s.sample.resolution)) \(s.unit) grid (each value fitted as its grid cell)" : ""
+        l.append("\(s.sample.observed.count) observed\(grid), \(s.sample.censored.count) censored; logged p50 \(g(q[0])), p90 \(g(q[1])), p99 \(g(q[2])); fitted p50 \(g(s.best.quantile(0.5))), p90 \(g(s.best.quantile(0.9))), p99 \(g(s.best.quantile(0.99))).")
         l += ["", "| family | parameters [CI] | log L | AIC | BIC | KS D | KS p |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for (i, f) in s.fits.enumerated() {
             let params = f.parameters.map { "\($0.name) \(g($0.estimate)) [\(g($0.lower)), \(g($0.upper))]" }.joined(separator: "; ")

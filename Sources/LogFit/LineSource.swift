@@ -1,4 +1,5 @@
 import CZlib
+import Foundation
 
 /// Reads a log line by line in fixed-size chunks through zlib's `gzread`, which reads gzip and
 /// plain files alike: memory stays bounded whatever the file's size.
@@ -16,6 +17,10 @@ public final class LineSource {
     /// Opens `path` (gzip or plain).
     /// - Throws: `LogFitError.unreadable` naming the path.
     public init(path: String) throws(LogFitError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .unreadable(path: path, reason: "is a directory; expected a log file")
+        }
         guard let file = gzopen(path, "rb") else { throw .unreadable(path: path, reason: "cannot open the file") }
         gzbuffer(file, UInt32(Self.chunkBytes))
         self.file = file

@@ -64,6 +64,8 @@ public struct EdgeFits: Sendable {
     /// (minute offset from the send, hit ratio, requests) for the minutes around the send.
     public let hitRatioAroundSend: [(minute: Int, hitRatio: Double, requests: Int)]
     public let requests: Int
+    /// Durations logged as 0 and left out of the fits.
+    public let zeroDurations: Int
 
     public func series(_ name: String) -> SeriesFit? { series.first { $0.name == name } }
 }
@@ -148,11 +150,13 @@ public enum LogFitter {
                           rowsUsed: edgeRows + pushRows, readSeconds: readSeconds)
     }
 
-    /// Fits every family to a reservoir; nil with fewer than `valuesMin` observed values.
+    /// Fits every family to a reservoir; nil with fewer than `valuesMin` observed values or when they are all equal.
     static func series(_ name: String, unit: String, _ reservoir: Reservoir, level: Double,
                        map: (Double, Bool) -> Double? = { v, _ in v }) -> SeriesFit? {
         let (o, c) = reservoir.split(map)
-        guard o.count >= valuesMin, let sample = try? CensoredSample(observed: o, censored: c),
+        // A constant series (every object the same size) has no shape to fit.
+        guard o.count >= valuesMin, let low = o.min(), let high = o.max(), low < high,
+              let sample = try? CensoredSample(observed: o, censored: c, resolution: CensoredSample.materialResolution(of: o)),
               let fits = try? MaximumLikelihood.fitAll(sample, confidenceLevel: level) else { return nil }
         return SeriesFit(name: name, unit: unit, fits: fits, sample: sample)
     }
@@ -198,7 +202,7 @@ public enum LogFitter {
                         origin503Share: proportion(e.origin503, e.originRequests, level),
                         origin5xxShare: proportion(e.origin5xx, e.originRequests, level),
                         errorShare: proportion(e.errors, e.requests, level), pops: Array(pops),
-                        hitRatioAroundSend: around, requests: e.requests)
+                        hitRatioAroundSend: around, requests: e.requests, zeroDurations: e.zeroDurations)
     }
 
     static func fitPush(_ p: PushAccumulator, level: Double, bootstrap: Int) -> PushFits {

@@ -3,7 +3,8 @@
 /// - ISO 8601 / RFC 3339: `YYYY-MM-DD[T or space]HH:MM:SS[.fraction][Z | ±HH:MM | ±HHMM | ±HH]`;
 ///   without a zone the time is UTC (CloudFront and most CDN exports write UTC).
 /// - Epoch numbers, the unit read from the magnitude: seconds below 10^11, milliseconds below
-///   10^14, microseconds below 10^17, else nanoseconds (Cloudflare's `unixnano`).
+///   10^14, microseconds below 10^17, else nanoseconds (Cloudflare's `unixnano`) up to 10^20
+///   (larger numbers, infinities and NaN are not timestamps).
 public enum Timestamp {
     /// ISO 8601 or an epoch number.
     public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
@@ -13,7 +14,7 @@ public enum Timestamp {
 
     /// An epoch number (unit from its magnitude, see the type's note).
     public static func epoch(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard let v = FieldParsing.double(b), v >= 0 else { return nil }
+        guard let v = FieldParsing.double(b), v >= 0, v < 1e20 else { return nil }
         if v < 1e11 { return v }
         if v < 1e14 { return v / 1e3 }
         if v < 1e17 { return v / 1e6 }

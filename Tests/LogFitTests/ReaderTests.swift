@@ -126,6 +126,9 @@ final class ReaderTests: XCTestCase {
         XCTAssertNil(t("2026-11-27T25:00:00Z"))
         XCTAssertNil(t("2026-11-27T09:55:00+1"))
         XCTAssertNil(t("yesterday"))
+        XCTAssertNil(t("1e400"))
+        XCTAssertNil(t("nan"))
+        XCTAssertNil(t("-5"))
     }
 
     /// Garbage of any kind is counted, the first few quoted, and never traps; a file with nothing
@@ -149,5 +152,13 @@ final class ReaderTests: XCTestCase {
         XCTAssertEqual(problems.quoted.count, ReadProblems.quotedMax)
         XCTAssertTrue(problems.quoted.allSatisfy { $0.count < 400 })
         XCTAssertThrowsError(try LineSource(path: dir.url.appendingPathComponent("missing.log").path))
+        XCTAssertThrowsError(try LineSource(path: dir.url.path)) { e in XCTAssertTrue("\(e)".contains("is a directory"), "\(e)") }
+        // Infinite or absurd numbers never reach the accumulators' integer conversions.
+        let inf = try dir.file("inf.csv", "t,c,ttfb\n1e400,HIT,1\n1795773600,HIT,1e400\n1795773600,MISS,1e999\n")
+        var csv = FitRequest(logs: [inf], format: .csv)
+        csv.mapping = try CSVMapping(parsing: ["time=t,cache=c,ttfb=ttfb"])
+        let outcome = try LogFitter.run(csv)
+        XCTAssertEqual(outcome.problems.count, 1)
+        XCTAssertEqual(outcome.rowsUsed, 2)
     }
 }
