@@ -22,6 +22,11 @@ public enum OverlayBuilder {
                 overlay.notes.append("popIndex \(i) = \(pop.code) (\(pop.requests) requests)")
             }
             if !overrides.isEmpty { overlay.set["infra.topology.popOverrides"] = .popOverrides(overrides) }
+            // The audience behind each logged PoP, by its share of requests: one region per PoP.
+            let known = e.pops.enumerated().filter { !$0.element.code.isEmpty && $0.element.code != "other" }
+            if !known.isEmpty {
+                overlay.set["infra.topology.regions"] = .regions(known.map { .init(popIndex: $0.offset, audienceWeight: Double($0.element.requests)) })
+            }
         }
         if let p = o.push {
             if let all = p.platform("all") {

@@ -98,12 +98,19 @@ public enum OverlayValue: Sendable, Encodable, Equatable {
     case distribution(Distribution)
     case weights([String: Double])
     case popOverrides([PopOverride])
+    case regions([Region])
 
     /// One `infra.topology.popOverrides[]` element.
     public struct PopOverride: Sendable, Encodable, Equatable {
         public let popIndex: Int
         public let edgeProcessingSeconds: Distribution?
         public let upstreamSeconds: Distribution?
+    }
+
+    /// One `infra.topology.regions[]` element: the audience behind a PoP.
+    public struct Region: Sendable, Encodable, Equatable {
+        public let popIndex: Int
+        public let audienceWeight: Double
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -113,6 +120,7 @@ public enum OverlayValue: Sendable, Encodable, Equatable {
         case let .distribution(d): try c.encode(d)
         case let .weights(w): try c.encode(w)
         case let .popOverrides(p): try c.encode(p)
+        case let .regions(r): try c.encode(r)
         }
     }
 }

@@ -20,7 +20,7 @@ final class OverlayTests: XCTestCase {
         let overlay = OverlayBuilder.build(outcome)
         XCTAssertEqual(overlay.set.keys.sorted(), [
             "campaigns[0].deliveryLatencySeconds", "infra.tiers.edgeProcessingSeconds", "infra.tiers.toOriginSeconds",
-            "infra.topology.popOverrides", "population.iosShare", "population.networkMix",
+            "infra.topology.popOverrides", "infra.topology.regions", "population.iosShare", "population.networkMix",
             "users.segments[0].androidOpenProbability", "users.segments[0].iosOpenProbability", "users.tapDelaySeconds",
         ])
         let assignments = try overlay.assignments()
@@ -30,6 +30,8 @@ final class OverlayTests: XCTestCase {
         XCTAssertEqual(scenario.world.users.tapDelaySeconds, overlay.set["users.tapDelaySeconds"].flatMap {
             if case let .distribution(d) = $0 { return d } else { return nil }
         })
+        XCTAssertEqual(scenario.world.infra.topology.regions.map(\.popIndex), [0, 1, 2])
+        XCTAssertEqual(scenario.world.infra.topology.regions.map(\.audienceWeight), outcome.edge?.pops.map { Double($0.requests) })
         let results = try ReplicationRunner(scenario: scenario, jobs: 1)
             .run(progress: ProgressBoard(output: CapturedOutput(), live: false, replications: 1, horizonSeconds: scenario.world.horizonSeconds))
         XCTAssertEqual(results.count, 1)
