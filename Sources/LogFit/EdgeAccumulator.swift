@@ -4,9 +4,9 @@ public struct EdgeAccumulator: Sendable {
     /// Values kept per overall series.
     public static let reservoirCapacity = 50_000
     /// Values kept per PoP series.
-    public static let popReservoirCapacity = 5_000
+    public static let popReservoirCapacity = 2_000
     /// Distinct PoPs tracked; later ones count under "other".
-    public static let popsMax = 2_000
+    public static let popsMax = 1_000
     /// Distinct minutes counted for the hit-ratio series.
     public static let minutesMax = 200_000
 
