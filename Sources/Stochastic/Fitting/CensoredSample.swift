@@ -29,6 +29,21 @@ public struct CensoredSample: Sendable, Equatable {
         self.observed = observed
         self.censored = censored
         self.resolution = resolution
+        // On a grid, values repeat: the likelihood runs over distinct cells, weighted by count.
+        var cells: [(value: Double, count: Double)] = []
+        if resolution > 0 {
+            for v in observed.sorted() {
+                if let last = cells.last, last.value == v { cells[cells.count - 1].count += 1 } else { cells.append((v, 1)) }
+            }
+        }
+        self.cells = cells
+    }
+
+    /// With a resolution: the distinct observed values and how often each occurs (empty otherwise).
+    let cells: [(value: Double, count: Double)]
+
+    public static func == (a: CensoredSample, b: CensoredSample) -> Bool {
+        a.observed == b.observed && a.censored == b.censored && a.resolution == b.resolution
     }
 
     /// The grid step of `values` among 1 ms, 10 ms, 100 ms and 1 s when it is material (at least 1 %

@@ -146,8 +146,8 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
         if half > 0 {
             // Grouped values: the probability of each value's grid cell.
             sum = 0
-            for x in sample.observed {
-                sum += log(max(cdf(x + half, p) - cdf(max(x - half, 0), p), Double.leastNormalMagnitude))
+            for cell in sample.cells {
+                sum += cell.count * log(max(cdf(cell.value + half, p) - cdf(max(cell.value - half, 0), p), Double.leastNormalMagnitude))
             }
             for c in sample.censored { sum += logSurvival(c, p) }
             return sum
