@@ -43,7 +43,7 @@ enum RunCommand {
                                                  replications: parsed.integer("replications"))
         let scenario: ScenarioFile
         do {
-            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: parsed.strings("set"), flags: flags).scenario
+            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: try OverlayOption.assignments(parsed), flags: flags).scenario
         } catch {
             env.standardError.write(error.description + "\n")
             return .badInput
