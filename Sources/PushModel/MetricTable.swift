@@ -102,12 +102,16 @@ public enum MetricID: String, Sendable, CaseIterable {
     case extensionFetchesCancelled = "extension.fetchesCancelled"
     case extensionAssetsStored = "extension.assetsStored"
     case edgePrestageHitRatio = "edge.prestageHitRatio"
+    case edgePrestageCompletedHitRatio = "edge.prestageCompletedHitRatio"
     case originPeakRequestsPerSecond = "origin.peakRequestsPerSecond"
     case originRequests = "origin.requests"
     case originRejected503 = "origin.rejected503"
     case originQueueLengthMax = "origin.queueLengthMax"
     case outcomesCompletedShare = "outcomes.completedShare"
     case outcomesPartialShare = "outcomes.partialShare"
+    case outcomesFetchTimedOutShare = "outcomes.fetchTimedOutShare"
+    case outcomesFetchFailedShare = "outcomes.fetchFailedShare"
+    case outcomesPayloadExpiredShare = "outcomes.payloadExpiredShare"
     case outcomesTimedOutOrKilledShare = "outcomes.timedOutOrKilledShare"
     case outcomesSkippedByPolicyShare = "outcomes.skippedByPolicyShare"
     case outcomesDeferredThenCompletedShare = "outcomes.deferredThenCompletedShare"
@@ -208,7 +212,8 @@ public enum MetricTable {
         case .extensionDownloadMean: return MetricSpec(n, .seconds, .lower, "Pre-stage download, mean")
         case .extensionTimeoutShare:
             return MetricSpec(n, .ratio, .lower, "Handled pushes timed out or killed",
-                              ratio: ("pushes timed out or killed", "pushes handled (completed, partial, timed out or killed, skipped by policy)"),
+                              ratio: ("pushes timed out or killed, or with nothing stored because a fetch timed out (timedOutOrKilled + fetchTimedOut)",
+                                      "pushes handled without an OS hold (completed, partial, fetchTimedOut, fetchFailed, timedOutOrKilled, skippedByPolicy)"),
                               gate: pointUp)
         case .extensionFetchSuccessRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded", ratio: ("pre-stage fetches completed", "pre-stage fetches started"))
@@ -219,8 +224,13 @@ public enum MetricTable {
         case .extensionAssetsStored: return MetricSpec(n, .count, .none, "Assets stored by pre-staging")
         case .edgePrestageHitRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio",
-                              ratio: ("pre-stage requests served from the edge", "pre-stage requests reaching the edge"),
+                              ratio: ("pre-stage requests whose edge lookup hit (placeholder redirects included)",
+                                      "pre-stage requests that reached the edge, whatever their ending (timed out or cancelled after the lookup included)"),
                               alarm: MetricAlarm(value: 0.9, when: .below), gate: pointDown)
+        case .edgePrestageCompletedHitRatio:
+            return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio, answered requests only",
+                              ratio: ("pre-stage requests answered from the edge cache (placeholder included)",
+                                      "pre-stage requests that reached the edge and got an answer (not timed out or cancelled)"))
         case .originPeakRequestsPerSecond:
             return MetricSpec(n, .perSecond, .lower, "Origin peak requests per second",
                               gate: MetricGate(relative: 0.10, absolute: 5, text: "+10 % or +5 req/s, whichever is larger"))
@@ -229,7 +239,18 @@ public enum MetricTable {
         case .originQueueLengthMax: return MetricSpec(n, .count, .lower, "Origin queue length, max")
         case .outcomesCompletedShare:
             return MetricSpec(n, .ratio, .higher, "Pushes completed", ratio: ("pushes completed", outcomeShare), gate: pointDown)
-        case .outcomesPartialShare: return MetricSpec(n, .ratio, .lower, "Pushes partial", ratio: ("pushes partial", outcomeShare))
+        case .outcomesPartialShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes partial (some assets ready)",
+                              ratio: ("pushes settled with some, not all, critical assets ready", outcomeShare))
+        case .outcomesFetchTimedOutShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes with nothing stored, a fetch timed out",
+                              ratio: ("pushes settled with no critical asset ready and a fetch timed out", outcomeShare))
+        case .outcomesFetchFailedShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes with nothing stored, fetches failed",
+                              ratio: ("pushes settled with no critical asset ready and no fetch timed out", outcomeShare))
+        case .outcomesPayloadExpiredShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes refused as expired",
+                              ratio: ("pushes reaching a handler after their signed expiry (nothing fetched)", outcomeShare))
         case .outcomesTimedOutOrKilledShare:
             return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed", ratio: ("pushes timed out or killed", outcomeShare), gate: pointUp)
         case .outcomesSkippedByPolicyShare:

@@ -89,8 +89,8 @@ extension PushMetrics {
         }
         quantiles(extensionLatency, [(.extensionDownloadP50, 0.5), (.extensionDownloadP95, 0.95)])
         if let mean = extensionLatency.meanMicroseconds { add(.extensionDownloadMean, mean / 1e6) }
-        let handled = outcomes.completed + outcomes.partial + outcomes.timedOutOrKilled + outcomes.skippedByPolicy
-        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled) / Double(handled)) }
+        let handled = outcomes.handled
+        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled + outcomes.fetchTimedOut) / Double(handled)) }
         if counters.fetchesStarted > 0 {
             add(.extensionFetchSuccessRatio, Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted))
             add(.extensionFetchTimeoutShare, Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted))
@@ -99,6 +99,9 @@ extension PushMetrics {
         if counters.prestageRequests > 0 {
             add(.edgePrestageHitRatio, Double(counters.prestageHits) / Double(counters.prestageRequests))
         }
+        if counters.prestageCompleted > 0 {
+            add(.edgePrestageCompletedHitRatio, Double(counters.prestageCompletedHits) / Double(counters.prestageCompleted))
+        }
         add(.originPeakRequestsPerSecond, Double(originPeak))
         add(.originRequests, Double(infra.originCounters.requests))
         add(.originRejected503, Double(infra.originCounters.rejected503))
@@ -106,6 +109,9 @@ extension PushMetrics {
         let total = Double(max(1, outcomes.total))
         add(.outcomesCompletedShare, Double(outcomes.completed) / total)
         add(.outcomesPartialShare, Double(outcomes.partial) / total)
+        add(.outcomesFetchTimedOutShare, Double(outcomes.fetchTimedOut) / total)
+        add(.outcomesFetchFailedShare, Double(outcomes.fetchFailed) / total)
+        add(.outcomesPayloadExpiredShare, Double(outcomes.payloadExpired) / total)
         add(.outcomesTimedOutOrKilledShare, Double(outcomes.timedOutOrKilled) / total)
         add(.outcomesSkippedByPolicyShare, Double(outcomes.skippedByPolicy) / total)
         add(.outcomesDeferredThenCompletedShare, Double(outcomes.deferredThenCompleted) / total)

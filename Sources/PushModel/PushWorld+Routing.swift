@@ -121,7 +121,16 @@ extension PushWorld {
         } else {
             switch delivery.reason {
             case .hardDeadline, .osExpiry: metrics.outcomes.timedOutOrKilled += 1
-            case .assetsSettled: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.partial += 1 }
+            case .assetsSettled:
+                if complete {
+                    metrics.outcomes.completed += 1
+                } else if delivery.readyAssets > 0 {
+                    metrics.outcomes.partial += 1
+                } else if driver.slot[s].fetchTimedOut {
+                    metrics.outcomes.fetchTimedOut += 1
+                } else {
+                    metrics.outcomes.fetchFailed += 1
+                }
             case .nothingToFetch: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
             }
         }

@@ -110,6 +110,7 @@ struct SessionDriver {
         slot[s].highPriority = w.flags & PushWord.flagHighPriority != 0
         slot[s].tap = -1
         slot[s].timerAt = Int64.max
+        slot[s].fetchTimedOut = false
 
         // The device's store moves into the session.
         var store: PreloadStore
@@ -209,7 +210,9 @@ struct SessionDriver {
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
         metrics.counters.fetchesCancelled += 1
         switch reason {
-        case .timedOut, .hardDeadline, .osExpiry: metrics.counters.fetchesTimedOut += 1
+        case .timedOut, .hardDeadline, .osExpiry:
+            metrics.counters.fetchesTimedOut += 1
+            slot[s].fetchTimedOut = true
         case .rejected: break
         }
     }
@@ -311,6 +314,7 @@ struct SessionDriver {
             input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
         case .timeout:
             metrics.counters.fetchesTimedOut += 1
+            slot[s].fetchTimedOut = true
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:
             input = .fetchFailed(id, .network)
@@ -377,4 +381,6 @@ struct SessionSlot {
     var opens = false
     var saveData = false
     var highPriority = false
+    /// One of this push's fetches ended by a timeout (PreloadKit's or InfraModel's).
+    var fetchTimedOut = false
 }

@@ -102,6 +102,9 @@ public struct RunAggregate: Sendable {
         for r in results {
             o.completed += r.outcomes.completed
             o.partial += r.outcomes.partial
+            o.fetchTimedOut += r.outcomes.fetchTimedOut
+            o.fetchFailed += r.outcomes.fetchFailed
+            o.payloadExpired += r.outcomes.payloadExpired
             o.timedOutOrKilled += r.outcomes.timedOutOrKilled
             o.skippedByPolicy += r.outcomes.skippedByPolicy
             o.deferredThenCompleted += r.outcomes.deferredThenCompleted
