@@ -123,7 +123,8 @@ public enum MetricID: String, Sendable, CaseIterable {
     case bytesNeverOpened = "bytes.neverOpened"
     case bytesBackground = "bytes.background"
     case bytesForeground = "bytes.foreground"
-    case storageEvictions = "storage.evictions"
+    case storageEvictedForSpace = "storage.evictedForSpace"
+    case storageExpiredRemoved = "storage.expiredRemoved"
     case storageParkedWhole = "storage.parkedWhole"
     case tapsCount = "taps.count"
     case tapsInstantShare = "taps.instantShare"
@@ -268,7 +269,8 @@ public enum MetricTable {
         case .bytesNeverOpened: return MetricSpec(n, .bytes, .lower, "Pre-stage bytes for pushes never opened")
         case .bytesBackground: return MetricSpec(n, .bytes, .none, "Pre-stage (background) bytes")
         case .bytesForeground: return MetricSpec(n, .bytes, .lower, "Foreground bytes after taps")
-        case .storageEvictions: return MetricSpec(n, .count, .lower, "Store evictions")
+        case .storageEvictedForSpace: return MetricSpec(n, .count, .lower, "Store entries evicted for space (LRU)")
+        case .storageExpiredRemoved: return MetricSpec(n, .count, .none, "Expired store entries removed")
         case .storageParkedWhole: return MetricSpec(n, .count, .none, "Device stores parked whole")
         case .tapsCount: return MetricSpec(n, .count, .none, "Taps")
         case .tapsInstantShare:

@@ -91,8 +91,10 @@ extension PushWorld {
                 try driver.cancelFetch(s, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .storeAsset:
                 metrics.counters.assetsStored += 1
-            case .evict:
-                metrics.bytes.storageEvictions += 1
+            case .evict(_, .space):
+                metrics.bytes.evictedForSpace += 1
+            case .evict(_, .expired):
+                metrics.bytes.expiredRemoved += 1
             case .deliver(let delivery):
                 try onDelivered(s, delivery, kernel: &kernel)
             case .tapAnswer(let answer):

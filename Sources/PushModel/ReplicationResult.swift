@@ -150,8 +150,10 @@ public struct ByteCounts: Codable, Sendable, Equatable {
     /// Bytes received by pre-stage sessions, and by foreground fetches after taps.
     public var backgroundBytes: UInt64 = 0
     public var foregroundBytes: UInt64 = 0
-    /// Preload store entries evicted (LRU for space, or expired at wake-up).
-    public var storageEvictions: UInt64 = 0
+    /// Preload store entries evicted to make room for a new asset (LRU).
+    public var evictedForSpace: UInt64 = 0
+    /// Preload store entries past their usable lifetime, removed when a session began.
+    public var expiredRemoved: UInt64 = 0
 
     public init() {}
 }

@@ -115,7 +115,8 @@ public struct RunAggregate: Sendable {
             b.neverOpenedBytes += r.bytes.neverOpenedBytes
             b.backgroundBytes += r.bytes.backgroundBytes
             b.foregroundBytes += r.bytes.foregroundBytes
-            b.storageEvictions += r.bytes.storageEvictions
+            b.evictedForSpace += r.bytes.evictedForSpace
+            b.expiredRemoved += r.bytes.expiredRemoved
         }
         outcomes = o
         bytes = b

@@ -68,4 +68,27 @@ final class MetricDefinitionTests: XCTestCase {
         XCTAssertGreaterThan(r.value("outcomes.fetchTimedOutShare"), 0.3, "seed \(seed)")
         XCTAssertGreaterThan(r.value("extension.timeoutShare"), 0.3, "seed \(seed)")
     }
+
+    /// LRU evictions for space and removals of expired entries are two metrics: a store far too
+    /// small for two campaigns evicts for space; a 60 s asset lifetime with a second campaign an
+    /// hour later removes expired entries and evicts nothing for space.
+    func testEvictionsSplitByReason() throws {
+        let seed: UInt64 = 7
+        var c = oneAssetWorld()
+        var second = CampaignConfig()
+        second.name = "second"
+        second.sendStartSeconds = 1_800
+        second.assets = [AssetConfig(name: "other")]
+        c.campaigns.append(second)
+        c.preloadPolicy.storeCapacityBytes = 60_000
+        let small = try simulate(c, seed: seed)
+        XCTAssertGreaterThan(small.value("storage.evictedForSpace"), 0, "seed \(seed)")
+        XCTAssertEqual(small.value("storage.expiredRemoved"), 0, "seed \(seed)")
+        c.preloadPolicy.storeCapacityBytes = 50_000_000
+        c.campaigns[0].ttlSeconds = 60
+        c.campaigns[0].cacheControl = CacheControlConfig(maxAgeSeconds: 60, staleWhileRevalidateSeconds: 0)
+        let expiring = try simulate(c, seed: seed)
+        XCTAssertEqual(expiring.value("storage.evictedForSpace"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(expiring.value("storage.expiredRemoved"), 0, "seed \(seed)")
+    }
 }
