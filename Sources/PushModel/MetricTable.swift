@@ -141,6 +141,10 @@ public enum MetricID: String, Sendable, CaseIterable {
     case sessionsReplaced = "sessions.replaced"
     case sessionsCutByHorizon = "sessions.cutByHorizon"
     case campaignsCreativeSwaps = "campaigns.creativeSwaps"
+    case creativeStalePrestages = "creative.stalePrestages"
+    case creativeStalePrestageShare = "creative.stalePrestageShare"
+    case creativeStaleTaps = "creative.staleTaps"
+    case creativeStaleTapShare = "creative.staleTapShare"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -289,6 +293,15 @@ public enum MetricTable {
         case .sessionsReplaced: return MetricSpec(n, .count, .none, "Sessions replaced by a newer push")
         case .sessionsCutByHorizon: return MetricSpec(n, .count, .none, "Sessions cut by the horizon")
         case .campaignsCreativeSwaps: return MetricSpec(n, .count, .none, "Creative swaps")
+        case .creativeStalePrestages: return MetricSpec(n, .count, .lower, "Pre-stages that got the superseded creative")
+        case .creativeStalePrestageShare:
+            return MetricSpec(n, .ratio, .lower, "Pre-stages that got the superseded creative, share",
+                              ratio: ("pre-stage fetches answered with a copy generated before its campaign's latest purge call",
+                                      "pre-stage fetches answered with an asset body (extension.fetchSuccessRatio's numerator)"))
+        case .creativeStaleTaps: return MetricSpec(n, .count, .lower, "Taps that painted the superseded creative")
+        case .creativeStaleTapShare:
+            return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
+                              ratio: ("taps painted with a campaign asset pre-staged or fetched from a superseded copy", "taps painted"))
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")

@@ -143,6 +143,12 @@ extension PushMetrics {
         add(.extensionFetchesCancelled, Double(counters.fetchesCancelled))
         add(.extensionAssetsStored, Double(counters.assetsStored))
         add(.campaignsCreativeSwaps, Double(counters.creativeSwaps))
+        add(.creativeStalePrestages, Double(counters.stalePrestages))
+        add(.creativeStaleTaps, Double(counters.staleTaps))
+        if counters.prestageFetchesOK > 0 {
+            add(.creativeStalePrestageShare, Double(counters.stalePrestages) / Double(counters.prestageFetchesOK))
+        }
+        if tapToPaint.count > 0 { add(.creativeStaleTapShare, Double(counters.staleTaps) / Double(tapToPaint.count)) }
         add(.osSilentForceQuit, Double(counters.silentForceQuit))
         add(.osSilentOverBudget, Double(counters.silentOverBudget))
         add(.osSilentCoalesced, Double(counters.silentCoalesced))

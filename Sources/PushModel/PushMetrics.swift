@@ -167,4 +167,8 @@ struct DriverCounters {
     var prestageCompleted: UInt64 = 0
     var prestageCompletedHits: UInt64 = 0
     var prestageFetchesOK: UInt64 = 0
+    /// Pre-stage fetches answered with a creative a purge had superseded (of `prestageFetchesOK`).
+    var stalePrestages: UInt64 = 0
+    /// Taps that painted with a superseded creative (of the taps painted).
+    var staleTaps: UInt64 = 0
 }

@@ -188,7 +188,8 @@ extension PushWorld {
         let c = Int(event.payload >> 48)
         metrics.series.taps.add(atMicroseconds: now)
         let a = population.device(d)
-        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask))
+        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask),
+                           staleStored: driver.hasStaleCreative(d, campaign: c))
         let s = Int(driver.deviceSlot[d])
         let now64 = Instant(microseconds: now)
         if s >= 0 && PushWord(driver.slot[s].push).campaign == c {
@@ -246,6 +247,7 @@ extension PushWorld {
         guard UInt64(taps.tGen[t]) == event.payload else { return }
         let now = kernel.now.ticks
         metrics.recordPaint(latency: now - taps.tStart[t], isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
+        if taps.tStale[t] { metrics.counters.staleTaps += 1 }
         taps.free(t, driver: &driver)
     }
 }

@@ -91,4 +91,23 @@ final class MetricDefinitionTests: XCTestCase {
         XCTAssertEqual(expiring.value("storage.evictedForSpace"), 0, "seed \(seed)")
         XCTAssertGreaterThan(expiring.value("storage.expiredRemoved"), 0, "seed \(seed)")
     }
+
+    /// A creative swap 1 s before the send with a 5 s purge: for a few seconds the PoPs (warmed
+    /// with the old creative) still serve it. Those pre-stages are counted, and a 150 ms purge
+    /// serves far fewer.
+    func testSlowPurgeServesTheSupersededCreative() throws {
+        let seed: UInt64 = 23
+        var c = oneAssetWorld(devices: 2_000)
+        c.campaigns[0].warm = WarmConfig(mode: .allPops, aheadSeconds: 300)
+        c.campaigns[0].creativeSwap = CreativeSwapConfig(secondsBeforeSend: 1, rewarmDelaySeconds: 6)
+        c.infra.purgePropagationSeconds = .constant(value: 5)
+        let slow = try simulate(c, seed: seed)
+        c.infra.purgePropagationSeconds = .constant(value: 0.150)
+        let fast = try simulate(c, seed: seed)
+        XCTAssertGreaterThan(slow.value("creative.stalePrestages"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(slow.value("creative.stalePrestageShare"), fast.value("creative.stalePrestageShare"), "seed \(seed)")
+        XCTAssertGreaterThanOrEqual(slow.value("creative.staleTaps"), fast.value("creative.staleTaps"), "seed \(seed)")
+        XCTAssertLessThanOrEqual(slow.value("creative.stalePrestages"), slow.value("extension.assetsStored") + slow.value("extension.fetchesStarted"),
+                                 "seed \(seed)")
+    }
 }
