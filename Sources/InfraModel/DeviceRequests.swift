@@ -18,8 +18,8 @@ extension InfraWorld {
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
         let accessRtt = max(0, rttSamplers[c].sample(deviceRng))
         let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
-        let failed = deviceRng.uniform() < failureProbability[c]
-        let stalled = deviceRng.uniform() < stallProbability[c]
+        let failed = deviceRng.bernoulli(failureProbability[c])
+        let stalled = deviceRng.bernoulli(stallProbability[c])
         let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
         let rttTicks = sampledTicks(rtt)
 

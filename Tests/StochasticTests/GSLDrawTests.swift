@@ -44,6 +44,14 @@ final class GSLDrawTests: XCTestCase {
         }
     }
 
+    /// A distribution's exponential kernel is GSL's exponential (gsl_ran_exponential), draw for draw.
+    func testSamplerExponentialIsGSLs() throws {
+        let sampler = try Sampler(.exponential(mean: 0.7))
+        let a = RandomStream(masterSeed: 8, entity: 3, purpose: purpose)
+        let b = RandomStream(masterSeed: 8, entity: 3, purpose: purpose)
+        for i in 0..<10_000 { XCTAssertEqual(sampler.sample(a), b.exponential(mean: 0.7), "draw \(i)") }
+    }
+
     func testExponentialMean() {
         for seed: UInt64 in [11, 12, 13] {
             let r = RandomStream(masterSeed: seed, entity: 0, purpose: purpose)
