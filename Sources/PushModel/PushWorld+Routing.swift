@@ -47,8 +47,11 @@ extension PushWorld {
     mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.series.deliveries.add(atMicroseconds: now)
-        if !rt[w.campaign].preStage {
-            metrics.outcomes.skippedByPolicy += 1
+        let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
+        if !rt[w.campaign].preStage || expired {
+            // No manifest, or one past its signed expiry (PreloadKit refuses it: nothing is
+            // fetched); the notification is shown as sent.
+            if expired { metrics.outcomes.payloadExpired += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
             if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
             if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
