@@ -23,7 +23,8 @@ public enum ReportBuilder {
     /// Instant-paint reference on the tap-to-paint CDF, milliseconds.
     static let instantPaintMilliseconds = 500.0
 
-    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, results: [ReplicationResult]) -> Report {
+    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, tables: PopAndRegionTables,
+                             results: [ReplicationResult]) -> Report {
         let level = scenario.run.confidenceLevel
         var headlineMetrics = headlineOrder.compactMap { name in aggregate.metrics.first { $0.name == name } }
         if headlineMetrics.isEmpty { headlineMetrics = Array(aggregate.metrics.prefix(headlinesMax)) }
@@ -39,6 +40,7 @@ public enum ReportBuilder {
         var sections: [ReportSection] = []
         sections.append(ReportSection(title: "Tap to paint", blocks: [.chart(.cdf(tapToPaintChart(aggregate)))]))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
+        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [

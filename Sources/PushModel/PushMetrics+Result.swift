@@ -23,8 +23,11 @@ extension PushMetrics {
             groups.append(GroupHistogram(platform: i < InfraNetworkClass.count ? "ios" : "android", network: net.description, histogram: h))
         }
         var pops: [PopCounts] = []
-        for p in popRequests.indices where popRequests[p] > 0 {
-            pops.append(PopCounts(pop: p, prestageRequests: popRequests[p], prestageHits: popHits[p]))
+        for p in popRequests.indices {
+            let upstream = infra.counters[p].upstreamFetches
+            if popRequests[p] > 0 || upstream > 0 {
+                pops.append(PopCounts(pop: p, prestageRequests: popRequests[p], prestageHits: popHits[p], upstreamFetches: upstream))
+            }
         }
         var misses: [RegionMisses] = []
         for r in 0..<(regionMisses.count / max(1, missBins)) {
@@ -57,6 +60,7 @@ extension PushMetrics {
                                                                                activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
             extensionDownloadLatency: extensionLatency, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
+            firstSendSeconds: Double(firstSendTicks) / 1e6,
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
     }

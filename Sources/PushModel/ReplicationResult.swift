@@ -80,12 +80,16 @@ public struct GroupHistogram: Codable, Sendable, Equatable {
     public var histogram: LatencyHistogram
 }
 
-/// Pre-stage request counts at one PoP.
+/// Pre-stage request counts and upstream load of one PoP.
 public struct PopCounts: Codable, Sendable, Equatable {
     public var pop: Int
-    /// Background (pre-stage) device requests that reached the PoP, and those that hit.
+    /// Background (pre-stage) device requests that reached the PoP (whatever their ending), and
+    /// those whose lookup hit.
     public var prestageRequests: UInt64
     public var prestageHits: UInt64
+    /// Fetches the PoP sent upstream (to its shield, or the origin without tiering) for misses
+    /// and warming, all traffic: the PoP's share of the origin side's load.
+    public var upstreamFetches: UInt64
 }
 
 /// Pre-stage edge misses of one region by time after the first campaign's send start.
@@ -177,12 +181,14 @@ public struct ReplicationResult: Codable, Sendable {
     /// Duration of each successful pre-stage (background) asset download.
     public var extensionDownloadLatency: LatencyHistogram
     public var series: PushTimeSeries
-    /// Sorted by PoP; PoPs without pre-stage requests are left out.
+    /// Sorted by PoP; PoPs with neither pre-stage requests nor upstream fetches are left out.
     public var pops: [PopCounts]
     /// Sorted by region; regions without misses are left out.
     public var missesByRegion: [RegionMisses]
     /// Width of a `missesByRegion` bin, seconds (60 unless regions × minutes is very large).
     public var missBinSeconds: Int
+    /// The first campaign's send start, seconds: bin 0 of `missesByRegion` starts here.
+    public var firstSendSeconds: Double
     public var prestage: PrestageCounts
     /// Edge, shield and origin counters (all traffic: pre-stage, foreground, warming).
     public var tiers: [TierCounts]
