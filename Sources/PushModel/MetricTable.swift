@@ -193,7 +193,7 @@ public enum MetricTable {
 
     static let pointDown = MetricGate(relative: 0, absolute: 0.01, text: "−1 point")
     static let pointUp = MetricGate(relative: 0, absolute: 0.01, text: "+1 point")
-    static let outcomeShare = "pushes resolved (every targeted push, once)"
+    static let outcomeShare = "pushes targeted (every push in exactly one outcome bucket)"
 
     /// The table. One row per metric.
     static func spec(_ id: MetricID) -> MetricSpec {
@@ -208,7 +208,9 @@ public enum MetricTable {
                               gate: MetricGate(relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"))
         case .tapToPaintP99: return MetricSpec(n, .seconds, .lower, "Tap to paint, p99")
         case .tapToPaintShareUnder500ms:
-            return MetricSpec(n, .ratio, .higher, "Taps painted within 500 ms", ratio: ("taps painted within 500 ms", "taps painted"),
+            return MetricSpec(n, .ratio, .higher, "Taps painted within 500 ms",
+                              ratio: ("taps painted within 500 ms of the tap",
+                                      "taps painted (not those that failed or were still loading at the end: taps.paintFailed)"),
                               gate: pointDown)
         case .tapToPaintCount: return MetricSpec(n, .count, .none, "Taps painted")
         case .extensionDownloadP50: return MetricSpec(n, .seconds, .lower, "Pre-stage download, median")
@@ -221,9 +223,13 @@ public enum MetricTable {
                                       "pushes handled without an OS hold (completed, partial, fetchTimedOut, fetchFailed, timedOutOrKilled, skippedByPolicy)"),
                               gate: pointUp)
         case .extensionFetchSuccessRatio:
-            return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded", ratio: ("pre-stage fetches completed", "pre-stage fetches started"))
+            return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded",
+                              ratio: ("pre-stage fetches answered with the asset (a body handed to a running session; "
+                                      + "placeholder redirects and expired signed URLs not included)", "pre-stage fetches started"))
         case .extensionFetchTimeoutShare:
-            return MetricSpec(n, .ratio, .lower, "Pre-stage fetches timed out", ratio: ("pre-stage fetches timed out", "pre-stage fetches started"))
+            return MetricSpec(n, .ratio, .lower, "Pre-stage fetches timed out",
+                              ratio: ("pre-stage fetches ended by a timeout (PreloadKit's request timeout, hard deadline or OS expiry, "
+                                      + "or InfraModel's timeout)", "pre-stage fetches started"))
         case .extensionFetchesStarted: return MetricSpec(n, .count, .none, "Pre-stage fetches started")
         case .extensionFetchesCancelled: return MetricSpec(n, .count, .none, "Pre-stage fetches cancelled")
         case .extensionAssetsStored: return MetricSpec(n, .count, .none, "Assets stored by pre-staging")
@@ -257,7 +263,9 @@ public enum MetricTable {
             return MetricSpec(n, .ratio, .lower, "Pushes refused as expired",
                               ratio: ("pushes reaching a handler after their signed expiry (nothing fetched)", outcomeShare))
         case .outcomesTimedOutOrKilledShare:
-            return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed", ratio: ("pushes timed out or killed", outcomeShare), gate: pointUp)
+            return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed",
+                              ratio: ("pushes delivered at the hard deadline or OS expiry warning, killed by the OS, or cut by the horizon",
+                                      outcomeShare), gate: pointUp)
         case .outcomesSkippedByPolicyShare:
             return MetricSpec(n, .ratio, .none, "Pushes skipped by policy", ratio: ("pushes skipped by policy", outcomeShare))
         case .outcomesDeferredThenCompletedShare:
@@ -279,7 +287,7 @@ public enum MetricTable {
         case .tapsCount: return MetricSpec(n, .count, .none, "Taps")
         case .tapsInstantShare:
             return MetricSpec(n, .ratio, .higher, "Taps with every asset already stored",
-                              ratio: ("taps finding every critical asset stored", "taps"), gate: pointDown)
+                              ratio: ("taps finding every critical asset of the screen ready in the store", "taps (painted or not)"), gate: pointDown)
         case .tapsDuringSession: return MetricSpec(n, .count, .none, "Taps while the handler runs")
         case .tapsScheduled: return MetricSpec(n, .count, .none, "Taps scheduled")
         case .tapsBeyondHorizon: return MetricSpec(n, .count, .none, "Taps beyond the horizon")
@@ -297,7 +305,7 @@ public enum MetricTable {
         case .creativeStalePrestageShare:
             return MetricSpec(n, .ratio, .lower, "Pre-stages that got the superseded creative, share",
                               ratio: ("pre-stage fetches answered with a copy generated before its campaign's latest purge call",
-                                      "pre-stage fetches answered with an asset body (extension.fetchSuccessRatio's numerator)"))
+                                      "pre-stage fetches answered with the asset (extension.fetchSuccessRatio's numerator)"))
         case .creativeStaleTaps: return MetricSpec(n, .count, .lower, "Taps that painted the superseded creative")
         case .creativeStaleTapShare:
             return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
