@@ -71,9 +71,7 @@ final class Population {
         saveDataShare = p.saveDataShare
         let regions = config.infra.topology.effectiveRegions
         let weights = p.regionWeights.isEmpty ? regions.map(\.audienceWeight) : p.regionWeights
-        guard weights.reduce(0, +) > 0 else {
-            throw PushModelError(path: "infra.topology.regions", reason: "expected a positive total audienceWeight, found 0")
-        }
+        precondition(weights.reduce(0, +) > 0, "region weights sum to 0 (the scenario format rejects this)")
         regionTable = try Population.table(weights, "population.regionWeights")
         var nets: [DiscreteTable] = []
         for r in 0..<regions.count {
