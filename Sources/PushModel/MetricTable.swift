@@ -219,8 +219,10 @@ public enum MetricTable {
         case .extensionDownloadMean: return MetricSpec(n, .seconds, .lower, "Pre-stage download, mean")
         case .extensionTimeoutShare:
             return MetricSpec(n, .ratio, .lower, "Handled pushes timed out or killed",
-                              ratio: ("pushes timed out or killed, or with nothing stored because a fetch timed out (timedOutOrKilled + fetchTimedOut)",
-                                      "pushes handled without an OS hold (completed, partial, fetchTimedOut, fetchFailed, timedOutOrKilled, skippedByPolicy)"),
+                              ratio: ("pushes timed out or killed, or with nothing stored because a fetch timed out "
+                                      + "(timedOutOrKilled + fetchTimedOut)",
+                                      "pushes handled without an OS hold "
+                                      + "(completed, partial, fetchTimedOut, fetchFailed, timedOutOrKilled, skippedByPolicy)"),
                               gate: pointUp)
         case .extensionFetchSuccessRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded",
@@ -236,7 +238,8 @@ public enum MetricTable {
         case .edgePrestageHitRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio",
                               ratio: ("pre-stage requests whose edge lookup hit (placeholder redirects included)",
-                                      "pre-stage requests that reached the edge, whatever their ending (timed out or cancelled after the lookup included)"),
+                                      "pre-stage requests that reached the edge, whatever their ending "
+                                      + "(timed out or cancelled after the lookup included)"),
                               alarm: MetricAlarm(value: 0.9, when: .below), gate: pointDown)
         case .edgePrestageCompletedHitRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio, answered requests only",
