@@ -178,4 +178,8 @@ public struct DeliveryResult: Sendable {
     public let sessionFinished: Bool
     /// Monotonic microseconds from the push to the delivery, as the driver measured them.
     public let deliveryLatencyMicroseconds: Int64
+    /// Store entries this session evicted to make room (LRU), and entries past their usable
+    /// lifetime it removed when it began (`EvictionReason`), up to the snapshot.
+    public let evictedForSpace: Int
+    public let expiredRemoved: Int
 }

@@ -73,6 +73,8 @@ public actor PreloadDriver {
         var notes: [DriverNote] = []
         var attachmentFileURL: URL?
         var deliveryLatencyMicroseconds: Int64 = 0
+        var evictedForSpace = 0
+        var expiredRemoved = 0
         var deliveryResult: DeliveryResult?
         var deliveryWaiter: CheckedContinuation<DeliveryResult, Never>?
         var finalResult: DeliveryResult?
@@ -409,7 +411,11 @@ public actor PreloadDriver {
                 }
             case .storeAsset(let commit):
                 if !storeAsset(commit, run) { storeFailures.append(commit.fetchID) }
-            case .evict(let key):
+            case .evict(let key, let reason):
+                switch reason {
+                case .space: run.evictedForSpace += 1
+                case .expired: run.expiredRemoved += 1
+                }
                 if let problem = fileStore.delete(key: key) { run.notes.append(.evictFailed(key, problem)) }
             case .deliver(let delivery):
                 // PreloadKit emits this exactly once per session; the driver relies on it and
@@ -449,7 +455,8 @@ public actor PreloadDriver {
         guard let delivery = run.session.delivery, let request = run.session.request else { return nil }
         return DeliveryResult(delivery: delivery, request: request, payload: run.payload, attachmentFileURL: run.attachmentFileURL,
                               fetches: run.fetches, log: run.log, notes: run.notes, sessionFinished: run.session.isFinished,
-                              deliveryLatencyMicroseconds: run.deliveryLatencyMicroseconds)
+                              deliveryLatencyMicroseconds: run.deliveryLatencyMicroseconds,
+                              evictedForSpace: run.evictedForSpace, expiredRemoved: run.expiredRemoved)
     }
 
     // MARK: - Actions

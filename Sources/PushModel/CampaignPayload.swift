@@ -8,9 +8,11 @@ import PreloadKit
 /// the loopback testbed's real devices, so both receive the same payloads.
 public enum CampaignPayload {
     /// The signed push JSON for `assets` (indices into `campaign.assets`); each asset's URL is
-    /// `url(asset, variantNetwork)` (nil: the asset's own URL).
+    /// `url(asset, variantNetwork)` (nil: the asset's own URL). The manifest is bound to the
+    /// campaign (`campaign_id`) and, with `expirySeconds`, expires then (`exp`, whole seconds on
+    /// PreloadKit's `Instant` timeline), both covered by the signature.
     /// - Throws: PreloadKit's rejection when the unsigned document is not a valid payload.
-    public static func signedJSON(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
+    public static func signedJSON(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
                                   url: (AssetConfig, String?) -> String) throws(PayloadRejection) -> [UInt8] {
         func json(signature: String?) -> [UInt8] {
             var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
@@ -30,7 +32,8 @@ public enum CampaignPayload {
                 }
                 s += "}"
             }
-            s += #"],"ttl":\#(campaign.ttlSeconds)"#
+            s += #"],"ttl":\#(campaign.ttlSeconds),"campaign_id":"\#(campaign.name)""#
+            if let expirySeconds { s += #","exp":\#(expirySeconds)"# }
             if let signature { s += #","signature":"\#(signature)""# }
             s += "}}"
             return Array(s.utf8)

@@ -83,8 +83,9 @@ struct CampaignPlans {
             // Payloads: one push with every asset, or one silent push per asset (carousel).
             var parts: [PreStageRequest] = []
             let groups: [[Int]] = campaign.carouselIntervalSeconds == nil ? [Array(campaign.assets.indices)] : campaign.assets.indices.map { [$0] }
-            for group in groups {
+            for (part, group) in groups.enumerated() {
                 parts.append(try CampaignPlans.parsedPayload(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
+                                                            expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
                                                             options: payloadOptions, path: path))
             }
             requests.append(parts)
@@ -97,7 +98,7 @@ struct CampaignPlans {
             // PreloadKit's answer (`PreloadStore.paintSetAnswer` over `paintRequests[c]`, in this
             // order); the keys and objects here map its answer to foreground fetches.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
-                                                        options: payloadOptions, path: path)
+                                                        expirySeconds: nil, options: payloadOptions, path: path)
             var ks: [StoreKey] = []
             var os: [UInt32] = []
             let critical = whole.assets.filter { $0.priority == .critical }
@@ -146,7 +147,27 @@ struct CampaignPlans {
         return keyObjects[i]
     }
 
+    /// Whether campaign `c`'s push `part` may still be acted on at `now` (microseconds of virtual
+    /// time): PreloadKit's `PayloadParser.checkExpiry` on its signed `exp`, as a device does at
+    /// each delivery.
+    /// - Complexity: O(1); no allocation unless refused.
+    func payloadUsable(campaign c: Int, part: Int, now: Int64) -> Bool {
+        do {
+            try PayloadParser.checkExpiry(of: requests[c][part], now: Instant(microseconds: now), options: payloadOptions)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     // MARK: - Payload construction
+
+    /// The `exp` the campaign service signs push `part` of `campaign` with: whole seconds of
+    /// virtual time, the part's first send instant plus the payload lifetime.
+    static func expirySeconds(_ campaign: CampaignConfig, part: Int) -> Int64 {
+        let send = campaign.sendStartSeconds + Double(part) * (campaign.carouselIntervalSeconds ?? 0)
+        return Int64((send + campaign.effectivePayloadLifetimeSeconds).rounded(.down))
+    }
 
     static func url(campaign: String, asset: AssetConfig, network: String?, token: String?) -> String {
         let query = token.map { "?token=\($0)" } ?? ""
@@ -161,11 +182,13 @@ struct CampaignPlans {
         }
     }
 
-    /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`.
-    static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
+    /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`,
+    /// bound to the campaign (`campaign_id`) and, with `expirySeconds`, expiring then (`exp`).
+    static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
                               path: String) throws -> PreStageRequest {
         do {
-            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, options: options) { asset, network in
+            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, expirySeconds: expirySeconds,
+                                                        options: options) { asset, network in
                 url(campaign: campaign.name, asset: asset, network: network, token: "t1")
             }
             return try PayloadParser.parse(json: signed, options: options)

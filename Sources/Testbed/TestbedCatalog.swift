@@ -68,7 +68,7 @@ public struct TestbedCatalog: Sendable {
     public func payload(port: Int, token: String) throws(TestbedError) -> Data {
         let options = Self.payloadOptions()
         do {
-            let signed = try CampaignPayload.signedJSON(campaign, assets: Array(campaign.assets.indices), silent: false, options: options) { asset, network in
+            let signed = try CampaignPayload.signedJSON(campaign, assets: Array(campaign.assets.indices), silent: false, expirySeconds: nil, options: options) { asset, network in
                 "http://\(Self.host):\(port)\(Self.path(campaign.name, asset, network: network))?token=\(token)"
             }
             _ = try PayloadParser.parse(json: signed, options: options)
