@@ -99,6 +99,7 @@ public enum PrestageCLI {
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
                     ]),
         BenchCommand.spec,
+        BenchInstructionsCommand.spec,
     ])
 
     /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
@@ -177,6 +178,7 @@ public enum PrestageCLI {
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench": return BenchCommand.execute(parsed, environment: env)
+            case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
