@@ -57,18 +57,8 @@ public struct BenchInstructionBaseline: Codable, Sendable, Equatable {
     /// - Throws: `CommandMessage` if it exists but cannot be used.
     public static func load(in directory: URL) throws(CommandMessage) -> BenchInstructionBaseline? {
         let url = directory.appendingPathComponent(fileName)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
-        guard size <= BenchSuite.baselineBytesMax, let data = FileManager.default.contents(atPath: url.path) else {
-            throw CommandMessage("\(url.path): expected a readable instruction baseline of at most \(BenchSuite.baselineBytesMax) bytes")
-        }
-        let b: BenchInstructionBaseline
-        do { b = try JSONDecoder().decode(BenchInstructionBaseline.self, from: data) } catch {
-            throw CommandMessage("\(url.path): expected a prestage bench instruction baseline, found a file that does not decode (\(DecodingErrorText.describe(error)))")
-        }
-        guard b.format == formatName else {
-            throw CommandMessage("\(url.path): format: expected \"\(formatName)\", found \"\(b.format)\"")
-        }
+        guard let b = try OptionalBaselineFile.load(BenchInstructionBaseline.self, url, what: "instruction baseline", format: \.format, expected: formatName)
+        else { return nil }
         guard b.instructions > 0 else { throw CommandMessage("\(url.path): instructions: expected a count > 0, found 0") }
         return b
     }
