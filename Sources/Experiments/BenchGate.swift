@@ -55,7 +55,7 @@ public struct BenchFingerprintCheck: Sendable, Equatable {
     let verdict: BenchVerdict
 }
 
-/// The speed check.
+/// The CPU-time ratio (informational; the speed gate is `BenchInstructionCheck`).
 public struct BenchSpeedCheck: Sendable, Equatable {
     /// The recorded suite ratio (CPU time of the scenarios ÷ the calibration loop's).
     public let baselineRatio: Double?

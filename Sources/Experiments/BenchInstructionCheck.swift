@@ -29,8 +29,8 @@ public struct BenchInstructionCheck: Sendable, Equatable {
     public let note: String
     /// Self instructions by module (most expensive now first).
     public let modules: [Row]
-    /// The functions whose self count moved most (largest |change| first; functions new among
-    /// the most expensive after them), at most `BenchSuite.instructionFunctionRows`.
+    /// The functions whose self count moved most (largest |change| first; a function new among
+    /// the most expensive counts with its whole count), at most `BenchSuite.instructionFunctionRows`.
     public let functions: [Row]
 
     /// A check that was not made.
@@ -75,16 +75,11 @@ public struct BenchInstructionCheck: Sendable, Equatable {
         var rows = b.functions.map { Row(name: $0.name, baseline: $0.instructions, now: nowByName[$0.name] ?? 0) }
         rows += p.functions.prefix(BenchInstructionBaseline.functionsKept).filter { recorded[$0.name] == nil }
             .map { Row(name: $0.name, baseline: nil, now: $0.instructions) }
-        func magnitude(_ r: Row) -> UInt64 { r.change.map { $0.magnitude } ?? 0 }
+        // A function new among the most expensive ranks by its whole count (its baseline was below
+        // the recorded list's last entry, so that is about how much it grew).
+        func magnitude(_ r: Row) -> UInt64 { r.change.map { $0.magnitude } ?? r.now }
         rows = rows.filter { $0.change != 0 }
-        rows.sort {
-            switch ($0.change, $1.change) {
-            case (nil, nil): return $0.now != $1.now ? $0.now > $1.now : $0.name < $1.name
-            case (nil, _): return false
-            case (_, nil): return true
-            default: return magnitude($0) != magnitude($1) ? magnitude($0) > magnitude($1) : $0.name < $1.name
-            }
-        }
+        rows.sort { magnitude($0) != magnitude($1) ? magnitude($0) > magnitude($1) : $0.name < $1.name }
         return Array(rows.prefix(BenchSuite.instructionFunctionRows))
     }
 }

@@ -102,6 +102,15 @@ final class InstructionGateTests: XCTestCase {
         XCTAssertTrue(report.text().contains("instructions: regression"), report.text())
     }
 
+    func testAFunctionNewAmongTheMostExpensiveRanksByItsCount() throws {
+        var base = BenchInstructionBaseline(try measurement(total: 1000))
+        base.functions = base.functions.filter { !$0.name.hasPrefix("gsl_") }
+            .map { $0.name.contains("PushWorld") ? .init(name: $0.name, instructions: 600) : $0 }
+        let rows = BenchInstructionCheck.compare(try measurement(total: 1000), baseline: base).functions
+        XCTAssertEqual(rows.map(\.name), ["gsl_rng_uniform", "$s9PushModel9PushWorldV4stepyyF"], "245 new before +100")
+        XCTAssertNil(rows[0].baseline)
+    }
+
     func testCountsAreGroupedInThousands() {
         XCTAssertEqual(BenchReport.count(185_533_761), "185,533,761")
         XCTAssertEqual(BenchReport.count(999), "999")
