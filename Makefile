@@ -5,7 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules
+APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind
 BIN          := .build/$(CONFIG)
 
 .PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks test-testbed testbed notebooks bench bench-baseline clean
@@ -46,10 +46,11 @@ test-swift: deps
 	$(SWIFT) test --skip-build
 
 ## test-bench: the regression gate: `prestage bench` (release) against results/baseline/; fails on a
-## significant regression beyond its threshold, a changed fingerprint or a slower simulator.
+## significant regression beyond its threshold, a changed fingerprint, or more than 3 % more
+## instructions (callgrind; valgrind is in APT_PACKAGES, so the count is required here).
 test-bench: deps
 	$(SWIFT) build -c $(CONFIG) --product prestage
-	$(BIN)/prestage bench
+	$(BIN)/prestage bench --require-instructions
 
 ## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
 ## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local

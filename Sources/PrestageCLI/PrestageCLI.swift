@@ -103,6 +103,7 @@ public enum PrestageCLI {
         BenchCommand.spec,
         TestbedCommand.spec,
         FitCommand.spec,
+        BenchInstructionsCommand.spec,
     ])
 
     /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
@@ -187,6 +188,7 @@ public enum PrestageCLI {
             case "bench": return BenchCommand.execute(parsed, environment: env)
             case "testbed": return TestbedCommand.execute(parsed, environment: env)
             case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
+            case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
