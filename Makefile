@@ -37,7 +37,7 @@ run: build
 	$(BIN)/prestage run $(SCENARIO)
 
 ## test: the whole test suite (CI runs exactly this): Swift tests, the regression gate (`prestage bench`
-## against results/baseline/, see README "Regression benchmarks in CI"), the Slurm end-to-end test, the notebooks.
+## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed.
 test: test-swift test-bench test-cluster test-notebooks test-testbed
 
 ## test-swift: build and run the Swift test suite.
