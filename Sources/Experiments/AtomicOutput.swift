@@ -68,50 +68,125 @@ public enum AtomicWriter {
     }
 }
 
-/// A results directory that only appears under its final name once complete.
+/// A results directory that only appears under its final name once complete, written by one
+/// live process at a time.
 ///
-/// `begin` creates `PARENT/NAME.partial/` holding an `INCOMPLETE` marker file; results are written
-/// into it (each file atomically); `commit()` removes the marker and renames the directory to
-/// `PARENT/NAME/`. An interrupted run therefore leaves `NAME.partial/` with `INCOMPLETE` in it,
-/// never a `NAME/` that looks finished.
+/// Ownership: every writer first takes the `OutputLock` of `NAME` (the lock file `.NAME.lock`
+/// beside it); a second run is refused naming the owner. Under the lock, `begin` creates
+/// `PARENT/NAME.partial/` holding an `INCOMPLETE` marker that records the owner (pid, host, start
+/// time, command); results are written into it, each file atomically and fsynced.
+///
+/// Completion (`commit`) is one rename: `NAME.partial` (marker still inside) becomes `NAME`, then
+/// the marker is removed. So at every instant a directory is either named `.partial`, or holds the
+/// marker, or is complete: a kill can never leave a complete-looking directory that is not.
+/// A kill between the rename and the marker's removal leaves `NAME` with every file and the
+/// marker; the next owner of the lock removes that marker (`finishInterruptedCommit`).
+///
+/// A `NAME.partial` found under the lock has no live owner: if it holds this tool's marker (or
+/// nothing at all) it is stale and is replaced (or, for `resume`, reused); anything else is a
+/// user's directory and is refused, never deleted.
 public struct ResultsDirectory: Sendable {
     /// Name of the marker file inside the partial directory.
     public static let incompleteMarkerName = "INCOMPLETE"
     /// Longest accepted directory or file name, in bytes.
     static let nameLimitBytes = 200
+    /// The marker's first line (also how this tool recognises its own marker).
+    static let markerHeading = "prestage: this directory is incomplete"
+    /// The first line of the markers written by earlier versions of the tool.
+    static let earlierMarkerHeading = "This run has not completed."
 
     /// The final location, `PARENT/NAME`.
     public let finalURL: URL
     /// Where results are written until `commit()`, `PARENT/NAME.partial`.
     public let partialURL: URL
+    /// The exclusive right to write both.
+    public let lock: OutputLock
 
-    /// Starts a results directory `NAME` in `parent` (created if missing). A leftover
-    /// `NAME.partial` from an interrupted run is removed only if it holds the `INCOMPLETE` marker.
-    /// - Throws: `FileOutputError` for an invalid name, an unmarked leftover, or a file-system failure.
-    public static func begin(in parent: URL, name: String) throws(FileOutputError) -> ResultsDirectory {
-        try validate(name: name, in: parent.path)
-        let fm = FileManager.default
-        let partial = parent.appendingPathComponent(name + ".partial", isDirectory: true)
+    init(lock: OutputLock) {
+        self.lock = lock
+        finalURL = lock.parent.appendingPathComponent(lock.name, isDirectory: true)
+        partialURL = lock.parent.appendingPathComponent(lock.name + ".partial", isDirectory: true)
+    }
+
+    /// Starts a results directory `NAME` in `parent` (created if missing), taking its lock for
+    /// `owner`. See `begin(_:)`.
+    /// - Throws: `FileOutputError`: another live run owns it, an invalid name, a leftover that is
+    ///   not this tool's, or a file-system failure.
+    public static func begin(in parent: URL, name: String,
+                             owner: OutputOwner = .current(command: CommandLine.arguments.joined(separator: " "))) throws(FileOutputError) -> ResultsDirectory {
+        try begin(try OutputLock.acquire(in: parent, name: name, owner: owner))
+    }
+
+    /// Starts the results directory `lock` protects: a stale `NAME.partial` (this tool's marker,
+    /// or empty, or unmarked holding only `ownFiles`: a commit of an earlier version cut short) is removed; a fresh one is created with the marker naming the owner. If writing
+    /// the marker fails (a full disk) the new directory is removed again, so no unmarked
+    /// `NAME.partial` is left behind.
+    public static func begin(_ lock: OutputLock, ownFiles: Set<String> = []) throws(FileOutputError) -> ResultsDirectory {
+        let directory = ResultsDirectory(lock: lock)
+        if try directory.partialIsOurs(ownFiles: ownFiles) {
+            do { try FileManager.default.removeItem(at: directory.partialURL) } catch {
+                throw FileOutputError(operation: "remove leftover", path: directory.partialURL.path, reason: "\(error)")
+            }
+        }
+        guard mkdir(directory.partialURL.path, 0o755) == 0 else { throw .errno("create directory", directory.partialURL.path) }
         do {
-            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+            try directory.markIncomplete(reason: nil)
         } catch {
-            throw FileOutputError(operation: "create directory", path: parent.path, reason: "\(error)")
+            try? FileManager.default.removeItem(at: directory.partialURL)
+            throw error
         }
-        if fm.fileExists(atPath: partial.path) {
-            let marker = partial.appendingPathComponent(incompleteMarkerName).path
-            guard fm.fileExists(atPath: marker) else {
-                throw FileOutputError(operation: "reuse", path: partial.path,
-                                      reason: "it exists without an \(incompleteMarkerName) marker; remove it by hand")
-            }
-            do { try fm.removeItem(at: partial) } catch {
-                throw FileOutputError(operation: "remove leftover", path: partial.path, reason: "\(error)")
-            }
-        }
-        guard mkdir(partial.path, 0o755) == 0 else { throw .errno("create directory", partial.path) }
-        let directory = ResultsDirectory(finalURL: parent.appendingPathComponent(name, isDirectory: true), partialURL: partial)
-        try AtomicWriter.write(Data("This run has not completed. The directory is renamed to \(name) when it does.\n".utf8),
-                               to: partial.appendingPathComponent(incompleteMarkerName))
         return directory
+    }
+
+    /// Whether an existing `NAME.partial` is this tool's and may be replaced or reused (the caller
+    /// holds the lock, so its owner is gone): false when there is none. It is this tool's when it
+    /// holds this tool's marker, or nothing but `ownFiles` (the names the command writes) and the
+    /// temporary files of writes cut short.
+    /// - Throws: `FileOutputError` when it exists but is not this tool's: a user's directory, never
+    ///   deleted.
+    func partialIsOurs(ownFiles: Set<String>) throws(FileOutputError) -> Bool {
+        var info = stat()
+        guard lstat(partialURL.path, &info) == 0 else {
+            if Glibc.errno == ENOENT { return false }
+            throw .errno("inspect", partialURL.path)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw FileOutputError(operation: "reuse", path: partialURL.path, reason: "it is not a directory written by prestage; remove it by hand or choose another output directory")
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: partialURL.path)) ?? []
+        // Only the command's own files and the temporary files of writes cut short (or nothing):
+        // a start or an earlier version's commit that was killed.
+        if entries.allSatisfy({ ownFiles.contains($0) || ($0.hasPrefix(".") && $0.contains(".tmp-")) }) { return true }
+        if Self.isOurMarker(partialURL.appendingPathComponent(Self.incompleteMarkerName)) { return true }
+        throw FileOutputError(operation: "reuse", path: partialURL.path,
+                              reason: "it exists without a prestage \(Self.incompleteMarkerName) marker, so it is not a leftover of this tool; remove it by hand or choose another output directory")
+    }
+
+    /// Whether `url` is a marker this tool wrote (now or in an earlier version).
+    static func isOurMarker(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
+        return head.hasPrefix(markerHeading) || head.hasPrefix(earlierMarkerHeading)
+    }
+
+    /// Removes the marker left in `NAME` by an owner killed between the rename and the marker's
+    /// removal: everything was written and fsynced before the rename, so the results are complete.
+    static func finishInterruptedCommit(_ lock: OutputLock) throws(FileOutputError) {
+        let directory = ResultsDirectory(lock: lock)
+        let marker = directory.finalURL.appendingPathComponent(incompleteMarkerName)
+        guard isOurMarker(marker) else { return }
+        guard unlink(marker.path) == 0 else { throw .errno("remove marker", marker.path) }
+        try AtomicWriter.syncDirectory(directory.finalURL.path)
+    }
+
+    /// (Re)writes the marker: the owner and, when given, why the run stopped.
+    /// - Throws: `FileOutputError`.
+    public func markIncomplete(reason: String?) throws(FileOutputError) {
+        var lines = ["\(Self.markerHeading); it is renamed to \(DisplayText.bounded(finalURL.lastPathComponent)) when the run completes."]
+        lines += lock.owner.lines
+        if let reason { lines.append("reason: " + reason) }
+        try AtomicWriter.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: partialURL.appendingPathComponent(Self.incompleteMarkerName))
     }
 
     /// The one check of a results directory name: a plain file name, not hidden.
@@ -136,7 +211,7 @@ public struct ResultsDirectory: Sendable {
     /// Earlier results that `commit` may replace: a directory holding only `files` (the names a
     /// command writes), among them `marker` (written last, so only a completed run leaves it).
     public struct Replaceable: Sendable, Equatable {
-        let files: Set<String>
+        public let files: Set<String>
         let marker: String
 
         public init(files: Set<String>, marker: String) {
@@ -181,7 +256,8 @@ public struct ResultsDirectory: Sendable {
         }
     }
 
-    /// Marks the results complete: removes `INCOMPLETE`, then renames `NAME.partial` to `NAME`.
+    /// Marks the results complete in one step: renames `NAME.partial` (every file already
+    /// fsynced, the marker still inside) to `NAME`, then removes the marker and the lock file.
     /// With `replacing`, an existing `NAME` that passes `checkReplaceable` is moved aside first and
     /// removed afterwards; any other existing `NAME` (and any existing `NAME` without `replacing`)
     /// is an error and nothing changes. So only earlier results are ever deleted, never a
@@ -203,8 +279,6 @@ public struct ResultsDirectory: Sendable {
             guard rename(finalURL.path, old) == 0 else { throw .errno("move aside", finalURL.path) }
             aside = old
         }
-        let marker = partialURL.appendingPathComponent(Self.incompleteMarkerName).path
-        guard unlink(marker) == 0 else { throw .errno("remove marker", marker) }
         try AtomicWriter.syncDirectory(partialURL.path)
         guard rename(partialURL.path, finalURL.path) == 0 else {
             let failure = FileOutputError.errno("rename \(partialURL.path) to", finalURL.path)
@@ -212,6 +286,10 @@ public struct ResultsDirectory: Sendable {
             throw failure
         }
         try AtomicWriter.syncDirectory(parent)
+        let marker = finalURL.appendingPathComponent(Self.incompleteMarkerName).path
+        guard unlink(marker) == 0 else { throw .errno("remove marker", marker) }
+        try AtomicWriter.syncDirectory(finalURL.path)
+        lock.removeAndRelease()
         if let aside {
             do { try fm.removeItem(atPath: aside) } catch {
                 throw FileOutputError(operation: "remove the replaced results", path: aside, reason: "\(error)")
