@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift test-bench test-cluster test-kills test-notebooks notebooks bench bench-baseline clean
 
 all: build
 
@@ -57,6 +57,14 @@ test-bench: deps
 test-cluster: deps
 	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh
+
+## test-kills: kills `prestage run` with SIGKILL at 300 random points (about 5 minutes) and checks
+## that no kill leaves a complete-looking directory that is not, and that every rerun succeeds.
+## Not part of `make test` (which kills a run once, in ResultsOwnershipTests). KILLS=N to change.
+KILLS ?= 300
+test-kills: deps
+	$(SWIFT) build --product prestage
+	bash Tests/kills/kill-test.sh $(KILLS)
 
 # Jupyter notebooks over results/examples/: a venv under .build with the pinned requirements
 # (reinstalled only when requirements.txt changes), the debug prestage for the example sweeps.

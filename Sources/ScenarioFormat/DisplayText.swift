@@ -1,20 +1,36 @@
 import Foundation
 
-/// Text from outside (file names, command lines, values) made safe and short for one line of a
-/// message: control, format and bidirectional characters escaped, at most `limit` characters.
+/// Text from outside (keys, values, file names, command lines) made safe and short for one line of
+/// a message: control, format (bidirectional overrides, zero-width) and separator characters other
+/// than space written as `\u{XXXX}`, and at most `limitCharacters` characters shown.
 public enum DisplayText {
-    /// Default longest text kept, in characters.
+    /// Longest text shown from one value, in characters (Unicode scalars).
     public static let limitCharacters = 200
 
-    /// `text` with every control, format (bidirectional overrides, zero-width) and separator
-    /// character other than space written as `\u{XXXX}`, cut to `limit` characters with "…".
+    /// `text` escaped and cut to `limit` characters, with "…" when cut.
+    /// - Complexity: O(min(text length, limit)).
     public static func bounded(_ text: String, limit: Int = limitCharacters) -> String {
+        render(text, limit: limit, quoting: false)
+    }
+
+    /// `text` in double quotes for a message: quotes and backslashes escaped as in JSON, the rest
+    /// as `bounded`.
+    public static func quoted(_ text: String, limit: Int = limitCharacters) -> String {
+        "\"" + render(text, limit: limit, quoting: true) + "\""
+    }
+
+    private static func render(_ text: String, limit: Int, quoting: Bool) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {
-            if count >= limit {
+            if count == limit {
                 out += "…"
                 break
+            }
+            count += 1
+            if quoting, scalar == "\"" || scalar == "\\" {
+                out += "\\" + String(scalar)
+                continue
             }
             switch scalar.properties.generalCategory {
             case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
@@ -24,7 +40,6 @@ public enum DisplayText {
             default:
                 out.unicodeScalars.append(scalar)
             }
-            count += 1
         }
         return out
     }

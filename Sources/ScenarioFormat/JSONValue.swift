@@ -195,9 +195,9 @@ struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
             case let .key(k):
                 if JSONPath.isIdentifier(k) {
                     if !out.isEmpty { out += "." }
-                    out += k
+                    out += DisplayText.bounded(k)
                 } else {
-                    out += "[" + JSONValue.quoted(k) + "]"
+                    out += "[" + DisplayText.quoted(k) + "]"
                 }
             }
         }

@@ -92,20 +92,22 @@ final class ResultsOwnershipTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("INCOMPLETE").path))
     }
 
-    /// SIGTERM (a scheduler's preemption) is handled like Ctrl-C: exit 143, the marker saying
-    /// SIGTERM, the partial directory kept.
-    func testTerminationIsRecordedInTheMarker() throws {
-        let t = try TestEnvironment()
-        defer { t.cleanUp() }
-        let out = t.root.appendingPathComponent("preempted")
-        let process = try startLongRun(out)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .exit)
-        XCTAssertEqual(process.terminationStatus, 143)
-        let marker = try String(contentsOfFile: out.path + ".partial/INCOMPLETE", encoding: .utf8)
-        XCTAssertTrue(marker.contains("terminated (SIGTERM"), marker)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    /// SIGINT (Ctrl-C) and SIGTERM (a scheduler's preemption) during a real run leave
+    /// NAME.partial with its INCOMPLETE marker naming the signal, and exit 130 and 143.
+    func testSignalsAreRecordedInTheMarker() throws {
+        for (signal, code, text) in [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, 143, "terminated (SIGTERM")] {
+            let t = try TestEnvironment()
+            defer { t.cleanUp() }
+            let out = t.root.appendingPathComponent("cut")
+            let process = try startLongRun(out)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .exit)
+            XCTAssertEqual(process.terminationStatus, code)
+            let marker = try String(contentsOfFile: out.path + ".partial/INCOMPLETE", encoding: .utf8)
+            XCTAssertTrue(marker.contains(text), marker)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        }
     }
 
     /// A closed pipe on standard output and error (`prestage run … 2>&1 | head -c 10`) does not

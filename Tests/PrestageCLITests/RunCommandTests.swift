@@ -138,35 +138,6 @@ final class RunCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.partialURL.path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.finalURL.appendingPathComponent("summary.json").path))
     }
-
-    /// SIGINT during a real run (the built executable) leaves NAME.partial with an INCOMPLETE
-    /// marker saying so, and exits 130.
-    func testInterruptLeavesThePartialDirectoryMarked() throws {
-        let binary = TestEnvironment.packageRoot.appendingPathComponent(".build/debug/prestage")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("no debug build of prestage at \(binary.path)") }
-        let t = try TestEnvironment()
-        defer { t.cleanUp() }
-        let out = t.root.appendingPathComponent("cut")
-        let process = Process()
-        process.executableURL = binary
-        process.currentDirectoryURL = TestEnvironment.packageRoot
-        // Large enough to run for many seconds; interrupted long before it ends.
-        process.arguments = ["run", "black-friday-flash-sale", "--devices", "400000", "--replications", "2", "--jobs", "1", "--out", out.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let scenarioFile = out.path + ".partial/scenario.json"
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: scenarioFile), process.isRunning, Date() < deadline { usleep(20_000) }
-        usleep(300_000)  // the handler is installed right after scenario.json is written
-        XCTAssertTrue(process.isRunning, "the run ended before it could be interrupted")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
-        let marker = try String(contentsOfFile: out.path + ".partial/INCOMPLETE", encoding: .utf8)
-        XCTAssertTrue(marker.contains("interrupted (SIGINT)"), marker)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
-    }
 }
 
 final class ProgressBoardTests: XCTestCase {
