@@ -58,7 +58,7 @@ test-cluster: deps
 	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh
 
-## test-kills: kills `prestage run` with SIGKILL at 300 random points (about 5 minutes) and checks
+## test-kills: kills `prestage run` with SIGKILL at 300 random points (about 10 minutes) and checks
 ## that no kill leaves a complete-looking directory that is not, and that every rerun succeeds.
 ## Not part of `make test` (which kills a run once, in ResultsOwnershipTests). KILLS=N to change.
 KILLS ?= 300

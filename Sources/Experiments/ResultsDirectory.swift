@@ -104,10 +104,27 @@ public struct ResultsDirectory: Sendable {
         return head.hasPrefix(markerHeading) || head.hasPrefix(earlierMarkerHeading)
     }
 
-    /// Removes the marker left in `NAME` by an owner killed between the rename and the marker's
-    /// removal: everything was written and fsynced before the rename, so the results are complete.
+    /// Finishes what an owner killed during `commit` left: removes the marker left in `NAME` by a
+    /// kill between the rename and the marker's removal (everything was written and fsynced before
+    /// the rename, so the results are complete).
+    /// Earlier results a killed commit moved aside (`.NAME.old-PID`) are put back when `NAME` is
+    /// missing (the kill came before the rename) and removed otherwise.
     static func finishInterruptedCommit(_ lock: OutputLock) throws(FileOutputError) {
         let directory = ResultsDirectory(lock: lock)
+        let asidePrefix = "." + lock.name + ".old-"
+        let parentPath = lock.parent.path
+        for entry in ((try? FileManager.default.contentsOfDirectory(atPath: parentPath)) ?? []).sorted()
+        where entry.hasPrefix(asidePrefix) && Int32(entry.dropFirst(asidePrefix.count)) != nil {
+            let aside = parentPath + "/" + entry
+            var info = stat()
+            if lstat(directory.finalURL.path, &info) != 0, Glibc.errno == ENOENT {
+                guard rename(aside, directory.finalURL.path) == 0 else { throw .errno("put back the earlier results \(aside) as", directory.finalURL.path) }
+            } else {
+                do { try FileManager.default.removeItem(atPath: aside) } catch {
+                    throw FileOutputError(operation: "remove the replaced results", path: aside, reason: "\(error)")
+                }
+            }
+        }
         let marker = directory.finalURL.appendingPathComponent(incompleteMarkerName)
         guard isOurMarker(marker) else { return }
         guard unlink(marker.path) == 0 else { throw .errno("remove marker", marker.path) }

@@ -63,6 +63,19 @@ final class OutputLockTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: final.path).sorted(), ["INCOMPLETE", "summary.json"])
     }
 
+    /// Earlier results a killed commit moved aside are put back (no `NAME`: killed before the
+    /// rename) or removed (`NAME` there: killed after it) by the next owner.
+    func testNextOwnerPutsBackOrRemovesResultsMovedAside() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: directory.appendingPathComponent(".r.old-123"), withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: directory.appendingPathComponent(".r.old-123/summary.json"))
+        try OutputLock.acquire(in: directory, name: "r", owner: Self.owner).release()
+        XCTAssertEqual(try String(contentsOf: directory.appendingPathComponent("r/summary.json"), encoding: .utf8), "old")
+        try fm.createDirectory(at: directory.appendingPathComponent(".r.old-456"), withIntermediateDirectories: true)
+        try OutputLock.acquire(in: directory, name: "r", owner: Self.owner).release()
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: directory.path).sorted(), [".r.lock", "r"])
+    }
+
     /// A start that failed or was killed before its marker (a full disk) leaves nothing that
     /// blocks the next run.
     func testFailedStartLeavesNoUnmarkedDirectory() throws {

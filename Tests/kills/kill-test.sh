@@ -51,13 +51,14 @@ for i in $(seq 1 "$KILLS"); do
       [ -z "$others" ] || { echo "FAIL (kill $i at ${delay} ms): $OUT.partial holds [$(echo $others)] and no marker"; fail=$((fail + 1)); }
     fi
   fi
-  ls -A "$T" | grep -q '^\.out\.old-' && asides=$((asides + 1)) && rm -rf "$T"/.out.old-*
+  ls -A "$T" | grep -q '^\.out\.old-' && asides=$((asides + 1))
   # The next run must succeed and leave complete results only.
   "$BIN" "${ARGS[@]}" >"$T/rerun.log" 2>&1 || { echo "FAIL (kill $i at ${delay} ms): the rerun exited $?:"; tail -3 "$T/rerun.log"; fail=$((fail + 1)); continue; }
   check_complete "rerun after kill $i" || fail=$((fail + 1))
   [ -e "$OUT/INCOMPLETE" ] && { echo "FAIL (kill $i): marker left after a rerun"; fail=$((fail + 1)); }
   [ -e "$OUT.partial" ] && { echo "FAIL (kill $i): $OUT.partial left after a rerun"; fail=$((fail + 1)); }
   [ -e "$T/.out.lock" ] && { echo "FAIL (kill $i): lock file left after a rerun"; fail=$((fail + 1)); }
+  ls -A "$T" | grep -q '^\.out\.old-' && { echo "FAIL (kill $i): replaced results left aside after a rerun"; fail=$((fail + 1)); }
 done
-echo "kill-test: $KILLS kills: $partials left OUT.partial, $completes a complete OUT, $window a complete OUT still marked (commit cut after the rename; finished by the next run), $asides replaced results moved aside but not removed; $fail failure(s)"
+echo "kill-test: $KILLS kills: $partials left OUT.partial, $completes a complete OUT, $window a complete OUT still marked (commit cut after the rename; finished by the next run), $asides replaced results moved aside (put back or removed by the next run); $fail failure(s)"
 [ "$fail" = 0 ]
