@@ -18,7 +18,8 @@ trap 'rm -rf "$T"' EXIT
 OUT=$T/out
 ARGS=(run default --devices 200 --replications 2 --jobs 1 --out "$OUT")
 FILES="scenario.json summary.json timeseries.csv histograms.csv report.md report.html run-info.json"
-HEAD="prestage: this directory is incomplete"
+# This tool's marker (and the marker of versions before owner records, for PRESTAGE_KILL_BIN runs of them).
+HEAD="(prestage: this directory is incomplete|This run has not completed)"
 
 # The length of an uninterrupted run, in ms: kills are spread over it, half of them near its end.
 start=$(date +%s%N); "$BIN" "${ARGS[@]}" >/dev/null 2>&1 || { echo "kill-test: a plain run failed" >&2; exit 1; }
@@ -41,12 +42,12 @@ for i in $(seq 1 "$KILLS"); do
   if [ -d "$OUT" ]; then
     check_complete "after kill $i at ${delay} ms" || fail=$((fail + 1))
     if [ -e "$OUT/INCOMPLETE" ]; then
-      if head -1 "$OUT/INCOMPLETE" | grep -q "^$HEAD"; then window=$((window + 1)); else echo "FAIL (kill $i): foreign INCOMPLETE in $OUT"; fail=$((fail + 1)); fi
+      if head -1 "$OUT/INCOMPLETE" | grep -Eq "^$HEAD"; then window=$((window + 1)); else echo "FAIL (kill $i): foreign INCOMPLETE in $OUT"; fail=$((fail + 1)); fi
     else completes=$((completes + 1)); fi
   fi
   if [ -d "$OUT.partial" ]; then
     partials=$((partials + 1))
-    if ! head -1 "$OUT.partial/INCOMPLETE" 2>/dev/null | grep -q "^$HEAD"; then
+    if ! head -1 "$OUT.partial/INCOMPLETE" 2>/dev/null | grep -Eq "^$HEAD"; then
       others=$(ls -A "$OUT.partial" | grep -v '^\..*\.tmp-' || true)
       [ -z "$others" ] || { echo "FAIL (kill $i at ${delay} ms): $OUT.partial holds [$(echo $others)] and no marker"; fail=$((fail + 1)); }
     fi
