@@ -144,7 +144,7 @@ public struct ResultsDirectory: Sendable {
     static func validate(name: String, in path: String) throws(FileOutputError) {
         guard !name.isEmpty, name.utf8.count <= nameLimitBytes, !name.contains("/"), name != ".", name != "..",
               !name.hasPrefix("."), !name.contains("\0") else {
-            throw FileOutputError(operation: "use name \(JSONValue.quoted(name))", path: path,
+            throw FileOutputError(operation: "use name \(DisplayText.quoted(name))", path: path,
                                   reason: "expected a plain file name of 1...\(nameLimitBytes) bytes without '/', not starting with '.'")
         }
     }
@@ -196,7 +196,7 @@ public struct ResultsDirectory: Sendable {
         }
         let unexpected = entries.filter { !replaceable.files.contains($0) }
         guard unexpected.isEmpty else {
-            let shown = unexpected.prefix(5).map { JSONValue.quoted($0) }.joined(separator: ", ")
+            let shown = unexpected.prefix(5).map { DisplayText.quoted($0) }.joined(separator: ", ")
             let more = unexpected.count > 5 ? " and \(unexpected.count - 5) more" : ""
             throw FileOutputError(operation: "replace", path: url.path,
                                   reason: "it is not earlier results: it holds \(shown)\(more), which a run does not write; \(advice)")

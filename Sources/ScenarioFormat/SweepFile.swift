@@ -286,7 +286,7 @@ public struct SweepPlan: Sendable {
 
         // Paths: valid, outside `run` (but run.devices/run.eventsMax), not both fixed and swept.
         var problems: [String] = []
-        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(JSONValue.quoted(field))]" }
+        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(DisplayText.quoted(field))]" }
         for (section, fields) in [("set", file.set.keys.sorted()), ("grid", file.grid.keys.sorted())] {
             for field in fields {
                 do {
