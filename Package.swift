@@ -74,10 +74,18 @@ let package = Package(
             dependencies: ["ScenarioFormat", "PushModel", "SimStats", "ReportKit", "SimKernel", "Stochastic", "PreloadKit"],
             swiftSettings: strictFlags
         ),
+        // The loopback testbed: the scaled scenario on real software (Varnish, a Python origin, a
+        // user-space link shaper, PreloadKitFoundation devices) against the model, compared.
+        .target(
+            name: "Testbed",
+            dependencies: ["Experiments", "ScenarioFormat", "PushModel", "InfraModel", "Stochastic", "SimStats", "ReportKit",
+                           "PreloadKit", "PreloadKitFoundation"],
+            swiftSettings: strictFlags
+        ),
         // The command-line front: argument parsing and every command (a library, so tests drive it).
         .target(
             name: "PrestageCLI",
-            dependencies: ["Experiments", "ScenarioFormat", "PushModel", "ReportKit"],
+            dependencies: ["Experiments", "ScenarioFormat", "Testbed", "PushModel", "ReportKit"],
             swiftSettings: strictFlags
         ),
         // Top: the command-line tool (a thin main over PrestageCLI).
@@ -118,6 +126,7 @@ let package = Package(
         ),
         // The layer rules above, checked against this file and every source file's imports.
         .testTarget(name: "ArchitectureTests"),
+        .testTarget(name: "TestbedTests", dependencies: ["Testbed", "Experiments", "ScenarioFormat", "PushModel", "InfraModel", "PreloadKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,15 +7,15 @@ import SimStats
 /// Maps a run's aggregate into a ReportKit `Report` (rendered to report.md and report.html).
 public enum ReportBuilder {
     /// Metrics shown as headlines when present, in this order (others appear in the full table).
-    public static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.shareUnder500ms",
-                                "edge.prestageHitRatio", "extension.download.p95Seconds", "origin.peakRequestsPerSecond",
-                                "origin.rejected503", "outcomes.completedShare"]
-    /// Alarm levels from the practitioner account: pre-stage hit ratio below 90 %, or extension
-    /// download p95 above 1.2 s, means warming too late or the wrong PoPs. In the metric's unit.
-    static let thresholds: [String: Threshold] = [
-        "edge.prestageHitRatio": Threshold(value: 0.9, alarmWhen: .below),
-        "extension.download.p95Seconds": Threshold(value: 1.2, alarmWhen: .above),
-    ]
+    public static let headlineOrder: [String] = ([.tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms,
+                                                  .edgePrestageHitRatio, .extensionDownloadP95, .originPeakRequestsPerSecond,
+                                                  .originRejected503, .outcomesCompletedShare] as [MetricID]).map(\.rawValue)
+    /// Alarm levels, from `MetricTable` (after the practitioner account: pre-stage hit ratio below
+    /// 90 %, or extension download p95 above 1.2 s, means warming too late or the wrong PoPs). In
+    /// the metric's unit.
+    static let thresholds: [String: Threshold] = Dictionary(uniqueKeysWithValues: MetricID.allCases.compactMap { id in
+        id.spec.alarm.map { (id.rawValue, Threshold(value: $0.value, alarmWhen: $0.when == .below ? .below : .above)) }
+    })
     /// Most headline metrics.
     public static let headlinesMax = 8
     /// Most points per time-series line (seconds are binned to stay under it).

@@ -461,7 +461,8 @@ public actor PreloadDriver {
         // PreloadKit numbers fetches 1, 2, 3, ... in start order, so the arrays stay indexed by id.
         precondition(Int(request.id.rawValue) == run.io.count + 1, "PreloadKit fetch ids are sequential")
         run.fetches.append(FetchOutcome(fetchID: request.id, url: request.url, purpose: request.purpose,
-                                        isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0))
+                                        isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0,
+                                        startedAt: clock.now()))
         run.io.append(FetchIO(temporary: temporary))
         // No per-fetch timer: the session times the request out through `nextDeadline()`.
         if let problem = transport.start(id, request, temporary: temporary) {
@@ -581,6 +582,7 @@ public actor PreloadDriver {
         let i = Int(id.rawValue) - 1
         guard i >= 0, i < run.fetches.count else { return }
         run.fetches[i].state = state
+        if state != .running && run.fetches[i].endedAt == nil { run.fetches[i].endedAt = clock.now() }
     }
 
     func setBytes(_ bytes: Int64, of id: FetchID, _ run: SessionRun) {

@@ -107,6 +107,7 @@ public enum PrestageCLI {
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
                     ]),
         BenchCommand.spec,
+        TestbedCommand.spec,
     ])
 
     /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
@@ -159,6 +160,8 @@ public enum PrestageCLI {
             return "\n\(exitCodes)"
         case "bench":
             return BenchCommand.helpFooter
+        case "testbed":
+            return TestbedCommand.helpFooter
         default:
             return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
         }
@@ -188,6 +191,7 @@ public enum PrestageCLI {
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench": return BenchCommand.execute(parsed, environment: env)
+            case "testbed": return TestbedCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput

@@ -12,7 +12,7 @@ import ScenarioFormat
 /// summary.json; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
 enum SweepCommand {
     /// Metrics shown per point on the progress line and in the final table, when present.
-    static let shownMetrics = ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "origin.peakRequestsPerSecond"]
+    static let shownMetrics = ([.tapToPaintP95, .edgePrestageHitRatio, .originPeakRequestsPerSecond] as [MetricID]).map(\.rawValue)
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
         let path = parsed.positionals[0]

@@ -148,20 +148,9 @@ struct CampaignPlans {
 
     // MARK: - Payload construction
 
-    static func fileExtension(_ t: AssetTypeConfig) -> String {
-        switch t {
-        case .image: return "jpg"
-        case .video: return "mp4"
-        case .audio: return "mp3"
-        case .hls: return "m3u8"
-        case .json: return "json"
-        }
-    }
-
     static func url(campaign: String, asset: AssetConfig, network: String?, token: String?) -> String {
-        let suffix = network.map { "-\($0)" } ?? ""
         let query = token.map { "?token=\($0)" } ?? ""
-        return "https://\(cdnHost)/preload/\(campaign)/\(asset.name)\(suffix).\(fileExtension(asset.type))\(query)"
+        return "https://\(cdnHost)" + CampaignPayload.path(campaign: campaign, asset: asset, network: network) + query
     }
 
     static func cacheKey(_ url: String, path: String) throws -> String {
@@ -175,36 +164,11 @@ struct CampaignPlans {
     /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`.
     static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
                               path: String) throws -> PreStageRequest {
-        func json(signature: String?) -> [UInt8] {
-            var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
-            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
-            for (i, a) in assets.enumerated() {
-                let asset = campaign.assets[a]
-                if i > 0 { s += "," }
-                s += #"{"url":"\#(url(campaign: campaign.name, asset: asset, network: nil, token: "t1"))","type":"\#(asset.type.rawValue)","#
-                s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
-                if !asset.variants.isEmpty {
-                    s += #","variants":{"#
-                    for (j, v) in asset.variants.enumerated() {
-                        if j > 0 { s += "," }
-                        s += #""\#(v.network)":{"url":"\#(url(campaign: campaign.name, asset: asset, network: v.network, token: "t1"))","bytes":\#(v.bytes)}"#
-                    }
-                    s += "}"
-                }
-                s += "}"
-            }
-            s += #"],"ttl":\#(campaign.ttlSeconds)"#
-            if let signature { s += #","signature":"\#(signature)""# }
-            s += "}}"
-            return Array(s.utf8)
-        }
         do {
-            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
-            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
-            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
-            var hex = "v1="
-            for b in mac { hex += String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16) }
-            return try PayloadParser.parse(json: json(signature: hex), options: options)
+            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, options: options) { asset, network in
+                url(campaign: campaign.name, asset: asset, network: network, token: "t1")
+            }
+            return try PayloadParser.parse(json: signed, options: options)
         } catch {
             throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
         }
@@ -222,14 +186,7 @@ struct CampaignPlans {
     }
 
     static func response(type: AssetTypeConfig, bytes: Int64, cacheControl: String) -> ObjectResponse {
-        let (contentType, prefix): (String, [UInt8])
-        switch type {
-        case .image: (contentType, prefix) = ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
-        case .video: (contentType, prefix) = ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
-        case .audio: (contentType, prefix) = ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
-        case .hls: (contentType, prefix) = ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
-        case .json: (contentType, prefix) = ("application/json", Array("{\"items\":[1]".utf8))
-        }
+        let (contentType, prefix) = CampaignPayload.media(type)
         let headers = FetchHeaders(status: 200, cacheControl: cacheControl, contentType: contentType, contentLength: bytes)
         return ObjectResponse(completion: FetchCompletion(headers: headers, bytesReceived: bytes, prefix: prefix), bytes: bytes)
     }
