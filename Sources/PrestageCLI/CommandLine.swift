@@ -148,11 +148,11 @@ enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unknownCommand(c, s): return "unknown command \"\(c)\"\(suggest(s.map { "\"\($0)\"" }))"
         case let .unknownOption(o, c, s): return "\(c): unknown option \(o)\(suggest(s))"
         case let .missingValue(o, e): return "--\(o): expected \(e), found nothing"
-        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(JSONValue.quoted(v))"
-        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(JSONValue.quoted(v))"
+        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(DisplayText.quoted(v))"
+        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(DisplayText.quoted(v))"
         case let .repeatedOption(o): return "--\(o): given more than once"
         case let .missingPositional(c, n): return "\(c): expected \(n), found nothing"
-        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(JSONValue.quoted(a))"
+        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(DisplayText.quoted(a))"
         case let .tooManyArguments(l, f): return "expected at most \(l) arguments, found \(f)"
         }
     }

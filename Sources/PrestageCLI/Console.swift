@@ -63,4 +63,7 @@ public enum ExitCode: Int32, Sendable {
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
+    /// Terminated by SIGTERM (a cluster scheduler's preemption or time limit, `kill`); the
+    /// results directory is left as for `interrupted`, its marker naming SIGTERM.
+    case terminated = 143
 }

@@ -21,6 +21,8 @@ public struct CommandEnvironment: Sendable {
     var processorCount: Int
     /// Whether `run` installs a SIGINT handler (the real process: yes; tests: no).
     var handlesInterrupts: Bool
+    /// The command line being run, recorded as the owner of a results directory.
+    var commandLine = "prestage"
 
     /// An environment; see the properties.
     init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
@@ -38,7 +40,10 @@ public struct CommandEnvironment: Sendable {
 
     /// The real process: stdout/stderr, `./scenarios` (then the `scenarios/` of the package the
     /// executable was built in), `./results`, /proc/meminfo, all cores.
+    /// SIGPIPE is ignored: a closed pipe on standard output or error (`prestage run … | head`)
+    /// makes writes fail quietly instead of killing the run.
     public static func process(executablePath: String) -> CommandEnvironment {
+        signal(SIGPIPE, SIG_IGN)
         let err = FileDescriptorOutput(descriptor: 2)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var directories = [cwd.appendingPathComponent("scenarios", isDirectory: true)]
@@ -60,6 +65,9 @@ public struct CommandEnvironment: Sendable {
             availableMemory: { AvailableMemory.probe() }, processorCount: max(1, ProcessInfo.processInfo.activeProcessorCount),
             handlesInterrupts: true)
     }
+
+    /// The owner record of a results directory this command writes.
+    func owner() -> OutputOwner { OutputOwner.current(command: commandLine) }
 }
 
 /// The `prestage` command line: a table of commands parsed by `CommandLineSpec`.
@@ -114,6 +122,7 @@ public enum PrestageCLI {
           1    the run failed (simulation error, results could not be written)
           2    bad input (command line, scenario file, override, result directory, memory guard)
           130  interrupted (Ctrl-C); the results stay in NAME.partial/ with an INCOMPLETE marker
+          143  terminated (SIGTERM, e.g. a scheduler's preemption); as for 130
         """
         switch command {
         case "run":
@@ -165,7 +174,9 @@ public enum PrestageCLI {
     }
 
     /// Runs the command line `arguments` (without the program name).
-    public static func main(_ arguments: [String], environment env: CommandEnvironment) -> ExitCode {
+    public static func main(_ arguments: [String], environment: CommandEnvironment) -> ExitCode {
+        var env = environment
+        env.commandLine = (["prestage"] + arguments).joined(separator: " ")
         let (forParser, extraPositionals) = splitVariadic(arguments)
         switch spec.parse(forParser) {
         case let .failure(error):

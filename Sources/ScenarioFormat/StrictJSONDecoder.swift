@@ -327,7 +327,7 @@ final class DecodingSession {
                 let isComplete = completed.contains(path)
                 let absent = asked.filter { o[$0] == nil }.sorted()
                 for k in keys where !asked.contains(k) {
-                    var message = "unknown key \(JSONValue.quoted(k))"
+                    var message = "unknown key \(DisplayText.quoted(k))"
                     let suggestion = Spelling.closest(to: k, among: absent)
                     // In an object whose decoding failed, keys after the failure were never asked
                     // about: only a key that looks like a misspelling of an asked key is reported.
