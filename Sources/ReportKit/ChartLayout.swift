@@ -28,5 +28,5 @@ public struct ChartLayout: Sendable, Equatable {
     /// For a column about 760 CSS px wide (drawn 1:1 on a desktop).
     public static let wide = ChartLayout(width: 760, plotHeight: 260, marginLeft: 76, marginRight: 28, xIntervalsMax: 8, overviewHeight: 44)
     /// For a phone column about 340 CSS px wide: drawn close to 1:1 there, so 11-unit text is ~11 px.
-    public static let narrow = ChartLayout(width: 340, plotHeight: 210, marginLeft: 62, marginRight: 14, xIntervalsMax: 4, overviewHeight: 36)
+    public static let narrow = ChartLayout(width: 340, plotHeight: 210, marginLeft: 62, marginRight: 24, xIntervalsMax: 4, overviewHeight: 36)
 }

@@ -152,10 +152,10 @@ public struct HTMLRenderer: Sendable {
         * { box-sizing: border-box; }
         body { margin: 0; background: #ffffff; color: var(--ink);
           font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans", sans-serif; }
-        main { max-width: 1000px; margin: 0 auto; padding: 32px 24px 48px; }
-        h1 { font-size: 1.8rem; line-height: 1.25; margin: 0.2rem 0 0.5rem; overflow-wrap: anywhere; }
-        h2 { font-size: 1.25rem; margin: 2.4rem 0 1rem; padding-bottom: 0.35rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
-        p { max-width: 72ch; overflow-wrap: anywhere; }
+        main { max-width: 1000px; margin: 0 auto; padding: 32px 24px 48px; overflow-wrap: break-word; }
+        h1 { font-size: 1.8rem; line-height: 1.25; margin: 0.2rem 0 0.5rem; overflow-wrap: break-word; }
+        h2 { font-size: 1.25rem; margin: 2.4rem 0 1rem; padding-bottom: 0.35rem; border-bottom: 1px solid var(--line); overflow-wrap: break-word; }
+        p { max-width: 72ch; overflow-wrap: break-word; }
         code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.85em; }
         .kicker { margin: 0; text-transform: uppercase; letter-spacing: 0.08em; font-size: 0.75rem; font-weight: 600; color: var(--accent); }
         .question { margin: 0 0 1rem; color: var(--muted); font-size: 1.05rem; }
@@ -165,7 +165,7 @@ public struct HTMLRenderer: Sendable {
           background: var(--panel); border: 1px solid var(--line); border-radius: 8px; font-size: 0.875rem; }
         dl.provenance div { min-width: 0; max-width: 100%; }
         dt { color: var(--muted); font-size: 0.7rem; text-transform: uppercase; letter-spacing: 0.05em; }
-        dd { margin: 0; overflow-wrap: anywhere; }
+        dd { margin: 0; overflow-wrap: break-word; }
         .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(175px, 1fr)); gap: 12px; }
         .metric { border: 1px solid var(--line); border-top: 4px solid var(--accent); border-radius: 8px; padding: 0.7rem 0.9rem; }
         .metric.clear { border-top-color: var(--ok); }

@@ -61,7 +61,8 @@ public struct HumanScale: Sendable, Equatable {
         case .perSecond(let noun):
             let base = magnitudeScale(m, suffix: "")
             let rate = noun.isEmpty ? "/s" : noun + "/s"
-            return HumanScale(multiplier: base.multiplier, unit: base.unit.isEmpty ? rate : base.unit + " " + rate, decimals: base.decimals)
+            let unit = base.unit.isEmpty ? rate : (noun.isEmpty ? base.unit + rate : base.unit + " " + rate)
+            return HumanScale(multiplier: base.multiplier, unit: unit, decimals: base.decimals)
         case .bytes:
             let units = ["B", "kB", "MB", "GB", "TB", "PB"]
             var index = 0

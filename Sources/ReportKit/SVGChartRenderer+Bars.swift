@@ -23,7 +23,7 @@ extension SVGChartRenderer {
         let bottom = top + plotHeight
         let height = bottom + 52
         let frame = PlotFrame(left: left, top: top, width: layout.width - left - totalWidth, height: plotHeight, totalHeight: height, legendLeft: left)
-        let xTicks = AxisTicks.linear(0, 1, maxIntervals: 5)
+        let xTicks = AxisTicks.linear(0, 1, maxIntervals: layout.xIntervalsMax >= 8 ? 5 : 2)
         let x = AxisMap(ticks: xTicks, scale: .linear, start: frame.left, length: frame.width, inverted: false)
 
         var svg = SVGWriter()

@@ -145,9 +145,8 @@ extension SVGChartRenderer {
         let x = AxisMap(ticks: AxisTicks(lower: whole.fromSeconds, upper: whole.toSeconds, values: [whole.fromSeconds, whole.toSeconds], decimals: 0), scale: .linear, start: strip.left,
                         length: strip.width, inverted: false)
         svg.open("g", [("class", "overview"), ("fill", Self.mutedInkColor)])
-        let wholeText = TextFormat.fixed(whole.fromSeconds, decimals: 0, grouping: true) + "–" + TextFormat.fixed(whole.toSeconds, decimals: 0, grouping: true) + " s"
         svg.element("text", [("x", SVGWriter.number(strip.left)), ("y", SVGWriter.number(top - 6)), ("font-size", "11")],
-                    content: "Whole run " + wholeText + " (shaded: the part shown above)")
+                    content: "Whole run (shaded: shown above)")
         svg.leaf("rect", [("class", "overview-frame"), ("x", SVGWriter.number(strip.left)), ("y", SVGWriter.number(strip.top)),
                           ("width", SVGWriter.number(strip.width)), ("height", SVGWriter.number(strip.height)),
                           ("fill", "none"), ("stroke", Self.gridColor)])

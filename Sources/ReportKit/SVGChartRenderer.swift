@@ -150,12 +150,18 @@ public struct SVGChartRenderer: Sendable {
         svg.open("g", [("class", "axis x"), ("fill", Self.mutedInkColor), ("text-anchor", "middle")])
         svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", SVGWriter.number(frame.bottom)),
                           ("x2", SVGWriter.number(frame.right)), ("y2", SVGWriter.number(frame.bottom)), ("stroke", Self.axisColor)])
+        // Every tick gets its line; a label that would touch the previous one (a narrow log axis) is left out.
+        var labelEnd = -Double.infinity
         for tick in map.ticks.values {
-            let position = SVGWriter.number(map.position(tick))
+            let x = map.position(tick)
+            let position = SVGWriter.number(x)
             svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.bottom)), ("x2", position),
                               ("y2", SVGWriter.number(frame.bottom + 5)), ("stroke", Self.axisColor)])
-            svg.element("text", [("x", position), ("y", SVGWriter.number(frame.bottom + 20))],
-                        content: Self.tickLabel(tick, decimals: map.ticks.decimals))
+            let label = Self.tickLabel(tick, decimals: map.ticks.decimals)
+            let halfWidth = Self.textWidth(label, fontSize: 12) / 2
+            guard x - halfWidth > labelEnd + 4 else { continue }
+            labelEnd = x + halfWidth
+            svg.element("text", [("x", position), ("y", SVGWriter.number(frame.bottom + 20))], content: label)
         }
         svg.element("text", [("x", SVGWriter.number(frame.left + frame.width / 2)), ("y", SVGWriter.number(frame.bottom + 44)),
                              ("fill", Self.inkColor)], content: title)
