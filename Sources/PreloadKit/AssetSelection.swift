@@ -1,5 +1,6 @@
 // Which critical assets a push selects: one rule, used by `PreloadSession` (to fetch them and to
-// answer taps) and by `PreloadStore.tapAnswer` (to answer a tap without a session).
+// answer taps) and by `PreloadStore.tapAnswer` (to answer a tap without a session). And what the
+// screen a tap opens needs (`PreloadStore.paintSetAnswer`): every critical asset, selected or not.
 
 /// Receives the outcome of `SelectionRule.select`, one asset at a time, in
 /// selection order. Generic (specialised, no closures), so the session's use allocates nothing.
@@ -138,5 +139,41 @@ extension PreloadStore {
         policy.selectionRule.select(of: request, context: context, into: &selection)
         swap(&selection.assets, &assets)
         return true
+    }
+}
+
+extension PreloadStore {
+    /// The readiness of the app screen's paint set for `request` on `network`: every asset of
+    /// priority `critical`, in payload order, resolved for `network` by the variant rule
+    /// (`AssetSpec.resolved(for:)`; an asset resolving to the key of one before it counts once),
+    /// each with this store's freshness at `now`. This is what the screen opened by a tap needs,
+    /// which is deliberately not the pre-stage selection `tapAnswer` reports: `criticalAssetsMax`
+    /// and the one-asset limit of silent pushes decide what a session pre-stages, yet an asset
+    /// they left out is still needed on screen (the app fetches it in the foreground). Returns
+    /// false, with no assets, while `request` only references its manifest
+    /// (`request.assetsKnown` false). Pure: the store is not changed (an app reading the assets
+    /// may `touch` them).
+    /// - Complexity: O(n·k + k·e) for n assets, k critical ones and e entries; no allocation once
+    ///   `assets` has room for the critical assets.
+    public func paintSetAnswer(for request: PreStageRequest, network: NetworkClass, now: Instant,
+                               into assets: inout [AssetReadiness]) -> Bool {
+        assets.removeAll(keepingCapacity: true)
+        guard request.assetsKnown else { return false }
+        let all = request.assets
+        for i in all.indices where all[i].priority == .critical {
+            let key = all[i].resolved(for: network).key
+            var seen = false
+            for a in assets where a.key == key { seen = true }
+            if !seen { assets.append(AssetReadiness(key: key, freshness: freshness(of: key, at: now))) }
+        }
+        return true
+    }
+
+    /// `paintSetAnswer(for:network:now:into:)` as a `TapAnswer` (its `paintsInstantly` tells
+    /// whether the screen can paint without a fetch).
+    public func paintSetAnswer(for request: PreStageRequest, network: NetworkClass, now: Instant) -> TapAnswer {
+        var assets: [AssetReadiness] = []
+        let known = paintSetAnswer(for: request, network: network, now: now, into: &assets)
+        return TapAnswer(assets: assets, assetsKnown: known)
     }
 }

@@ -229,14 +229,19 @@ public actor PreloadDriver {
     /// - Throws: `.payloadRejected`, `.invalidPolicy`, `.invalidConfiguration`.
     public static func tap(payload: Data, context: DeviceContext,
                            configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> TapAnswer {
+        try tap(request: parsed(payload, configuration), context: context, configuration: configuration)
+    }
+
+    /// A push's JSON parsed and verified with `configuration.payloadOptions` (the configuration
+    /// is validated first).
+    /// - Throws: `.invalidPolicy`, `.invalidConfiguration`, `.payloadRejected`.
+    static func parsed(_ payload: Data, _ configuration: PreloadDriverConfiguration) throws(PreloadDriverError) -> PreStageRequest {
         try configuration.validate()
-        let request: PreStageRequest
         do {
-            request = try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions)
+            return try PayloadParser.parse(json: [UInt8](payload), options: configuration.payloadOptions)
         } catch {
             throw .payloadRejected(error)
         }
-        return try tap(request: request, context: context, configuration: configuration)
     }
 
     static func fileStore(_ configuration: PreloadDriverConfiguration, token: String) -> FileStore {

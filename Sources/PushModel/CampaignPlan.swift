@@ -36,6 +36,9 @@ struct CampaignPlans {
     /// `critical[c]`: for each PreloadKit network class (raw value) the critical assets' keys and
     /// objects, `criticalCount[c]` per class, flattened as `class * count + i`.
     var criticalKeys: [[StoreKey]] = []
+    /// Each campaign's whole payload (every asset, as one push): what the app screen a tap opens
+    /// needs is PreloadKit's `PreloadStore.paintSetAnswer` over it.
+    var paintRequests: [PreStageRequest] = []
     var criticalObjects: [[UInt32]] = []
     var criticalCount: [Int] = []
     var payloadOptions: PayloadOptions
@@ -90,8 +93,9 @@ struct CampaignPlans {
             // screen needs to paint, resolved per network class by PreloadKit's own variant rule
             // (`AssetSpec.resolved(for:)`). It is deliberately not PreloadKit's pre-stage selection
             // (`criticalAssetsMax`, silent-push limit): an asset the policy did not pre-stage is
-            // still needed on screen and is fetched in the foreground. Freshness comes from
-            // PreloadKit's store.
+            // still needed on screen and is fetched in the foreground. Which of them are ready is
+            // PreloadKit's answer (`PreloadStore.paintSetAnswer` over `paintRequests[c]`, in this
+            // order); the keys and objects here map its answer to foreground fetches.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
                                                         options: payloadOptions, path: path)
             var ks: [StoreKey] = []
@@ -103,6 +107,7 @@ struct CampaignPlans {
                     os.append(0) // filled below from the key table
                 }
             }
+            paintRequests.append(whole)
             criticalKeys.append(ks)
             criticalObjects.append(os)
             criticalCount.append(critical.count)

@@ -17,6 +17,11 @@ public struct Metric: Codable, Sendable, Equatable {
         self.unit = unit
         self.better = better
     }
+
+    /// The metric of table row `spec` with `value`.
+    public init(_ spec: MetricSpec, value: Double) {
+        self.init(name: spec.name, value: value, unit: spec.unit.rawValue, better: spec.better.rawValue)
+    }
 }
 
 /// Preload outcome per push: every targeted push is in exactly one bucket.
@@ -135,23 +140,10 @@ public struct ByteCounts: Codable, Sendable, Equatable {
 public struct ReplicationResult: Codable, Sendable {
     public var masterSeed: UInt64
     public var replication: Int
-    /// Scalar headline metrics, sorted by name (quantiles of empty histograms are left out):
-    /// - `tapToPaint.{p50,p90,p95,p99}Seconds`, `.shareUnder500ms`, `.count`, and
-    ///   `tapToPaint.<network>.{p50,p90}Seconds` per InfraModel network class (both platforms);
-    /// - `extension.download.{p50,p95}Seconds`, `.downloadMeanSeconds` (successful pre-stage
-    ///   downloads; alarm level p95 ≈ 1.2 s), `.fetchSuccessRatio`, `.fetchTimeoutShare`,
-    ///   `.fetchesStarted`, `.fetchesCancelled`, `.assetsStored`, `.timeoutShare` (timed-out /
-    ///   killed pushes among handled ones);
-    /// - `edge.prestageHitRatio` (alarm below 0.88–0.90);
-    /// - `origin.peakRequestsPerSecond`, `.requests`, `.rejected503`, `.queueLengthMax`;
-    /// - `outcomes.<bucket>Share` for the seven buckets, `pushes.targeted`;
-    /// - `bytes.{cdnEgress,cellular,neverOpened,background,foreground}`, `storage.evictions`,
-    ///   `storage.parkedWhole` (device stores kept unpacked between sessions; normally 0);
-    /// - `taps.{count,scheduled,beyondHorizon,instantShare,duringSession,paintFailed,tokenRefreshes}`;
-    /// - `sessions.{started,activeMax,replaced,cutByHorizon,expiryWarnings,killedByMemory,killedByTime}`,
-    ///   `campaigns.creativeSwaps`;
-    /// - `os.{silentForceQuit,silentOverBudget,silentCoalesced,androidDeprioritised,
-    ///   expeditedJobDenied,backgroundTokenExpired}`.
+    /// Scalar headline metrics, sorted by name (quantiles of empty histograms are left out): one
+    /// per `MetricID` and the per-network tap-to-paint quantiles
+    /// (`MetricTable.tapToPaint(network:quantile:)`); `MetricTable` gives each one's unit, better
+    /// direction, title, ratio parts, alarm level and bench gate.
     public var metrics: [Metric]
     public var outcomes: OutcomeCounts
     /// `outcomes.total`.
@@ -183,6 +175,9 @@ public struct ReplicationResult: Codable, Sendable {
     public func metric(_ name: String) -> Double? {
         metrics.first { $0.name == name }?.value
     }
+
+    /// The metric `id`, if present.
+    public func metric(_ id: MetricID) -> Double? { metric(id.rawValue) }
 }
 
 /// Receives progress reports during a run (every `RunLimits.progressEveryEvents` events, never

@@ -546,6 +546,13 @@ final class PreloadDriverTests: XCTestCase {
         // The same answer as the session's own (same selection, same store).
         let live = try await driver.tap()
         XCTAssertEqual(live, answer)
+        // The screen's paint set from the same store: every critical asset (here the selection too).
+        XCTAssertEqual(try PreloadDriver.paintSet(payload: payload, network: nseContext.network, configuration: configuration), answer)
+        var oneAsset = configuration
+        oneAsset.policy.criticalAssetsMax = 1
+        XCTAssertEqual(try PreloadDriver.tap(payload: payload, context: nseContext, configuration: oneAsset).assets.count, 1)
+        XCTAssertEqual(try PreloadDriver.paintSet(payload: payload, network: nseContext.network, configuration: oneAsset), answer,
+                       "the selection's limit does not shrink the paint set")
 
         // An asset file deleted behind the index's back counts as missing.
         unlink(storeDirectory.appendingPathComponent(try storeKey(shownURL).fileName).path)

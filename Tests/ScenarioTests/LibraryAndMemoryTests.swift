@@ -100,16 +100,3 @@ final class LibraryAndMemoryTests: XCTestCase {
         XCTAssertEqual(MemoryGuard.formatBytes(1536 << 20), "1.5 GiB")
     }
 }
-
-final class CalibrationScenarioTests: XCTestCase {
-    /// scenarios/calibration.json is PushModel's calibration world, and its documented --set
-    /// variant is the world without pre-staging.
-    func testCalibrationFileIsPushModelsCalibrationWorld() throws {
-        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
-        let scenario = try ScenarioLoader.load("calibration", library: library).scenario
-        XCTAssertEqual(scenario.world, PushWorldConfig.calibration(.preStaged))
-        let off = try ScenarioLoader.load("calibration", library: library,
-                                          set: ["campaigns[0].preStage=false", "campaigns[0].warm.mode=\"none\""]).scenario
-        XCTAssertEqual(off.world, PushWorldConfig.calibration(.withoutPreStaging))
-    }
-}

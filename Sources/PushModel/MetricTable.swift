@@ -1,0 +1,277 @@
+import SimStats
+
+// The one table of the metrics a replication result emits: each metric's name, unit, better
+// direction, title, ratio parts, report alarm level and bench gate. Result building, reports,
+// comparisons and the bench gate read it instead of spelling names and directions themselves.
+
+/// Which direction of a metric is better (`Metric.better` in results: "lower", "higher", "none").
+public enum MetricBetter: String, Sendable, Equatable, CaseIterable {
+    case lower
+    case higher
+    /// A count or share reported for context; neither direction is better.
+    case none
+
+    /// The direction paired comparisons use (nil: not compared as better or worse).
+    public var direction: BetterDirection? {
+        switch self {
+        case .lower: return .lower
+        case .higher: return .higher
+        case .none: return nil
+        }
+    }
+}
+
+/// A metric's unit (`Metric.unit` in results).
+public enum MetricUnit: String, Sendable, Equatable, CaseIterable {
+    case seconds = "s"
+    case ratio
+    case count
+    case bytes
+    case perSecond = "1/s"
+}
+
+/// A ratio metric's parts, in words.
+public struct MetricRatio: Sendable, Equatable {
+    public let numerator: String
+    public let denominator: String
+}
+
+/// A report's alarm level for a metric, in the metric's unit.
+public struct MetricAlarm: Sendable, Equatable {
+    public enum When: Sendable, Equatable {
+        /// Alarm when the value is below `value`.
+        case below
+        /// Alarm when the value is above `value`.
+        case above
+    }
+    public let value: Double
+    public let when: When
+}
+
+/// The bench regression gate of a metric: the smallest worsening that counts is
+/// max(`relative` · |baseline mean|, `absolute`), in the metric's unit; `text` is how it reads.
+public struct MetricGate: Sendable, Equatable {
+    public let relative: Double
+    public let absolute: Double
+    public let text: String
+}
+
+/// Everything known about one metric.
+public struct MetricSpec: Sendable, Equatable {
+    /// The metric's name in results, e.g. "tapToPaint.p50Seconds".
+    public let name: String
+    public let unit: MetricUnit
+    public let better: MetricBetter
+    /// A human title, e.g. "Tap to paint, median".
+    public let title: String
+    /// For a ratio or share: what is divided by what.
+    public let ratio: MetricRatio?
+    /// The report's alarm level, where there is one.
+    public let alarm: MetricAlarm?
+    /// The bench gate, for the metrics `prestage bench` watches.
+    public let gate: MetricGate?
+
+    init(_ name: String, _ unit: MetricUnit, _ better: MetricBetter, _ title: String, ratio: (String, String)? = nil,
+         alarm: MetricAlarm? = nil, gate: MetricGate? = nil) {
+        self.name = name
+        self.unit = unit
+        self.better = better
+        self.title = title
+        self.ratio = ratio.map { MetricRatio(numerator: $0.0, denominator: $0.1) }
+        self.alarm = alarm
+        self.gate = gate
+    }
+}
+
+/// The metrics of a result with a fixed name (the per-network tap-to-paint quantiles are
+/// `MetricTable.tapToPaint(network:quantile:)`). The raw value is the name in results.
+public enum MetricID: String, Sendable, CaseIterable {
+    case tapToPaintP50 = "tapToPaint.p50Seconds"
+    case tapToPaintP90 = "tapToPaint.p90Seconds"
+    case tapToPaintP95 = "tapToPaint.p95Seconds"
+    case tapToPaintP99 = "tapToPaint.p99Seconds"
+    case tapToPaintShareUnder500ms = "tapToPaint.shareUnder500ms"
+    case tapToPaintCount = "tapToPaint.count"
+    case extensionDownloadP50 = "extension.download.p50Seconds"
+    case extensionDownloadP95 = "extension.download.p95Seconds"
+    case extensionDownloadMean = "extension.downloadMeanSeconds"
+    case extensionTimeoutShare = "extension.timeoutShare"
+    case extensionFetchSuccessRatio = "extension.fetchSuccessRatio"
+    case extensionFetchTimeoutShare = "extension.fetchTimeoutShare"
+    case extensionFetchesStarted = "extension.fetchesStarted"
+    case extensionFetchesCancelled = "extension.fetchesCancelled"
+    case extensionAssetsStored = "extension.assetsStored"
+    case edgePrestageHitRatio = "edge.prestageHitRatio"
+    case originPeakRequestsPerSecond = "origin.peakRequestsPerSecond"
+    case originRequests = "origin.requests"
+    case originRejected503 = "origin.rejected503"
+    case originQueueLengthMax = "origin.queueLengthMax"
+    case outcomesCompletedShare = "outcomes.completedShare"
+    case outcomesPartialShare = "outcomes.partialShare"
+    case outcomesTimedOutOrKilledShare = "outcomes.timedOutOrKilledShare"
+    case outcomesSkippedByPolicyShare = "outcomes.skippedByPolicyShare"
+    case outcomesDeferredThenCompletedShare = "outcomes.deferredThenCompletedShare"
+    case outcomesDeferredThenExpiredShare = "outcomes.deferredThenExpiredShare"
+    case outcomesNotDeliveredShare = "outcomes.notDeliveredShare"
+    case pushesTargeted = "pushes.targeted"
+    case bytesCdnEgress = "bytes.cdnEgress"
+    case bytesCellular = "bytes.cellular"
+    case bytesNeverOpened = "bytes.neverOpened"
+    case bytesBackground = "bytes.background"
+    case bytesForeground = "bytes.foreground"
+    case storageEvictions = "storage.evictions"
+    case storageParkedWhole = "storage.parkedWhole"
+    case tapsCount = "taps.count"
+    case tapsInstantShare = "taps.instantShare"
+    case tapsDuringSession = "taps.duringSession"
+    case tapsScheduled = "taps.scheduled"
+    case tapsBeyondHorizon = "taps.beyondHorizon"
+    case tapsPaintFailed = "taps.paintFailed"
+    case tapsTokenRefreshes = "taps.tokenRefreshes"
+    case sessionsStarted = "sessions.started"
+    case sessionsKilledByMemory = "sessions.killedByMemory"
+    case sessionsKilledByTime = "sessions.killedByTime"
+    case sessionsExpiryWarnings = "sessions.expiryWarnings"
+    case sessionsActiveMax = "sessions.activeMax"
+    case sessionsReplaced = "sessions.replaced"
+    case sessionsCutByHorizon = "sessions.cutByHorizon"
+    case campaignsCreativeSwaps = "campaigns.creativeSwaps"
+    case osSilentForceQuit = "os.silentForceQuit"
+    case osSilentOverBudget = "os.silentOverBudget"
+    case osSilentCoalesced = "os.silentCoalesced"
+    case osAndroidDeprioritised = "os.androidDeprioritised"
+    case osExpeditedJobDenied = "os.expeditedJobDenied"
+    case osBackgroundTokenExpired = "os.backgroundTokenExpired"
+
+    /// This metric's row of the table.
+    public var spec: MetricSpec { MetricTable.spec(self) }
+}
+
+/// The metric table (see the file comment).
+public enum MetricTable {
+    /// The quantiles reported per network class.
+    public enum NetworkQuantile: String, Sendable, CaseIterable {
+        case p50
+        case p90
+
+        /// The quantile as a probability.
+        public var probability: Double { self == .p50 ? 0.5 : 0.9 }
+    }
+
+    /// Tap-to-paint quantile `quantile` on InfraModel network class `network` (its description,
+    /// e.g. "lte"), both platforms: `tapToPaint.<network>.<quantile>Seconds`.
+    public static func tapToPaint(network: String, quantile: NetworkQuantile) -> MetricSpec {
+        MetricSpec("tapToPaint.\(network).\(quantile.rawValue)Seconds", .seconds, .lower,
+                   "Tap to paint on \(network), \(quantile.rawValue)")
+    }
+
+    /// The metrics `prestage bench` gates, in report order.
+    public static let benchGated: [MetricID] = [
+        .tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms, .tapsInstantShare, .edgePrestageHitRatio,
+        .extensionTimeoutShare, .outcomesCompletedShare, .outcomesTimedOutOrKilledShare, .originPeakRequestsPerSecond,
+        .bytesCdnEgress,
+    ]
+
+    /// The metric named `name` (fixed or per network), if the result can emit it.
+    public static func spec(named name: String) -> MetricSpec? {
+        if let id = MetricID(rawValue: name) { return id.spec }
+        for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
+            let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
+            if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }
+        }
+        return nil
+    }
+
+    static let pointDown = MetricGate(relative: 0, absolute: 0.01, text: "−1 point")
+    static let pointUp = MetricGate(relative: 0, absolute: 0.01, text: "+1 point")
+    static let outcomeShare = "pushes resolved (every targeted push, once)"
+
+    /// The table. One row per metric.
+    static func spec(_ id: MetricID) -> MetricSpec {
+        let n = id.rawValue
+        switch id {
+        case .tapToPaintP50:
+            return MetricSpec(n, .seconds, .lower, "Tap to paint, median",
+                              gate: MetricGate(relative: 0.05, absolute: 0.020, text: "+5 % or +20 ms, whichever is larger"))
+        case .tapToPaintP90: return MetricSpec(n, .seconds, .lower, "Tap to paint, p90")
+        case .tapToPaintP95:
+            return MetricSpec(n, .seconds, .lower, "Tap to paint, p95",
+                              gate: MetricGate(relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"))
+        case .tapToPaintP99: return MetricSpec(n, .seconds, .lower, "Tap to paint, p99")
+        case .tapToPaintShareUnder500ms:
+            return MetricSpec(n, .ratio, .higher, "Taps painted within 500 ms", ratio: ("taps painted within 500 ms", "taps painted"),
+                              gate: pointDown)
+        case .tapToPaintCount: return MetricSpec(n, .count, .none, "Taps painted")
+        case .extensionDownloadP50: return MetricSpec(n, .seconds, .lower, "Pre-stage download, median")
+        case .extensionDownloadP95:
+            return MetricSpec(n, .seconds, .lower, "Pre-stage download, p95", alarm: MetricAlarm(value: 1.2, when: .above))
+        case .extensionDownloadMean: return MetricSpec(n, .seconds, .lower, "Pre-stage download, mean")
+        case .extensionTimeoutShare:
+            return MetricSpec(n, .ratio, .lower, "Handled pushes timed out or killed",
+                              ratio: ("pushes timed out or killed", "pushes handled (completed, partial, timed out or killed, skipped by policy)"),
+                              gate: pointUp)
+        case .extensionFetchSuccessRatio:
+            return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded", ratio: ("pre-stage fetches completed", "pre-stage fetches started"))
+        case .extensionFetchTimeoutShare:
+            return MetricSpec(n, .ratio, .lower, "Pre-stage fetches timed out", ratio: ("pre-stage fetches timed out", "pre-stage fetches started"))
+        case .extensionFetchesStarted: return MetricSpec(n, .count, .none, "Pre-stage fetches started")
+        case .extensionFetchesCancelled: return MetricSpec(n, .count, .none, "Pre-stage fetches cancelled")
+        case .extensionAssetsStored: return MetricSpec(n, .count, .none, "Assets stored by pre-staging")
+        case .edgePrestageHitRatio:
+            return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio",
+                              ratio: ("pre-stage requests served from the edge", "pre-stage requests reaching the edge"),
+                              alarm: MetricAlarm(value: 0.9, when: .below), gate: pointDown)
+        case .originPeakRequestsPerSecond:
+            return MetricSpec(n, .perSecond, .lower, "Origin peak requests per second",
+                              gate: MetricGate(relative: 0.10, absolute: 5, text: "+10 % or +5 req/s, whichever is larger"))
+        case .originRequests: return MetricSpec(n, .count, .lower, "Origin requests")
+        case .originRejected503: return MetricSpec(n, .count, .lower, "Origin 503 rejections")
+        case .originQueueLengthMax: return MetricSpec(n, .count, .lower, "Origin queue length, max")
+        case .outcomesCompletedShare:
+            return MetricSpec(n, .ratio, .higher, "Pushes completed", ratio: ("pushes completed", outcomeShare), gate: pointDown)
+        case .outcomesPartialShare: return MetricSpec(n, .ratio, .lower, "Pushes partial", ratio: ("pushes partial", outcomeShare))
+        case .outcomesTimedOutOrKilledShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed", ratio: ("pushes timed out or killed", outcomeShare), gate: pointUp)
+        case .outcomesSkippedByPolicyShare:
+            return MetricSpec(n, .ratio, .none, "Pushes skipped by policy", ratio: ("pushes skipped by policy", outcomeShare))
+        case .outcomesDeferredThenCompletedShare:
+            return MetricSpec(n, .ratio, .none, "Pushes deferred, then completed", ratio: ("pushes deferred, then completed", outcomeShare))
+        case .outcomesDeferredThenExpiredShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes deferred, then expired", ratio: ("pushes deferred, then expired", outcomeShare))
+        case .outcomesNotDeliveredShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes not delivered", ratio: ("pushes not delivered", outcomeShare))
+        case .pushesTargeted: return MetricSpec(n, .count, .none, "Pushes targeted")
+        case .bytesCdnEgress:
+            return MetricSpec(n, .bytes, .lower, "CDN egress", gate: MetricGate(relative: 0.05, absolute: 0, text: "+5 %"))
+        case .bytesCellular: return MetricSpec(n, .bytes, .lower, "Bytes over cellular")
+        case .bytesNeverOpened: return MetricSpec(n, .bytes, .lower, "Pre-stage bytes for pushes never opened")
+        case .bytesBackground: return MetricSpec(n, .bytes, .none, "Pre-stage (background) bytes")
+        case .bytesForeground: return MetricSpec(n, .bytes, .lower, "Foreground bytes after taps")
+        case .storageEvictions: return MetricSpec(n, .count, .lower, "Store evictions")
+        case .storageParkedWhole: return MetricSpec(n, .count, .none, "Device stores parked whole")
+        case .tapsCount: return MetricSpec(n, .count, .none, "Taps")
+        case .tapsInstantShare:
+            return MetricSpec(n, .ratio, .higher, "Taps with every asset already stored",
+                              ratio: ("taps finding every critical asset stored", "taps"), gate: pointDown)
+        case .tapsDuringSession: return MetricSpec(n, .count, .none, "Taps while the handler runs")
+        case .tapsScheduled: return MetricSpec(n, .count, .none, "Taps scheduled")
+        case .tapsBeyondHorizon: return MetricSpec(n, .count, .none, "Taps beyond the horizon")
+        case .tapsPaintFailed: return MetricSpec(n, .count, .lower, "Taps that could not paint")
+        case .tapsTokenRefreshes: return MetricSpec(n, .count, .lower, "Signed-URL refreshes at tap")
+        case .sessionsStarted: return MetricSpec(n, .count, .none, "Sessions started")
+        case .sessionsKilledByMemory: return MetricSpec(n, .count, .lower, "Sessions killed for memory")
+        case .sessionsKilledByTime: return MetricSpec(n, .count, .lower, "Sessions killed for time")
+        case .sessionsExpiryWarnings: return MetricSpec(n, .count, .lower, "Expiry warnings")
+        case .sessionsActiveMax: return MetricSpec(n, .count, .none, "Sessions active at once, max")
+        case .sessionsReplaced: return MetricSpec(n, .count, .none, "Sessions replaced by a newer push")
+        case .sessionsCutByHorizon: return MetricSpec(n, .count, .none, "Sessions cut by the horizon")
+        case .campaignsCreativeSwaps: return MetricSpec(n, .count, .none, "Creative swaps")
+        case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
+        case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
+        case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")
+        case .osAndroidDeprioritised: return MetricSpec(n, .count, .lower, "High-priority messages deprioritised")
+        case .osExpeditedJobDenied: return MetricSpec(n, .count, .lower, "Expedited jobs denied")
+        case .osBackgroundTokenExpired: return MetricSpec(n, .count, .lower, "Pre-stage fetches with an expired signed URL")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import InfraModel
+import SimKernel
+import SimStats
+
+extension PushMetrics {
+    /// Builds the replication result (deterministic: arrays only, sorted), with InfraModel's
+    /// counters and the session driver's figures.
+    func makeResult(infra: InfraWorld, kernel: Kernel, outcome: RunOutcome, masterSeed: UInt64, replication: Int, devices: Int,
+                    activeSessionsMax: Int, parkedWholeStores: Int) -> ReplicationResult {
+        var s = series
+        let ts = infra.timeSeries
+        for sec in 0..<min(ts.horizonSeconds, s.originRequests.horizonSeconds) {
+            if ts.originRequests[sec] > 0 { s.originRequests.add(atMicroseconds: Int64(sec) * 1_000_000, times: UInt64(ts.originRequests[sec])) }
+            if ts.origin503[sec] > 0 { s.origin503.add(atMicroseconds: Int64(sec) * 1_000_000, times: UInt64(ts.origin503[sec])) }
+        }
+        var b = bytes
+        b.cdnEgressBytes = infra.tierCounters(.edge).bytesServed
+
+        var groups: [GroupHistogram] = []
+        for (i, h) in groupHistograms.enumerated() where h.count > 0 {
+            let net = InfraNetworkClass(rawValue: UInt8(i % InfraNetworkClass.count)) ?? .wifi
+            groups.append(GroupHistogram(platform: i < InfraNetworkClass.count ? "ios" : "android", network: net.description, histogram: h))
+        }
+        var pops: [PopCounts] = []
+        for p in popRequests.indices where popRequests[p] > 0 {
+            pops.append(PopCounts(pop: p, prestageRequests: popRequests[p], prestageHits: popHits[p]))
+        }
+        var misses: [RegionMisses] = []
+        for r in 0..<(regionMisses.count / max(1, missBins)) {
+            var bins: [[UInt64]] = []
+            for k in 0..<missBins where regionMisses[r * missBins + k] > 0 { bins.append([UInt64(k), regionMisses[r * missBins + k]]) }
+            if !bins.isEmpty { misses.append(RegionMisses(region: r, perBin: bins)) }
+        }
+        let edge = infra.tierCounters(.edge)
+        let shield = infra.tierCounters(.shield)
+        let o = infra.originCounters
+        let tiers = [
+            TierCounts(tier: "edge", requests: edge.requests, freshHits: edge.freshHits, staleHits: edge.staleHits, misses: edge.misses,
+                       deviceRequests: edge.deviceRequests, deviceHits: edge.deviceHits, warmRequests: edge.warmRequests, rejected503: 0),
+            TierCounts(tier: "shield", requests: shield.requests, freshHits: shield.freshHits, staleHits: shield.staleHits, misses: shield.misses,
+                       deviceRequests: 0, deviceHits: 0, warmRequests: shield.warmRequests, rejected503: 0),
+            TierCounts(tier: "origin", requests: o.requests, freshHits: o.served, staleHits: 0, misses: 0,
+                       deviceRequests: 0, deviceHits: 0, warmRequests: 0, rejected503: o.rejected503),
+        ]
+        let prestage = PrestageCounts(requests: counters.prestageRequests, hits: counters.prestageHits,
+                                      misses: counters.prestageMisses, notReachingEdge: counters.prestageNoEdge)
+        let reason: String
+        switch outcome.reason {
+        case .drained: reason = "drained"
+        case .timeLimit: reason = "timeLimit"
+        case .eventLimit: reason = "eventLimit"
+        case .stopped: reason = "stopped"
+        }
+        return ReplicationResult(
+            masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0, infra: infra,
+                                                                               activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
+            outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
+            extensionDownloadLatency: extensionLatency, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
+            prestage: prestage, tiers: tiers, bytes: b, devices: devices,
+            eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
+    }
+
+    /// The scalar metrics (`MetricTable`), sorted by name. Quantile metrics of empty histograms
+    /// are left out.
+    func metrics(series s: PushTimeSeries, bytes b: ByteCounts, originPeak: UInt64, infra: InfraWorld,
+                 activeSessionsMax: Int, parkedWholeStores: Int) -> [Metric] {
+        var m: [Metric] = []
+        func add(_ id: MetricID, _ value: Double) {
+            m.append(Metric(id.spec, value: value))
+        }
+        func quantiles(_ h: LatencyHistogram, _ qs: [(MetricID, Double)]) {
+            for (id, q) in qs {
+                if let v = h.quantile(q).microseconds { add(id, v / 1e6) }
+            }
+        }
+        quantiles(tapToPaint, [(.tapToPaintP50, 0.5), (.tapToPaintP90, 0.9), (.tapToPaintP95, 0.95), (.tapToPaintP99, 0.99)])
+        if let share = tapToPaint.shareBelow(500_000) { add(.tapToPaintShareUnder500ms, share) }
+        add(.tapToPaintCount, Double(tapToPaint.count))
+        for c in InfraNetworkClass.allCases {
+            var merged = groupHistograms[Int(c.rawValue)]
+            try? merged.merge(groupHistograms[InfraNetworkClass.count + Int(c.rawValue)])
+            guard merged.count > 0 else { continue }
+            for q in MetricTable.NetworkQuantile.allCases {
+                if let v = merged.quantile(q.probability).microseconds {
+                    m.append(Metric(MetricTable.tapToPaint(network: c.description, quantile: q), value: v / 1e6))
+                }
+            }
+        }
+        quantiles(extensionLatency, [(.extensionDownloadP50, 0.5), (.extensionDownloadP95, 0.95)])
+        if let mean = extensionLatency.meanMicroseconds { add(.extensionDownloadMean, mean / 1e6) }
+        let handled = outcomes.completed + outcomes.partial + outcomes.timedOutOrKilled + outcomes.skippedByPolicy
+        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled) / Double(handled)) }
+        if counters.fetchesStarted > 0 {
+            add(.extensionFetchSuccessRatio, Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted))
+            add(.extensionFetchTimeoutShare, Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted))
+        }
+        add(.extensionFetchesStarted, Double(counters.fetchesStarted))
+        if counters.prestageRequests > 0 {
+            add(.edgePrestageHitRatio, Double(counters.prestageHits) / Double(counters.prestageRequests))
+        }
+        add(.originPeakRequestsPerSecond, Double(originPeak))
+        add(.originRequests, Double(infra.originCounters.requests))
+        add(.originRejected503, Double(infra.originCounters.rejected503))
+        add(.originQueueLengthMax, Double(infra.originCounters.queueLengthMax))
+        let total = Double(max(1, outcomes.total))
+        add(.outcomesCompletedShare, Double(outcomes.completed) / total)
+        add(.outcomesPartialShare, Double(outcomes.partial) / total)
+        add(.outcomesTimedOutOrKilledShare, Double(outcomes.timedOutOrKilled) / total)
+        add(.outcomesSkippedByPolicyShare, Double(outcomes.skippedByPolicy) / total)
+        add(.outcomesDeferredThenCompletedShare, Double(outcomes.deferredThenCompleted) / total)
+        add(.outcomesDeferredThenExpiredShare, Double(outcomes.deferredThenExpired) / total)
+        add(.outcomesNotDeliveredShare, Double(outcomes.notDelivered) / total)
+        add(.pushesTargeted, Double(pushesTargeted))
+        add(.bytesCdnEgress, Double(b.cdnEgressBytes))
+        add(.bytesCellular, Double(b.cellularBytes))
+        add(.bytesNeverOpened, Double(b.neverOpenedBytes))
+        add(.bytesBackground, Double(b.backgroundBytes))
+        add(.bytesForeground, Double(b.foregroundBytes))
+        add(.storageEvictions, Double(b.storageEvictions))
+        add(.storageParkedWhole, Double(parkedWholeStores))
+        add(.tapsCount, Double(s.taps.totalCount))
+        add(.tapsInstantShare, s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0)
+        add(.tapsDuringSession, Double(counters.tapsDuringSession))
+        add(.tapsScheduled, Double(counters.tapsScheduled))
+        add(.tapsBeyondHorizon, Double(counters.tapsBeyondHorizon))
+        add(.tapsPaintFailed, Double(counters.paintsFailed))
+        add(.tapsTokenRefreshes, Double(counters.tokenRefreshes))
+        add(.sessionsStarted, Double(counters.sessionsStarted))
+        add(.sessionsKilledByMemory, Double(counters.killedByMemory))
+        add(.sessionsKilledByTime, Double(counters.killedByTime))
+        add(.sessionsExpiryWarnings, Double(counters.expiryWarnings))
+        add(.sessionsActiveMax, Double(activeSessionsMax))
+        add(.sessionsReplaced, Double(counters.sessionsReplaced))
+        add(.sessionsCutByHorizon, Double(counters.sessionsCutByHorizon))
+        add(.extensionFetchesCancelled, Double(counters.fetchesCancelled))
+        add(.extensionAssetsStored, Double(counters.assetsStored))
+        add(.campaignsCreativeSwaps, Double(counters.creativeSwaps))
+        add(.osSilentForceQuit, Double(counters.silentForceQuit))
+        add(.osSilentOverBudget, Double(counters.silentOverBudget))
+        add(.osSilentCoalesced, Double(counters.silentCoalesced))
+        add(.osAndroidDeprioritised, Double(counters.deprioritised))
+        add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
+        add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
+        m.sort { $0.name < $1.name }
+        return m
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import InfraModel
+import SimKernel
+import SimStats
+
+/// The run's measurements: outcome counts, driver counters, latency histograms, per-second
+/// series, per-PoP and per-region tables, bytes, and which issuer each InfraWorld request had
+/// (to attribute its traffic). Builds the `ReplicationResult` (`PushMetrics+Result.swift`).
+struct PushMetrics {
+    var outcomes = OutcomeCounts()
+    var pushesTargeted: UInt64 = 0
+    var tapToPaint: LatencyHistogram
+    /// Tap-to-paint per platform (iOS first) and InfraModel network class.
+    var groupHistograms: [LatencyHistogram]
+    var extensionLatency: LatencyHistogram
+    var series: PushTimeSeries
+    var popRequests: [UInt64]
+    var popHits: [UInt64]
+    /// Pre-stage edge misses per region and time bin, `region * missBins + bin`.
+    var regionMisses: [UInt64]
+    let missBinSeconds: Int
+    let missBins: Int
+    let firstSendTicks: Int64
+    var bytes = ByteCounts()
+    var counters = DriverCounters()
+
+    // Resolution counters for pushes not yet resolved (for conservation at any stop).
+    var inProvider: UInt64 = 0
+    var inDeferred: UInt64 = 0
+
+    // Per InfraWorld request id: the issuer's region and traffic flags.
+    var reqRegion: [UInt32] = []
+    var reqFlags: [UInt8] = []
+
+    static let histogramMaxMicroseconds: Int64 = 3_600_000_000
+    static let requestCellular: UInt8 = 1
+    static let requestNeverOpened: UInt8 = 2
+
+    init(config: PushWorldConfig, popCount: Int, regionCount regions: Int) throws {
+        do {
+            tapToPaint = try LatencyHistogram(maxValueMicroseconds: PushMetrics.histogramMaxMicroseconds)
+            groupHistograms = [LatencyHistogram](repeating: tapToPaint, count: 2 * InfraNetworkClass.count)
+            extensionLatency = tapToPaint
+            let h = max(1, Int(config.horizonSeconds.rounded(.up)))
+            let counter = try PerSecondCounter(horizonSeconds: h)
+            series = PushTimeSeries(pushesSent: counter, deliveries: counter, prestageEdgeRequests: counter, prestageEdgeHits: counter,
+                                    originRequests: counter, origin503: counter, taps: counter, paints: counter)
+        } catch {
+            throw PushModelError(path: "horizonSeconds", reason: "\(error)")
+        }
+        popRequests = [UInt64](repeating: 0, count: popCount)
+        popHits = popRequests
+        firstSendTicks = SimDuration.seconds(config.campaigns.map(\.sendStartSeconds).min() ?? 0).ticks
+        let minutes = max(1, Int((config.horizonSeconds / 60).rounded(.up)))
+        var bin = 1
+        while regions * ((minutes + bin - 1) / bin) > 2_000_000 { bin *= 2 }
+        missBinSeconds = 60 * bin
+        missBins = (minutes + bin - 1) / bin
+        regionMisses = [UInt64](repeating: 0, count: regions * missBins)
+    }
+
+    /// Records who issued InfraWorld request `id` (ids are dense and recycled).
+    mutating func noteRequest(_ id: UInt32, region: UInt32, cellular: Bool, neverOpened: Bool) {
+        let i = Int(id)
+        while reqRegion.count <= i {
+            reqRegion.append(0)
+            reqFlags.append(0)
+        }
+        reqRegion[i] = region
+        reqFlags[i] = (cellular ? PushMetrics.requestCellular : 0) | (neverOpened ? PushMetrics.requestNeverOpened : 0)
+    }
+
+    /// Pre-stage traffic accounting of a finished or cancelled request (every one, also those of
+    /// sessions that have ended: the request's own region and flags, recorded when it was issued).
+    mutating func countPrestageTransfer(_ result: FetchResult, request r: Int) {
+        recordPrestage(result, region: Int(reqRegion[r]))
+        if result.bytes > 0 {
+            bytes.backgroundBytes += UInt64(result.bytes)
+            if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+            if reqFlags[r] & PushMetrics.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
+        }
+    }
+
+    /// Foreground traffic accounting of a finished request.
+    mutating func countForegroundTransfer(_ result: FetchResult, request r: Int) {
+        if result.bytes > 0 {
+            bytes.foregroundBytes += UInt64(result.bytes)
+            if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
+        }
+    }
+
+    /// Counts a pre-stage request's edge outcome (per PoP, per second, misses by region and time).
+    mutating func recordPrestage(_ r: FetchResult, region: Int) {
+        switch r.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .placeholder:
+            counters.prestageRequests += 1
+            counters.prestageHits += 1
+            popRequests[Int(r.popIndex)] += 1
+            popHits[Int(r.popIndex)] += 1
+            series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
+            series.prestageEdgeHits.add(atMicroseconds: r.startTime.ticks)
+        case .miss, .collapsed, .origin503, .staleIfError:
+            counters.prestageRequests += 1
+            counters.prestageMisses += 1
+            popRequests[Int(r.popIndex)] += 1
+            series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
+            let bin = Int(max(0, r.startTime.ticks - firstSendTicks) / (Int64(missBinSeconds) * 1_000_000))
+            regionMisses[region * missBins + min(bin, missBins - 1)] += 1
+        case .timeout, .networkFailure, .cancelled:
+            counters.prestageNoEdge += 1
+        }
+    }
+
+    /// A tap painted at `now`, `latency` after the tap.
+    mutating func recordPaint(latency: Int64, isIOS: Bool, network: InfraNetworkClass, now: Int64) {
+        tapToPaint.record(latency)
+        groupHistograms[(isIOS ? 0 : InfraNetworkClass.count) + Int(network.rawValue)].record(latency)
+        series.paints.add(atMicroseconds: now)
+    }
+}
+
+
+/// Driver-level counters (reported as metrics).
+struct DriverCounters {
+    var sessionsStarted: UInt64 = 0
+    var sessionsReplaced: UInt64 = 0
+    var sessionsCutByHorizon: UInt64 = 0
+    var killedByMemory: UInt64 = 0
+    var killedByTime: UInt64 = 0
+    var expiryWarnings: UInt64 = 0
+    var fetchesStarted: UInt64 = 0
+    var fetchesCancelled: UInt64 = 0
+    /// Fetches ended by a timeout: PreloadKit's request timeout, hard deadline or OS expiry
+    /// cancelling them, or InfraModel's request timeout.
+    var fetchesTimedOut: UInt64 = 0
+    var assetsStored: UInt64 = 0
+    var silentForceQuit: UInt64 = 0
+    var silentOverBudget: UInt64 = 0
+    var silentCoalesced: UInt64 = 0
+    var deprioritised: UInt64 = 0
+    var expeditedDenied: UInt64 = 0
+    var backgroundTokenExpired: UInt64 = 0
+    var creativeSwaps: UInt64 = 0
+    var tapsScheduled: UInt64 = 0
+    var tapsBeyondHorizon: UInt64 = 0
+    var tapsInstant: UInt64 = 0
+    var tapsDuringSession: UInt64 = 0
+    var tokenRefreshes: UInt64 = 0
+    var paintsFailed: UInt64 = 0
+    var prestageRequests: UInt64 = 0
+    var prestageHits: UInt64 = 0
+    var prestageMisses: UInt64 = 0
+    var prestageNoEdge: UInt64 = 0
+    var prestageFetchesOK: UInt64 = 0
+}

@@ -1,0 +1,130 @@
+import InfraModel
+import SimKernel
+
+/// This module's event kinds.
+enum PushKind {
+    /// One second of a campaign's send (target = campaign).
+    static let sendBatch = EventKind(0x0200)
+    /// The provider hands a push to the device's OS (target = device, payload = push word).
+    static let pushArrive = EventKind(0x0201)
+    /// A held iOS silent push is released (target = device, payload = push word).
+    static let silentRelease = EventKind(0x0202)
+    /// A deferred Android push/job may run now (target = device, payload = push word with handler flags).
+    static let deferredStart = EventKind(0x0203)
+    /// A session's PreloadKit timer (target = slot, payload = generation).
+    static let sessionTimer = EventKind(0x0204)
+    /// An OS deadline of a session: expiry warning (0) or kill (1) (target = slot, payload = generation << 8 | which).
+    static let osDeadline = EventKind(0x0205)
+    /// InfraWorld's reply to a session fetch (target = slot).
+    static let fetchReply = EventKind(0x0206)
+    /// The user taps (target = device, payload = campaign << 48 | send ticks).
+    static let tap = EventKind(0x0207)
+    /// InfraWorld's reply to a foreground fetch (target = tap slot).
+    static let foregroundReply = EventKind(0x0208)
+    /// First paint after a tap (target = tap slot, payload = generation).
+    static let paint = EventKind(0x0209)
+    /// A far-future bucket is due (target = bucket).
+    static let bucketFlush = EventKind(0x020A)
+    /// Creative swap: purge by surrogate key (target = campaign).
+    static let creativeSwap = EventKind(0x020B)
+    /// Re-warm after a creative swap (target = campaign).
+    static let rewarm = EventKind(0x020C)
+}
+
+/// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16
+/// carousel parts), 40–47 flags, 0–39 the send instant in microseconds.
+struct PushWord {
+    var campaign: Int
+    var part: Int
+    var flags: UInt8
+    var sendTicks: Int64
+
+    /// The OS held the push (Doze, a deferred job, an iOS silent hold).
+    static let flagDeferred: UInt8 = 1
+    /// Android: runs in a WorkManager job.
+    static let flagJob: UInt8 = 2
+    /// Android: delivered as a high-priority message (counts toward deprioritisation).
+    static let flagHighPriority: UInt8 = 4
+    /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
+    static let sendMask: UInt64 = (1 << 40) - 1
+
+    init(campaign: Int, part: Int, flags: UInt8, sendTicks: Int64) {
+        self.campaign = campaign
+        self.part = part
+        self.flags = flags
+        self.sendTicks = sendTicks
+    }
+
+    init(_ p: UInt64) {
+        campaign = Int(p >> 56)
+        part = Int((p >> 48) & 0xFF)
+        flags = UInt8((p >> 40) & 0xFF)
+        sendTicks = Int64(p & PushWord.sendMask)
+    }
+
+    var raw: UInt64 {
+        UInt64(campaign) << 56 | UInt64(part) << 48 | UInt64(flags) << 40 | (UInt64(sendTicks) & PushWord.sendMask)
+    }
+}
+
+/// A campaign's scalars for the hot path (a plain struct: reading it retains nothing).
+struct CampaignRuntime {
+    var pushesPerDevice: Int
+    /// iOS pushes are silent (`content-available`): a silent campaign or a carousel.
+    var silentOnIOS: Bool
+    var androidHigh: Bool
+    var androidJob: Bool
+    var preStage: Bool
+    var messageTtlSeconds: Double
+    var tokenLifetimeTicks: Int64
+    var audienceShare: Double
+
+    init(_ c: CampaignConfig) {
+        pushesPerDevice = c.pushesPerDevice
+        silentOnIOS = c.iosPush == .silent || c.pushesPerDevice > 1
+        androidHigh = c.androidPriority == .high
+        androidJob = c.androidHandler == .workManager
+        preStage = c.preStage
+        messageTtlSeconds = c.messageTtlSeconds
+        tokenLifetimeTicks = SimDuration.seconds(c.tokenLifetimeSeconds).ticks
+        audienceShare = c.audienceShare
+    }
+}
+
+/// OS rules in ticks for the hot path.
+struct RulesRuntime {
+    var nseBudgetTicks: Int64
+    var nseWarningLeadTicks: Int64
+    var nseMemoryLimitBytes: Int64
+    var silentBackgroundTicks: Int64
+    var silentIntervalSeconds: Int32
+    var silentBurst: Int32
+    var silentHoldProbability: Double
+    var handlerTicks: Int64
+    var jobTicks: Int64
+    var deprioritiseAfter: Int
+    var backgroundWarm: Bool
+    var foregroundWarm: Bool
+    var foregroundTimeout: SimDuration
+    var storeCapacityBytes: Int64
+    var storeEntriesMax: Int
+
+    init(_ c: PushWorldConfig) {
+        let ios = c.platforms.ios, android = c.platforms.android
+        nseBudgetTicks = SimDuration.seconds(ios.serviceExtensionBudgetSeconds).ticks
+        nseWarningLeadTicks = SimDuration.seconds(ios.expiryWarningLeadSeconds).ticks
+        nseMemoryLimitBytes = ios.extensionMemoryLimitBytes
+        silentBackgroundTicks = SimDuration.seconds(ios.silentBackgroundSeconds).ticks
+        silentIntervalSeconds = Int32(clamping: Int64((3_600 / ios.silentBudgetPerHour).rounded()))
+        silentBurst = Int32(ios.silentBurst)
+        silentHoldProbability = ios.silentHoldProbability
+        handlerTicks = SimDuration.seconds(android.messageHandlerSeconds).ticks
+        jobTicks = SimDuration.seconds(android.jobSeconds).ticks
+        deprioritiseAfter = android.deprioritiseAfterSilentHighPriority
+        backgroundWarm = c.platforms.backgroundConnectionWarm
+        foregroundWarm = c.users.foregroundConnectionWarm
+        foregroundTimeout = .seconds(c.users.foregroundTimeoutSeconds)
+        storeCapacityBytes = c.preloadPolicy.storeCapacityBytes
+        storeEntriesMax = c.preloadPolicy.storeEntriesMax
+    }
+}

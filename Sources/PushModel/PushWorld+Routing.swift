@@ -1,0 +1,240 @@
+import InfraModel
+import PreloadKit
+import SimKernel
+
+// The router's side of the owners' answers: OS decisions, session starts and endings, PreloadKit
+// actions, and the tap path across the session driver and the tap tracker.
+extension PushWorld {
+    // MARK: - OS decisions
+
+    /// Carries out `DeliveryRules`' decision for device `d` (attributes `a`) now.
+    mutating func act(_ decision: DeliveryDecision, _ d: Int, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+        switch decision {
+        case .handleNow(let kind, let w):
+            try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
+        case .runMessageHandler(let w):
+            try runMessageHandler(d, w, attributes: a, kernel: &kernel)
+        case .holdUntil(let at, let w):
+            metrics.inDeferred += 1
+            try far.schedule(at: at, kind: PushKind.silentRelease, target: UInt32(d), payload: w.raw, kernel: &kernel)
+        case .deferUntil(let at, let w):
+            metrics.inDeferred += 1
+            try far.schedule(at: at, kind: PushKind.deferredStart, target: UInt32(d), payload: w.raw, kernel: &kernel)
+        case .drop(.notDelivered):
+            metrics.outcomes.notDelivered += 1
+        case .drop(.expired):
+            metrics.outcomes.deferredThenExpired += 1
+        }
+    }
+
+    /// Android: the message handler runs push `w` now: it pre-stages itself, or posts the
+    /// notification (the user may tap at once) and hands pre-staging to a WorkManager job.
+    mutating func runMessageHandler(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+        if let kind = delivery.messageHandlerKind(w) {
+            return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
+        }
+        let shown = delivery.showsNotification(w)
+        if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: shown) }
+        if shown { try scheduleTap(d, w, attributes: a, shownAt: kernel.now.ticks, kernel: &kernel) }
+        let job = delivery.startJob(d, w, attributes: a, now: kernel.now.ticks, population: population, counters: &metrics.counters)
+        try act(job, d, attributes: a, kernel: &kernel)
+    }
+
+    // MARK: - Sessions
+
+    /// The push reaches a handler of `kind` now: start a PreloadKit session (or, for a push without
+    /// a pre-stage manifest, show the notification).
+    mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+        let now = kernel.now.ticks
+        metrics.series.deliveries.add(atMicroseconds: now)
+        if !rt[w.campaign].preStage {
+            metrics.outcomes.skippedByPolicy += 1
+            if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
+            if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
+            return
+        }
+        if driver.deviceSlot[d] >= 0 {
+            // One handler per device at a time: a still-running session for an earlier push ends
+            // (the OS replaces the extension / job for the new push).
+            metrics.counters.sessionsReplaced += 1
+            try kill(Int(driver.deviceSlot[d]), kernel: &kernel)
+        }
+        let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        metrics.counters.sessionsStarted += 1
+        let started = try driver.start(device: d, push: w, kind: kind, attributes: a, user: user, now: now, kernel: &kernel)
+        try feed(started.slot, started.input, kernel: &kernel)
+    }
+
+    /// Feeds one input to slot `s`'s session at the kernel's now, performs every action, then
+    /// re-arms the timer or ends the session.
+    mutating func feed(_ s: Int, _ input: Input, kernel: inout Kernel) throws {
+        let now = kernel.now.ticks
+        try driver.handle(s, input, now: now)
+        try drain(s, kernel: &kernel)
+        if !driver.isLive(s) { return } // killed while draining
+        switch try driver.settle(s, now: now, kernel: &kernel) {
+        case .running: break
+        case .finished: try endSession(s, kernel: &kernel)
+        case .overMemory:
+            metrics.counters.killedByMemory += 1
+            try kill(s, kernel: &kernel)
+        }
+    }
+
+    /// Performs the session's actions.
+    mutating func drain(_ s: Int, kernel: inout Kernel) throws {
+        while let action = driver.sessions[s].pollAction() {
+            switch action {
+            case .startFetch(let r):
+                try driver.startFetch(s, r, infra: &infra, metrics: &metrics, kernel: &kernel)
+            case .cancelFetch(let id, let reason):
+                try driver.cancelFetch(s, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
+            case .storeAsset:
+                metrics.counters.assetsStored += 1
+            case .evict:
+                metrics.bytes.storageEvictions += 1
+            case .deliver(let delivery):
+                try onDelivered(s, delivery, kernel: &kernel)
+            case .tapAnswer(let answer):
+                let t = driver.slot[s].tap
+                if t >= 0 { taps.apply(Int(t), answer) }
+            case .paintReady(let key):
+                let t = driver.slot[s].tap
+                if t >= 0 && taps.assetReady(Int(t), key: key) { try finishTap(Int(t), kernel: &kernel) }
+            case .scheduleReceipt, .log:
+                break
+            }
+        }
+    }
+
+    /// PreloadKit delivered the notification: classify the push (exactly once) and let the user see it.
+    mutating func onDelivered(_ s: Int, _ delivery: Delivery, kernel: inout Kernel) throws {
+        let w = PushWord(driver.slot[s].push)
+        let d = Int(driver.slot[s].device)
+        let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
+        if w.flags & PushWord.flagDeferred != 0 {
+            if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
+                metrics.outcomes.deferredThenCompleted += 1
+            } else {
+                metrics.outcomes.deferredThenExpired += 1
+            }
+        } else {
+            switch delivery.reason {
+            case .hardDeadline, .osExpiry: metrics.outcomes.timedOutOrKilled += 1
+            case .assetsSettled: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.partial += 1 }
+            case .nothingToFetch: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
+            }
+        }
+        let shown = self.delivery.showsNotification(w) && driver.slot[s].kind != .androidWorkManagerJob  // a job's was shown by its handler
+        if driver.slot[s].highPriority { self.delivery.noteHighPriority(d, shown: shown) }
+        if shown {
+            try taps.schedule(d, w, opens: driver.slot[s].opens, tapDelaySeconds: driver.slot[s].tapDelaySeconds, shownAt: kernel.now.ticks,
+                              far: &far, counters: &metrics.counters, kernel: &kernel)
+        }
+    }
+
+    /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
+    /// iOS extension's notification is still shown with its original content.
+    mutating func kill(_ s: Int, kernel: inout Kernel) throws {
+        if !driver.sessions[s].delivered() {
+            let w = PushWord(driver.slot[s].push)
+            let d = Int(driver.slot[s].device)
+            if w.flags & PushWord.flagDeferred != 0 { metrics.outcomes.deferredThenExpired += 1 } else { metrics.outcomes.timedOutOrKilled += 1 }
+            let shown = driver.slot[s].kind == .iOSServiceExtension && delivery.showsNotification(w)
+            if driver.slot[s].highPriority { delivery.noteHighPriority(d, shown: shown) }
+            let opens = driver.slot[s].opens, tapDelaySeconds = driver.slot[s].tapDelaySeconds
+            try endSession(s, kernel: &kernel)
+            if shown {
+                try taps.schedule(d, w, opens: opens, tapDelaySeconds: tapDelaySeconds, shownAt: kernel.now.ticks,
+                                  far: &far, counters: &metrics.counters, kernel: &kernel)
+            }
+            return
+        }
+        try endSession(s, kernel: &kernel)
+    }
+
+    /// Ends slot `s`'s session (the device's store is parked) and detaches the tap it answered.
+    mutating func endSession(_ s: Int, kernel: inout Kernel) throws {
+        let t = try driver.end(s, infra: &infra, metrics: &metrics, kernel: &kernel)
+        if t >= 0 { taps.tSlot[Int(t)] = -1 }
+    }
+
+    // MARK: - Users
+
+    /// The notification of push `w` is shown at `shownAt` on device `d` (attributes `a`): the
+    /// user's draws decide whether and when it is tapped.
+    mutating func scheduleTap(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
+        let u = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        try taps.schedule(d, w, opens: u.opens, tapDelaySeconds: u.tapDelaySeconds, shownAt: shownAt,
+                          far: &far, counters: &metrics.counters, kernel: &kernel)
+    }
+
+    /// The user taps campaign `c`'s notification: paint at once if PreloadKit's store (or the
+    /// running session) has every critical asset, else fetch what is missing in the foreground.
+    mutating func onTap(_ event: Event, kernel: inout Kernel) throws {
+        let now = kernel.now.ticks
+        let d = Int(event.target)
+        let c = Int(event.payload >> 48)
+        metrics.series.taps.add(atMicroseconds: now)
+        let a = population.device(d)
+        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask))
+        let s = Int(driver.deviceSlot[d])
+        let now64 = Instant(microseconds: now)
+        if s >= 0 && PushWord(driver.slot[s].push).campaign == c {
+            // The handler is still running: the tap sees its partial state (PreloadKit answers, and
+            // reports assets that become ready later with `.paintReady`).
+            metrics.counters.tapsDuringSession += 1
+            driver.slot[s].tap = Int32(t)
+            taps.tSlot[t] = Int32(s)
+            try feed(s, .userTapped, kernel: &kernel)
+            if driver.deviceSlot[d] == Int32(s) { taps.markStored(t, in: &driver.sessions[s], now: now64) }
+        } else if s >= 0 {
+            // A handler for another campaign holds the device's store: look, without touching.
+            taps.markStored(t, in: &driver.sessions[s], now: now64)
+        } else if driver.parked.hasStore(d) {
+            var store = driver.parked.unpark(d, plans: plans, reserving: 0)
+            taps.markStored(t, touching: &store, now: now64)
+            driver.parked.park(d, store, plans: plans)
+        }
+        if taps.tPending[t] == 0 {
+            metrics.counters.tapsInstant += 1
+            return try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
+        }
+        if now - taps.tSend[t] > rt[c].tokenLifetimeTicks {
+            // The signed URLs in the push have expired: one round trip to refresh them first.
+            metrics.counters.tokenRefreshes += 1
+            try taps.foregroundFetch(t, object: plans.tokenObject[c], index: 255, infra: &infra, metrics: &metrics, kernel: &kernel)
+        } else {
+            try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
+        }
+    }
+
+    mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
+        let (t, step) = taps.reply(to: event, infra: &infra, metrics: &metrics)
+        switch step {
+        case .wait: break
+        case .fetchMissing: try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
+        case .paint: try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
+        case .fail:
+            metrics.counters.paintsFailed += 1
+            taps.free(t, driver: &driver)
+        }
+    }
+
+    /// Every asset of tap `t`'s paint set is there: paint, unless one failed.
+    mutating func finishTap(_ t: Int, kernel: inout Kernel) throws {
+        if taps.tFailed[t] {
+            metrics.counters.paintsFailed += 1
+            return taps.free(t, driver: &driver)
+        }
+        try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
+    }
+
+    mutating func onPaint(_ event: Event, kernel: Kernel) {
+        let t = Int(event.target)
+        guard UInt64(taps.tGen[t]) == event.payload else { return }
+        let now = kernel.now.ticks
+        metrics.recordPaint(latency: now - taps.tStart[t], isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
+        taps.free(t, driver: &driver)
+    }
+}

@@ -1,0 +1,380 @@
+import InfraModel
+import PreloadKit
+import SimKernel
+
+/// What a session needs after its input's actions were performed (`SessionDriver.settle`).
+enum SessionStep {
+    /// Still running; its timer is armed for PreloadKit's next deadline.
+    case running
+    /// PreloadKit finished: the session ends.
+    case finished
+    /// An iOS extension's buffers exceed the OS memory limit: the OS kills it.
+    case overMemory
+}
+
+/// The OS deadline an `osDeadline` event carries.
+enum OSDeadline {
+    case expiryWarning
+    case kill
+}
+
+/// PreloadKit's sessions in virtual time: session slots (active devices only), each
+/// `PreloadSession`'s lifecycle and timer, OS deadlines, the fetches it opens in InfraWorld, and
+/// each device's store parked between sessions. Maps PreloadKit `Action`s to InfraWorld requests
+/// and kernel events and InfraWorld replies / timers / OS deadlines back to `Input`s; every
+/// pre-stage decision (gating, selection, timeouts, store) is PreloadKit's.
+struct SessionDriver {
+    let policy: PreloadPolicy
+    let rules: RulesRuntime
+    let rt: [CampaignRuntime]
+    let plans: CampaignPlans
+    /// The placeholder image InfraModel redirects slow / Save-Data requests to, per campaign.
+    let placeholderResponses: [ObjectResponse]
+    /// What a new session slot starts as: no store, the validated policy.
+    let idleSession: PreloadSession
+    /// The store an ended session holds until its slot is reused (the device's store is parked).
+    let noStore: PreloadStore
+
+    /// Per device: its session slot, or -1.
+    var deviceSlot: [Int32]
+    /// Each device's preload store between sessions.
+    var parked: ParkedStores
+
+    // Session slots (active devices only).
+    var sessions: [PreloadSession] = []
+    /// The session slots' driver state, one record per slot (an array of structs: a slot's fields
+    /// are read together by each of its events, so they share two cache lines).
+    var slot: [SessionSlot] = []
+    /// Object id of each fetch, `slot * 64 + fetch id`.
+    var sFetchObject: [UInt32] = []
+    /// InfraModel request id of slot s's fetch k at `s * 64 + k` (valid while the fetch is open).
+    var sFetchRequest: [UInt32] = []
+    var slotFree: [Int32] = []
+    var activeSessions = 0
+    var activeSessionsMax = 0
+
+    /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
+    static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
+
+    init(config: PushWorldConfig, policy: PreloadPolicy, rules: RulesRuntime, rt: [CampaignRuntime], plans: CampaignPlans) throws {
+        self.policy = policy
+        self.rules = rules
+        self.rt = rt
+        self.plans = plans
+        noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
+        do {
+            try policy.validate()
+            idleSession = try PreloadSession(policy: policy, store: noStore)
+        } catch {
+            throw PushModelError(path: "preloadPolicy", reason: "\(error)")
+        }
+        placeholderResponses = config.campaigns.map {
+            CampaignPlans.response(type: .image, bytes: config.infra.placeholder.placeholderBytes, cacheControl: $0.cacheControl.headerValue)
+        }
+        let n = config.population.devices
+        deviceSlot = [Int32](repeating: -1, count: n)
+        parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
+                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
+    }
+
+    /// Whether slot `s` still serves its device (its session has not ended).
+    func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
+
+    mutating func allocateSlot() -> Int {
+        activeSessions += 1
+        activeSessionsMax = max(activeSessionsMax, activeSessions)
+        if let s = slotFree.popLast() { return Int(s) }
+        sessions.append(idleSession)
+        slot.append(SessionSlot())
+        sFetchObject.append(contentsOf: SessionDriver.fetchRowZeros)
+        sFetchRequest.append(contentsOf: SessionDriver.fetchRowZeros)
+        return sessions.count - 1
+    }
+
+    /// Starts a handler of `kind` for push `w` on device `d` at `now` (the device has no session):
+    /// a slot, the device's store moved into the session, the OS deadlines of the handler kind.
+    /// Returns the slot and the input that starts the session.
+    mutating func start(device d: Int, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
+                        now: Int64, kernel: inout Kernel) throws -> (slot: Int, input: Input) {
+        let s = allocateSlot()
+        deviceSlot[d] = Int32(s)
+        slot[s].device = UInt32(d)
+        slot[s].push = w.flags & PushWord.flagDeferred != 0 ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
+        slot[s].kind = kind
+        slot[s].openFetches = 0
+        slot[s].opens = user.opens
+        slot[s].tapDelaySeconds = user.tapDelaySeconds
+        slot[s].network = a.network
+        slot[s].region = a.region
+        slot[s].saveData = a.saveData
+        slot[s].highPriority = w.flags & PushWord.flagHighPriority != 0
+        slot[s].tap = -1
+        slot[s].timerAt = Int64.max
+
+        // The device's store moves into the session.
+        var store: PreloadStore
+        // Room for the assets this push may store (a capacity hint: one allocation per push).
+        if parked.hasStore(d) {
+            store = parked.unpark(d, plans: plans, reserving: policy.criticalAssetsMax)
+        } else {
+            store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
+            store.reserveCapacity(entries: 1 + policy.criticalAssetsMax)
+            if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
+        }
+        // The slot's session value is reused (policy validated once, in `init`; buffers keep
+        // their capacity): no validation and no allocation per push.
+        sessions[s].reset(store: store)
+        let context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
+                                    isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes, receiptJitterUniform: 0)
+        let request = plans.requests[w.campaign][w.part]
+
+        // OS deadlines of the handler kind.
+        switch kind {
+        case .iOSServiceExtension:
+            let budget = rules.nseBudgetTicks
+            let lead = rules.nseWarningLeadTicks
+            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
+                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8)
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
+                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+        case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
+            let ticks = kind == .iOSSilentBackground ? rules.silentBackgroundTicks
+                : kind == .androidFCMHandler ? rules.handlerTicks : rules.jobTicks
+            slot[s].warn = nil
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
+                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+        }
+        return (s, .pushReceived(request, context))
+    }
+
+    /// Feeds one input to slot `s`'s session at `now` (its actions are then polled).
+    mutating func handle(_ s: Int, _ input: Input, now: Int64) throws {
+        do {
+            try sessions[s].handle(input, now: Instant(microseconds: now))
+        } catch {
+            throw PushModelError(path: "", reason: "PreloadKit session protocol error (driver bug): \(error)")
+        }
+    }
+
+    /// After an input's actions: whether the live session `s` finished or is over the OS memory
+    /// limit, else (re-)arms its timer for PreloadKit's next deadline.
+    mutating func settle(_ s: Int, now: Int64, kernel: inout Kernel) throws -> SessionStep {
+        let (finished, next) = sessions[s].driverState()
+        if finished { return .finished }
+        // Memory: the extension is killed when its buffers exceed the OS limit.
+        if slot[s].kind == .iOSServiceExtension {
+            let used = policy.memoryReservedBytes + Int64(slot[s].openFetches.nonzeroBitCount) * policy.fetchBufferBytes
+            if used > rules.nseMemoryLimitBytes { return .overMemory }
+        }
+        if next != slot[s].timerAt {
+            if let h = slot[s].timer { kernel.cancel(h) }
+            slot[s].timer = nil
+            slot[s].timerAt = next
+            if next != Int64.max {
+                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)), kind: PushKind.sessionTimer,
+                                                               target: UInt32(s), payload: UInt64(slot[s].generation))
+            }
+        }
+        return .running
+    }
+
+    /// PreloadKit asks slot `s` to fetch `r`: an InfraWorld request, recorded for its reply.
+    mutating func startFetch(_ s: Int, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
+                             kernel: inout Kernel) throws {
+        guard case .asset(let key) = r.purpose, let object = plans.object(for: key) else {
+            preconditionFailure("the simulator only sends inline manifests of its own asset URLs")
+        }
+        precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
+        let d = Int(slot[s].device)
+        let w = PushWord(slot[s].push)
+        let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
+        let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
+        let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
+                                        connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
+                                        signedToken: PushWorld.token(d, w.campaign),
+                                        timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
+                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue)
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
+        slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
+        sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
+        sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID
+        metrics.counters.fetchesStarted += 1
+    }
+
+    /// PreloadKit cancels slot `s`'s fetch `id`.
+    mutating func cancelFetch(_ s: Int, _ id: FetchID, reason: CancelReason, infra: inout InfraWorld, metrics: inout PushMetrics,
+                              kernel: inout Kernel) throws {
+        try cancelTransfer(s, fetch: id.rawValue, infra: &infra, metrics: &metrics, kernel: &kernel)
+        slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
+        metrics.counters.fetchesCancelled += 1
+        switch reason {
+        case .timedOut, .hardDeadline, .osExpiry: metrics.counters.fetchesTimedOut += 1
+        case .rejected: break
+        }
+    }
+
+    /// Slot `s` gives its open fetch `id` up (PreloadKit cancelled it, or the handler ended):
+    /// InfraModel stops the transfer now and the bytes received so far are counted. A fetch
+    /// whose reply is already on the way is counted when the reply arrives.
+    mutating func cancelTransfer(_ s: Int, fetch id: UInt32, infra: inout InfraWorld, metrics: inout PushMetrics,
+                                 kernel: inout Kernel) throws {
+        guard slot[s].openFetches & (1 << UInt64(id)) != 0 else { return }
+        let requestID = sFetchRequest[s &* 64 &+ Int(id)]
+        if let result = try infra.cancel(requestID, kernel: &kernel) {
+            metrics.countPrestageTransfer(result, request: Int(requestID))
+        }
+    }
+
+    /// Ends slot `s`'s session: open fetches are cancelled in InfraModel (their transfers stop
+    /// now; they count as cancelled), its events cancelled, the store returned to its device, the
+    /// slot freed. Returns the tap the session was answering (-1: none), now detached.
+    mutating func end(_ s: Int, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws -> Int32 {
+        var open = slot[s].openFetches
+        while open != 0 {
+            let id = UInt32(open.trailingZeroBitCount)
+            open &= open &- 1
+            try cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
+            metrics.counters.fetchesCancelled += 1
+        }
+        slot[s].openFetches = 0
+        if let h = slot[s].timer { kernel.cancel(h) }
+        if let h = slot[s].warn { kernel.cancel(h) }
+        if let h = slot[s].kill { kernel.cancel(h) }
+        slot[s].timer = nil
+        slot[s].warn = nil
+        slot[s].kill = nil
+        let d = Int(slot[s].device)
+        let store = sessions[s].currentStore()
+        sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
+        parked.park(d, store, plans: plans)
+        deviceSlot[d] = -1
+        let tap = slot[s].tap
+        slot[s].tap = -1
+        slot[s].generation &+= 1
+        slotFree.append(Int32(s))
+        activeSessions -= 1
+        return tap
+    }
+
+    /// A session timer event: the slot whose timer fired, or nil when stale.
+    mutating func timerFired(_ event: Event) -> Int? {
+        let s = Int(event.target)
+        guard UInt64(slot[s].generation) == event.payload, isLive(s) else { return nil }
+        slot[s].timer = nil
+        slot[s].timerAt = .max
+        return s
+    }
+
+    /// An OS deadline event: the slot and which deadline, or nil when stale.
+    mutating func osDeadline(_ event: Event) -> (slot: Int, deadline: OSDeadline)? {
+        let s = Int(event.target)
+        guard UInt64(slot[s].generation) == event.payload >> 8, isLive(s) else { return nil }
+        if event.payload & 0xFF == 0 {
+            slot[s].warn = nil
+            return (s, .expiryWarning)
+        }
+        slot[s].kill = nil
+        return (s, .kill)
+    }
+
+    /// InfraWorld's reply to a session fetch: its traffic is counted; the input for the live
+    /// session whose fetch is still open, else nil.
+    mutating func reply(to event: Event, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics) throws -> (slot: Int, input: Input)? {
+        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+        let result = infra.result(requestID)
+        infra.release(requestID)
+        let s = Int(event.target)
+        let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && isLive(s)
+        let w = PushWord(slot[s].push)
+
+        metrics.countPrestageTransfer(result, request: Int(requestID))
+        let id = FetchID(rawValue: tag & 0xFF)
+        guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return nil }
+        slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
+
+        let input: Input
+        switch result.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder:
+            let tokenExpired = now - w.sendTicks > rt[w.campaign].tokenLifetimeTicks
+            if tokenExpired {
+                metrics.counters.backgroundTokenExpired += 1
+                input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: []))
+            } else if result.outcome == .placeholder {
+                input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
+            } else {
+                input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
+                metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
+                metrics.counters.prestageFetchesOK += 1
+            }
+        case .origin503:
+            input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
+        case .timeout:
+            metrics.counters.fetchesTimedOut += 1
+            input = .fetchFailed(id, .timedOut)
+        case .networkFailure:
+            input = .fetchFailed(id, .network)
+        case .cancelled:
+            throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
+        }
+        return (s, input)
+    }
+
+    /// Sessions still running that have not delivered (cut by the horizon).
+    mutating func undeliveredAtHorizon() -> UInt64 {
+        var n: UInt64 = 0
+        for s in slot.indices where deviceSlot[Int(slot[s].device)] == Int32(s) && !sessions[s].delivered() { n += 1 }
+        return n
+    }
+}
+
+extension PreloadSession {
+    // Reads through a mutating (in-place) access: a non-mutating read of an array element copies
+    // the whole session (retaining every buffer it holds).
+
+    /// Whether finished, and the next timer instant (Int64.max: none).
+    mutating func driverState() -> (finished: Bool, nextMicroseconds: Int64) {
+        (isFinished, nextDeadline()?.microseconds ?? Int64.max)
+    }
+
+    mutating func delivered() -> Bool { isDelivered }
+
+    /// The session's store (the device's store once the session ends).
+    mutating func currentStore() -> PreloadStore { store }
+
+    /// The store's `paintSetAnswer(for:network:now:into:)`.
+    mutating func paintSetAnswer(for request: PreStageRequest, network: PKNetworkClass, now: Instant,
+                                 into assets: inout [AssetReadiness]) -> Bool {
+        store.paintSetAnswer(for: request, network: network, now: now, into: &assets)
+    }
+}
+
+/// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.
+/// Fields are ordered by size, widest first (88 bytes a slot instead of 112).
+struct SessionSlot {
+    /// The push (`PushWord.raw`).
+    var push: UInt64 = 0
+    /// The instant the session timer is armed for (`Int64.max`: none).
+    var timerAt: Int64 = .max
+    /// Bit `id` set while fetch `id` is open.
+    var openFetches: UInt64 = 0
+    /// The user's tap delay for this push (drawn with `opens`, kept for the tap after delivery).
+    var tapDelaySeconds: Double = 0
+    /// The device being served.
+    var device: UInt32 = 0
+    /// Bumped when the slot is reused: events carrying an older generation are stale.
+    var generation: UInt32 = 0
+    var region: UInt32 = 0
+    /// The tap being answered by this session, or -1.
+    var tap: Int32 = -1
+    /// The session timer, and the OS expiry warning and kill events.
+    var timer: EventHandle?
+    var warn: EventHandle?
+    var kill: EventHandle?
+    var kind: HandlerKind = .iOSServiceExtension
+    var network: InfraNetworkClass = .wifi
+    /// Whether the user opens this push.
+    var opens = false
+    var saveData = false
+    var highPriority = false
+}

@@ -1,0 +1,214 @@
+import InfraModel
+import PreloadKit
+import SimKernel
+
+/// Users' taps: scheduling a tap when a notification is shown, taps in progress (struct of
+/// arrays, indexed by tap slot, recycled), which of the app screen's assets are still missing,
+/// foreground fetches of those, and first paint.
+struct TapTracker {
+    let plans: CampaignPlans
+    let rules: RulesRuntime
+    let horizonTicks: Int64
+
+    // Taps in progress.
+    var tDevice: [UInt32] = []
+    var tCampaign: [Int] = []
+    var tStart: [Int64] = []
+    /// Bit i set while critical asset i of the campaign (the screen's paint set) is missing.
+    var tPending: [UInt32] = []
+    /// Bumped when the tap slot is reused: events carrying an older generation are stale.
+    var tGen: [UInt32] = []
+    var tNetwork: [InfraNetworkClass] = []
+    var tIOS: [Bool] = []
+    var tRegion: [UInt32] = []
+    var tSaveData: [Bool] = []
+    var tFailed: [Bool] = []
+    /// The session slot answering the tap, or -1.
+    var tSlot: [Int32] = []
+    var tSend: [Int64] = []
+    var tapFree: [Int32] = []
+    /// PreloadKit's paint-set answer of the tap being looked at (a reused buffer).
+    var readiness: [AssetReadiness] = []
+
+    init(plans: CampaignPlans, rules: RulesRuntime, horizonTicks: Int64) {
+        self.plans = plans
+        self.rules = rules
+        self.horizonTicks = horizonTicks
+        readiness.reserveCapacity(plans.criticalCount.max() ?? 0)
+    }
+
+    /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
+    /// after the user's tap delay (held in a far-future bucket).
+    mutating func schedule(_ d: Int, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64,
+                           far: inout BucketQueue, counters: inout DriverCounters, kernel: inout Kernel) throws {
+        guard opens else { return }
+        let at = shownAt + SimDuration.seconds(tapDelaySeconds).ticks
+        if at >= horizonTicks {
+            counters.tapsBeyondHorizon += 1
+            return
+        }
+        counters.tapsScheduled += 1
+        try far.schedule(at: at, kind: PushKind.tap, target: UInt32(d),
+                         payload: UInt64(w.campaign) << 48 | (UInt64(w.sendTicks) & PushWord.sendMask), kernel: &kernel)
+    }
+
+    mutating func allocate() -> Int {
+        if let t = tapFree.popLast() { return Int(t) }
+        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
+        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false)
+        tSlot.append(-1); tSend.append(0)
+        return tDevice.count - 1
+    }
+
+    /// A tap on device `d` (attributes `a`) of campaign `c`'s notification (sent at `sendTicks`)
+    /// at `now`: a tap slot with every asset of the paint set missing.
+    mutating func begin(device d: Int, campaign c: Int, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64) -> Int {
+        let t = allocate()
+        tDevice[t] = UInt32(d)
+        tCampaign[t] = c
+        tStart[t] = now
+        tNetwork[t] = a.network
+        tIOS[t] = a.isIOS
+        tRegion[t] = a.region
+        tSaveData[t] = a.saveData
+        tFailed[t] = false
+        tSend[t] = sendTicks
+        let n = plans.criticalCount[c]
+        tPending[t] = n >= 32 ? UInt32.max : (UInt32(1) << UInt32(n)) - 1
+        return t
+    }
+
+    /// Frees tap slot `t` (detaching it from the session answering it).
+    mutating func free(_ t: Int, driver: inout SessionDriver) {
+        detach(t, driver: &driver)
+        tGen[t] &+= 1
+        tapFree.append(Int32(t))
+    }
+
+    /// Detaches tap `t` from the session answering it, if any.
+    mutating func detach(_ t: Int, driver: inout SessionDriver) {
+        if tSlot[t] >= 0 {
+            driver.slot[Int(tSlot[t])].tap = -1
+            tSlot[t] = -1
+        }
+    }
+
+    /// The paint set of tap `t`: campaign `c`'s critical keys for the tap's network start at `base`.
+    func paintSet(_ t: Int) -> (campaign: Int, count: Int, base: Int) {
+        let c = tCampaign[t]
+        let n = plans.criticalCount[c]
+        return (c, n, Int(PushWorld.preloadNetwork(tNetwork[t]).rawValue) * n)
+    }
+
+    /// Marks the assets of tap `t`'s paint set that `session`'s store holds (fresh or stale) at
+    /// `now` as ready, as PreloadKit answers (`paintSetAnswer`); the store is not touched.
+    mutating func markStored(_ t: Int, in session: inout PreloadSession, now: Instant) {
+        let c = tCampaign[t]
+        _ = session.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        markReady(t)
+    }
+
+    /// Marks the assets of tap `t`'s paint set that the device's parked `store` holds at `now` as
+    /// ready, as PreloadKit answers (`paintSetAnswer`), touching them (the app reads them).
+    mutating func markStored(_ t: Int, touching store: inout PreloadStore, now: Instant) {
+        let c = tCampaign[t]
+        _ = store.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        for r in readiness where r.freshness != .missing { store.touch(r.key, at: now) }
+        markReady(t)
+    }
+
+    /// Clears the pending bit of every asset `readiness` reports fresh or stale (PreloadKit's
+    /// answer lists the paint set in `CampaignPlans.criticalKeys` order).
+    mutating func markReady(_ t: Int) {
+        #if PRESTAGE_INVARIANTS
+        let (c, n, base) = paintSet(t)
+        precondition(readiness.count == n, "paint set answer has \(readiness.count) assets, the plan \(n)")
+        for i in 0..<n { precondition(readiness[i].key == plans.criticalKeys[c][base + i], "paint set order") }
+        #endif
+        for i in readiness.indices where readiness[i].freshness != .missing { tPending[t] &= ~(1 << UInt32(i)) }
+    }
+
+    /// PreloadKit answered the tap (running session): assets it reports fresh or stale are ready.
+    mutating func apply(_ t: Int, _ answer: TapAnswer) {
+        let (c, n, base) = paintSet(t)
+        for r in answer.assets where r.freshness != .missing {
+            for i in 0..<n where plans.criticalKeys[c][base + i] == r.key { tPending[t] &= ~(1 << UInt32(i)) }
+        }
+    }
+
+    /// After the tap, the running session stored asset `key` (`.paintReady`): true when that
+    /// completed the paint set.
+    mutating func assetReady(_ t: Int, key: StoreKey) -> Bool {
+        let (c, n, base) = paintSet(t)
+        var changed = false
+        for i in 0..<n where plans.criticalKeys[c][base + i] == key && tPending[t] & (1 << UInt32(i)) != 0 {
+            tPending[t] &= ~(1 << UInt32(i))
+            changed = true
+        }
+        return changed && tPending[t] == 0
+    }
+
+    /// Issues one foreground fetch per missing critical asset (in parallel).
+    mutating func fetchMissing(_ t: Int, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws {
+        let (c, n, base) = paintSet(t)
+        for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0 {
+            try foregroundFetch(t, object: plans.criticalObjects[c][base + i], index: i, infra: &infra, metrics: &metrics, kernel: &kernel)
+        }
+    }
+
+    /// A foreground fetch of `object` for tap `t` (`index` 255: the signed-URL refresh).
+    mutating func foregroundFetch(_ t: Int, object: UInt32, index: Int, infra: inout InfraWorld, metrics: inout PushMetrics,
+                                  kernel: inout Kernel) throws {
+        let d = Int(tDevice[t])
+        let c = tCampaign[t]
+        let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
+        let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
+                                        connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
+                                        signedToken: PushWorld.token(d, c),
+                                        timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
+                                        replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
+        let requestID = try infra.fetch(request, kernel: &kernel)
+        metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
+    }
+
+    /// What a foreground reply means for its tap.
+    enum ForegroundStep {
+        /// Nothing (stale reply, or more assets still missing).
+        case wait
+        /// The signed URLs were refreshed: fetch the missing assets.
+        case fetchMissing
+        /// Every asset arrived: paint.
+        case paint
+        /// An asset or the refresh failed: no paint.
+        case fail
+    }
+
+    /// InfraWorld's reply to a foreground fetch of tap `t` (its traffic is counted).
+    mutating func reply(to event: Event, infra: inout InfraWorld, metrics: inout PushMetrics) -> (tap: Int, step: ForegroundStep) {
+        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+        let result = infra.result(requestID)
+        infra.release(requestID)
+        let t = Int(event.target)
+        metrics.countForegroundTransfer(result, request: Int(requestID))
+        guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return (t, .wait) }
+        let ok: Bool
+        switch result.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
+        case .origin503, .timeout, .networkFailure, .cancelled: ok = false // (foreground fetches are never cancelled)
+        }
+        let index = Int(tag & 0xFF)
+        if index == 255 { return (t, ok ? .fetchMissing : .fail) }
+        guard tPending[t] & (1 << UInt32(index)) != 0 else { return (t, .wait) }
+        tPending[t] &= ~(1 << UInt32(index))
+        if !ok { tFailed[t] = true }
+        if tPending[t] != 0 { return (t, .wait) }
+        return (t, tFailed[t] ? .fail : .paint)
+    }
+
+    /// Schedules tap `t`'s first paint after the device's launch + render time.
+    mutating func schedulePaint(_ t: Int, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
+        detach(t, driver: &driver)
+        let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])
+        try kernel.schedule(after: .seconds(render), kind: PushKind.paint, target: UInt32(t), payload: UInt64(tGen[t]))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+@testable import PushModel
+
+/// The metric table is the one list of what a result emits.
+final class MetricTableTests: XCTestCase {
+    /// Every metric of a run is a table row with the row's unit and direction, and every fixed row
+    /// is emitted by a run that exercises every path (a small default world).
+    func testEveryEmittedMetricIsATableRowAndEveryRowIsEmitted() throws {
+        let r = try simulate(smallWorld(devices: 2_000), seed: 7)
+        for m in r.metrics {
+            guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }
+            XCTAssertEqual(m.unit, spec.unit.rawValue, m.name)
+            XCTAssertEqual(m.better, spec.better.rawValue, m.name)
+        }
+        let emitted = Set(r.metrics.map(\.name))
+        for id in MetricID.allCases {
+            XCTAssertTrue(emitted.contains(id.rawValue), "\(id.rawValue) not emitted")
+        }
+    }
+
+    /// Ratios say what they divide; gates and alarms sit on metrics with a better direction, and
+    /// an alarm points the way that is worse.
+    func testRowsAreConsistent() {
+        for id in MetricID.allCases {
+            let spec = id.spec
+            XCTAssertEqual(spec.name, id.rawValue)
+            XCTAssertFalse(spec.title.isEmpty, id.rawValue)
+            XCTAssertEqual(spec.ratio != nil, spec.unit == .ratio, id.rawValue)
+            if spec.gate != nil || spec.alarm != nil { XCTAssertNotEqual(spec.better, .none, id.rawValue) }
+            if let alarm = spec.alarm { XCTAssertEqual(alarm.when == .below, spec.better == .higher, id.rawValue) }
+        }
+        XCTAssertEqual(MetricTable.benchGated.count, MetricID.allCases.filter { $0.spec.gate != nil }.count)
+        XCTAssertEqual(MetricID.edgePrestageHitRatio.spec.alarm, MetricAlarm(value: 0.9, when: .below))
+        XCTAssertEqual(MetricTable.spec(named: "tapToPaint.lte.p90Seconds"),
+                       MetricTable.tapToPaint(network: "lte", quantile: .p90))
+        XCTAssertNil(MetricTable.spec(named: "tapToPaint.a.b.p90Seconds"))
+        XCTAssertNil(MetricTable.spec(named: "no.such"))
+    }
+}
