@@ -24,7 +24,7 @@ public struct MarkdownRenderer: Sendable {
             lines.append("")
             lines.append("## Headline metrics")
             lines.append("")
-            lines += tableLines(Self.headlineTable(report.headlines))
+            lines += Self.tableLines(Self.headlineTable(report.headlines))
             let notes = report.headlines.filter { !$0.note.isEmpty }
             if !notes.isEmpty {
                 lines.append("")
@@ -41,11 +41,11 @@ public struct MarkdownRenderer: Sendable {
                     lines.append(TextFormat.escapeMarkdown(text))
                 case .table(let table):
                     if !table.caption.isEmpty { lines += ["**" + TextFormat.escapeMarkdown(table.caption) + "**", ""] }
-                    lines += tableLines(table)
+                    lines += Self.tableLines(table)
                 case .chart(let chart):
                     lines.append("**Figure: " + TextFormat.escapeMarkdown(chart.title) + "** — " + TextFormat.escapeMarkdown(chart.summary))
                     lines.append("")
-                    lines += tableLines(chart.dataTable)
+                    lines += Self.tableLines(chart.dataTable)
                 }
             }
         }
@@ -78,7 +78,7 @@ public struct MarkdownRenderer: Sendable {
 
     /// A pipe table with columns padded to equal width (so it also lines up in a terminal) and alignment
     /// markers in the separator row.
-    private func tableLines(_ table: Table) -> [String] {
+    static func tableLines(_ table: Table) -> [String] {
         guard !table.columns.isEmpty else { return [] }
         let header = table.columns.map { TextFormat.escapeMarkdown($0.title) }
         let body = table.normalizedRows.map { row in row.map { cell -> String in

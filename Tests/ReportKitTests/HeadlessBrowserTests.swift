@@ -37,12 +37,14 @@ final class HeadlessBrowserTests: XCTestCase {
     }
 
     func testSampleReportLayoutAtDesktopAndPhoneWidth() throws {
-        try assertLayout(of: SampleReport.report(), name: "sample", expectedCharts: SampleReport.chartCount)
+        try assertReportLayout(of: SampleReport.report(), name: "sample", expectedCharts: SampleReport.chartCount)
     }
+}
 
+extension XCTestCase {
     /// Renders `report`, measures an instrumented copy at 1400 and 390 px and keeps a screenshot of the
     /// real (script-free) page at each width.
-    func assertLayout(of report: Report, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertReportLayout(of report: Report, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let chromium = try ChromiumHarness.executable()
         let directory = try ChromiumHarness.scratchDirectory("reportkit-layout")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -55,7 +57,7 @@ final class HeadlessBrowserTests: XCTestCase {
             let probe = directory.appendingPathComponent(label + "-probe.html")
             let framedPage = directory.appendingPathComponent(label + "-framed.html")
             try Data(LayoutProbe.framed(LayoutProbe.instrumented(html), width: width, height: 900).utf8).write(to: probe)
-            try Data(LayoutProbe.framed(html, width: width, height: Self.screenshotHeight).utf8).write(to: framedPage)
+            try Data(LayoutProbe.framed(html, width: width, height: HeadlessBrowserTests.screenshotHeight).utf8).write(to: framedPage)
             let dom = try ChromiumHarness.run(chromium, arguments: ["--window-size=\(width),900", "--dump-dom", probe.absoluteString],
                                               in: directory, name: label + "-dom")
             XCTAssertEqual(dom.exitCode, 0, "\(label): chromium exit status; stderr tail:\n\(dom.stderr.suffix(2000))", file: file, line: line)
@@ -70,12 +72,12 @@ final class HeadlessBrowserTests: XCTestCase {
             XCTAssertLessThanOrEqual(scrollWidth, innerWidth, "\(label): the page scrolls sideways", file: file, line: line)
             XCTAssertEqual(measured["visibleCharts"] as? Double, Double(expectedCharts), "\(label): one visible drawing per chart", file: file, line: line)
             let minFont = measured["minFontPx"] as? Double ?? 0
-            XCTAssertGreaterThanOrEqual(minFont, Self.textPxMin - 0.05,
+            XCTAssertGreaterThanOrEqual(minFont, HeadlessBrowserTests.textPxMin - 0.05,
                                         "\(label): smallest text \(minFont) px: \"\(measured["minFontText"] ?? "")\"", file: file, line: line)
             XCTAssertEqual(measured["problems"] as? [String] ?? ["(unreadable)"], [], "\(label): layout problems", file: file, line: line)
 
             let png = directory.appendingPathComponent(label + ".png")
-            let shot = try ChromiumHarness.run(chromium, arguments: ["--screenshot=" + png.path, "--window-size=\(width),\(Self.screenshotHeight)",
+            let shot = try ChromiumHarness.run(chromium, arguments: ["--screenshot=" + png.path, "--window-size=\(width),\(HeadlessBrowserTests.screenshotHeight)",
                                                                      framedPage.absoluteString],
                                                in: directory, name: label + "-shot")
             XCTAssertEqual(shot.exitCode, 0, "\(label): screenshot exit status", file: file, line: line)
