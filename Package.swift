@@ -2,13 +2,21 @@
 //
 // Prestage: a discrete-event simulator for push-notification asset pre-staging via CDN.
 //
-// The target graph enforces the layers (each arrow is "may import"):
+// The target graph enforces the layers (each arrow is "may import"; Tests/ArchitectureTests checks them):
 //
-//   CGSL (system library, libgsl)  <-  Stochastic  <-  SimKernel  <-  InfraModel  <-  prestage (CLI)
+//   CGSL (system library, libgsl)  <-  Stochastic  <-  SimKernel  <-  InfraModel  <-  PushModel
 //   PreloadKit (no dependencies)   <-  PreloadKitFoundation (real URLSession + file driver)
+//   PreloadKit                     <-  PushModel (the simulator drives the client logic in virtual time)
+//   Stochastic                     <-  SimStats  <-  PushModel
+//   PushModel  <-  ScenarioFormat (scenario and sweep files: strict JSON, overrides, limits)
+//   ScenarioFormat, PushModel, SimStats, ReportKit  <-  Experiments (replications, aggregation,
+//                                                        sweeps, merge, compare, bench gate, results)
+//   Experiments, ScenarioFormat  <-  PrestageCLI (the commands and argument parsing)  <-  prestage (main)
 //
 // Only `Stochastic` imports `CGSL`. `PreloadKit` depends on nothing of the simulator: it is the
 // client logic an app would ship, and the simulator drives the very same code in virtual time.
+// The models know nothing of files or commands; the file format knows nothing of experiments;
+// experiments know nothing of the command line.
 import PackageDescription
 
 let strictFlags: [SwiftSetting] = [
@@ -46,8 +54,6 @@ let package = Package(
 
         // Output statistics: replication CIs, paired comparisons, mergeable latency histograms.
         .target(name: "SimStats", dependencies: ["Stochastic"], swiftSettings: strictFlags),
-        // Scenario plumbing: strict JSON decoding with path-named errors, overrides, atomic output, CLI args.
-        .target(name: "ScenarioKit", swiftSettings: strictFlags),
         // Layer 4: devices, OS rules, users and campaigns driving PreloadKit against InfraModel.
         .target(
             name: "PushModel",
@@ -55,23 +61,36 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
-        // Scenario files, the prestage commands, parallel replications, results and reports (all testable).
+        // Scenario and sweep files: strict JSON decoding with path-named errors, overrides, limits.
         .target(
-            name: "Scenario",
-            dependencies: ["PushModel", "ScenarioKit", "ReportKit", "SimStats", "InfraModel", "SimKernel", "Stochastic", "PreloadKit"],
+            name: "ScenarioFormat",
+            dependencies: ["PushModel", "PreloadKit"],
             swiftSettings: strictFlags
         ),
-        // Top: the command-line tool (a thin main over Scenario).
+        // Replications, aggregation, sweeps and their merge, comparison, the bench gate, reports and
+        // atomic result directories.
+        .target(
+            name: "Experiments",
+            dependencies: ["ScenarioFormat", "PushModel", "SimStats", "ReportKit", "SimKernel", "Stochastic", "PreloadKit"],
+            swiftSettings: strictFlags
+        ),
+        // The command-line front: argument parsing and every command (a library, so tests drive it).
+        .target(
+            name: "PrestageCLI",
+            dependencies: ["Experiments", "ScenarioFormat", "PushModel", "ReportKit"],
+            swiftSettings: strictFlags
+        ),
+        // Top: the command-line tool (a thin main over PrestageCLI).
         .executableTarget(
             name: "prestage",
-            dependencies: ["Scenario"],
+            dependencies: ["PrestageCLI"],
             swiftSettings: strictFlags
         ),
         // Kernel hold-model benchmark plus the full model against the hold loop at the model's
         // pending-event count (`make bench`); never run as a timed test.
         .executableTarget(
             name: "prestage-kernel-bench",
-            dependencies: ["SimKernel", "Stochastic", "PushModel", "Scenario"],
+            dependencies: ["SimKernel", "Stochastic", "PushModel", "ScenarioFormat"],
             swiftSettings: strictFlags
         ),
 
@@ -87,12 +106,18 @@ let package = Package(
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
         .testTarget(
             name: "PushModelTests",
-            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioKit"]
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioFormat"]
         ),
-        // Stochastic only to check that its Distribution decoding reports well through ScenarioKit.
-        .testTarget(name: "ScenarioKitTests", dependencies: ["ScenarioKit", "Stochastic"]),
+        // Stochastic only to check that its Distribution decoding reports well through ScenarioFormat.
+        .testTarget(name: "ScenarioFormatTests", dependencies: ["ScenarioFormat", "Stochastic"]),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "PushModel", "ScenarioKit", "SimStats"]),
+        .testTarget(name: "ExperimentsTests", dependencies: ["Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "PreloadKit"]),
+        .testTarget(
+            name: "PrestageCLITests",
+            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel"]
+        ),
+        // The layer rules above, checked against this file and every source file's imports.
+        .testTarget(name: "ArchitectureTests"),
     ],
     swiftLanguageModes: [.v6]
 )

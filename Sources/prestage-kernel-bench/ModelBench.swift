@@ -13,7 +13,7 @@
 import Foundation
 @_spi(Benchmark) import PushModel
 @_spi(Benchmark) import SimKernel
-import Scenario
+import ScenarioFormat
 
 /// Pending-set samples: one per this many events.
 let sampleEveryEvents: UInt64 = 1_000

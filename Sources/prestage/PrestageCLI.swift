@@ -1,7 +1,7 @@
 import Foundation
-import Scenario
+import PrestageCLI
 
-/// `prestage`: every command lives in the Scenario module (testable); this is only the process edge.
+/// `prestage`: every command lives in the PrestageCLI module (testable); this is only the process edge.
 @main
 struct Prestage {
     static func main() {

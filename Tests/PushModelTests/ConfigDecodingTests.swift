@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PushModel
 import PreloadKit
+import ScenarioFormat
 
 final class ConfigDecodingTests: XCTestCase {
     /// `{}` is a valid world whose fields are the documented defaults.
@@ -55,9 +56,8 @@ final class ConfigDecodingTests: XCTestCase {
     }
 }
 
-import ScenarioKit
 
-/// Scenario files are decoded by ScenarioKit's strict decoder: several errors per pass, each at
+/// Scenario files are decoded by ScenarioFormat's strict decoder: several errors per pass, each at
 /// its JSON path with what was expected and found.
 final class StrictDecodingTests: XCTestCase {
     func testSeveralErrorsWithPaths() {

@@ -1,0 +1,82 @@
+import Foundation
+import ScenarioFormat
+import SimStats
+
+/// One model metric the regression gate watches, with its practical threshold.
+///
+/// A difference (now − baseline, paired over the same replication seeds) is a regression only
+/// when it is statistically significant on the worse side (the paired interval at
+/// `BenchSuite.confidenceLevel` excludes 0) AND its mean is worse than
+/// `threshold(baselineMean:)` = max(`relative` · |baseline mean|, `absolute`).
+struct BenchMetricGate: Sendable, Equatable {
+    /// The metric's name in `summary.json`, e.g. "tapToPaint.p95Seconds".
+    let name: String
+    /// Which direction is better.
+    let better: BetterDirection
+    /// Relative part of the practical threshold (0.05 = 5 % of the baseline mean).
+    let relative: Double
+    /// Absolute part of the practical threshold, in the metric's unit (0.01 = 1 point of a ratio).
+    let absolute: Double
+    /// How the threshold reads in reports, e.g. "+5 % or +50 ms".
+    let thresholdText: String
+
+    /// A gate; see the properties.
+    init(_ name: String, better: BetterDirection, relative: Double = 0, absolute: Double, text: String) {
+        self.name = name
+        self.better = better
+        self.relative = relative
+        self.absolute = absolute
+        self.thresholdText = text
+    }
+
+    /// The smallest worsening that counts: max(relative · |baselineMean|, absolute) (≥ 0).
+    func threshold(baselineMean: Double) -> Double { max(relative * abs(baselineMean), absolute) }
+}
+
+/// The fixed parts of `prestage bench`: the watched metrics and their thresholds, the confidence
+/// level, the speed margin and the default locations. Documented in README ("Regression
+/// benchmarks in CI"); change them there too.
+public enum BenchSuite {
+    /// The gated metrics, in report order.
+    static let gates: [BenchMetricGate] = [
+        BenchMetricGate("tapToPaint.p50Seconds", better: .lower, relative: 0.05, absolute: 0.020, text: "+5 % or +20 ms, whichever is larger"),
+        BenchMetricGate("tapToPaint.p95Seconds", better: .lower, relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"),
+        BenchMetricGate("tapToPaint.shareUnder500ms", better: .higher, absolute: 0.01, text: "−1 point"),
+        BenchMetricGate("taps.instantShare", better: .higher, absolute: 0.01, text: "−1 point"),
+        BenchMetricGate("edge.prestageHitRatio", better: .higher, absolute: 0.01, text: "−1 point"),
+        BenchMetricGate("extension.timeoutShare", better: .lower, absolute: 0.01, text: "+1 point"),
+        BenchMetricGate("outcomes.completedShare", better: .higher, absolute: 0.01, text: "−1 point"),
+        BenchMetricGate("outcomes.timedOutOrKilledShare", better: .lower, absolute: 0.01, text: "+1 point"),
+        BenchMetricGate("origin.peakRequestsPerSecond", better: .lower, relative: 0.10, absolute: 5, text: "+10 % or +5 req/s, whichever is larger"),
+        BenchMetricGate("bytes.cdnEgress", better: .lower, relative: 0.05, absolute: 0, text: "+5 %"),
+    ]
+
+    /// Confidence level of the paired intervals. 99 % rather than 95 %: the gate makes tens of
+    /// comparisons per run, and the practical threshold must be exceeded as well.
+    static let confidenceLevel = 0.99
+
+    /// The speed gate fails when the suite's CPU-time ratio (scenarios ÷ calibration loop) exceeds
+    /// the baseline ratio by more than this factor (25 %). The spread measured on a loaded 2-core
+    /// machine is in README ("Simulator speed").
+    public static let speedMarginFactor = 1.25
+    /// Rounds of (calibration, every scenario's replication 0) timed; the gated ratio is the median
+    /// of the per-round ratios.
+    public static let speedRounds = 5
+    /// `--update-baseline` records the median suite ratio of this many measurements (odd).
+    public static let speedBaselineMeasurements = 3
+
+    /// Most scenario files a suite directory may hold.
+    public static let scenariosMax = 32
+    /// Largest baseline file read, bytes.
+    static let baselineBytesMax = 16 << 20
+
+    /// Suite directory, relative to a scenario directory (`scenarios/bench`).
+    public static let suiteSubdirectory = "bench"
+    /// Baseline directory under the results parent (`results/baseline`).
+    public static let baselineSubdirectory = "baseline"
+    /// Report directory under the results parent (`results/bench`).
+    public static let outSubdirectory = "bench"
+
+    /// The gate watching `name`, if any.
+    static func gate(named name: String) -> BenchMetricGate? { gates.first { $0.name == name } }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ScenarioFormat
+import SimStats
+
+/// One metric of `prestage compare`: both estimates and the difference (variant − baseline).
+struct MetricComparison: Sendable, Equatable {
+    /// How the difference interval was computed.
+    enum Method: String, Sendable {
+        /// Paired t interval on per-replication differences (same seed and replication count:
+        /// replication r of both runs used the same random streams).
+        case paired
+        /// Welch's unpaired interval (different seeds or replication counts).
+        case welch
+    }
+
+    /// The metric's name.
+    var name: String
+    /// Its unit.
+    var unit: String
+    /// The baseline's (A's) summary.
+    var baseline: MetricSummary
+    /// The variant's (B's) summary.
+    var variant: MetricSummary
+    /// The difference's interval; nil when either run lacks finite values for every replication
+    /// or has fewer than two replications.
+    var difference: ConfidenceInterval?
+    /// How `difference` was computed.
+    var method: Method
+    /// "improvement", "regression", "no significant difference", "significant difference" (for
+    /// metrics where neither direction is better) or "not compared".
+    var verdict: String
+}
+
+/// `prestage compare A B`: per-metric comparisons of two result directories.
+public enum RunComparison {
+    /// Compares `variant` (B) with `baseline` (A), metric by metric (metrics present in both, by
+    /// name). Paired when both used the same seed and replication count, Welch otherwise.
+    /// - Complexity: O(metrics · replications).
+    static func compare(baseline a: RunSummary, variant b: RunSummary) -> [MetricComparison] {
+        let paired = a.seed == b.seed && a.replications == b.replications
+        let level = a.confidenceLevel
+        var out: [MetricComparison] = []
+        for ma in a.metrics {
+            guard let mb = b.metric(ma.name) else { continue }
+            var row = MetricComparison(name: ma.name, unit: ma.unit, baseline: ma, variant: mb, difference: nil,
+                                       method: paired ? .paired : .welch, verdict: "not compared")
+            if let xa = ma.finiteValues, let xb = mb.finiteValues, xa.count >= 2, xb.count >= 2 {
+                let direction: BetterDirection = ma.better == "higher" ? .higher : .lower
+                if paired, let c = try? PairedComparison(baseline: xa, variant: xb, better: direction, level: level) {
+                    row.difference = c.pairedDifference
+                } else if let ra = try? RunningMoments(validating: xa), let rb = try? RunningMoments(validating: xb),
+                          let w = try? PairedComparison.welch(baseline: ra, variant: rb, level: level) {
+                    row.difference = w
+                    row.method = .welch
+                }
+                if let d = row.difference {
+                    row.verdict = verdict(d, better: ma.better)
+                }
+            }
+            out.append(row)
+        }
+        return out
+    }
+
+    /// The verdict for a difference interval (variant − baseline).
+    static func verdict(_ d: ConfidenceInterval, better: String) -> String {
+        let side: Int = d.lower > 0 ? 1 : (d.upper < 0 ? -1 : 0)
+        if side == 0 { return "no significant difference" }
+        switch better {
+        case "higher": return side > 0 ? "improvement" : "regression"
+        case "lower": return side < 0 ? "improvement" : "regression"
+        default: return "significant difference"
+        }
+    }
+
+    /// Metrics that only one of the runs has.
+    static func unmatched(baseline a: RunSummary, variant b: RunSummary) -> (onlyBaseline: [String], onlyVariant: [String]) {
+        let na = Set(a.metrics.map(\.name)), nb = Set(b.metrics.map(\.name))
+        return (na.subtracting(nb).sorted(), nb.subtracting(na).sorted())
+    }
+
+    /// The comparison as a fixed-width text table with a header explaining the method.
+    public static func render(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> String {
+        let rows = compare(baseline: a, variant: b)
+        var lines: [String] = []
+        lines.append("A: \(baselineLabel)  (\(a.scenarioName), seed \(a.seed), \(a.replications) replications)")
+        lines.append("B: \(variantLabel)  (\(b.scenarioName), seed \(b.seed), \(b.replications) replications)")
+        if a.seed == b.seed && a.replications == b.replications {
+            lines.append("Same seed and replication count: paired differences over common random numbers (B − A), \(percent(a.confidenceLevel)) CIs.")
+        } else {
+            lines.append("Different seeds or replication counts: Welch's unpaired interval for B − A, \(percent(a.confidenceLevel)) CIs.")
+        }
+        if a.confidenceLevel != b.confidenceLevel {
+            lines.append("Note: the runs used different confidence levels; B's intervals are shown at its own level, differences at A's.")
+        }
+        lines.append("")
+        var table: [[String]] = [["metric", "unit", "A", "B", "B − A", "verdict"]]
+        for r in rows {
+            table.append([r.name, r.unit, estimate(r.baseline), estimate(r.variant),
+                          r.difference.map { number($0.mean) + " ± " + number($0.halfWidth) } ?? "n/a", r.verdict])
+        }
+        lines += alignedTable(table)
+        let (onlyA, onlyB) = unmatched(baseline: a, variant: b)
+        if !onlyA.isEmpty { lines.append("only in A: " + onlyA.joined(separator: ", ")) }
+        if !onlyB.isEmpty { lines.append("only in B: " + onlyB.joined(separator: ", ")) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func estimate(_ m: MetricSummary) -> String {
+        guard let mean = m.mean else { return "n/a" }
+        guard let ci = m.confidenceInterval else { return number(mean) }
+        return number(mean) + " ± " + number(ci.halfWidth)
+    }
+
+    static func percent(_ level: Double) -> String { TextNumber.format(level * 100, significant: 3) + " %" }
+
+    static func number(_ x: Double) -> String { TextNumber.format(x, significant: 4) }
+}
+
+/// Left-aligned first columns, right-aligned numbers: rows of equal length rendered with two spaces between columns.
+public func alignedTable(_ rows: [[String]]) -> [String] {
+    guard let width = rows.first?.count else { return [] }
+    var widths = [Int](repeating: 0, count: width)
+    for row in rows { for (i, cell) in row.enumerated() where i < width { widths[i] = max(widths[i], cell.count) } }
+    return rows.map { row in
+        row.enumerated().map { i, cell in
+            let pad = String(repeating: " ", count: max(0, widths[i] - cell.count))
+            return (i < 2 || i == width - 1) ? cell + pad : pad + cell
+        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Locale-independent number formatting for terminal output.
+public enum TextNumber {
+    /// `x` with about `significant` significant digits (trailing zeros dropped), in fixed notation
+    /// for 1e-4 ≤ |x| < 1e5, else scientific.
+    public static func format(_ x: Double, significant: Int) -> String {
+        guard x.isFinite else { return x.isNaN ? "n/a" : (x > 0 ? "inf" : "-inf") }
+        if x == 0 { return "0" }
+        let magnitude = abs(x)
+        if magnitude < 1e-4 || magnitude >= 1e5 { return String(format: "%.\(max(0, significant - 1))e", locale: nil, x) }
+        let digitsBeforePoint = Int(floor(log10(magnitude))) + 1
+        let decimals = max(0, significant - digitsBeforePoint)
+        var text = String(format: "%.\(decimals)f", locale: nil, x)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text
+    }
+}

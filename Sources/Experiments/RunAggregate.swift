@@ -1,0 +1,188 @@
+import Foundation
+import PushModel
+import ScenarioFormat
+import SimStats
+
+/// The replications of one run combined: metrics across replications (for CIs), histograms merged,
+/// time series summed, outcome and byte counts summed.
+public struct RunAggregate: Sendable {
+    /// One named histogram merged over replications.
+    struct NamedHistogram: Sendable {
+        /// "tapToPaint", "tapToPaint.ios.wifi", "extensionDownloadLatency".
+        var name: String
+        /// "" or the platform of a per-group histogram.
+        var platform: String
+        /// "" or the network class of a per-group histogram.
+        var network: String
+        /// The merged counts.
+        var histogram: LatencyHistogram
+    }
+
+    /// Per-second series summed over replications.
+    struct SummedSeries: Sendable {
+        /// Column names, in CSV order.
+        static let names = ["pushesSent", "deliveries", "prestageEdgeRequests", "prestageEdgeHits",
+                                   "originRequests", "origin503", "taps", "paints"]
+        /// Seconds covered.
+        var horizonSeconds: Int
+        /// `columns[i][second]`: the sum over replications of series `names[i]`.
+        var columns: [[UInt64]]
+
+        /// The summed series `name`.
+        func column(_ name: String) -> [UInt64] {
+            guard let i = Self.names.firstIndex(of: name) else { return [] }
+            return columns[i]
+        }
+    }
+
+    /// Replications combined.
+    let replications: Int
+    /// Metric summaries, sorted by name (a metric missing from a replication counts as no value there).
+    public let metrics: [MetricSummary]
+    /// Tap-to-paint overall, per platform × network (sorted), and extension download latency.
+    let histograms: [NamedHistogram]
+    /// Per-second counters.
+    let series: SummedSeries
+    /// Outcome counts summed over replications.
+    let outcomes: OutcomeCounts
+    /// Byte counts summed over replications.
+    let bytes: ByteCounts
+
+    /// Combines `results` (in replication order).
+    /// - Throws: `StatisticsError` if histograms or series of different shapes meet (a model bug).
+    /// - Complexity: O(replications · (metrics + buckets + horizon)).
+    public init(results: [ReplicationResult], confidenceLevel: Double,
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) throws(StatisticsError) {
+        replications = results.count
+        // Metrics: the union of names, in sorted order, one value per replication.
+        var units: [String: (unit: String, better: String)] = [:]
+        for r in results { for m in r.metrics where units[m.name] == nil { units[m.name] = (m.unit, m.better) } }
+        metrics = units.keys.sorted().map { name in
+            let values = results.map { r in r.metrics.first { $0.name == name }?.value ?? .nan }
+            let info = units[name] ?? ("", "none")
+            return MetricSummary(name: name, unit: info.unit, better: info.better, values: values, level: confidenceLevel,
+                                 relativeHalfWidthTarget: relativeHalfWidthTarget)
+        }
+        // Histograms.
+        var named: [NamedHistogram] = []
+        if let first = results.first {
+            var all = first.tapToPaint, download = first.extensionDownloadLatency
+            for r in results.dropFirst() {
+                try all.merge(r.tapToPaint)
+                try download.merge(r.extensionDownloadLatency)
+            }
+            var groups: [String: NamedHistogram] = [:]
+            for r in results {
+                for g in r.tapToPaintByGroup {
+                    let key = g.platform + "." + g.network
+                    if groups[key] == nil {
+                        groups[key] = NamedHistogram(name: "tapToPaint." + key, platform: g.platform, network: g.network, histogram: g.histogram)
+                    } else {
+                        try groups[key]?.histogram.merge(g.histogram)
+                    }
+                }
+            }
+            named.append(NamedHistogram(name: "tapToPaint", platform: "", network: "", histogram: all))
+            named += groups.keys.sorted().compactMap { groups[$0] }
+            named.append(NamedHistogram(name: "extensionDownloadLatency", platform: "", network: "", histogram: download))
+        }
+        histograms = named
+        // Series.
+        let horizon = results.map(\.series.pushesSent.horizonSeconds).max() ?? 0
+        var columns = [[UInt64]](repeating: [UInt64](repeating: 0, count: horizon), count: SummedSeries.names.count)
+        for r in results {
+            let s = r.series
+            let counters = [s.pushesSent, s.deliveries, s.prestageEdgeRequests, s.prestageEdgeHits,
+                            s.originRequests, s.origin503, s.taps, s.paints]
+            for (i, counter) in counters.enumerated() {
+                for second in 0..<min(horizon, counter.horizonSeconds) { columns[i][second] &+= counter[second] }
+            }
+        }
+        series = SummedSeries(horizonSeconds: horizon, columns: columns)
+        var o = OutcomeCounts(), b = ByteCounts()
+        for r in results {
+            o.completed += r.outcomes.completed
+            o.partial += r.outcomes.partial
+            o.timedOutOrKilled += r.outcomes.timedOutOrKilled
+            o.skippedByPolicy += r.outcomes.skippedByPolicy
+            o.deferredThenCompleted += r.outcomes.deferredThenCompleted
+            o.deferredThenExpired += r.outcomes.deferredThenExpired
+            o.notDelivered += r.outcomes.notDelivered
+            b.cdnEgressBytes += r.bytes.cdnEgressBytes
+            b.cellularBytes += r.bytes.cellularBytes
+            b.neverOpenedBytes += r.bytes.neverOpenedBytes
+            b.backgroundBytes += r.bytes.backgroundBytes
+            b.foregroundBytes += r.bytes.foregroundBytes
+            b.storageEvictions += r.bytes.storageEvictions
+        }
+        outcomes = o
+        bytes = b
+    }
+}
+
+/// Writes the files of a results directory.
+public enum ResultFiles {
+    /// Members of summary.json beyond `RunSummary`.
+    struct SummaryExtra: Encodable {
+        /// The scenario as run (defaults filled in, overrides applied).
+        let scenario: ScenarioFile
+        /// Outcome counts per replication.
+        let outcomesByReplication: [OutcomeCounts]
+        /// Byte counts per replication.
+        let bytesByReplication: [ByteCounts]
+        /// Why each replication stopped.
+        let stopReasons: [String]
+    }
+
+    /// summary.json: deterministic (no wall time, sorted keys).
+    public static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
+        let summary = RunSummary(
+            toolVersion: ToolVersion.text, scenarioName: scenario.name, question: scenario.question, scenarioHash: hash,
+            seed: scenario.run.seed, replications: scenario.run.replications, confidenceLevel: scenario.run.confidenceLevel,
+            metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
+        let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
+                                 bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason))
+        return try CanonicalJSON.encode(SummaryDocument(summary: summary, extra: extra))
+    }
+
+    /// timeseries.csv: one row per second; counts are means per replication; the hit ratio pools
+    /// all replications (empty where there were no requests).
+    public static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
+        let s = aggregate.series
+        let n = Double(max(1, aggregate.replications))
+        var out = "second," + RunAggregate.SummedSeries.names.joined(separator: ",") + ",prestageEdgeHitRatio\n"
+        let requests = s.column("prestageEdgeRequests"), hits = s.column("prestageEdgeHits")
+        out.reserveCapacity(s.horizonSeconds * 40)
+        for second in 0..<s.horizonSeconds {
+            out += String(second)
+            for column in s.columns { out += "," + csvNumber(Double(column[second]) / n) }
+            out += "," + (requests[second] > 0 ? csvNumber(Double(hits[second]) / Double(requests[second])) : "")
+            out += "\n"
+        }
+        return Data(out.utf8)
+    }
+
+    /// histograms.csv: the non-empty buckets of every merged histogram (counts summed over replications).
+    public static func histogramsCSV(_ aggregate: RunAggregate) -> Data {
+        var out = "histogram,platform,network,lowerBoundMicroseconds,widthMicroseconds,count\n"
+        for h in aggregate.histograms {
+            for b in h.histogram.nonEmptyBuckets {
+                out += "\(h.name),\(h.platform),\(h.network),\(b.lowerBoundMicroseconds),\(b.widthMicroseconds),\(b.count)\n"
+            }
+            if h.histogram.overflowCount > 0 {
+                out += "\(h.name),\(h.platform),\(h.network),\(h.histogram.maxValueMicroseconds + 1),overflow,\(h.histogram.overflowCount)\n"
+            }
+        }
+        return Data(out.utf8)
+    }
+
+    /// Integers as integers, other values with up to 6 decimals (trailing zeros dropped); locale-free.
+    static func csvNumber(_ x: Double) -> String {
+        guard x.isFinite else { return "" }
+        if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
+        var s = String(format: "%.6f", locale: nil, x)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import ScenarioFormat
+import SimStats
+import Stochastic
+
+/// How many replications a metric needs for a target precision, estimated from a run's spread.
+struct PrecisionPlan: Codable, Sendable, Equatable {
+    /// The half-width aimed at relative to the mean (`run.relativeHalfWidthTarget`, e.g. 0.05).
+    var relativeTarget: Double
+    /// `relativeTarget × |mean|`, in the metric's unit.
+    var targetHalfWidth: Double
+    /// The smallest n ≥ 2 with t_{n−1, 1−α/2} · S / √n ≤ `targetHalfWidth`, S being the standard
+    /// deviation over this run's replications (Law, §9.4.1; SimStats' `ReplicationPlanner`). Nil
+    /// when more than `ScenarioLimits.replicationsMax` would be needed, or the mean is 0 while the
+    /// values vary (no relative target exists). An estimate: S itself changes with more replications.
+    var replicationsNeeded: Int?
+
+    /// The plan for replication values `sample` (every replication finite, at least 2).
+    /// Nil for fewer than 2 values.
+    /// - Complexity: O(sample.count) plus O(n* − n₀) t quantiles, n₀ = ⌊(z·S/target)²⌋ being a
+    ///   lower bound of the answer n* (t quantiles exceed the normal one), so a handful in practice.
+    static func plan(sample: [Double], level: Double, relativeTarget: Double) -> PrecisionPlan? {
+        guard let moments = try? RunningMoments(validating: sample), let s = moments.standardDeviation else { return nil }
+        let target = relativeTarget * abs(moments.mean)
+        var plan = PrecisionPlan(relativeTarget: relativeTarget, targetHalfWidth: target, replicationsNeeded: nil)
+        if s == 0 {
+            plan.replicationsNeeded = 2  // no spread: any count meets any target
+            return plan
+        }
+        guard target > 0, target.isFinite else { return plan }
+        let z = Quantiles.standardNormal(p: 1 - (1 - level) / 2)
+        let lowerBound = (z * s / target) * (z * s / target)
+        guard lowerBound <= Double(ScenarioLimits.replicationsMax) else { return plan }
+        plan.replicationsNeeded = try? ReplicationPlanner.replicationsNeeded(
+            standardDeviation: s, targetHalfWidth: target, level: level,
+            minimumReplications: max(2, Int(lowerBound)), maximumReplications: ScenarioLimits.replicationsMax)
+        return plan
+    }
+}
+
+/// One headline metric over the replications of a run.
+public struct MetricSummary: Codable, Sendable, Equatable {
+    /// e.g. "tapToPaint.p50Seconds".
+    public var name: String
+    /// e.g. "s", "ratio", "req/s".
+    public var unit: String
+    /// "lower", "higher" or "none": which direction is better.
+    var better: String
+    /// The value of each replication, by replication index; nil where the replication produced no
+    /// finite value (e.g. a percentile of an empty histogram).
+    var values: [Double?]
+    /// Mean of the finite values; nil if there are none.
+    public var mean: Double?
+    /// The t-based interval over the replications; nil with fewer than 2 finite values, or when
+    /// some replication had no finite value (the mean of the rest would be biased).
+    public var confidenceInterval: ConfidenceInterval?
+    /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
+    /// when `confidenceInterval` is nil.
+    var precision: PrecisionPlan?
+
+    /// Summarises `values` (one per replication) at `level`, planning replications for a
+    /// half-width of `relativeHalfWidthTarget` × |mean|.
+    /// - Complexity: O(values.count) (see `PrecisionPlan.plan`).
+    public init(name: String, unit: String, better: String, values: [Double], level: Double,
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) {
+        self.name = name
+        self.unit = unit
+        self.better = better
+        self.values = values.map { $0.isFinite ? $0 : nil }
+        let finite = values.filter(\.isFinite)
+        mean = finite.isEmpty ? nil : finite.reduce(0, +) / Double(finite.count)
+        if finite.count == values.count, finite.count >= 2 {
+            confidenceInterval = try? ConfidenceInterval.studentT(sample: finite, level: level)
+        } else {
+            confidenceInterval = nil
+        }
+        precision = confidenceInterval == nil ? nil : PrecisionPlan.plan(sample: finite, level: level, relativeTarget: relativeHalfWidthTarget)
+    }
+
+    /// The per-replication values when every replication has one.
+    var finiteValues: [Double]? {
+        let kept = values.compactMap { $0 }
+        return kept.count == values.count ? kept : nil
+    }
+}
+
+/// The comparable part of `summary.json`: what `prestage compare` reads. Wall time and other
+/// machine-dependent figures live in `run-info.json`, so two runs of the same scenario and seed
+/// write byte-identical `summary.json` files.
+public struct RunSummary: Codable, Sendable, Equatable {
+    /// Identifies the file format; bumped on incompatible changes.
+    public static let formatName = "prestage-summary/1"
+
+    /// `formatName`.
+    public var format: String
+    /// "prestage 0.1.0".
+    var toolVersion: String
+    /// The scenario's `name`.
+    var scenarioName: String
+    /// The scenario's one-line question.
+    var question: String
+    /// "sha256:" + hex SHA-256 of the canonical resolved scenario JSON (sorted keys).
+    var scenarioHash: String
+    /// The master seed; replication r draws from streams derived from (seed, r).
+    var seed: UInt64
+    /// Number of replications.
+    var replications: Int
+    /// Confidence level of every interval, e.g. 0.95.
+    var confidenceLevel: Double
+    /// Headline metrics, sorted by name.
+    var metrics: [MetricSummary]
+    /// Events processed, per replication.
+    var eventsProcessed: [UInt64]
+    /// Virtual time reached, per replication, seconds.
+    var virtualEndSeconds: [Double]
+
+    /// A summary; see the properties.
+    init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64,
+         replications: Int, confidenceLevel: Double, metrics: [MetricSummary], eventsProcessed: [UInt64],
+         virtualEndSeconds: [Double]) {
+        self.format = Self.formatName
+        self.toolVersion = toolVersion
+        self.scenarioName = scenarioName
+        self.question = question
+        self.scenarioHash = scenarioHash
+        self.seed = seed
+        self.replications = replications
+        self.confidenceLevel = confidenceLevel
+        self.metrics = metrics
+        self.eventsProcessed = eventsProcessed
+        self.virtualEndSeconds = virtualEndSeconds
+    }
+
+    /// The metric named `name`.
+    func metric(_ name: String) -> MetricSummary? { metrics.first { $0.name == name } }
+}
+
+/// Encodes as a `RunSummary` with extra top-level members (the resolved scenario, outcome counts).
+struct SummaryDocument<Extra: Encodable>: Encodable {
+    let summary: RunSummary
+    let extra: Extra
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        try extra.encode(to: encoder)
+    }
+}

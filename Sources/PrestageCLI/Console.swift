@@ -1,0 +1,66 @@
+import Experiments
+import Foundation
+import Glibc
+import ScenarioFormat
+
+/// A `TextOutput` over a file descriptor (1 or 2), unbuffered so progress lines appear at once.
+final class FileDescriptorOutput: TextOutput {
+    private let descriptor: Int32
+
+    /// Output to `descriptor` (not closed by this object).
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return  // a closed pipe: nothing useful left to do with the text
+            }
+            offset += n
+        }
+    }
+
+    /// Whether the descriptor is a terminal.
+    var isTerminal: Bool { isatty(descriptor) == 1 }
+}
+
+/// A `TextOutput` that keeps everything written, for tests.
+final class CapturedOutput: TextOutput, @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = ""
+
+    /// An empty buffer.
+    init() {}
+
+    func write(_ text: String) {
+        lock.lock()
+        buffer += text
+        lock.unlock()
+    }
+
+    /// Everything written so far.
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer
+    }
+}
+
+/// Process exit codes of `prestage` (documented in `--help` and the README).
+public enum ExitCode: Int32, Sendable {
+    /// The command did what was asked.
+    case ok = 0
+    /// The run failed: the simulation stopped with an error, or results could not be written.
+    case runFailed = 1
+    /// Bad input: a bad command line, scenario file, override or result directory, or a run
+    /// refused by the memory guard.
+    case badInput = 2
+    /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
+    /// `INCOMPLETE` marker.
+    case interrupted = 130
+}

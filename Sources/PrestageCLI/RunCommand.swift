@@ -1,0 +1,207 @@
+import Dispatch
+import Experiments
+import Foundation
+import Glibc
+import PushModel
+import ReportKit
+import ScenarioFormat
+
+/// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
+/// across machines and thread counts.
+struct RunInfo: Encodable {
+    let toolVersion: String
+    let wallSeconds: Double
+    let jobs: Int
+    let processorCount: Int
+    let eventsProcessed: UInt64
+    let eventsPerWallSecond: Double
+    let memoryInputs: MemoryInputs
+    let memoryEstimate: MemoryEstimate
+    let memoryEstimateBytes: UInt64
+    let availableMemoryBytes: UInt64
+    let availableMemorySource: String
+    let forcedMemory: Bool
+    /// Peak resident set size of the process (getrusage ru_maxrss).
+    let peakResidentBytes: UInt64
+}
+
+/// `prestage run SCENARIO`.
+enum RunCommand {
+    /// Assumed mean session length, seconds, for the active-session estimate (measured below 1 s
+    /// at 20 000 pushes/s; doubled for slow networks).
+    static let sessionSecondsAssumed = 2.0
+
+    /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
+    /// one holding these and nothing else, i.e. an earlier run's results.
+    static let earlierResults = ResultsDirectory.Replaceable(
+        files: ["scenario.json", "summary.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"],
+        marker: "run-info.json")
+
+    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        let library = ScenarioLibrary(directories: env.scenarioDirectories)
+        let flags = ScenarioLoader.FlagOverrides(devices: parsed.integer("devices"), seed: parsed.unsignedInteger("seed"),
+                                                 replications: parsed.integer("replications"))
+        let scenario: ScenarioFile
+        do {
+            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: parsed.strings("set"), flags: flags).scenario
+        } catch {
+            env.standardError.write(error.description + "\n")
+            return .badInput
+        }
+        let hash: String
+        let scenarioJSON: Data
+        do {
+            hash = try scenario.hash()
+            scenarioJSON = try CanonicalJSON.encode(scenario)
+        } catch {
+            env.standardError.write("prestage run: cannot encode the resolved scenario: \(error)\n")
+            return .runFailed
+        }
+        let jobs = max(1, min(parsed.integer("jobs") ?? env.processorCount, scenario.run.replications))
+        let inputs = memoryInputs(scenario, concurrentReplications: jobs)
+        let estimate = MemoryEstimate(inputs)
+        let available = env.availableMemory()
+        let force = parsed.flag("force-memory")
+        if let refusal = MemoryGuard.refusal(estimate: estimate, available: available, inputs: inputs) {
+            if !force {
+                env.standardError.write("prestage run: " + refusal + "\n")
+                return .badInput
+            }
+            env.standardError.write("prestage run: warning: --force-memory: estimate \(MemoryGuard.formatBytes(estimate.totalBytes)) exceeds the available \(MemoryGuard.formatBytes(available.bytes))\n")
+        }
+        // Where the results go.
+        let parent: URL, name: String
+        if let out = parsed.string("out") {
+            let url = URL(fileURLWithPath: out).standardizedFileURL
+            parent = url.deletingLastPathComponent()
+            name = url.lastPathComponent
+        } else {
+            parent = env.resultsParent
+            name = "\(scenario.name)-seed\(scenario.run.seed)"
+        }
+        let directory: ResultsDirectory
+        do {
+            // Refuse a wrong --out now, not after the run: only earlier results are replaced.
+            try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
+            directory = try ResultsDirectory.begin(in: parent, name: name)
+            try directory.write(scenarioJSON, named: "scenario.json")
+        } catch {
+            env.standardError.write("prestage run: \(error)\n")
+            return .badInput
+        }
+        let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError) : nil
+        defer { interrupt?.remove() }
+
+        env.standardError.write("prestage run: \(scenario.name): \(scenario.run.replications) replication(s) of \(scenario.world.population.devices) devices on \(jobs) thread(s), seed \(scenario.run.seed) → \(directory.finalURL.path)\n")
+        let board = ProgressBoard(output: env.standardError, live: env.errorIsTerminal, replications: scenario.run.replications,
+                                  horizonSeconds: scenario.world.horizonSeconds)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let results: [ReplicationResult]
+        do {
+            results = try ReplicationRunner(scenario: scenario, jobs: jobs).run(progress: board)
+            board.finish()
+        } catch {
+            board.finish()
+            env.standardError.write("prestage run: \(error)\n")
+            markIncomplete(directory, reason: "The run failed: \(error)")
+            env.standardError.write("prestage run: partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+            return .runFailed
+        }
+        let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        do {
+            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
+                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
+            try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
+            try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
+            try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
+            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results)
+            try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
+            try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
+            let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
+            let info = RunInfo(toolVersion: ToolVersion.text, wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount,
+                               eventsProcessed: events, eventsPerWallSecond: wallSeconds > 0 ? Double(events) / wallSeconds : 0,
+                               memoryInputs: inputs, memoryEstimate: estimate, memoryEstimateBytes: estimate.totalBytes,
+                               availableMemoryBytes: available.bytes, availableMemorySource: available.source, forcedMemory: force,
+                               peakResidentBytes: peakResidentBytes())
+            try directory.write(try CanonicalJSON.encode(info), named: "run-info.json")
+            interrupt?.remove()
+            let final = try directory.commit(replacing: RunCommand.earlierResults)
+            env.standardOutput.write(headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
+            env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
+            return .ok
+        } catch {
+            env.standardError.write("prestage run: cannot write the results: \(error)\n")
+            markIncomplete(directory, reason: "Writing the results failed: \(error)")
+            return .runFailed
+        }
+    }
+
+    /// The memory estimate's inputs for a resolved scenario.
+    static func memoryInputs(_ s: ScenarioFile, concurrentReplications: Int) -> MemoryInputs {
+        let devices = s.world.population.devices
+        var pushes = 0.0, sessions = 0.0
+        for c in s.world.campaigns {
+            let p = Double(devices) * c.audienceShare * Double(c.pushesPerDevice)
+            pushes += p
+            sessions += min(p, min(c.sendRatePerMinute, c.providerQuotaPerMinute) / 60 * sessionSecondsAssumed)
+        }
+        return MemoryInputs(devices: devices, pushesTargeted: Int(min(pushes, 1e15)), activeSessionsPeak: Int(min(sessions, 1e15)),
+                            horizonSeconds: Int(s.world.horizonSeconds.rounded(.up)), replications: s.run.replications,
+                            concurrentReplications: concurrentReplications)
+    }
+
+    /// Replaces the INCOMPLETE marker's text with `reason` (the marker stays).
+    static func markIncomplete(_ directory: ResultsDirectory, reason: String) {
+        let marker = directory.partialURL.appendingPathComponent(ResultsDirectory.incompleteMarkerName)
+        try? AtomicWriter.write(Data("This run has not completed. \(reason)\n".utf8), to: marker)
+    }
+
+    static func peakResidentBytes() -> UInt64 {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        return UInt64(max(0, usage.ru_maxrss)) * 1024  // Linux reports KiB
+    }
+
+    /// A few lines for the terminal: the headline metrics with their CIs.
+    static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, events: UInt64, wallSeconds: Double) -> String {
+        var rows: [[String]] = [["metric", "unit", "mean", "± CI"]]
+        let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
+        for m in (shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown) {
+            rows.append([m.name, m.unit, m.mean.map { TextNumber.format($0, significant: 4) } ?? "n/a",
+                         m.confidenceInterval.map { TextNumber.format($0.halfWidth, significant: 3) } ?? "—"])
+        }
+        var lines = ["\(scenario.name): \(scenario.question)"]
+        lines += alignedTable(rows).map { "  " + $0 }
+        lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// While installed, SIGINT (Ctrl-C) marks the partial results directory as interrupted and exits
+/// with status 130, leaving `NAME.partial/` with its `INCOMPLETE` marker.
+final class InterruptGuard: @unchecked Sendable {
+    private let source: any DispatchSourceSignal
+    private let lock = NSLock()
+    private var removed = false
+
+    init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
+        source.setEventHandler {
+            RunCommand.markIncomplete(directory, reason: "It was interrupted (SIGINT); these are partial results.")
+            output.write("\n\(command): interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+            exit(ExitCode.interrupted.rawValue)
+        }
+        source.resume()
+    }
+
+    /// Restores the default SIGINT behaviour (idempotent).
+    func remove() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !removed else { return }
+        removed = true
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

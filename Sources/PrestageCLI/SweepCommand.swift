@@ -1,0 +1,232 @@
+import Dispatch
+import Experiments
+import Foundation
+import PushModel
+import ScenarioFormat
+
+/// `prestage sweep FILE [--out DIR] [--jobs N] [--shard i/N] [--force-memory]`.
+///
+/// Work item k is (point k / R, replication k mod R). Each finished item is written atomically to
+/// `DIR.partial/items/pP-rR.json`; rerunning with the same `--out` keeps the valid items and runs
+/// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv and
+/// summary.json; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
+enum SweepCommand {
+    /// Metrics shown per point on the progress line and in the final table, when present.
+    static let shownMetrics = ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "origin.peakRequestsPerSecond"]
+
+    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        let path = parsed.positionals[0]
+        let library = ScenarioLibrary(directories: env.scenarioDirectories)
+        let plan: SweepPlan
+        let shard: ShardSpec?
+        do {
+            plan = try SweepPlan.load(path, library: library)
+            shard = try parsed.string("shard").map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
+        } catch {
+            env.standardError.write(error.description + "\n")
+            return .badInput
+        }
+        let manifest = plan.manifest
+        let mine = (0..<manifest.itemCount).filter { shard?.owns($0) ?? true }
+        // Where the results go.
+        let parent: URL, name: String
+        if let out = parsed.string("out") {
+            let url = URL(fileURLWithPath: out).standardizedFileURL
+            (parent, name) = (url.deletingLastPathComponent(), url.lastPathComponent)
+        } else {
+            var base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            if let shard { base += "-shard\(shard.index)-of\(shard.count)" }
+            (parent, name) = (env.resultsParent, base)
+        }
+        let finalURL = parent.appendingPathComponent(name, isDirectory: true)
+        // A complete directory of this very sweep and shard: nothing to do.
+        if FileManager.default.fileExists(atPath: finalURL.path) {
+            switch existingMatches(finalURL, manifest: manifest, shard: shard) {
+            case .success:
+                env.standardError.write("prestage sweep: \(finalURL.path) already holds this complete sweep\(shard.map { " shard \($0.text)" } ?? ""); nothing to run\n")
+                env.standardOutput.write("results: \(finalURL.path)\n")
+                return .ok
+            case let .failure(message):
+                env.standardError.write("prestage sweep: \(message); choose another --out or remove it\n")
+                return .badInput
+            }
+        }
+        // The memory guard: the largest point, `jobs` replications at once.
+        let jobs = max(1, min(parsed.integer("jobs") ?? env.processorCount, max(1, mine.count)))
+        let available = env.availableMemory()
+        let largest = plan.scenarios.max { MemoryEstimate(RunCommand.memoryInputs($0, concurrentReplications: jobs)).totalBytes
+            < MemoryEstimate(RunCommand.memoryInputs($1, concurrentReplications: jobs)).totalBytes } ?? plan.base
+        let inputs = RunCommand.memoryInputs(largest, concurrentReplications: jobs)
+        if let refusal = MemoryGuard.refusal(estimate: MemoryEstimate(inputs), available: available, inputs: inputs) {
+            if !parsed.flag("force-memory") {
+                env.standardError.write("prestage sweep: " + refusal + "\n")
+                return .badInput
+            }
+            env.standardError.write("prestage sweep: warning: --force-memory: the memory estimate exceeds the available memory\n")
+        }
+        // Resume a partial directory of this sweep, or start one.
+        let directory: ResultsDirectory
+        do {
+            if let resumed = try ResultsDirectory.resume(in: parent, name: name),
+               FileManager.default.fileExists(atPath: resumed.partialURL.appendingPathComponent(SweepFiles.manifestName).path) {
+                switch SweepFiles.readManifest(resumed.partialURL) {
+                case let .success((found, _)) where found.sweepHash == manifest.sweepHash:
+                    directory = resumed
+                case let .success((found, _)):
+                    env.standardError.write("prestage sweep: \(resumed.partialURL.path) holds items of a different sweep (\(found.sweepHash), this one is \(manifest.sweepHash)); remove it or choose another --out\n")
+                    return .badInput
+                case let .failure(message):
+                    env.standardError.write("prestage sweep: \(message); remove \(resumed.partialURL.path) or choose another --out\n")
+                    return .badInput
+                }
+            } else {
+                directory = try ResultsDirectory.begin(in: parent, name: name)
+                try directory.write(try CanonicalJSON.encode(manifest), named: SweepFiles.manifestName)
+                try directory.write(try CanonicalJSON.encode(plan.base), named: SweepFiles.scenarioName)
+            }
+            try FileManager.default.createDirectory(at: directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory), withIntermediateDirectories: true)
+        } catch {
+            env.standardError.write("prestage sweep: \(error)\n")
+            return .badInput
+        }
+        let items = directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
+        // Temporary files of writes cut short by an interruption (AtomicWriter's `.NAME.tmp-…`).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? [] where name.hasPrefix(".") && name.contains(".tmp-") {
+            try? FileManager.default.removeItem(at: items.appendingPathComponent(name))
+        }
+        // Items already complete are kept; damaged or foreign ones are run again.
+        var missing: [Int] = []
+        for k in mine {
+            switch SweepFiles.readItem(items, point: k / manifest.replications, replication: k % manifest.replications, manifest: manifest) {
+            case .success?: continue
+            case let .failure(message)?:
+                env.standardError.write("prestage sweep: warning: \(message); running it again\n")
+                missing.append(k)
+            case nil: missing.append(k)
+            }
+        }
+        let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError, command: "prestage sweep") : nil
+        defer { interrupt?.remove() }
+        let shardText = shard.map { " (shard \($0.text): \(mine.count) of \(manifest.itemCount) items)" } ?? ""
+        env.standardError.write("prestage sweep: \(manifest.scenarioName): \(manifest.points.count) point(s) × \(manifest.replications) replication(s)\(shardText), "
+                                + "seed \(manifest.seed), \(missing.count) item(s) to run"
+                                + (missing.count < mine.count ? " (\(mine.count - missing.count) already complete)" : "")
+                                + " on \(min(jobs, max(1, missing.count))) thread(s) → \(finalURL.path)\n")
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            try SweepRunner(plan: plan, items: items, jobs: jobs).run(missing, mine: mine) { line in
+                let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                env.standardError.write(line + " (\(TextNumber.format(wall, significant: 3)) s wall)\n")
+            }
+        } catch {
+            env.standardError.write("prestage sweep: \(error)\n")
+            RunCommand.markIncomplete(directory, reason: "The sweep failed: \(error). Rerun the same command to run the missing items.")
+            env.standardError.write("prestage sweep: completed items kept in \(directory.partialURL.path); rerun to resume\n")
+            return .runFailed
+        }
+        do {
+            if let shard {
+                let info = SweepShardInfo(format: SweepShardInfo.formatName, sweepHash: manifest.sweepHash, shard: shard, items: mine.count)
+                try directory.write(try CanonicalJSON.encode(info), named: SweepFiles.shardName)
+            } else {
+                let all = try loadAll(items, manifest: manifest)
+                try SweepFiles.writeResults(directory, manifest: manifest, items: all)
+                env.standardOutput.write(pointTable(manifest: manifest, items: all))
+            }
+            interrupt?.remove()
+            let final = try directory.commit()
+            env.standardOutput.write("results: \(final.path)\n")
+            return .ok
+        } catch {
+            env.standardError.write("prestage sweep: cannot write the results: \(error)\n")
+            RunCommand.markIncomplete(directory, reason: "Writing the results failed: \(error)")
+            return .runFailed
+        }
+    }
+
+    /// Whether the complete directory `url` holds this sweep (and shard).
+    static func existingMatches(_ url: URL, manifest: SweepManifest, shard: ShardSpec?) -> Result<Void, CommandMessage> {
+        switch SweepFiles.readManifest(url) {
+        case let .failure(m): return .failure(CommandMessage("\(url.path) exists and is not this sweep's result directory (\(m))"))
+        case let .success((found, _)):
+            guard found.sweepHash == manifest.sweepHash else {
+                return .failure(CommandMessage("\(url.path) holds a different sweep (\(found.sweepHash), this one is \(manifest.sweepHash))"))
+            }
+        }
+        let shardURL = url.appendingPathComponent(SweepFiles.shardName)
+        let hasShard = FileManager.default.fileExists(atPath: shardURL.path)
+        if let shard {
+            guard hasShard, case let .success((info, _)) = SweepFiles.read(SweepShardInfo.self, shardURL, what: "shard.json"), info.shard == shard else {
+                return .failure(CommandMessage("\(url.path) holds this sweep, but not as shard \(shard.text)"))
+            }
+        } else if hasShard {
+            return .failure(CommandMessage("\(url.path) holds a shard of this sweep, not the whole sweep (merge the shards with prestage merge)"))
+        }
+        return .success(())
+    }
+
+    /// Every item of the sweep from `items`, in item order.
+    static func loadAll(_ items: URL, manifest: SweepManifest) throws(CommandMessage) -> [SweepItemResult] {
+        var out: [SweepItemResult] = []
+        out.reserveCapacity(manifest.itemCount)
+        for k in 0..<manifest.itemCount {
+            let (p, r) = (k / manifest.replications, k % manifest.replications)
+            switch SweepFiles.readItem(items, point: p, replication: r, manifest: manifest) {
+            case let .success((item, _))?: out.append(item)
+            case let .failure(m)?: throw m
+            case nil: throw CommandMessage("\(items.path): missing item \(SweepItemResult.fileName(point: p, replication: r))")
+            }
+        }
+        return out
+    }
+
+    /// The final table on standard output: per point, the shown metrics as mean ± half-width.
+    static func pointTable(manifest: SweepManifest, items: [SweepItemResult]) -> String {
+        let r = manifest.replications
+        var rows: [[String]] = [["point"] + manifest.axes.map(\.field) + shownMetrics]
+        for point in manifest.points {
+            let slice = Array(items[(point.point * r)..<((point.point + 1) * r)])
+            rows.append(["\(point.point)"] + point.values.map(\.plainText) + shownMetrics.map { estimate($0, slice, manifest) })
+        }
+        return "\(manifest.scenarioName) sweep, \(r) replication(s) per point, seed \(manifest.seed) (common random numbers across points):\n"
+            + alignedTable(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+
+    static func estimate(_ name: String, _ slice: [SweepItemResult], _ manifest: SweepManifest) -> String {
+        let values = slice.map { item in item.metrics.first { $0.name == name }?.value ?? .nan }
+        let m = MetricSummary(name: name, unit: "", better: "none", values: values, level: manifest.confidenceLevel)
+        guard let mean = m.mean else { return "n/a" }
+        return TextNumber.format(mean, significant: 4) + (m.confidenceInterval.map { " ± " + TextNumber.format($0.halfWidth, significant: 3) } ?? "")
+    }
+}
+
+/// Help text after the generated option list of `sweep` and `merge`.
+enum SweepHelp {
+    static let sweep = """
+
+    FILE is a sweep file (JSON):
+      { "scenario": "default", "replications": 5, "seed": 1, "devices": 5000,
+        "set":  { "campaigns[0].warm.mode": "allPops" },
+        "grid": { "campaigns[0].warm.aheadSeconds": [0, 120, 300, 600] } }
+    Every point (each combination of grid values) runs the same replications with the same
+    seed: points compare on common random numbers. Results in DIR: sweep.csv (one row per
+    point × replication × metric), points.csv and summary.json (per point, CIs and the
+    replications needed for the precision target), sweep.json, scenario.json, items/.
+    Each finished replication is written to items/ at once: rerunning the same command
+    resumes, running only the missing items. With --shard i/N the directory holds the items
+    k ≡ i (mod N) and shard.json; combine the N shard directories with prestage merge.
+
+    examples:
+      prestage sweep sweeps/warm-ahead.json --out results/warm-ahead
+      prestage sweep sweeps/warm-ahead.json --shard 0/4 --out results/warm-ahead-shard0
+    """
+    static let merge = """
+
+    DIR... are the N shard directories of one sweep (prestage sweep --shard i/N). The merged
+    directory is byte-identical to an unsharded run's. Incomplete shards, shards of another
+    sweep, missing or duplicate shards or items are refused with the directory named.
+
+    example:
+      prestage merge results/warm-ahead-shard* --out results/warm-ahead
+    """
+}

@@ -1,0 +1,26 @@
+import Foundation
+import ScenarioFormat
+
+/// `prestage validate FILE...`.
+enum ValidateCommand {
+    static func execute(files: [String], parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        let library = ScenarioLibrary(directories: env.scenarioDirectories)
+        var bad = 0
+        for file in files {
+            do {
+                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: parsed.strings("set"))
+                env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
+            } catch {
+                bad += 1
+                let count = error.diagnostics.count
+                env.standardError.write(error.description + "\n")
+                if count > 0 { env.standardError.write("\(file): \(count) problem\(count == 1 ? "" : "s")\n") }
+            }
+        }
+        if bad > 0 {
+            env.standardError.write("prestage validate: \(bad) of \(files.count) file\(files.count == 1 ? "" : "s") invalid\n")
+            return .badInput
+        }
+        return .ok
+    }
+}

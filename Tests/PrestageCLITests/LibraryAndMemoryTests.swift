@@ -1,0 +1,103 @@
+import Foundation
+import PushModel
+import XCTest
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+final class LibraryAndMemoryTests: XCTestCase {
+    /// Every file in scenarios/ decodes strictly, so none can rot as the model's schema changes.
+    func testEveryLibraryScenarioValidates() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        let entries = library.entries()
+        let required = ["default", "black-friday-flash-sale", "sports-breaking-news", "weekly-mix", "warm-ahead-sweep",
+                        "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration"]
+        XCTAssertEqual(Set(required).subtracting(entries.map(\.name)), [], "missing library scenarios")
+        for entry in entries {
+            do {
+                let (_, scenario) = try ScenarioLoader.load(entry.url.path, library: library)
+                XCTAssertEqual(scenario.name, entry.name, "\(entry.url.path): name must match the file name")
+                XCTAssertTrue(entry.readable)
+            } catch {
+                XCTFail("\(entry.url.path) does not validate:\n\(error)")
+            }
+        }
+    }
+
+    func testBlackFridayIsFiveMillionDevices() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        let scenario = try ScenarioLoader.load("black-friday-flash-sale", library: library).scenario
+        XCTAssertEqual(scenario.world.population.devices, 5_000_000)
+        XCTAssertEqual(Set(scenario.world.campaigns[0].assets.map(\.type)), [.image, .json, .video])
+    }
+
+    func testListShowsEachScenarioWithItsQuestion() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-list-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"name":"b","question":"Second?"}"#.utf8).write(to: dir.appendingPathComponent("b.json"))
+        try Data(#"{"name":"a","question":"First?"}"#.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(#"{"name":"#.utf8).write(to: dir.appendingPathComponent("c.json"))
+        try Data("not a scenario".utf8).write(to: dir.appendingPathComponent("README.txt"))
+        let t = try TestEnvironment(scenarioDirectories: [dir])
+        defer { t.cleanUp() }
+        XCTAssertEqual(t.run(["list"]), .ok)
+        XCTAssertEqual(t.out.text, "a  First?\nb  Second?\nc  (not valid JSON; see prestage validate)\n")
+
+        let empty = try TestEnvironment(scenarioDirectories: [dir.appendingPathComponent("none")])
+        defer { empty.cleanUp() }
+        XCTAssertEqual(empty.run(["list"]), .badInput)
+    }
+
+    func testListCoversTheRepositoryLibrary() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        XCTAssertEqual(t.run(["list"]), .ok)
+        let files = try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.repositoryScenarios.path).filter { $0.hasSuffix(".json") }
+        XCTAssertEqual(t.out.text.split(separator: "\n").count, files.count)
+        XCTAssertTrue(t.out.text.contains("default  "), t.out.text)
+    }
+
+    func testMemAvailableParsing() {
+        let meminfo = "MemTotal:       32768000 kB\nMemFree:         1000 kB\nMemAvailable:   23984048 kB\nBuffers: 1 kB\n"
+        XCTAssertEqual(AvailableMemory.memAvailableBytes(inMeminfo: meminfo), 23_984_048 * 1024)
+        XCTAssertNil(AvailableMemory.memAvailableBytes(inMeminfo: "MemTotal: 5 kB\n"))
+        XCTAssertNil(AvailableMemory.memAvailableBytes(inMeminfo: "MemAvailable: lots kB\n"))
+        XCTAssertGreaterThan(AvailableMemory.probe().bytes, 0)
+    }
+
+    func testEstimateGrowsByTheModelConstantsPerDeviceAndThread() {
+        let model = MemoryModel()
+        let one = MemoryInputs(devices: 1_000, pushesTargeted: 1_000, activeSessionsPeak: 100, horizonSeconds: 3_600,
+                               replications: 4, concurrentReplications: 1)
+        var more = one
+        more.devices += 1_000_000
+        XCTAssertEqual(MemoryEstimate(more).totalBytes - MemoryEstimate(one).totalBytes, 1_000_000 * model.bytesPerDevice)
+        var twoThreads = one
+        twoThreads.concurrentReplications = 2
+        let perReplication = MemoryEstimate(one).totalBytes - model.processBaseBytes - MemoryEstimate(one).parts.last!.bytes
+        XCTAssertEqual(MemoryEstimate(twoThreads).totalBytes - MemoryEstimate(one).totalBytes, perReplication)
+        // More threads than replications cannot run at once.
+        var manyThreads = one
+        manyThreads.concurrentReplications = 64
+        var fourThreads = one
+        fourThreads.concurrentReplications = 4
+        XCTAssertEqual(MemoryEstimate(manyThreads), MemoryEstimate(fourThreads))
+    }
+
+    func testMemoryGuardRefusesWithTheForceFlagAndExitsTwo() throws {
+        let t = try TestEnvironment(availableBytes: 100 << 20)  // 100 MiB
+        defer { t.cleanUp() }
+        XCTAssertEqual(t.run(["run", "black-friday-flash-sale", "--replications", "2"]), .badInput)
+        let text = t.err.text
+        XCTAssertTrue(text.contains("refusing to run: the scenario needs about"), text)
+        XCTAssertTrue(text.contains("but 100 MiB is available (test)"), text)
+        XCTAssertTrue(text.contains("--force-memory"), text)
+        XCTAssertTrue(text.contains("--jobs 1"), text)
+        XCTAssertTrue(text.contains("5000000 devices"), text)
+        // Nothing was started.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: t.root.appendingPathComponent("results").path))
+        XCTAssertEqual(MemoryGuard.formatBytes(100 << 20), "100 MiB")
+        XCTAssertEqual(MemoryGuard.formatBytes(1536 << 20), "1.5 GiB")
+    }
+}
