@@ -114,7 +114,8 @@ enum RunCommand {
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
-            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results)
+            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results,
+                                             invocation: invocation(parsed))
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
             try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
             let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
@@ -134,6 +135,16 @@ enum RunCommand {
             markIncomplete(directory, reason: "Writing the results failed: \(error)")
             return .runFailed
         }
+    }
+
+    /// The changes to the scenario file as typed, for the report header: the flags, then each `--set`.
+    static func invocation(_ parsed: ParsedCommand) -> ReportBuilder.Invocation {
+        var overrides: [String] = []
+        if let devices = parsed.integer("devices") { overrides.append("--devices \(devices)") }
+        if let seed = parsed.unsignedInteger("seed") { overrides.append("--seed \(seed)") }
+        if let replications = parsed.integer("replications") { overrides.append("--replications \(replications)") }
+        overrides += parsed.strings("set").map { "--set " + $0 }
+        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: parsed.integer("devices") != nil)
     }
 
     /// The memory estimate's inputs for a resolved scenario.

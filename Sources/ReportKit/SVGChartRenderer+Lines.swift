@@ -53,8 +53,9 @@ extension SVGChartRenderer {
 
     func renderTimeSeries(_ chart: TimeSeriesChart, prefix: String) -> String {
         let allFinite = chart.series.flatMap { $0.points }.filter { $0.seconds.isFinite && $0.value.isFinite }
-        let allTimes = (allFinite.map { $0.seconds } + chart.markers.map { $0.at } + chart.bands.flatMap { [$0.fromSeconds, $0.toSeconds] })
-            .filter { $0.isFinite }
+        // The whole run: every point's time (a gap point still marks time covered), every marker and band.
+        let allTimes = (chart.series.flatMap { $0.points.map { $0.seconds } } + chart.markers.map { $0.at }
+                        + chart.bands.flatMap { [$0.fromSeconds, $0.toSeconds] }).filter { $0.isFinite }
         let whole = TimeRange(fromSeconds: allTimes.min() ?? 0, toSeconds: allTimes.max() ?? 1)
         let focus = chart.focus.flatMap { $0.isUsable ? $0 : nil }
         let shown = focus ?? whole

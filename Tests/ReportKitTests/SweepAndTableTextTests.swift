@@ -1,3 +1,4 @@
+import ReportKitTesting
 import XCTest
 @testable import ReportKit
 
