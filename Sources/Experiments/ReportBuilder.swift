@@ -79,7 +79,7 @@ public enum ReportBuilder {
     }
 
     /// The measured unit of a metric for display: origin rates are requests per second.
-    static func measuredUnit(name: String, unit: String) -> MeasuredUnit {
+    public static func measuredUnit(name: String, unit: String) -> MeasuredUnit {
         if unit == MetricUnit.perSecond.rawValue && name.hasPrefix("origin.") { return .perSecond(noun: "req") }
         return MeasuredUnit(code: unit)
     }

@@ -92,11 +92,13 @@ public enum PrestageCLI {
                         OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/FILE-NAME)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "work items run at once (default: all cores)"),
                         OptionSpec("shard", .string, valueName: "i/N", help: "run only the work items k with k mod N = i (then prestage merge)"),
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "metrics in the report and the table printed (default: \(SweepReportBuilder.defaultMetrics.joined(separator: ",")))"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
                     ]),
         CommandSpec("merge", summary: "combine the shard directories of one sweep into its complete results",
                     positionals: ["DIR..."], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "metrics in the report and the table printed (default: \(SweepReportBuilder.defaultMetrics.joined(separator: ",")))"),
                     ]),
         BenchCommand.spec,
     ])

@@ -2,6 +2,7 @@ import Dispatch
 import Experiments
 import Foundation
 import PushModel
+import ReportKit
 import ScenarioFormat
 
 /// `prestage sweep FILE [--out DIR] [--jobs N] [--shard i/N] [--force-memory]`.
@@ -12,14 +13,20 @@ import ScenarioFormat
 /// summary.json; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
 enum SweepCommand {
     /// Metrics shown per point on the progress line and in the final table, when present.
-    static let shownMetrics = ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "origin.peakRequestsPerSecond"]
+    /// The metrics chosen with `--metrics NAME,...` (default `SweepReportBuilder.defaultMetrics`), or a message.
+    static func chosenMetrics(_ parsed: ParsedCommand) -> Result<[String], CommandMessage> {
+        guard let list = parsed.string("metrics") else { return .success(SweepReportBuilder.defaultMetrics) }
+        return SweepReportBuilder.checkMetrics(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
         let path = parsed.positionals[0]
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let plan: SweepPlan
         let shard: ShardSpec?
+        let metrics: [String]
         do {
+            metrics = try chosenMetrics(parsed).get()
             plan = try SweepPlan.load(path, library: library)
             shard = try parsed.string("shard").map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
         } catch {
@@ -130,8 +137,8 @@ enum SweepCommand {
                 try directory.write(try CanonicalJSON.encode(info), named: SweepFiles.shardName)
             } else {
                 let all = try loadAll(items, manifest: manifest)
-                try SweepFiles.writeResults(directory, manifest: manifest, items: all)
-                env.standardOutput.write(pointTable(manifest: manifest, items: all))
+                try SweepFiles.writeResults(directory, manifest: manifest, items: all, reportMetrics: metrics)
+                env.standardOutput.write(pointTable(manifest: manifest, items: all, metrics: metrics))
             }
             interrupt?.remove()
             let final = try directory.commit()
@@ -181,22 +188,25 @@ enum SweepCommand {
     }
 
     /// The final table on standard output: per point, the shown metrics as mean ± half-width.
-    static func pointTable(manifest: SweepManifest, items: [SweepItemResult]) -> String {
+    static func pointTable(manifest: SweepManifest, items: [SweepItemResult], metrics: [String]) -> String {
         let r = manifest.replications
-        var rows: [[String]] = [["point"] + manifest.axes.map(\.field) + shownMetrics]
+        var rows: [[String]] = [["point"] + manifest.axes.map(\.field) + metrics]
         for point in manifest.points {
             let slice = Array(items[(point.point * r)..<((point.point + 1) * r)])
-            rows.append(["\(point.point)"] + point.values.map(\.plainText) + shownMetrics.map { estimate($0, slice, manifest) })
+            rows.append(["\(point.point)"] + point.values.map(\.plainText) + metrics.map { estimate($0, slice, manifest) })
         }
         return "\(manifest.scenarioName) sweep, \(r) replication(s) per point, seed \(manifest.seed) (common random numbers across points):\n"
             + alignedTable(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
 
+    /// "412 ms ± 18" in the unit that suits the mean.
     static func estimate(_ name: String, _ slice: [SweepItemResult], _ manifest: SweepManifest) -> String {
         let values = slice.map { item in item.metrics.first { $0.name == name }?.value ?? .nan }
-        let m = MetricSummary(name: name, unit: "", better: "none", values: values, level: manifest.confidenceLevel)
+        let unit = MetricTable.spec(named: name)?.unit.rawValue ?? ""
+        let m = MetricSummary(name: name, unit: unit, better: "none", values: values, level: manifest.confidenceLevel)
         guard let mean = m.mean else { return "n/a" }
-        return TextNumber.format(mean, significant: 4) + (m.confidenceInterval.map { " ± " + TextNumber.format($0.halfWidth, significant: 3) } ?? "")
+        let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: name, unit: unit), magnitude: mean)
+        return scale.text(mean) + (m.confidenceInterval.map { " ± " + scale.number($0.halfWidth) } ?? "")
     }
 }
 

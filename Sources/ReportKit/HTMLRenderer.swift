@@ -57,13 +57,12 @@ public struct HTMLRenderer: Sendable {
             + esc(report.scenario.question) + "</p>\n"
         html += "<dl class=\"provenance\">\n"
         var items: [(String, String)] = run.facts.map { (esc($0.label), esc($0.value)) }
-        items += [
-            ("Replications", esc(TextFormat.count(run.replications))),
-            ("Seed", "<code>" + String(run.seed) + "</code>"),
-            ("Overrides", run.overrides.isEmpty ? "none (scenario file as written)"
-                : run.overrides.map { "<code>" + esc($0) + "</code>" }.joined(separator: " ")),
-            ("Tool version", esc(run.toolVersion)),
-        ]
+        items += [("Replications", esc(TextFormat.count(run.replications))), ("Seed", "<code>" + String(run.seed) + "</code>")]
+        if let overrides = run.overrides {
+            items.append(("Overrides", overrides.isEmpty ? "none (scenario file as written)"
+                : overrides.map { "<code>" + esc($0) + "</code>" }.joined(separator: " ")))
+        }
+        items.append(("Tool version", esc(run.toolVersion)))
         if !run.sourceRevision.isEmpty { items.append(("Source revision", "<code>" + esc(run.sourceRevision) + "</code>")) }
         items.append(("Scenario hash", "<code>" + esc(run.scenarioHash) + "</code>"))
         for (term, definition) in items {

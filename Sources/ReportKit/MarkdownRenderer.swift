@@ -16,7 +16,9 @@ public struct MarkdownRenderer: Sendable {
         let run = report.provenance
         let facts = run.facts.map { TextFormat.escapeMarkdown($0.label.lowercased() + " " + $0.value) }
         lines.append("**Run:** " + (facts + [TextFormat.count(run.replications) + " replications", "seed " + String(run.seed)]).joined(separator: " · ") + "  ")
-        lines.append("**Overrides:** " + (run.overrides.isEmpty ? "none (scenario file as written)" : run.overrides.map(Self.codeSpan).joined(separator: " ")) + "  ")
+        if let overrides = run.overrides {
+            lines.append("**Overrides:** " + (overrides.isEmpty ? "none (scenario file as written)" : overrides.map(Self.codeSpan).joined(separator: " ")) + "  ")
+        }
         lines.append("**Provenance:** " + TextFormat.escapeMarkdown(run.toolVersion)
                      + (run.sourceRevision.isEmpty ? "" : " · source " + Self.codeSpan(run.sourceRevision))
                      + " · scenario " + TextFormat.escapeMarkdown(run.scenarioHash))

@@ -55,12 +55,13 @@ public struct RunProvenance: Sendable, Equatable {
     /// What the run simulated, shown first in the header: e.g. ("Devices", "500,000"), ("Horizon", "30 min").
     public var facts: [RunFact]
     /// Every change to the scenario file made for this run, as given (e.g. `--devices 500000`,
-    /// `--set world.population.devices=500000`), in order; empty when the file ran as written.
-    public var overrides: [String]
+    /// `--set world.population.devices=500000`), in order; empty when the file ran as written; nil when
+    /// the notion does not apply (a sweep's changes are in its sweep file).
+    public var overrides: [String]?
 
     /// Creates the value from its properties (see their documentation).
     public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String, sourceRevision: String = "",
-                facts: [RunFact] = [], overrides: [String] = []) {
+                facts: [RunFact] = [], overrides: [String]? = []) {
         self.seed = seed
         self.replications = replications
         self.toolVersion = toolVersion
