@@ -85,7 +85,13 @@ public enum PrestageCLI {
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
                     ]),
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
-                    positionals: ["A", "B"], options: []),
+                    positionals: ["A", "B"], options: [
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "only these metrics (names as in summary.json)"),
+                        OptionSpec("significant-only", .flag, help: "only metrics whose difference interval excludes zero"),
+                        OptionSpec("format", .string, valueName: "FORMAT", help: "text (default), md, csv (plain numbers) or json"),
+                        OptionSpec("fail-on-regression", .flag, help: "exit 3 when a shown metric regressed significantly"),
+                        OptionSpec("allow-different", .flag, help: "compare runs of different populations, horizons or replication plans anyway"),
+                    ]),
         CommandSpec("list", summary: "list the scenario library with each scenario's question", options: []),
         CommandSpec("sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
                     positionals: ["FILE"], options: [
@@ -140,9 +146,21 @@ public enum PrestageCLI {
 
             A and B are result directories written by `prestage run` (each holding summary.json).
             With the same seed and replication count the runs used common random numbers, and the
-            difference is a paired t interval; otherwise Welch's interval.
+            difference is a paired t interval; otherwise Welch's interval. The settings that differ
+            between the two resolved scenarios are listed first. Runs of different populations or
+            horizons (counts and bytes scale with them), or with one seed and different replication
+            counts, are refused unless --allow-different. Rows: regressions, improvements, other
+            significant differences, then the rest; Change is (B − A) / |A|.
 
-            \(exitCodes)
+            examples:
+              prestage compare results/default-seed1 results/warm-2min
+              prestage compare A B --significant-only --format md
+              prestage compare A B --metrics tapToPaint.p95Seconds,bytes.cdnEgress --fail-on-regression
+
+            exit codes:
+              0    ok (also with regressions, unless --fail-on-regression)
+              2    bad input (a directory without a complete run, bad options, runs not comparable)
+              3    --fail-on-regression and a shown metric regressed significantly
             """
         case "sweep":
             return SweepHelp.sweep + "\n\(exitCodes)"
