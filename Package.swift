@@ -64,7 +64,7 @@ let package = Package(
         // Scenario and sweep files: strict JSON decoding with path-named errors, overrides, limits.
         .target(
             name: "ScenarioFormat",
-            dependencies: ["PushModel", "PreloadKit"],
+            dependencies: ["PushModel", "InfraModel", "Stochastic", "PreloadKit"],
             swiftSettings: strictFlags
         ),
         // Replications, aggregation, sweeps and their merge, comparison, the bench gate, reports and
@@ -109,7 +109,7 @@ let package = Package(
             dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioFormat"]
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioFormat.
-        .testTarget(name: "ScenarioFormatTests", dependencies: ["ScenarioFormat", "Stochastic"]),
+        .testTarget(name: "ScenarioFormatTests", dependencies: ["ScenarioFormat", "Stochastic", "PushModel", "InfraModel"]),
         // Test support: headless Chromium and the report layout assertions (desktop and phone width).
         .target(name: "ReportKitTesting", dependencies: ["ReportKit"], path: "Tests/ReportKitTesting"),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ReportKitTesting"]),

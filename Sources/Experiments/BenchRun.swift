@@ -22,7 +22,7 @@ public struct BenchScenarioRun: Sendable {
         let count = scenario.run.replications
         let slots = ResultSlots(count: count)
         let traced = FingerprintSlot()
-        let world = scenario.world, seed = scenario.run.seed
+        let world = scenario.modelWorld, seed = scenario.run.seed
         let limits = RunLimits(eventsMax: scenario.run.eventsMax)
         DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, count))) { _ in
             while let r = slots.claim() {
@@ -185,7 +185,7 @@ public enum BenchSpeed {
             var sum = 0.0
             for (i, s) in scenarios.enumerated() {
                 let t0 = threadCPUSeconds()
-                _ = try PushSimulation.run(s.world, masterSeed: s.run.seed, replication: 0, limits: RunLimits(eventsMax: s.run.eventsMax))
+                _ = try PushSimulation.run(s.modelWorld, masterSeed: s.run.seed, replication: 0, limits: RunLimits(eventsMax: s.run.eventsMax))
                 let t = threadCPUSeconds() - t0
                 best[i] = min(best[i], t)
                 sum += t

@@ -37,7 +37,7 @@ public struct ReplicationRunner: Sendable {
     public func run(progress: ProgressBoard) throws(Failure) -> [ReplicationResult] {
         let count = scenario.run.replications
         let slots = ResultSlots(count: count)
-        let world = scenario.world
+        let world = scenario.modelWorld
         let seed = scenario.run.seed
         let limits = RunLimits(eventsMax: scenario.run.eventsMax, progressEveryEvents: Self.progressEveryEvents)
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in

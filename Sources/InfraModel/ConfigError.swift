@@ -14,20 +14,6 @@ public struct InfraConfigError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String { "\(path): expected \(expected), found \(value)" }
 }
 
-/// "a.b[3].c" from a decoder coding path.
-func codingPathString(_ path: [any CodingKey]) -> String {
-    var s = ""
-    for k in path {
-        if let i = k.intValue {
-            s += "[\(i)]"
-        } else {
-            if !s.isEmpty { s += "." }
-            s += k.stringValue
-        }
-    }
-    return s
-}
-
 func joinPath(_ base: String, _ field: String) -> String { base.isEmpty ? field : base + "." + field }
 
 /// Throw unless `ok`.
@@ -35,11 +21,4 @@ func joinPath(_ base: String, _ field: String) -> String { base.isEmpty ? field 
 func require(_ ok: Bool, _ path: String, _ field: String, _ value: @autoclosure () -> String,
              _ expected: @autoclosure () -> String) throws(InfraConfigError) {
     if !ok { throw InfraConfigError(path: joinPath(path, field), value: value(), expected: expected()) }
-}
-
-extension KeyedDecodingContainer {
-    /// The value for `key`, or `fallback` when the key is absent.
-    func value<T: Decodable>(_ key: Key, or fallback: T) throws -> T {
-        try decodeIfPresent(T.self, forKey: key) ?? fallback
-    }
 }

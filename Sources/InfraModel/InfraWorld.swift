@@ -130,10 +130,10 @@ public struct InfraWorld: EventHandler {
 
     public internal(set) var timeSeries: TimeSeries
 
-    /// Build the world. Configuration errors name the field path.
-    /// - Throws: ``InfraConfigError``.
+    /// Build the world from a configuration whose ranges were checked where it was read (the
+    /// scenario format). Errors name the field path.
+    /// - Throws: ``InfraConfigError`` for a distribution GSL cannot sample.
     public init(config: InfraConfig, catalog: ObjectCatalog, masterSeed: UInt64) throws {
-        try config.validate()
         self.config = config
         self.catalog = catalog
         self.masterSeed = masterSeed

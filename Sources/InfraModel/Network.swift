@@ -1,7 +1,7 @@
 /// Access-network classes a device can be on.
 ///
-/// Codable as the strings `"wifi"`, `"5g"`, `"lte"`, `"4g"`, `"3g"`, `"2g"`, `"slow-2g"`.
-public enum NetworkClass: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+/// Written in scenarios as the strings `"wifi"`, `"5g"`, `"lte"`, `"4g"`, `"3g"`, `"2g"`, `"slow-2g"`.
+public enum NetworkClass: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case wifi = 0, fiveG, lte, fourG, threeG, twoG, slow2G
 
     public static let count = 7
@@ -17,21 +17,6 @@ public enum NetworkClass: UInt8, CaseIterable, Sendable, Codable, CustomStringCo
         case .slow2G: return "slow-2g"
         }
     }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        let s = try c.decode(String.self)
-        guard let v = NetworkClass.allCases.first(where: { $0.description == s }) else {
-            throw InfraConfigError(path: codingPathString(decoder.codingPath), value: s,
-                                   expected: "one of wifi, 5g, lte, 4g, 3g, 2g, slow-2g")
-        }
-        self = v
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
-    }
 }
 
 /// Chrome's effective connection type (Network Information API, WICG netinfo): the slowest
@@ -40,8 +25,8 @@ public enum NetworkClass: UInt8, CaseIterable, Sendable, Codable, CustomStringCo
 /// Thresholds (minimum RTT, maximum downlink): slow-2g 2000 ms / 50 kbit/s, 2g 1400 ms / 70 kbit/s,
 /// 3g 270 ms / 700 kbit/s; anything faster is 4g.
 ///
-/// Codable as `"slow-2g"`, `"2g"`, `"3g"`, `"4g"`.
-public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, Codable, CustomStringConvertible {
+/// Written in scenarios as `"slow-2g"`, `"2g"`, `"3g"`, `"4g"`.
+public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, CustomStringConvertible {
     case slow2G = 0, twoG, threeG, fourG
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
@@ -53,19 +38,6 @@ public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, 
         case .threeG: return "3g"
         case .fourG: return "4g"
         }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let s = try decoder.singleValueContainer().decode(String.self)
-        guard let v = EffectiveConnectionType.allCases.first(where: { $0.description == s }) else {
-            throw InfraConfigError(path: codingPathString(decoder.codingPath), value: s, expected: "one of slow-2g, 2g, 3g, 4g")
-        }
-        self = v
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
     }
 
     /// Classify a measured RTT and downlink.

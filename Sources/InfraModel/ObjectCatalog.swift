@@ -3,26 +3,15 @@ import SimKernel
 /// Cache-Control of an object (RFC 9111 max-age, RFC 5861 stale-while-revalidate and
 /// stale-if-error). Defaults follow the reference article's pre-stage assets
 /// (`max-age=14400, stale-while-revalidate=86400`).
-public struct CachePolicy: Codable, Sendable, Equatable {
-    public var maxAgeSeconds: Double = 14_400
-    public var staleWhileRevalidateSeconds: Double = 86_400
-    public var staleIfErrorSeconds: Double = 0
+public struct CachePolicy: Sendable, Equatable {
+    public var maxAgeSeconds: Double
+    public var staleWhileRevalidateSeconds: Double
+    public var staleIfErrorSeconds: Double
 
     public init(maxAgeSeconds: Double = 14_400, staleWhileRevalidateSeconds: Double = 86_400, staleIfErrorSeconds: Double = 0) {
         self.maxAgeSeconds = maxAgeSeconds
         self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
         self.staleIfErrorSeconds = staleIfErrorSeconds
-    }
-
-    enum CodingKeys: String, CodingKey { case maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds }
-
-    public init(from decoder: any Decoder) throws {
-        let d = CachePolicy()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        maxAgeSeconds = try c.value(.maxAgeSeconds, or: d.maxAgeSeconds)
-        staleWhileRevalidateSeconds = try c.value(.staleWhileRevalidateSeconds, or: d.staleWhileRevalidateSeconds)
-        staleIfErrorSeconds = try c.value(.staleIfErrorSeconds, or: d.staleIfErrorSeconds)
-        try validate(path: codingPathString(decoder.codingPath))
     }
 
     public func validate(path: String) throws(InfraConfigError) {

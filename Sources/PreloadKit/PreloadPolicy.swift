@@ -128,38 +128,46 @@ public struct PreloadPolicy: Sendable, Equatable {
 
     /// Checks every knob; the error names the field, its value and what was expected.
     public func validate() throws(PolicyError) {
-        func need(_ ok: Bool, _ field: String, _ value: Int64, _ expected: String) throws(PolicyError) {
-            if !ok { throw PolicyError(field: field, value: "\(value)", expected: expected) }
+        func need(_ ok: Bool, _ knob: PolicyKnob, _ field: String, _ value: Int64, _ expected: String) throws(PolicyError) {
+            if !ok { throw PolicyError(field: field, value: "\(value)", expected: expected, knob: knob) }
         }
-        try need(criticalAssetsMax >= 1 && criticalAssetsMax <= 16, "criticalAssetsMax", Int64(criticalAssetsMax), "1...16")
-        try need(requestTimeoutMicroseconds > 0, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "> 0")
-        try need(fetchWindowMinMicroseconds >= 0, "fetchWindowMinMicroseconds", fetchWindowMinMicroseconds, ">= 0")
+        try need(criticalAssetsMax >= 1 && criticalAssetsMax <= 16, .criticalAssetsMax, "criticalAssetsMax", Int64(criticalAssetsMax), "1...16")
+        try need(requestTimeoutMicroseconds > 0, .requestTimeout, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "> 0")
+        try need(fetchWindowMinMicroseconds >= 0, .fetchWindowMin, "fetchWindowMinMicroseconds", fetchWindowMinMicroseconds, ">= 0")
         for kind in HandlerKind.allCases {
-            try need(deadlines[kind] > 0 && deadlines[kind] <= 3_600_000_000, "deadlines[\(kind)]", deadlines[kind], "1...3600000000 microseconds")
+            try need(deadlines[kind] > 0 && deadlines[kind] <= 3_600_000_000, .deadline(kind), "deadlines[\(kind)]", deadlines[kind], "1...3600000000 microseconds")
         }
-        try need(fetchConcurrencyMax >= 1 && fetchConcurrencyMax <= 16, "fetchConcurrencyMax", Int64(fetchConcurrencyMax), "1...16")
-        try need(memoryBudgetBytes > 0, "memoryBudgetBytes", memoryBudgetBytes, "> 0")
-        try need(memoryReservedBytes >= 0, "memoryReservedBytes", memoryReservedBytes, ">= 0")
-        try need(fetchBufferBytes > 0, "fetchBufferBytes", fetchBufferBytes, "> 0")
-        try need(memoryReservedBytes + fetchBufferBytes <= memoryBudgetBytes, "fetchBufferBytes", fetchBufferBytes,
+        try need(fetchConcurrencyMax >= 1 && fetchConcurrencyMax <= 16, .fetchConcurrencyMax, "fetchConcurrencyMax", Int64(fetchConcurrencyMax), "1...16")
+        try need(memoryBudgetBytes > 0, .memoryBudgetBytes, "memoryBudgetBytes", memoryBudgetBytes, "> 0")
+        try need(memoryReservedBytes >= 0, .memoryReservedBytes, "memoryReservedBytes", memoryReservedBytes, ">= 0")
+        try need(fetchBufferBytes > 0, .fetchBufferBytes, "fetchBufferBytes", fetchBufferBytes, "> 0")
+        try need(memoryReservedBytes + fetchBufferBytes <= memoryBudgetBytes, .fetchBufferBytes, "fetchBufferBytes", fetchBufferBytes,
                  "memoryReservedBytes + fetchBufferBytes <= memoryBudgetBytes (\(memoryBudgetBytes)) so at least one fetch fits")
-        try need(largeAssetThresholdBytes >= 0, "largeAssetThresholdBytes", largeAssetThresholdBytes, ">= 0")
-        try need(meteredSessionBytesMax >= 0, "meteredSessionBytesMax", meteredSessionBytesMax, ">= 0")
-        try need(assetBytesMax > 0, "assetBytesMax", assetBytesMax, "> 0")
-        try need(manifestBytesMax > 0 && manifestBytesMax <= 1_048_576, "manifestBytesMax", Int64(manifestBytesMax), "1...1048576")
-        try need(freeStorageFloorBytes >= 0, "freeStorageFloorBytes", freeStorageFloorBytes, ">= 0")
-        try need(attachmentLimits.imageBytesMax >= 0, "attachmentLimits.imageBytesMax", attachmentLimits.imageBytesMax, ">= 0")
-        try need(attachmentLimits.audioBytesMax >= 0, "attachmentLimits.audioBytesMax", attachmentLimits.audioBytesMax, ">= 0")
-        try need(attachmentLimits.videoBytesMax >= 0, "attachmentLimits.videoBytesMax", attachmentLimits.videoBytesMax, ">= 0")
-        try need(receiptJitterWindowMicroseconds >= 0 && receiptJitterWindowMicroseconds <= 86_400_000_000,
+        try need(largeAssetThresholdBytes >= 0, .largeAssetThresholdBytes, "largeAssetThresholdBytes", largeAssetThresholdBytes, ">= 0")
+        try need(meteredSessionBytesMax >= 0, .meteredSessionBytesMax, "meteredSessionBytesMax", meteredSessionBytesMax, ">= 0")
+        try need(assetBytesMax > 0, .assetBytesMax, "assetBytesMax", assetBytesMax, "> 0")
+        try need(manifestBytesMax > 0 && manifestBytesMax <= 1_048_576, .manifestBytesMax, "manifestBytesMax", Int64(manifestBytesMax), "1...1048576")
+        try need(freeStorageFloorBytes >= 0, .freeStorageFloorBytes, "freeStorageFloorBytes", freeStorageFloorBytes, ">= 0")
+        try need(attachmentLimits.imageBytesMax >= 0, .attachmentLimits, "attachmentLimits.imageBytesMax", attachmentLimits.imageBytesMax, ">= 0")
+        try need(attachmentLimits.audioBytesMax >= 0, .attachmentLimits, "attachmentLimits.audioBytesMax", attachmentLimits.audioBytesMax, ">= 0")
+        try need(attachmentLimits.videoBytesMax >= 0, .attachmentLimits, "attachmentLimits.videoBytesMax", attachmentLimits.videoBytesMax, ">= 0")
+        try need(receiptJitterWindowMicroseconds >= 0 && receiptJitterWindowMicroseconds <= 86_400_000_000, .receiptJitterWindow,
                  "receiptJitterWindowMicroseconds", receiptJitterWindowMicroseconds, "0...86400000000 (one day)")
-        try need(requestTimeoutMicroseconds <= 3_600_000_000, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "<= 3600000000 (one hour)")
+        try need(requestTimeoutMicroseconds <= 3_600_000_000, .requestTimeout, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "<= 3600000000 (one hour)")
         do {
             try manifestOptions.validate()
         } catch {
-            throw PolicyError(field: "manifestOptions.\(error.field)", value: error.value, expected: error.expected)
+            throw PolicyError(field: "manifestOptions.\(error.field)", value: error.value, expected: error.expected, knob: .manifestOptions)
         }
     }
+}
+
+/// The policy knobs `PreloadPolicy.validate()` checks, so a caller that sets them from its own
+/// configuration can name its own field without reading `PolicyError.field`.
+public enum PolicyKnob: Hashable, Sendable {
+    case criticalAssetsMax, requestTimeout, fetchWindowMin, deadline(HandlerKind), fetchConcurrencyMax
+    case memoryBudgetBytes, memoryReservedBytes, fetchBufferBytes, largeAssetThresholdBytes, meteredSessionBytesMax
+    case assetBytesMax, manifestBytesMax, freeStorageFloorBytes, attachmentLimits, receiptJitterWindow, manifestOptions
 }
 
 /// A policy knob out of range: which field, its value, what was expected.
@@ -167,11 +175,14 @@ public struct PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var field: String
     public var value: String
     public var expected: String
+    /// The knob, when the error comes from `PreloadPolicy.validate()`.
+    public var knob: PolicyKnob?
 
-    public init(field: String, value: String, expected: String) {
+    public init(field: String, value: String, expected: String, knob: PolicyKnob? = nil) {
         self.field = field
         self.value = value
         self.expected = expected
+        self.knob = knob
     }
 
     public var description: String { "policy field \(field) is \(value), expected \(expected)" }

@@ -2,17 +2,17 @@ import Foundation
 import Stochastic
 
 /// Declared asset types (the manifest's `type` tokens).
-public enum AssetTypeConfig: String, Codable, Sendable, CaseIterable {
+public enum AssetTypeConfig: String, Sendable, CaseIterable {
     case image, video, audio, hls, json
 }
 
 /// Manifest priorities.
-public enum AssetPriorityConfig: String, Codable, Sendable, CaseIterable {
+public enum AssetPriorityConfig: String, Sendable, CaseIterable {
     case critical, high, normal, low
 }
 
 /// A smaller rendition of an asset for one network class (manifest `variants`).
-public struct AssetVariantConfig: Codable, Sendable, Equatable {
+public struct AssetVariantConfig: Sendable, Equatable {
     /// PreloadKit network key: `wifi`, `5g`, `4g`, `3g`, `2g`, `slow-2g`.
     public var network: String
     public var bytes: Int64
@@ -22,28 +22,19 @@ public struct AssetVariantConfig: Codable, Sendable, Equatable {
         self.bytes = bytes
     }
 
-    static let networkKeys = ["wifi", "5g", "4g", "3g", "2g", "slow-2g"]
-
-    enum CodingKeys: String, CodingKey { case network, bytes }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        network = try c.decode(String.self, forKey: .network)
-        bytes = try c.decode(Int64.self, forKey: .bytes)
-        try c.check(Self.networkKeys.contains(network), .network, expected: "one of wifi, 5g, 4g, 3g, 2g, slow-2g", found: "\"\(network)\"")
-        try c.checkRange(bytes, 1...(1 << 34), .bytes)
-    }
+    /// The PreloadKit network keys a rendition may name.
+    public static let networkKeys = ["wifi", "5g", "4g", "3g", "2g", "slow-2g"]
 }
 
 /// One asset of a campaign.
-public struct AssetConfig: Codable, Sendable, Equatable {
+public struct AssetConfig: Sendable, Equatable {
     /// Path segment of the asset URL (`[A-Za-z0-9._-]`, 1–64 bytes).
-    public var name: String = "hero"
-    public var type: AssetTypeConfig = .image
-    public var priority: AssetPriorityConfig = .critical
-    public var bytes: Int64 = 48_200
+    public var name: String
+    public var type: AssetTypeConfig
+    public var priority: AssetPriorityConfig
+    public var bytes: Int64
     /// Per-network renditions (at most one per network key).
-    public var variants: [AssetVariantConfig] = []
+    public var variants: [AssetVariantConfig]
 
     public init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
                 bytes: Int64 = 48_200, variants: [AssetVariantConfig] = []) {
@@ -53,79 +44,36 @@ public struct AssetConfig: Codable, Sendable, Equatable {
         self.bytes = bytes
         self.variants = variants
     }
-
-    enum CodingKeys: String, CodingKey { case name, type, priority, bytes, variants }
-
-    public init(from decoder: any Decoder) throws {
-        let d = AssetConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.field(.name, d.name)
-        type = try c.field(.type, d.type)
-        priority = try c.field(.priority, d.priority)
-        bytes = try c.field(.bytes, d.bytes)
-        variants = try c.field(.variants, d.variants)
-        let ok = !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
-        }
-        try c.check(ok, .name, expected: "1–64 characters from [A-Za-z0-9._-]", found: "\"\(name)\"")
-        try c.checkRange(bytes, 1...(1 << 34), .bytes)
-        try c.check(variants.count <= 6, .variants, expected: "at most 6 variants", found: "\(variants.count)")
-        let nets = variants.map(\.network)
-        try c.check(Set(nets).count == nets.count, .variants, expected: "at most one variant per network", found: "\(nets.sorted())")
-    }
 }
 
 /// Where the campaign service warms the CDN before the send.
-public enum WarmModeConfig: String, Codable, Sendable, CaseIterable {
+public enum WarmModeConfig: String, Sendable, CaseIterable {
     case none, allPops, topPops, shieldsOnly
 }
 
 /// Warm-ahead: scope and lead time.
-public struct WarmConfig: Codable, Sendable, Equatable {
-    public var mode: WarmModeConfig = .none
+public struct WarmConfig: Sendable, Equatable {
+    public var mode: WarmModeConfig
     /// The warm call is made this long before `sendStartSeconds` (5–10 min in practice).
-    public var aheadSeconds: Double = 600
+    public var aheadSeconds: Double
     /// PoPs warmed in `topPops` mode (largest audience first).
-    public var topPops: Int = 20
+    public var topPops: Int
 
     public init(mode: WarmModeConfig = .none, aheadSeconds: Double = 600, topPops: Int = 20) {
         self.mode = mode
         self.aheadSeconds = aheadSeconds
         self.topPops = topPops
     }
-
-    enum CodingKeys: String, CodingKey { case mode, aheadSeconds, topPops }
-
-    public init(from decoder: any Decoder) throws {
-        let d = WarmConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        mode = try c.field(.mode, d.mode)
-        aheadSeconds = try c.field(.aheadSeconds, d.aheadSeconds)
-        topPops = try c.field(.topPops, d.topPops)
-        try c.checkRange(aheadSeconds, 0...604_800, .aheadSeconds, unit: "seconds")
-        try c.checkRange(topPops, 1...10_000, .topPops)
-    }
 }
 
 /// Edge cache policy of the campaign's assets (sent as `Cache-Control` to devices too).
-public struct CacheControlConfig: Codable, Sendable, Equatable {
-    public var maxAgeSeconds: Int64 = 14_400
-    public var staleWhileRevalidateSeconds: Int64 = 86_400
+public struct CacheControlConfig: Sendable, Equatable {
+    public var maxAgeSeconds: Int64
+    public var staleWhileRevalidateSeconds: Int64
 
     public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400) {
         self.maxAgeSeconds = maxAgeSeconds
         self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
-    }
-
-    enum CodingKeys: String, CodingKey { case maxAgeSeconds, staleWhileRevalidateSeconds }
-
-    public init(from decoder: any Decoder) throws {
-        let d = CacheControlConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        maxAgeSeconds = try c.field(.maxAgeSeconds, d.maxAgeSeconds)
-        staleWhileRevalidateSeconds = try c.field(.staleWhileRevalidateSeconds, d.staleWhileRevalidateSeconds)
-        try c.checkRange(maxAgeSeconds, 0...31_536_000, .maxAgeSeconds)
-        try c.checkRange(staleWhileRevalidateSeconds, 0...31_536_000, .staleWhileRevalidateSeconds)
     }
 
     /// The header value sent with the assets.
@@ -133,7 +81,7 @@ public struct CacheControlConfig: Codable, Sendable, Equatable {
 }
 
 /// iOS push type.
-public enum IOSPushKindConfig: String, Codable, Sendable, CaseIterable {
+public enum IOSPushKindConfig: String, Sendable, CaseIterable {
     /// Alert push with `mutable-content: 1`: the Notification Service Extension pre-stages.
     case alert
     /// Silent `content-available: 1` push: the app wakes in the background, pre-stages, then posts
@@ -142,12 +90,12 @@ public enum IOSPushKindConfig: String, Codable, Sendable, CaseIterable {
 }
 
 /// FCM message priority.
-public enum AndroidPriorityConfig: String, Codable, Sendable, CaseIterable {
+public enum AndroidPriorityConfig: String, Sendable, CaseIterable {
     case high, normal
 }
 
 /// Which Android component pre-stages.
-public enum AndroidHandlerConfig: String, Codable, Sendable, CaseIterable {
+public enum AndroidHandlerConfig: String, Sendable, CaseIterable {
     /// Inside `onMessageReceived` (~10 s).
     case messageHandler
     /// In an expedited WorkManager job (subject to its quota; otherwise a regular job).
@@ -156,31 +104,21 @@ public enum AndroidHandlerConfig: String, Codable, Sendable, CaseIterable {
 
 /// A creative swap before the send: the campaign's objects are purged by surrogate key (and
 /// re-warmed when warming is configured).
-public struct CreativeSwapConfig: Codable, Sendable, Equatable {
+public struct CreativeSwapConfig: Sendable, Equatable {
     /// The swap happens this long before `sendStartSeconds`.
-    public var secondsBeforeSend: Double = 120
+    public var secondsBeforeSend: Double
     /// With warming configured, the new creative is warmed this long after the purge call (after
     /// the purge has propagated).
-    public var rewarmDelaySeconds: Double = 5
+    public var rewarmDelaySeconds: Double
 
     public init(secondsBeforeSend: Double = 120, rewarmDelaySeconds: Double = 5) {
         self.secondsBeforeSend = secondsBeforeSend
         self.rewarmDelaySeconds = rewarmDelaySeconds
     }
-
-    enum CodingKeys: String, CodingKey { case secondsBeforeSend, rewarmDelaySeconds }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        secondsBeforeSend = try c.field(.secondsBeforeSend, 120)
-        rewarmDelaySeconds = try c.field(.rewarmDelaySeconds, 5)
-        try c.checkRange(secondsBeforeSend, 0...604_800, .secondsBeforeSend, unit: "seconds")
-        try c.checkRange(rewarmDelaySeconds, 0...3_600, .rewarmDelaySeconds, unit: "seconds")
-    }
 }
 
 /// One push campaign.
-public struct CampaignConfig: Codable, Sendable, Equatable {
+public struct CampaignConfig: Sendable, Equatable {
     /// Manifest id (`[A-Za-z0-9._:-]`, 1–64 bytes). Default `campaign`.
     public var name: String = "campaign"
     /// Share of the population targeted (each device drawn independently).
@@ -217,65 +155,6 @@ public struct CampaignConfig: Codable, Sendable, Equatable {
     public var creativeSwap: CreativeSwapConfig? = nil
 
     public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case name, audienceShare, sendStartSeconds, sendRatePerMinute, providerQuotaPerMinute, deliveryLatencySeconds, preStage,
-             iosPush, androidPriority, androidHandler, messageTtlSeconds, assets, ttlSeconds, cacheControl, tokenLifetimeSeconds,
-             warm, carouselIntervalSeconds, creativeSwap
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let d = CampaignConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.field(.name, d.name)
-        audienceShare = try c.field(.audienceShare, d.audienceShare)
-        sendStartSeconds = try c.field(.sendStartSeconds, d.sendStartSeconds)
-        sendRatePerMinute = try c.field(.sendRatePerMinute, d.sendRatePerMinute)
-        providerQuotaPerMinute = try c.field(.providerQuotaPerMinute, d.providerQuotaPerMinute)
-        deliveryLatencySeconds = try c.field(.deliveryLatencySeconds, d.deliveryLatencySeconds)
-        preStage = try c.field(.preStage, d.preStage)
-        iosPush = try c.field(.iosPush, d.iosPush)
-        androidPriority = try c.field(.androidPriority, d.androidPriority)
-        androidHandler = try c.field(.androidHandler, d.androidHandler)
-        messageTtlSeconds = try c.field(.messageTtlSeconds, d.messageTtlSeconds)
-        assets = try c.field(.assets, d.assets)
-        ttlSeconds = try c.field(.ttlSeconds, d.ttlSeconds)
-        cacheControl = try c.field(.cacheControl, d.cacheControl)
-        tokenLifetimeSeconds = try c.field(.tokenLifetimeSeconds, d.tokenLifetimeSeconds)
-        warm = try c.field(.warm, d.warm)
-        carouselIntervalSeconds = try c.decodeIfPresent(Double.self, forKey: .carouselIntervalSeconds)
-        creativeSwap = try c.decodeIfPresent(CreativeSwapConfig.self, forKey: .creativeSwap)
-        try validate(c)
-    }
-
-    func validate(_ c: KeyedDecodingContainer<CodingKeys>) throws {
-        let idOK = !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x3A
-        }
-        try c.check(idOK, .name, expected: "1–64 characters from [A-Za-z0-9._:-]", found: "\"\(name)\"")
-        try c.checkProbability(audienceShare, .audienceShare)
-        try c.checkRange(sendStartSeconds, 0...604_800, .sendStartSeconds, unit: "seconds")
-        try c.checkRange(sendRatePerMinute, 1...1e9, .sendRatePerMinute)
-        try c.checkRange(providerQuotaPerMinute, 1...1e9, .providerQuotaPerMinute)
-        try c.checkRange(messageTtlSeconds, 0...2_419_200, .messageTtlSeconds, unit: "seconds")
-        try c.check((1...16).contains(assets.count), .assets, expected: "1...16 assets", found: "\(assets.count)")
-        let names = assets.map(\.name)
-        try c.check(Set(names).count == names.count, .assets, expected: "distinct asset names", found: "\(names)")
-        try c.checkRange(ttlSeconds, 60...86_400, .ttlSeconds)
-        try c.checkRange(tokenLifetimeSeconds, 1...604_800, .tokenLifetimeSeconds, unit: "seconds")
-        if warm.mode != .none {
-            try c.check(warm.aheadSeconds <= sendStartSeconds, .warm,
-                        expected: "warm.aheadSeconds ≤ sendStartSeconds (\(sendStartSeconds)) so the warm call is not before t = 0",
-                        found: "\(warm.aheadSeconds)")
-        }
-        if let interval = carouselIntervalSeconds {
-            try c.checkRange(interval, 0...86_400, .carouselIntervalSeconds, unit: "seconds")
-        }
-        if let swap = creativeSwap {
-            try c.check(swap.secondsBeforeSend <= sendStartSeconds, .creativeSwap,
-                        expected: "creativeSwap.secondsBeforeSend ≤ sendStartSeconds (\(sendStartSeconds))", found: "\(swap.secondsBeforeSend)")
-        }
-    }
 
     /// Number of pushes each targeted device receives (carousel: one per asset).
     public var pushesPerDevice: Int { carouselIntervalSeconds == nil ? 1 : assets.count }

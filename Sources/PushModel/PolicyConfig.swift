@@ -4,7 +4,7 @@ import PreloadKit
 /// PreloadKit's `PreloadPolicy` knobs in scenario form (seconds and bytes), plus the device store
 /// limits. Every default is read from PreloadKit (`PreloadPolicy` and `PreloadStore`), so a
 /// scenario that omits a knob gets exactly what an app shipping PreloadKit gets.
-public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
+public struct PreloadPolicyConfig: Sendable, Equatable {
     /// PreloadKit's default knobs. The manifest options are a placeholder: only the knobs are read.
     private static let kit = PreloadPolicy(manifestOptions: PayloadOptions(urlPolicy: URLPolicy(allowlist: []), signingKey: []))
     /// PreloadKit's default store limits.
@@ -38,63 +38,8 @@ public struct PreloadPolicyConfig: Codable, Sendable, Equatable {
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey {
-        case criticalAssetsMax, requestTimeoutSeconds, fetchWindowMinSeconds, iosServiceExtensionDeadlineSeconds,
-             iosSilentDeadlineSeconds, androidMessageHandlerDeadlineSeconds, androidJobDeadlineSeconds, parallelFetches,
-             fetchConcurrencyMax, memoryBudgetBytes, memoryReservedBytes, fetchBufferBytes, largeAssetThresholdBytes,
-             meteredSessionBytesMax, assetBytesMax, prefetchInLowDataMode, prefetchWithSaveData, freeStorageFloorBytes,
-             oneAssetPerSilentPush, attachMedia, storeCapacityBytes, storeEntriesMax
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let d = PreloadPolicyConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        criticalAssetsMax = try c.field(.criticalAssetsMax, d.criticalAssetsMax)
-        requestTimeoutSeconds = try c.field(.requestTimeoutSeconds, d.requestTimeoutSeconds)
-        fetchWindowMinSeconds = try c.field(.fetchWindowMinSeconds, d.fetchWindowMinSeconds)
-        iosServiceExtensionDeadlineSeconds = try c.field(.iosServiceExtensionDeadlineSeconds, d.iosServiceExtensionDeadlineSeconds)
-        iosSilentDeadlineSeconds = try c.field(.iosSilentDeadlineSeconds, d.iosSilentDeadlineSeconds)
-        androidMessageHandlerDeadlineSeconds = try c.field(.androidMessageHandlerDeadlineSeconds, d.androidMessageHandlerDeadlineSeconds)
-        androidJobDeadlineSeconds = try c.field(.androidJobDeadlineSeconds, d.androidJobDeadlineSeconds)
-        parallelFetches = try c.field(.parallelFetches, d.parallelFetches)
-        fetchConcurrencyMax = try c.field(.fetchConcurrencyMax, d.fetchConcurrencyMax)
-        memoryBudgetBytes = try c.field(.memoryBudgetBytes, d.memoryBudgetBytes)
-        memoryReservedBytes = try c.field(.memoryReservedBytes, d.memoryReservedBytes)
-        fetchBufferBytes = try c.field(.fetchBufferBytes, d.fetchBufferBytes)
-        largeAssetThresholdBytes = try c.field(.largeAssetThresholdBytes, d.largeAssetThresholdBytes)
-        meteredSessionBytesMax = try c.field(.meteredSessionBytesMax, d.meteredSessionBytesMax)
-        assetBytesMax = try c.field(.assetBytesMax, d.assetBytesMax)
-        prefetchInLowDataMode = try c.field(.prefetchInLowDataMode, d.prefetchInLowDataMode)
-        prefetchWithSaveData = try c.field(.prefetchWithSaveData, d.prefetchWithSaveData)
-        freeStorageFloorBytes = try c.field(.freeStorageFloorBytes, d.freeStorageFloorBytes)
-        oneAssetPerSilentPush = try c.field(.oneAssetPerSilentPush, d.oneAssetPerSilentPush)
-        attachMedia = try c.field(.attachMedia, d.attachMedia)
-        storeCapacityBytes = try c.field(.storeCapacityBytes, d.storeCapacityBytes)
-        storeEntriesMax = try c.field(.storeEntriesMax, d.storeEntriesMax)
-        try c.checkRange(criticalAssetsMax, 1...16, .criticalAssetsMax)
-        try c.checkRange(requestTimeoutSeconds, 0.001...3_600, .requestTimeoutSeconds, unit: "seconds")
-        try c.checkRange(fetchWindowMinSeconds, 0...3_600, .fetchWindowMinSeconds, unit: "seconds")
-        try c.checkRange(iosServiceExtensionDeadlineSeconds, 0.001...3_600, .iosServiceExtensionDeadlineSeconds, unit: "seconds")
-        try c.checkRange(iosSilentDeadlineSeconds, 0.001...3_600, .iosSilentDeadlineSeconds, unit: "seconds")
-        try c.checkRange(androidMessageHandlerDeadlineSeconds, 0.001...3_600, .androidMessageHandlerDeadlineSeconds, unit: "seconds")
-        try c.checkRange(androidJobDeadlineSeconds, 0.001...3_600, .androidJobDeadlineSeconds, unit: "seconds")
-        try c.checkRange(fetchConcurrencyMax, 1...16, .fetchConcurrencyMax)
-        try c.checkRange(memoryBudgetBytes, 1...(1 << 34), .memoryBudgetBytes)
-        try c.checkRange(memoryReservedBytes, 0...(1 << 34), .memoryReservedBytes)
-        try c.checkRange(fetchBufferBytes, 1...(1 << 30), .fetchBufferBytes)
-        try c.check(memoryReservedBytes + fetchBufferBytes <= memoryBudgetBytes, .fetchBufferBytes,
-                    expected: "memoryReservedBytes + fetchBufferBytes ≤ memoryBudgetBytes (\(memoryBudgetBytes))",
-                    found: "\(fetchBufferBytes)")
-        try c.checkRange(largeAssetThresholdBytes, 0...(1 << 34), .largeAssetThresholdBytes)
-        try c.checkRange(meteredSessionBytesMax, 0...(1 << 34), .meteredSessionBytesMax)
-        try c.checkRange(assetBytesMax, 1...(1 << 34), .assetBytesMax)
-        try c.checkRange(freeStorageFloorBytes, 0...(1 << 44), .freeStorageFloorBytes)
-        try c.checkRange(storeCapacityBytes, 0...(1 << 40), .storeCapacityBytes)
-        try c.checkRange(storeEntriesMax, 1...1_024, .storeEntriesMax)
-    }
-
     /// The PreloadKit policy these knobs describe.
-    func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+    public func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
         var p = PreloadPolicy(manifestOptions: manifestOptions)
         p.criticalAssetsMax = criticalAssetsMax
         p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)

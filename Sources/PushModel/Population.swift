@@ -71,9 +71,7 @@ final class Population {
         saveDataShare = p.saveDataShare
         let regions = config.infra.topology.effectiveRegions
         let weights = p.regionWeights.isEmpty ? regions.map(\.audienceWeight) : p.regionWeights
-        guard weights.reduce(0, +) > 0 else {
-            throw PushModelError(path: "infra.topology.regions", reason: "expected a positive total audienceWeight, found 0")
-        }
+        precondition(weights.reduce(0, +) > 0, "region weights sum to 0 (the scenario format rejects this)")
         regionCumulative = Population.cumulative(weights)
         var nets: [Double] = []
         nets.reserveCapacity(regions.count * InfraNetworkClass.count)

@@ -2,8 +2,8 @@ import Foundation
 import Stochastic
 
 /// Shares of the access-network classes (InfraModel's classes). Weights need not sum to 1; they
-/// are normalised. JSON keys: `wifi`, `5g`, `lte`, `4g`, `3g`, `2g`, `slow-2g`.
-public struct NetworkMixConfig: Codable, Sendable, Equatable {
+/// are normalised.
+public struct NetworkMixConfig: Sendable, Equatable {
     public var wifi: Double
     public var fiveG: Double
     public var lte: Double
@@ -27,31 +27,10 @@ public struct NetworkMixConfig: Codable, Sendable, Equatable {
 
     /// The weights in InfraModel `NetworkClass` raw-value order.
     public var weights: [Double] { [wifi, fiveG, lte, fourG, threeG, twoG, slow2G] }
-
-    enum CodingKeys: String, CodingKey {
-        case wifi, fiveG = "5g", lte, fourG = "4g", threeG = "3g", twoG = "2g", slow2G = "slow-2g"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let d = NetworkMixConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        wifi = try c.field(.wifi, d.wifi)
-        fiveG = try c.field(.fiveG, d.fiveG)
-        lte = try c.field(.lte, d.lte)
-        fourG = try c.field(.fourG, d.fourG)
-        threeG = try c.field(.threeG, d.threeG)
-        twoG = try c.field(.twoG, d.twoG)
-        slow2G = try c.field(.slow2G, d.slow2G)
-        let keys: [CodingKeys] = [.wifi, .fiveG, .lte, .fourG, .threeG, .twoG, .slow2G]
-        for (k, v) in zip(keys, weights) {
-            try c.check(v.isFinite && v >= 0, k, expected: "a weight ≥ 0", found: "\(v)")
-        }
-        try c.check(weights.reduce(0, +) > 0, .wifi, expected: "weights with a positive sum", found: "all zero")
-    }
 }
 
 /// A network mix for one region (overrides `PopulationConfig.networkMix` there).
-public struct RegionNetworkMixConfig: Codable, Sendable, Equatable {
+public struct RegionNetworkMixConfig: Sendable, Equatable {
     /// Region index (InfraModel's effective regions).
     public var region: Int
     public var mix: NetworkMixConfig
@@ -60,19 +39,10 @@ public struct RegionNetworkMixConfig: Codable, Sendable, Equatable {
         self.region = region
         self.mix = mix
     }
-
-    enum CodingKeys: String, CodingKey { case region, mix }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        mix = try c.field(.mix, NetworkMixConfig())
-        region = try c.decode(Int.self, forKey: .region)
-        try c.checkRange(region, 0...999_999, .region)
-    }
 }
 
 /// Android App Standby bucket shares (active, working set, frequent, rare, restricted).
-public struct StandbyBucketSharesConfig: Codable, Sendable, Equatable {
+public struct StandbyBucketSharesConfig: Sendable, Equatable {
     public var active: Double = 0.20
     public var workingSet: Double = 0.35
     public var frequent: Double = 0.25
@@ -82,23 +52,10 @@ public struct StandbyBucketSharesConfig: Codable, Sendable, Equatable {
     public init() {}
 
     var weights: [Double] { [active, workingSet, frequent, rare, restricted] }
-
-    enum CodingKeys: String, CodingKey { case active, workingSet, frequent, rare, restricted }
-
-    public init(from decoder: any Decoder) throws {
-        let d = StandbyBucketSharesConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        active = try c.field(.active, d.active)
-        workingSet = try c.field(.workingSet, d.workingSet)
-        frequent = try c.field(.frequent, d.frequent)
-        rare = try c.field(.rare, d.rare)
-        restricted = try c.field(.restricted, d.restricted)
-        try c.checkWeights(weights, .active)
-    }
 }
 
 /// Android Doze state shares at the start of the run (awake/charging, light Doze, deep Doze).
-public struct DozeSharesConfig: Codable, Sendable, Equatable {
+public struct DozeSharesConfig: Sendable, Equatable {
     public var awake: Double = 0.45
     public var lightDoze: Double = 0.20
     public var deepDoze: Double = 0.35
@@ -106,22 +63,11 @@ public struct DozeSharesConfig: Codable, Sendable, Equatable {
     public init() {}
 
     var weights: [Double] { [awake, lightDoze, deepDoze] }
-
-    enum CodingKeys: String, CodingKey { case awake, lightDoze, deepDoze }
-
-    public init(from decoder: any Decoder) throws {
-        let d = DozeSharesConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        awake = try c.field(.awake, d.awake)
-        lightDoze = try c.field(.lightDoze, d.lightDoze)
-        deepDoze = try c.field(.deepDoze, d.deepDoze)
-        try c.checkWeights(weights, .awake)
-    }
 }
 
 /// The device population. Every attribute is derived on demand from
 /// (seed, device id, purpose), so devices cost no storage until they are active.
-public struct PopulationConfig: Codable, Sendable, Equatable {
+public struct PopulationConfig: Sendable, Equatable {
     /// Number of devices (1...50 000 000). Default 2 000.
     public var devices: Int = 2_000
     /// Share of iOS devices; the rest are Android. Default 0.5.
@@ -152,34 +98,4 @@ public struct PopulationConfig: Codable, Sendable, Equatable {
     public var preexistingStoreBytes: Distribution = .constant(value: 0)
 
     public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case devices, iosShare, iosForceQuitShare, regionWeights, networkMix, regionNetworkMix, lowDataModeShare,
-             saveDataShare, standbyBuckets, doze, deepDozeElapsedMaxSeconds, freeStorageBytes, preexistingStoreBytes
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let d = PopulationConfig()
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        devices = try c.field(.devices, d.devices)
-        iosShare = try c.field(.iosShare, d.iosShare)
-        iosForceQuitShare = try c.field(.iosForceQuitShare, d.iosForceQuitShare)
-        regionWeights = try c.field(.regionWeights, d.regionWeights)
-        networkMix = try c.field(.networkMix, d.networkMix)
-        regionNetworkMix = try c.field(.regionNetworkMix, d.regionNetworkMix)
-        lowDataModeShare = try c.field(.lowDataModeShare, d.lowDataModeShare)
-        saveDataShare = try c.field(.saveDataShare, d.saveDataShare)
-        standbyBuckets = try c.field(.standbyBuckets, d.standbyBuckets)
-        doze = try c.field(.doze, d.doze)
-        deepDozeElapsedMaxSeconds = try c.field(.deepDozeElapsedMaxSeconds, d.deepDozeElapsedMaxSeconds)
-        freeStorageBytes = try c.field(.freeStorageBytes, d.freeStorageBytes)
-        preexistingStoreBytes = try c.field(.preexistingStoreBytes, d.preexistingStoreBytes)
-        try c.checkRange(devices, 1...50_000_000, .devices)
-        try c.checkProbability(iosShare, .iosShare)
-        try c.checkProbability(iosForceQuitShare, .iosForceQuitShare)
-        if !regionWeights.isEmpty { try c.checkWeights(regionWeights, .regionWeights) }
-        try c.checkProbability(lowDataModeShare, .lowDataModeShare)
-        try c.checkProbability(saveDataShare, .saveDataShare)
-        try c.checkRange(deepDozeElapsedMaxSeconds, 0...604_800, .deepDozeElapsedMaxSeconds, unit: "seconds")
-    }
 }

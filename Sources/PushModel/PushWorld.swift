@@ -57,10 +57,7 @@ struct PushWorld: EventHandler {
         }
         delivery = try DeliveryRules(config: config, rules: rules, rt: rt, horizonTicks: horizonTicks)
         do {
-            // InfraModel's per-second series must cover the whole horizon.
-            var infraConfig = config.infra
-            infraConfig.metricsHorizonSeconds = max(infraConfig.metricsHorizonSeconds, Int(config.horizonSeconds.rounded(.up)))
-            infra = try InfraWorld(config: infraConfig, catalog: plans.catalog, masterSeed: runSeed)
+            infra = try InfraWorld(config: config.infra, catalog: plans.catalog, masterSeed: runSeed)
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
@@ -188,7 +185,7 @@ struct PushWorld: EventHandler {
             try infra.purge(surrogateKey: UInt32(c), kernel: &kernel)
             metrics.counters.creativeSwaps += 1
             if config.campaigns[c].warm.mode != .none {
-                let at = kernel.now.ticks + SimDuration.seconds(config.campaigns[c].creativeSwap?.rewarmDelaySeconds ?? 5).ticks
+                let at = kernel.now.ticks + SimDuration.seconds(config.campaigns[c].creativeSwap?.rewarmDelaySeconds ?? CreativeSwapConfig().rewarmDelaySeconds).ticks
                 if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.rewarm, target: UInt32(c)) }
             }
         case PushKind.rewarm.rawValue:

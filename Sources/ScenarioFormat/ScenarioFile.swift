@@ -38,11 +38,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
         eventsMax = try c.decodeIfPresent(UInt64.self, forKey: .eventsMax) ?? d.eventsMax
         confidenceLevel = try c.decodeIfPresent(Double.self, forKey: .confidenceLevel) ?? d.confidenceLevel
         relativeHalfWidthTarget = try c.decodeIfPresent(Double.self, forKey: .relativeHalfWidthTarget) ?? d.relativeHalfWidthTarget
-        var problems: [DecodingError] = []
+        var problems: [ConfigIssue] = []
         func check(_ ok: Bool, _ key: CodingKeys, _ expected: String, _ found: String) {
-            if !ok {
-                problems.append(DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(expected), found \(found)"))
-            }
+            if !ok { problems.append(ConfigIssue(key: key.stringValue, expected: expected, found: found)) }
         }
         check((1...ScenarioLimits.replicationsMax).contains(replications), .replications,
               "an integer in 1...\(ScenarioLimits.replicationsMax)", "\(replications)")
@@ -53,7 +51,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
         check(relativeHalfWidthTarget > 0 && relativeHalfWidthTarget <= 1, .relativeHalfWidthTarget, "a number in (0, 1]",
               "\(relativeHalfWidthTarget)")
-        if let first = problems.first { throw first }
+        if !problems.isEmpty { throw ConfigIssues(problems) }
     }
 }
 
@@ -80,6 +78,14 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var run: RunSettings
     /// What is simulated.
     public var world: PushWorldConfig
+
+    /// The world a run simulates: `world` with the model-level settings the format derives
+    /// (InfraModel's per-second series covering the horizon).
+    public var modelWorld: PushWorldConfig {
+        var w = world
+        w.infra = world.effectiveInfra
+        return w
+    }
 
     /// A scenario from its parts.
     init(name: String, question: String, notes: [String] = [], run: RunSettings = RunSettings(),
@@ -126,8 +132,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
                 (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
             }
             guard ok else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected 1–\(ScenarioFile.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\""))
+                throw ConfigIssue(expected: "1–\(ScenarioFile.nameBytesMax) characters from [A-Za-z0-9._-] not starting with \".\"")
             }
             value = s
         }
@@ -140,8 +145,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             let s = try decoder.singleValueContainer().decode(String.self)
             guard !s.trimmingCharacters(in: .whitespaces).isEmpty, s.count <= ScenarioFile.questionCharactersMax,
                   !s.contains(where: { $0.isNewline }) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected one line of 1–\(ScenarioFile.questionCharactersMax) characters"))
+                throw ConfigIssue(expected: "one line of 1–\(ScenarioFile.questionCharactersMax) characters")
             }
             value = s
         }
@@ -153,8 +157,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let lines = try decoder.singleValueContainer().decode([String].self)
             guard lines.count <= ScenarioFile.notesMax, lines.allSatisfy({ !$0.isEmpty && $0.count <= ScenarioFile.noteCharactersMax }) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected at most \(ScenarioFile.notesMax) lines of 1–\(ScenarioFile.noteCharactersMax) characters, found \(lines.count) lines (longest \(lines.map(\.count).max() ?? 0))"))
+                throw ConfigIssue(expected: "at most \(ScenarioFile.notesMax) lines of 1–\(ScenarioFile.noteCharactersMax) characters", found: "\(lines.count) lines (longest \(lines.map(\.count).max() ?? 0))")
             }
             self.lines = lines
         }
@@ -214,7 +217,7 @@ public enum ScenarioLoader {
             var out: [JSONOverride] = []
             if let devices { out.append(JSONOverride(path: JSONPath([.key("run"), .key("devices")]), value: .integer(Int64(devices)))) }
             // `seed` is set after decoding: any UInt64 is valid, and seeds above Int64.max have
-            // no exact JSON integer form in ScenarioKit's tree.
+            // no exact JSON integer form in the JSON tree.
             if let replications {
                 out.append(JSONOverride(path: JSONPath([.key("run"), .key("replications")]), value: .integer(Int64(replications))))
             }

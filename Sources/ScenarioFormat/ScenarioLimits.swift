@@ -1,16 +1,9 @@
-
-/// The limits a scenario or sweep file is checked against (and the command line with them), stated once.
+/// Limits of the scenario format, stated once; the command line takes its flag ranges from here.
 public enum ScenarioLimits {
-    /// Most replications per run.
+    /// Most replications of one run (`run.replications`, `--replications`, a sweep's `replications`).
     public static let replicationsMax = 10_000
-    /// Most devices a scenario may ask for (PushModel's population limit).
+    /// Most devices of one population (`population.devices`, `run.devices`, `--devices`, a sweep's `devices`).
     public static let devicesMax = 50_000_000
-}
-
-/// The tool's version, recorded in every summary and sweep manifest.
-public enum ToolVersion {
-    /// The version number.
-    public static let number = "0.1.0"
-    /// "prestage 0.1.0".
-    public static var text: String { "prestage " + number }
+    /// Most campaigns of one world.
+    public static let campaignsMax = 64
 }

@@ -18,8 +18,10 @@ import Foundation
 /// - **Types.** Integers must be integral and in the target type's range ("expected an integer ≥ 0,
 ///   found -5"); an integral double such as `1e6` is accepted. `URL` decodes from a string.
 ///   Validation errors thrown by types (`DecodingError.dataCorrupted`, `dataCorruptedError(forKey:…)`)
-///   keep their description and gain `, found X` unless they say what was found ("found"/"got"); other
-///   error types are reported at the path of the value whose `init(from:)` threw them. A value
+///   keep their description and gain `, found X` unless they say what was found ("found"/"got").
+///   A `ConfigIssue` (or `ConfigIssues`) is reported at its own path below the value whose
+///   `init(from:)` threw it, as `expected …, found …`; other error types are reported at the path
+///   of that value. No path is ever read back from an error's text. A value
 ///   that matches no case of a `CaseIterable` raw-value enum lists the cases and suggests one.
 ///
 /// The result is `.failure` whenever anything was recorded, with all diagnostics sorted by path.
@@ -129,6 +131,10 @@ final class DecodingSession {
             throw e
         } catch let e as DiagnosticBundle {
             throw e
+        } catch let e as ConfigIssue {
+            throw DiagnosticBundle(diagnostics: [diagnostic(for: e, at: path)])
+        } catch let e as ConfigIssues {
+            throw DiagnosticBundle(diagnostics: e.issues.map { diagnostic(for: $0, at: path) })
         } catch {
             throw DiagnosticBundle(diagnostics: [diagnostic(for: error, at: path)])
         }
@@ -253,6 +259,8 @@ final class DecodingSession {
     /// Converts a thrown error into diagnostics with JSON paths and found values.
     func diagnostics(from error: any Error, fallbackPath: JSONPath) -> [Diagnostic] {
         if let bundle = error as? DiagnosticBundle { return bundle.diagnostics }
+        if let issue = error as? ConfigIssue { return [diagnostic(for: issue, at: fallbackPath)] }
+        if let issues = error as? ConfigIssues { return issues.issues.map { diagnostic(for: $0, at: fallbackPath) } }
         guard let decodingError = error as? DecodingError else { return [diagnostic(for: error, at: fallbackPath)] }
         switch decodingError {
         case let .typeMismatch(_, ctx), let .valueNotFound(_, ctx):
@@ -280,17 +288,9 @@ final class DecodingSession {
         return Diagnostic(path: path, kind: kind, message: text, found: found)
     }
 
-    /// A non-`DecodingError` thrown by a type's `init(from:)` for the value at `path`. If its
-    /// description is `sub.path: message` with `sub.path` at or below `path` (as scenario modules'
-    /// own error types render), the diagnostic is placed there.
+    /// An error of another kind thrown by a type's `init(from:)` for the value at `path`, reported there.
     private func diagnostic(for error: any Error, at path: JSONPath) -> Diagnostic {
-        let text = String(describing: error)
-        if let colon = text.range(of: ": "),
-           let located = try? JSONPath(parsing: String(text[..<colon.lowerBound])),
-           located.components.starts(with: path.components) {
-            return validation(located, String(text[colon.upperBound...]), kind: .invalidValue)
-        }
-        return validation(path, text, kind: .invalidValue)
+        validation(path, String(describing: error), kind: .invalidValue)
     }
 
     /// Maps a coding path to a JSON path, using the document to tell array indices from keys.

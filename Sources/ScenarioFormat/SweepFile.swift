@@ -6,7 +6,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
     /// Longest string value, characters.
     static let stringCharactersMax = 200
 
-    /// The value as ScenarioKit JSON (integral numbers are `.integer`).
+    /// The value as ScenarioFormat JSON (integral numbers are `.integer`).
     let json: JSONValue
 
     /// A value from JSON (programmer API: scalars only).
@@ -24,13 +24,11 @@ public struct SweepValue: Codable, Sendable, Equatable {
             json = .double(d)
         } else if let s = try? c.decode(String.self) {
             guard s.count <= Self.stringCharactersMax, !s.contains(where: { $0.isNewline }) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected one line of at most \(Self.stringCharactersMax) characters"))
+                throw ConfigIssue(expected: "one line of at most \(Self.stringCharactersMax) characters")
             }
             json = .string(s)
         } else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                "expected a number, a string or a boolean"))
+            throw ConfigIssue(expected: "a number, a string or a boolean")
         }
     }
 
@@ -138,8 +136,7 @@ struct SweepFile: Decodable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let v = try decoder.singleValueContainer().decode(Int.self)
             guard R.range.contains(v) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected an integer in \(R.range.lowerBound)...\(R.range.upperBound), found \(v)"))
+                throw ConfigIssue(expected: "an integer in \(R.range.lowerBound)...\(R.range.upperBound)", found: "\(v)")
             }
             value = v
         }
@@ -151,8 +148,7 @@ struct SweepFile: Decodable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let s = try decoder.singleValueContainer().decode(String.self)
             guard !s.isEmpty, s.utf8.count <= 4096 else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected a scenario name or path of 1...4096 bytes"))
+                throw ConfigIssue(expected: "a scenario name or path of 1...4096 bytes")
             }
             value = s
         }
@@ -164,8 +160,7 @@ struct SweepFile: Decodable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let o = try decoder.singleValueContainer().decode([String: SweepValue].self)
             guard o.count <= SweepFile.setMax else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected at most \(SweepFile.setMax) overrides, found \(o.count)"))
+                throw ConfigIssue(expected: "at most \(SweepFile.setMax) overrides", found: "\(o.count)")
             }
             overrides = o
         }
@@ -177,8 +172,7 @@ struct SweepFile: Decodable, Sendable, Equatable {
         init(from decoder: any Decoder) throws {
             let g = try decoder.singleValueContainer().decode([String: [SweepValue]].self)
             guard (1...SweepFile.fieldsMax).contains(g.count) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription:
-                    "expected an object of 1...\(SweepFile.fieldsMax) fields, found \(g.count) fields"))
+                throw ConfigIssue(expected: "an object of 1...\(SweepFile.fieldsMax) fields", found: "\(g.count) fields")
             }
             fields = g
         }

@@ -98,12 +98,17 @@ public indirect enum Distribution: Sendable, Equatable {
     /// mu = ln(median), sigma = ln(p90 / median) / z_0.9.
     /// - Throws: `DistributionError` at `path` + `.median`/`.p90` unless 0 < median < p90, both finite.
     public static func lognormal(median: Double, p90: Double, path: String = "") throws(DistributionError) -> Distribution {
+        try lognormal(median: median, p90: p90, at: DistributionPath(path))
+    }
+
+    /// `lognormal(median:p90:path:)` with errors below `path`.
+    static func lognormal(median: Double, p90: Double, at path: DistributionPath) throws(DistributionError) -> Distribution {
         guard median.isFinite, median > 0 else {
-            throw DistributionError(path: DistributionError.join(path, "median"),
+            throw DistributionError(at: DistributionError.join(path, "median"),
                                     reason: "must be finite and > 0, got \(median)")
         }
         guard p90.isFinite, p90 > median else {
-            throw DistributionError(path: DistributionError.join(path, "p90"),
+            throw DistributionError(at: DistributionError.join(path, "p90"),
                                     reason: "must be finite and > median (\(median)), got \(p90)")
         }
         return .lognormal(mu: log(median), sigma: log(p90 / median) / standardNormalP90)

@@ -3,9 +3,11 @@
 /// A coding key for any string (so unknown keys can be reported by name).
 struct DistributionCodingKey: CodingKey, Hashable {
     let stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
+    let intValue: Int?
+    init(_ name: String) { stringValue = name; intValue = nil }
+    /// An array element's key (only in error coding paths).
+    init(index: Int) { stringValue = "\(index)"; intValue = index }
+    init?(stringValue: String) { self.init(stringValue) }
     init?(intValue: Int) { nil }
 }
 
@@ -54,20 +56,20 @@ extension Distribution {
 private struct FieldReader {
     typealias Key = DistributionCodingKey
     let container: KeyedDecodingContainer<Key>
-    let path: String
+    let path: DistributionPath
     /// What is being read, for messages: `kind "normal"`, `a quantile point`.
     let context: String
 
-    func fieldPath(_ key: String) -> String { DistributionError.join(path, key) }
+    func fieldPath(_ key: String) -> DistributionPath { DistributionError.join(path, key) }
 
     func contains(_ key: String) -> Bool { container.contains(Key(key)) }
 
     func required<T: Decodable>(_ type: T.Type, _ key: String, expected: String) throws -> T {
         guard contains(key) else {
-            throw DistributionError(path: fieldPath(key), reason: "missing; required in \(context)")
+            throw DistributionError(at: fieldPath(key), reason: "missing; required in \(context)")
         }
         guard let value = try optional(type, key, expected: expected) else {
-            throw DistributionError(path: fieldPath(key), reason: "is null; expected \(expected)")
+            throw DistributionError(at: fieldPath(key), reason: "is null; expected \(expected)")
         }
         return value
     }
@@ -75,10 +77,10 @@ private struct FieldReader {
     func optional<T: Decodable>(_ type: T.Type, _ key: String, expected: String) throws -> T? {
         do {
             return try container.decodeIfPresent(type, forKey: Key(key))
-        } catch let error as DistributionError {
+        } catch let error as DecodingError where error.carriesDistributionError {
             throw error
         } catch {
-            throw DistributionError(path: fieldPath(key), reason: "expected \(expected)")
+            throw DistributionError(at: fieldPath(key), reason: "expected \(expected)")
         }
     }
 
@@ -87,24 +89,29 @@ private struct FieldReader {
 
 extension Distribution: Codable {
     /// Decodes and validates one distribution object.
-    /// - Throws: `DistributionError` naming the field's coding path for an unknown kind or key, a
-    ///   missing or mistyped field, or an invalid parameter (see `validate(path:)`).
+    /// - Throws: `DecodingError.dataCorrupted` at the offending field's coding path, carrying a
+    ///   `DistributionError` as its underlying error, for an unknown kind or key, a missing or
+    ///   mistyped field, or an invalid parameter (see `validate(path:)`).
     public init(from decoder: any Decoder) throws {
+        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
+    }
+
+    private init(reading decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container = try objectContainer(decoder, path: path, reason: "expected a distribution object {\"kind\": ..., ...}")
         let kindNames = Kind.allCases.map(\.rawValue).joined(separator: ", ")
         let kindKey = DistributionCodingKey("kind")
         guard container.contains(kindKey) else {
-            throw DistributionError(path: DistributionError.join(path, "kind"), reason: "missing; expected one of \(kindNames)")
+            throw DistributionError(at: DistributionError.join(path, "kind"), reason: "missing; expected one of \(kindNames)")
         }
         let kindName: String
         do {
             kindName = try container.decode(String.self, forKey: kindKey)
         } catch {
-            throw DistributionError(path: DistributionError.join(path, "kind"), reason: "expected a string, one of \(kindNames)")
+            throw DistributionError(at: DistributionError.join(path, "kind"), reason: "expected a string, one of \(kindNames)")
         }
         guard let kind = Kind(rawValue: kindName) else {
-            throw DistributionError(path: DistributionError.join(path, "kind"),
+            throw DistributionError(at: DistributionError.join(path, "kind"),
                                     reason: "unknown kind \"\(kindName)\"; expected one of \(kindNames)")
         }
         try rejectUnknownKeys(container, allowed: kind.allowedKeys.sorted(), path: path, in: "kind \"\(kindName)\"")
@@ -124,11 +131,11 @@ extension Distribution: Codable {
             let byQuantiles = read.contains("median") || read.contains("p90")
             let byParameters = read.contains("mu") || read.contains("sigma")
             if byQuantiles && byParameters {
-                throw DistributionError(path: read.fieldPath(read.contains("median") ? "median" : "p90"),
+                throw DistributionError(at: read.fieldPath(read.contains("median") ? "median" : "p90"),
                                         reason: "give either mu and sigma or median and p90, not both")
             }
             if byQuantiles {
-                self = try Distribution.lognormal(median: try read.number("median"), p90: try read.number("p90"), path: path)
+                self = try Distribution.lognormal(median: try read.number("median"), p90: try read.number("p90"), at: path)
             } else {
                 self = .lognormal(mu: try read.number("mu"), sigma: try read.number("sigma"))
             }
@@ -199,20 +206,20 @@ extension Distribution: Codable {
 /// The first unknown key in sorted order is reported, so the message does not depend on key order.
 /// The JSON object at `decoder`, or an error at `path` with `reason` (what was expected) when the
 /// value there is not an object.
-private func objectContainer(_ decoder: any Decoder, path: String,
+private func objectContainer(_ decoder: any Decoder, path: DistributionPath,
                              reason: String) throws -> KeyedDecodingContainer<DistributionCodingKey> {
     do {
         return try decoder.container(keyedBy: DistributionCodingKey.self)
     } catch {
-        throw DistributionError(path: path, reason: reason)
+        throw DistributionError(at: path, reason: reason)
     }
 }
 
 private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionCodingKey>, allowed: [String],
-                               path: String, in context: String) throws {
+                               path: DistributionPath, in context: String) throws {
     let unknown = container.allKeys.map(\.stringValue).filter { !allowed.contains($0) }.sorted()
     if let first = unknown.first {
-        throw DistributionError(path: DistributionError.join(path, first),
+        throw DistributionError(at: DistributionError.join(path, first),
                                 reason: "unknown key in \(context); allowed: \(allowed.joined(separator: ", "))")
     }
 }
@@ -220,6 +227,10 @@ private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionC
 extension Distribution.QuantilePoint: Codable {
     /// Decodes `{"p": ..., "value": ...}`; range checks happen with the enclosing distribution.
     public init(from decoder: any Decoder) throws {
+        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
+    }
+
+    private init(reading decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container = try objectContainer(decoder, path: path, reason: "expected a quantile point {\"p\": ..., \"value\": ...}")
         try rejectUnknownKeys(container, allowed: ["p", "value"], path: path, in: "a quantile point")
@@ -238,6 +249,10 @@ extension Distribution.QuantilePoint: Codable {
 extension Distribution.MixtureComponent: Codable {
     /// Decodes `{"weight": ..., "distribution": {...}}`; the weight is checked with the mixture.
     public init(from decoder: any Decoder) throws {
+        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
+    }
+
+    private init(reading decoder: any Decoder) throws {
         let path = DistributionError.path(of: decoder.codingPath)
         let container = try objectContainer(decoder, path: path, reason: "expected a mixture component {\"weight\": ..., \"distribution\": {...}}")
         try rejectUnknownKeys(container, allowed: ["distribution", "weight"], path: path, in: "a mixture component")
@@ -251,5 +266,13 @@ extension Distribution.MixtureComponent: Codable {
         var c = encoder.container(keyedBy: DistributionCodingKey.self)
         try c.encode(weight, forKey: DistributionCodingKey("weight"))
         try c.encode(distribution, forKey: DistributionCodingKey("distribution"))
+    }
+}
+
+extension DecodingError {
+    /// A distribution's own error, already placed at its field (passed up unchanged).
+    var carriesDistributionError: Bool {
+        if case let .dataCorrupted(context) = self { return context.underlyingError is DistributionError }
+        return false
     }
 }

@@ -1,39 +1,96 @@
+/// Where a distribution field sits: keys and array indices from the document root (or from
+/// the prefix a caller gave as text, kept whole as one step).
+public struct DistributionPath: Sendable, Equatable, CustomStringConvertible {
+    /// One step down.
+    public enum Step: Sendable, Equatable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The steps, outermost first.
+    public private(set) var steps: [Step]
+
+    /// A path from its steps (none: the root).
+    public init(_ steps: [Step] = []) { self.steps = steps }
+
+    /// A caller's prefix given as text, kept whole (empty: the root).
+    public init(_ prefix: String) { steps = prefix.isEmpty ? [] : [.key(prefix)] }
+
+    /// The path of a decoder's coding path.
+    init(codingPath: [any CodingKey]) {
+        steps = codingPath.map { key in key.intValue.map(Step.index) ?? .key(key.stringValue) }
+    }
+
+    /// This path one key further down.
+    func appending(_ key: String) -> DistributionPath { DistributionPath(steps + [.key(key)]) }
+
+    /// This path one array element further down.
+    func appending(index: Int) -> DistributionPath { DistributionPath(steps + [.index(index)]) }
+
+    /// As coding keys, for a `DecodingError` (indices carry an `intValue`).
+    var codingPath: [any CodingKey] {
+        steps.map { step in
+            switch step {
+            case let .key(k): return DistributionCodingKey(k)
+            case let .index(i): return DistributionCodingKey(index: i)
+            }
+        }
+    }
+
+    /// `a.b[2].c`.
+    public var description: String {
+        var result = ""
+        for step in steps {
+            switch step {
+            case let .key(k): result += result.isEmpty ? k : ".\(k)"
+            case let .index(i): result += "[\(i)]"
+            }
+        }
+        return result
+    }
+}
+
 /// A distribution parameter that is missing, malformed or out of range.
 ///
-/// `path` is the dotted coding path of the offending field (e.g. `network.lte.rttSeconds.sigma`,
-/// `latency.components[1].distribution.p90`); `reason` says what was found and what was expected.
+/// `location` is the offending field (e.g. `network.lte.rttSeconds.sigma`,
+/// `latency.components[1].distribution.p90`), as steps; `reason` says what was found and what was
+/// expected. Thrown from decoding, it travels inside a `DecodingError.dataCorrupted` whose coding
+/// path is `location` (so decoders place it without reading text).
 public struct DistributionError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Dotted coding path of the offending field; empty for the root.
-    public let path: String
+    /// The offending field.
+    public let location: DistributionPath
     /// What was found and what was expected.
     public let reason: String
 
-    /// An error at `path`.
-    public init(path: String, reason: String) {
-        self.path = path
+    /// An error at `location`.
+    public init(at location: DistributionPath, reason: String) {
+        self.location = location
         self.reason = reason
     }
+
+    /// An error at a path given as text.
+    public init(path: String, reason: String) {
+        self.init(at: DistributionPath(path), reason: reason)
+    }
+
+    /// Dotted path of the offending field; empty for the root.
+    public var path: String { location.description }
 
     /// `path: reason`.
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 
-    /// `path.key`, or `key` at the root.
-    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    /// `path.key`.
+    static func join(_ path: DistributionPath, _ key: String) -> DistributionPath { path.appending(key) }
 
     /// `path[index]`.
-    static func join(_ path: String, index: Int) -> String { "\(path)[\(index)]" }
+    static func join(_ path: DistributionPath, index: Int) -> DistributionPath { path.appending(index: index) }
 
-    /// A coding path as a dotted string: `a.b[2].c`.
-    static func path(of codingPath: [any CodingKey]) -> String {
-        var result = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                result = join(result, index: index)
-            } else {
-                result = join(result, key.stringValue)
-            }
-        }
-        return result
+    /// The path of a coding path.
+    static func path(of codingPath: [any CodingKey]) -> DistributionPath { DistributionPath(codingPath: codingPath) }
+
+    /// This error as the `DecodingError` a decoder reports at `location`.
+    var decodingError: DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: location.codingPath, debugDescription: reason, underlyingError: self))
     }
 }
 
@@ -47,15 +104,20 @@ extension Distribution {
     /// - Throws: `DistributionError` for the first invalid field found.
     /// - Complexity: O(total table entries x nesting depth).
     public func validate(path: String = "") throws(DistributionError) {
+        try validate(at: DistributionPath(path))
+    }
+
+    /// `validate(path:)` below `path`.
+    func validate(at path: DistributionPath) throws(DistributionError) {
         try validateNode(path: path)
         switch self {
         case .mixture(let components):
             for (i, component) in components.enumerated() {
                 let componentPath = DistributionError.join(DistributionError.join(path, "components"), index: i)
-                try component.distribution.validate(path: DistributionError.join(componentPath, "distribution"))
+                try component.distribution.validate(at: DistributionError.join(componentPath, "distribution"))
             }
         case .shift(_, let distribution):
-            try distribution.validate(path: DistributionError.join(path, "distribution"))
+            try distribution.validate(at: DistributionError.join(path, "distribution"))
         default:
             break
         }
@@ -63,7 +125,7 @@ extension Distribution {
 
     /// Checks this node's own parameters; nested distributions only for their depth.
     /// (Decoding calls this on each node, whose children were checked when they were decoded.)
-    func validateNode(path: String) throws(DistributionError) {
+    func validateNode(path: DistributionPath) throws(DistributionError) {
         GSLRuntime.ensureInitialised()
         let check = FieldCheck(path: path)
         switch self {
@@ -162,10 +224,10 @@ extension Distribution {
 
 /// Field checks relative to one distribution's path.
 private struct FieldCheck {
-    let path: String
+    let path: DistributionPath
 
     func error(_ key: String, _ reason: String) -> DistributionError {
-        DistributionError(path: DistributionError.join(path, key), reason: reason)
+        DistributionError(at: DistributionError.join(path, key), reason: reason)
     }
 
     func finite(_ value: Double, _ key: String) throws(DistributionError) {
@@ -174,7 +236,7 @@ private struct FieldCheck {
 
     func finite(_ value: Double, _ key: String, index: Int) throws(DistributionError) {
         guard value.isFinite else {
-            throw DistributionError(path: DistributionError.join(DistributionError.join(path, key), index: index),
+            throw DistributionError(at: DistributionError.join(DistributionError.join(path, key), index: index),
                                     reason: "must be a finite number, got \(value)")
         }
     }
@@ -184,11 +246,11 @@ private struct FieldCheck {
     }
 
     /// Weights: each finite and >= 0, sum finite and > 0.
-    func weights(_ weights: [Double], key: String, pathOf: (Int) -> String) throws(DistributionError) {
+    func weights(_ weights: [Double], key: String, pathOf: (Int) -> DistributionPath) throws(DistributionError) {
         var total = 0.0
         for (i, w) in weights.enumerated() {
             guard w.isFinite, w >= 0 else {
-                throw DistributionError(path: pathOf(i), reason: "weight must be finite and >= 0, got \(w)")
+                throw DistributionError(at: pathOf(i), reason: "weight must be finite and >= 0, got \(w)")
             }
             total += w
         }
@@ -199,7 +261,7 @@ private struct FieldCheck {
     func depth(of distribution: Distribution) throws(DistributionError) {
         let depth = distribution.nestingDepth
         guard depth <= Distribution.Limits.nestingDepthMax else {
-            throw DistributionError(path: path, reason: "mixtures and shifts nest \(depth) deep, "
+            throw DistributionError(at: path, reason: "mixtures and shifts nest \(depth) deep, "
                                     + "at most \(Distribution.Limits.nestingDepthMax) allowed")
         }
     }

@@ -37,7 +37,7 @@ struct ModelRun {
 }
 
 func runModel(_ scenario: ScenarioFile, bucketFarEvents: Bool) throws -> ModelRun {
-    var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: 0, bucketFarEvents: bucketFarEvents)
+    var run = try PushBenchmarkRun(scenario.modelWorld, masterSeed: scenario.run.seed, replication: 0, bucketFarEvents: bucketFarEvents)
     var outcome: (result: ReplicationResult, profile: PendingEventProfile)?
     let seconds = try timed { outcome = try run.run(sampleEveryEvents: sampleEveryEvents) }
     guard let outcome else { preconditionFailure("the model run returned nothing") }
@@ -159,7 +159,7 @@ func replicationCPUSeconds(_ scenario: ScenarioFile, replication: Int) -> (Doubl
     do {
         var seconds = 0.0
         seconds = try timed {
-            var run = try PushBenchmarkRun(scenario.world, masterSeed: scenario.run.seed, replication: replication, bucketFarEvents: true)
+            var run = try PushBenchmarkRun(scenario.modelWorld, masterSeed: scenario.run.seed, replication: replication, bucketFarEvents: true)
             _ = try run.run(sampleEveryEvents: 0)
         }
         return (seconds, nil)

@@ -5,78 +5,14 @@ import Stochastic
 @testable import InfraModel
 
 final class ConfigTests: XCTestCase {
-    private func decode(_ json: String) throws -> InfraConfig {
-        try JSONDecoder().decode(InfraConfig.self, from: Data(json.utf8))
-    }
-
-    /// Decoding `json` fails with an error that names `path`.
-    private func assertRejected(_ json: String, path: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertThrowsError(try decode(json), file: file, line: line) { error in
-            if let e = error as? InfraConfigError {
-                XCTAssertEqual(e.path, path, "\(e)", file: file, line: line)
-            } else {
-                XCTAssertTrue("\(error)".contains(path), "error \(error) does not name \(path)", file: file, line: line)
-            }
-        }
-    }
-
-    /// Each section decoded from `{}` equals its `init()`: the decoders take their defaults from it.
-    func testEmptySectionsGiveTheirInitDefaults() throws {
-        func empty<T: Decodable>(_: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: Data("{}".utf8)) }
-        XCTAssertEqual(try empty(ConnectionSetupConfig.self), ConnectionSetupConfig())
-        XCTAssertEqual(try empty(CacheConfig.self), CacheConfig())
-        XCTAssertEqual(try empty(TopologyConfig.self), TopologyConfig())
-        XCTAssertEqual(try empty(OriginConfig.self), OriginConfig())
-        XCTAssertEqual(try empty(PlaceholderPolicy.self), PlaceholderPolicy())
-        XCTAssertEqual(try empty(CachePolicy.self), CachePolicy())
-        let region = try JSONDecoder().decode(RegionConfig.self, from: Data(#"{"popIndex": 3}"#.utf8))
-        XCTAssertEqual(region, RegionConfig(popIndex: 3))
-    }
-
-    func testEmptyObjectGivesDefaults() throws {
-        let c = try decode("{}")
-        XCTAssertEqual(c, InfraConfig())
+    /// Defaults are stated once, in the initialisers; the scenario format's reading of them is
+    /// tested in ScenarioTests (InfraConfigReadingTests).
+    func testDefaultsBuildInSwift() {
+        let c = InfraConfig()
         XCTAssertEqual(c.topology.popCount, 280)
         XCTAssertEqual(c.topology.effectiveRegions.count, 280)
         XCTAssertEqual(c.networks[.lte], NetworkProfile.standard(.lte))
-    }
-
-    func testRoundTrip() throws {
-        var c = InfraConfig()
-        c.topology.popCount = 3
-        c.topology.regions = [RegionConfig(popIndex: 2, pathRttSeconds: 0.02, audienceWeight: 4)]
-        c.topology.popOverrides = [PopOverride(popIndex: 1, shieldIndex: 0, edgeProcessingSeconds: .constant(value: 0.01))]
-        c.edgeCache.background = .characteristicTime(seconds: 600)
-        c.shieldCache.background = .explicitStream(requestsPerSecond: 10, catalogueObjects: 100, zipfExponent: 0.8, objectBytes: 1_000)
-        c.placeholder = PlaceholderPolicy(enabled: true, maxEffectiveConnectionType: .threeG)
-        let data = try JSONEncoder().encode(c)
-        XCTAssertEqual(try JSONDecoder().decode(InfraConfig.self, from: data), c)
-    }
-
-    func testPartialNetworkProfileKeepsClassDefaults() throws {
-        let c = try decode(#"{"networks": {"3g": {"failureProbability": 0.5}}}"#)
-        XCTAssertEqual(c.networks[.threeG].failureProbability, 0.5)
-        XCTAssertEqual(c.networks[.threeG].rttSeconds, NetworkProfile.standard(.threeG).rttSeconds)
-        XCTAssertEqual(c.networks[.lte], NetworkProfile.standard(.lte))
-    }
-
-    func testErrorsNameThePath() {
-        assertRejected(#"{"origin": {"workers": 0}}"#, path: "origin.workers")
-        assertRejected(#"{"origin": {"queueMax": -1}}"#, path: "origin.queueMax")
-        assertRejected(#"{"networks": {"lte": {"failureProbability": 2}}}"#, path: "networks.lte.failureProbability")
-        assertRejected(#"{"networks": {"6g": {}}}"#, path: "networks.6g")
-        assertRejected(#"{"topology": {"popCount": 2, "regions": [{"popIndex": 0}, {"popIndex": 5}]}}"#,
-                       path: "topology.regions[1].popIndex")
-        assertRejected(#"{"topology": {"popCount": 2, "popOverrides": [{"popIndex": 1, "shieldIndex": 9}]}}"#,
-                       path: "topology.popOverrides[0].shieldIndex")
-        assertRejected(#"{"edgeCache": {"capacityBytes": -5}}"#, path: "edgeCache.capacityBytes")
-        assertRejected(#"{"edgeCache": {"background": {"kind": "characteristicTime", "seconds": 0}}}"#,
-                       path: "edgeCache.background.seconds")
-        assertRejected(#"{"shieldCache": {"background": {"kind": "lru"}}}"#, path: "shieldCache.background.kind")
-        assertRejected(#"{"metricsHorizonSeconds": 0}"#, path: "metricsHorizonSeconds")
-        assertRejected(#"{"placeholder": {"maxEffectiveConnectionType": "5g"}}"#, path: "placeholder.maxEffectiveConnectionType")
-        assertRejected(#"{"connectionSetup": {"tlsRoundTrips": 9}}"#, path: "connectionSetup.tlsRoundTrips")
-        assertRejected(#"{"tiers": {"toOriginSeconds": {"kind": "exponential", "mean": -1}}}"#, path: "tiers.toOriginSeconds")
+        XCTAssertEqual(c.shieldCache.capacityBytes, 8 << 30)
     }
 
     func testCatalogueRejectsBadObjects() {

@@ -239,7 +239,11 @@ final class SessionTransitionTests: XCTestCase {
         policy.memoryBudgetBytes = 16 * mib
         XCTAssertThrowsError(try PreloadSession(policy: policy, store: PreloadStore())) { e in
             XCTAssertEqual((e as? PolicyError)?.field, "fetchBufferBytes")
+            XCTAssertEqual((e as? PolicyError)?.knob, .fetchBufferBytes)
         }
+        policy = Fixtures.policy()
+        policy.deadlines[.androidFCMHandler] = 0
+        XCTAssertThrowsError(try policy.validate()) { e in XCTAssertEqual((e as? PolicyError)?.knob, .deadline(.androidFCMHandler)) }
     }
 
     func testSequentialTimeoutShrinksWithTheTimeLeft() throws {

@@ -2,8 +2,9 @@ import Stochastic
 import XCTest
 @testable import ScenarioFormat
 
-/// Stochastic's `Distribution` validates in `init(from:)` and throws its own `DistributionError`
-/// ("path: reason"); the strict decoder must place those at the right path and not double-report.
+/// Stochastic's `Distribution` validates in `init(from:)` and throws a `DecodingError` at the
+/// offending field's coding path (carrying its `DistributionError`); the strict decoder must place
+/// those at the right path, from the coding path alone, and not double-report.
 final class DistributionIntegrationTests: XCTestCase {
     struct Network: Decodable {
         let jitterMilliseconds: Distribution?  // optional first: its failure does not stop the object

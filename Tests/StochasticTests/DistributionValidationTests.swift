@@ -12,8 +12,8 @@ final class DistributionValidationTests: XCTestCase {
         do {
             let decoded = try decoder.decode([String: [String: [String: Distribution]]].self, from: Data(json.utf8))
             XCTFail("accepted \(distributionJSON) as \(decoded)", file: file, line: line)
-        } catch let error as DistributionError {
-            return error
+        } catch DecodingError.dataCorrupted(let context) where context.underlyingError is DistributionError {
+            return context.underlyingError as? DistributionError
         } catch {
             XCTFail("expected a DistributionError for \(distributionJSON), got \(error)", file: file, line: line)
         }

@@ -1,0 +1,129 @@
+import Foundation
+import PushModel
+
+// The scenario format of campaigns (`campaigns[i]`): keys, ranges and their wording.
+
+extension AssetTypeConfig: Codable {}
+extension AssetPriorityConfig: Codable {}
+extension WarmModeConfig: Codable {}
+extension IOSPushKindConfig: Codable {}
+extension AndroidPriorityConfig: Codable {}
+extension AndroidHandlerConfig: Codable {}
+
+/// A name of 1–64 bytes from `[A-Za-z0-9._-]` (plus `:` when `colon`).
+private func nameRule(colon: Bool) -> ConfigRule<String> {
+    ConfigRule("1–64 characters from [A-Za-z0-9._\(colon ? ":" : "")-]", found: { "\"\($0)\"" }) { name in
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
+                || (colon && b == 0x3A)
+        }
+    }
+}
+
+/// Bytes of one asset or rendition.
+private var assetBytes: ConfigRule<Int64> { .integers(1...(1 << 34)) }
+
+extension AssetVariantConfig: Codable, ConfigReadable {
+    static var defaultValue: AssetVariantConfig { AssetVariantConfig(network: "", bytes: 0) }
+    static var fields: [ConfigField<AssetVariantConfig>] {
+        [
+            .init("network", \.network, required: true,
+                  ConfigRule("one of \(networkKeys.joined(separator: ", "))", found: { "\"\($0)\"" }) { networkKeys.contains($0) }),
+            .init("bytes", \.bytes, required: true, assetBytes),
+        ]
+    }
+}
+
+extension AssetConfig: Codable, ConfigReadable {
+    static var defaultValue: AssetConfig { AssetConfig() }
+    static var fields: [ConfigField<AssetConfig>] {
+        [
+            .init("name", \.name, nameRule(colon: false)),
+            .init("type", \.type),
+            .init("priority", \.priority),
+            .init("bytes", \.bytes, assetBytes),
+            .init("variants", \.variants, ConfigRule("at most 6 variants", found: { "\($0.count)" }) { $0.count <= 6 }),
+        ]
+    }
+
+    static func relations(_ a: AssetConfig) -> [ConfigIssue] {
+        let nets = a.variants.map(\.network)
+        guard Set(nets).count != nets.count else { return [] }
+        return [ConfigIssue(key: "variants", expected: "at most one variant per network", found: "\(nets.sorted())")]
+    }
+}
+
+extension WarmConfig: Codable, ConfigReadable {
+    static var defaultValue: WarmConfig { WarmConfig() }
+    static var fields: [ConfigField<WarmConfig>] {
+        [
+            .init("mode", \.mode),
+            .init("aheadSeconds", \.aheadSeconds, .numbers(0...604_800, unit: "seconds")),
+            .init("topPops", \.topPops, .integers(1...10_000)),
+        ]
+    }
+}
+
+extension CacheControlConfig: Codable, ConfigReadable {
+    static var defaultValue: CacheControlConfig { CacheControlConfig() }
+    static var fields: [ConfigField<CacheControlConfig>] {
+        [
+            .init("maxAgeSeconds", \.maxAgeSeconds, .integers(0...31_536_000)),
+            .init("staleWhileRevalidateSeconds", \.staleWhileRevalidateSeconds, .integers(0...31_536_000)),
+        ]
+    }
+}
+
+extension CreativeSwapConfig: Codable, ConfigReadable {
+    static var defaultValue: CreativeSwapConfig { CreativeSwapConfig() }
+    static var fields: [ConfigField<CreativeSwapConfig>] {
+        [
+            .init("secondsBeforeSend", \.secondsBeforeSend, .numbers(0...604_800, unit: "seconds")),
+            .init("rewarmDelaySeconds", \.rewarmDelaySeconds, .numbers(0...3_600, unit: "seconds")),
+        ]
+    }
+}
+
+extension CampaignConfig: Codable, ConfigReadable {
+    static var defaultValue: CampaignConfig { CampaignConfig() }
+    static var fields: [ConfigField<CampaignConfig>] {
+        [
+            .init("name", \.name, nameRule(colon: true)),
+            .init("audienceShare", \.audienceShare, .probability),
+            .init("sendStartSeconds", \.sendStartSeconds, .numbers(0...604_800, unit: "seconds")),
+            .init("sendRatePerMinute", \.sendRatePerMinute, .numbers(1...1e9)),
+            .init("providerQuotaPerMinute", \.providerQuotaPerMinute, .numbers(1...1e9)),
+            .init("deliveryLatencySeconds", \.deliveryLatencySeconds),
+            .init("preStage", \.preStage),
+            .init("iosPush", \.iosPush),
+            .init("androidPriority", \.androidPriority),
+            .init("androidHandler", \.androidHandler),
+            .init("messageTtlSeconds", \.messageTtlSeconds, .numbers(0...2_419_200, unit: "seconds")),
+            .init("assets", \.assets, ConfigRule("1...16 assets", found: { "\($0.count)" }) { (1...16).contains($0.count) }),
+            .init("ttlSeconds", \.ttlSeconds, .integers(60...86_400)),
+            .init("cacheControl", \.cacheControl),
+            .init("tokenLifetimeSeconds", \.tokenLifetimeSeconds, .numbers(1...604_800, unit: "seconds")),
+            .init("warm", \.warm),
+            .init("carouselIntervalSeconds", optional: \.carouselIntervalSeconds, .numbers(0...86_400, unit: "seconds")),
+            .init("creativeSwap", optional: \.creativeSwap),
+        ]
+    }
+
+    /// Distinct asset names; warming and a creative swap not before t = 0.
+    static func relations(_ c: CampaignConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        let names = c.assets.map(\.name)
+        if Set(names).count != names.count {
+            issues.append(ConfigIssue(key: "assets", expected: "distinct asset names", found: "\(names)"))
+        }
+        if c.warm.mode != .none, c.warm.aheadSeconds > c.sendStartSeconds {
+            issues.append(ConfigIssue(key: "warm", expected: "warm.aheadSeconds ≤ sendStartSeconds (\(c.sendStartSeconds)) so the warm call is not before t = 0",
+                                      found: "\(c.warm.aheadSeconds)"))
+        }
+        if let swap = c.creativeSwap, swap.secondsBeforeSend > c.sendStartSeconds {
+            issues.append(ConfigIssue(key: "creativeSwap", expected: "creativeSwap.secondsBeforeSend ≤ sendStartSeconds (\(c.sendStartSeconds))",
+                                      found: "\(swap.secondsBeforeSend)"))
+        }
+        return issues
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import InfraModel
+import Stochastic
+
+// The scenario format of InfraModel's configuration (the `infra` section): JSON keys, ranges and
+// their wording. InfraModel's types are plain values; every range is checked here, once.
+
+extension ConfigRule where Value == Distribution {
+    /// A distribution whose mean, where known, is finite and ≥ 0 (times, rates). Its parameters
+    /// were validated when the distribution was decoded.
+    static var nonNegativeMean: ConfigRule {
+        ConfigRule(verdict: { d in
+            guard let m = d.mean, !(m >= 0 && m.isFinite) else { return nil }
+            return ("a finite non-negative mean", "mean \(m)")
+        })
+    }
+}
+
+extension NetworkProfile: Decodable, Encodable, ConfigReadable {
+    /// Absent keys take `standard(.lte)`; ``NetworkConfig`` reads each class over its own defaults.
+    static var defaultValue: NetworkProfile { .standard(.lte) }
+
+    static var fields: [ConfigField<NetworkProfile>] {
+        [
+            .init("rttSeconds", \.rttSeconds, .nonNegativeMean),
+            .init("downlinkBitsPerSecond", \.downlinkBitsPerSecond, ConfigRule(verdict: { d in
+                guard let m = d.mean else { return nil }
+                if !(m >= 0 && m.isFinite) { return ("a finite non-negative mean", "mean \(m)") }
+                return m > 0 ? nil : ("a positive mean", "mean \(m)")
+            })),
+            .init("failureProbability", \.failureProbability, .probability),
+            .init("stallProbability", \.stallProbability, .probability),
+            .init("sharedCapacityBitsPerSecond", \.sharedCapacityBitsPerSecond,
+                  ConfigRule("a finite value >= 0 (0 = not shared)") { $0 >= 0 && $0.isFinite }),
+        ]
+    }
+}
+
+extension NetworkConfig: Decodable, Encodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: ConfigKey.self)
+        var issues: [ConfigIssue] = []
+        for k in c.allKeys where !NetworkClass.allCases.contains(where: { $0.description == k.stringValue }) {
+            issues.append(ConfigIssue(key: k.stringValue, expected: "one of wifi, 5g, lte, 4g, 3g, 2g, slow-2g",
+                                      found: "unknown network class"))
+        }
+        var config = NetworkConfig()
+        for cls in NetworkClass.allCases where c.contains(ConfigKey(cls.description)) {
+            let sub = try c.superDecoder(forKey: ConfigKey(cls.description))
+            do {
+                config[cls] = try NetworkProfile.read(from: sub, defaults: .standard(cls))
+            } catch let e as ConfigIssues {
+                issues += e.issues.map { $0.below(.key(cls.description)) }
+            }
+        }
+        if !issues.isEmpty { throw ConfigIssues(issues) }
+        self = config
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: ConfigKey.self)
+        for cls in NetworkClass.allCases { try c.encode(self[cls], forKey: ConfigKey(cls.description)) }
+    }
+}
+
+extension ConnectionSetupConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: ConnectionSetupConfig { ConnectionSetupConfig() }
+    static var fields: [ConfigField<ConnectionSetupConfig>] {
+        [
+            .init("dnsRoundTrips", \.dnsRoundTrips, .integers(0...4)),
+            .init("tcpRoundTrips", \.tcpRoundTrips, .integers(0...4)),
+            .init("tlsRoundTrips", \.tlsRoundTrips, .integers(0...4)),
+        ]
+    }
+}
+
+extension RegionConfig: Decodable, Encodable, ConfigReadable {
+    /// The defaults do not depend on the (required) index.
+    static var defaultValue: RegionConfig { RegionConfig(popIndex: 0) }
+    /// `popIndex` is checked against `popCount` by ``TopologyConfig``.
+    static var fields: [ConfigField<RegionConfig>] {
+        [
+            .init("popIndex", \.popIndex, required: true),
+            .init("pathRttSeconds", \.pathRttSeconds, ConfigRule("seconds in [0, 10]") { $0 >= 0 && $0 <= 10 }),
+            .init("audienceWeight", \.audienceWeight, ConfigRule("a finite weight >= 0") { $0 >= 0 && $0.isFinite }),
+            .init("capacityScale", \.capacityScale, ConfigRule("a finite factor > 0") { $0 > 0 && $0.isFinite }),
+        ]
+    }
+}
+
+extension BackgroundPressure: Decodable, Encodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: ConfigKey.self)
+        func value<T: Decodable>(_ key: String) throws -> T { try c.decode(T.self, forKey: ConfigKey(key)) }
+        let kind: String = try value("kind")
+        var issues: [ConfigIssue] = []
+        func check(_ ok: Bool, _ key: String, _ found: String, _ expected: String) {
+            if !ok { issues.append(ConfigIssue(key: key, expected: expected, found: found)) }
+        }
+        switch kind {
+        case "none":
+            self = .none
+        case "explicitStream":
+            let r: Double = try value("requestsPerSecond"), n: Int = try value("catalogueObjects")
+            let a: Double = try value("zipfExponent"), b: Int64 = try value("objectBytes")
+            check(r > 0 && r <= 1e6, "requestsPerSecond", "\(r)", "a rate in (0, 1e6]")
+            check(n >= 1 && n <= 10_000_000, "catalogueObjects", "\(n)", "an integer in 1...10000000")
+            check(a >= 0 && a <= 5, "zipfExponent", "\(a)", "an exponent in [0, 5]")
+            check(b >= 1 && b <= 1 << 34, "objectBytes", "\(b)", "bytes in 1...2^34")
+            self = .explicitStream(requestsPerSecond: r, catalogueObjects: n, zipfExponent: a, objectBytes: b)
+        case "characteristicTime":
+            let s: Double = try value("seconds")
+            check(s > 0 && s <= 365 * 86400, "seconds", "\(s)", "seconds in (0, 1 year]")
+            self = .characteristicTime(seconds: s)
+        case let other:
+            throw ConfigIssue(key: "kind", expected: "none, explicitStream or characteristicTime", found: other)
+        }
+        if !issues.isEmpty { throw ConfigIssues(issues) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: ConfigKey.self)
+        switch self {
+        case .none: try c.encode("none", forKey: ConfigKey("kind"))
+        case let .explicitStream(r, n, a, b):
+            try c.encode("explicitStream", forKey: ConfigKey("kind"))
+            try c.encode(r, forKey: ConfigKey("requestsPerSecond"))
+            try c.encode(n, forKey: ConfigKey("catalogueObjects"))
+            try c.encode(a, forKey: ConfigKey("zipfExponent"))
+            try c.encode(b, forKey: ConfigKey("objectBytes"))
+        case let .characteristicTime(s):
+            try c.encode("characteristicTime", forKey: ConfigKey("kind"))
+            try c.encode(s, forKey: ConfigKey("seconds"))
+        }
+    }
+}
+
+/// Bytes of one cache's capacity (a PoP override's too).
+private var cacheBytes: ConfigRule<Int64> { ConfigRule("bytes in 0...2^50") { $0 >= 0 && $0 <= 1 << 50 } }
+
+extension CacheConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: CacheConfig { CacheConfig() }
+    static var fields: [ConfigField<CacheConfig>] {
+        [
+            .init("capacityBytes", \.capacityBytes, cacheBytes),
+            .init("entriesMax", \.entriesMax, ConfigRule("an integer in 1...100000000") { $0 >= 1 && $0 <= 100_000_000 }),
+            .init("background", \.background),
+        ]
+    }
+}
+
+extension PopOverride: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: PopOverride { PopOverride(popIndex: 0) }
+    /// `popIndex` and `shieldIndex` are checked against the counts by ``TopologyConfig``.
+    static var fields: [ConfigField<PopOverride>] {
+        [
+            .init("popIndex", \.popIndex, required: true),
+            .init("shieldIndex", optional: \.shieldIndex),
+            .init("edgeProcessingSeconds", optional: \.edgeProcessingSeconds, .nonNegativeMean),
+            .init("upstreamSeconds", optional: \.upstreamSeconds, .nonNegativeMean),
+            .init("cacheCapacityBytes", optional: \.cacheCapacityBytes, cacheBytes),
+        ]
+    }
+}
+
+extension TopologyConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: TopologyConfig { TopologyConfig() }
+    static var fields: [ConfigField<TopologyConfig>] {
+        [
+            .init("popCount", \.popCount, ConfigRule("an integer in 1...10000") { $0 >= 1 && $0 <= 10_000 }),
+            .init("shieldCount", \.shieldCount, ConfigRule("an integer in 1...1000") { $0 >= 1 && $0 <= 1_000 }),
+            .init("regions", \.regions, ConfigRule("at most 1000000", found: { "\($0.count) regions" }) { $0.count <= 1_000_000 }),
+            .init("popOverrides", \.popOverrides),
+        ]
+    }
+
+    /// Region and override indices against the counts.
+    static func relations(_ t: TopologyConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func index(_ i: Int, _ count: Int, _ path: [JSONPath.Component]) {
+            if !(i >= 0 && i < count) { issues.append(issue(path, "an index in 0..<\(count)", "\(i)")) }
+        }
+        for (i, r) in t.regions.enumerated() { index(r.popIndex, t.popCount, [.key("regions"), .index(i), .key("popIndex")]) }
+        for (i, o) in t.popOverrides.enumerated() {
+            index(o.popIndex, t.popCount, [.key("popOverrides"), .index(i), .key("popIndex")])
+            if let s = o.shieldIndex { index(s, t.shieldCount, [.key("popOverrides"), .index(i), .key("shieldIndex")]) }
+        }
+        return issues
+    }
+}
+
+extension TierConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: TierConfig { TierConfig() }
+    static var fields: [ConfigField<TierConfig>] {
+        [
+            .init("tieringEnabled", \.tieringEnabled),
+            .init("requestCollapsingEnabled", \.requestCollapsingEnabled),
+            .init("edgeProcessingSeconds", \.edgeProcessingSeconds, .nonNegativeMean),
+            .init("edgeToShieldSeconds", \.edgeToShieldSeconds, .nonNegativeMean),
+            .init("toOriginSeconds", \.toOriginSeconds, .nonNegativeMean),
+        ]
+    }
+}
+
+extension OriginConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: OriginConfig { OriginConfig() }
+    static var fields: [ConfigField<OriginConfig>] {
+        [
+            .init("workers", \.workers, ConfigRule("an integer in 1...100000") { $0 >= 1 && $0 <= 100_000 }),
+            .init("serviceSeconds", \.serviceSeconds, .nonNegativeMean),
+            .init("queueMax", \.queueMax, ConfigRule("an integer in 0...10000000") { $0 >= 0 && $0 <= 10_000_000 }),
+        ]
+    }
+}
+
+extension PlaceholderPolicy: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: PlaceholderPolicy { PlaceholderPolicy() }
+    static var fields: [ConfigField<PlaceholderPolicy>] {
+        [
+            .init("enabled", \.enabled),
+            .init("placeholderBytes", \.placeholderBytes, ConfigRule("bytes in 1...2^24") { $0 >= 1 && $0 <= 1 << 24 }),
+            .init("onSaveData", \.onSaveData),
+            .init("maxEffectiveConnectionType", \.maxEffectiveConnectionType),
+        ]
+    }
+}
+
+extension InfraConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: InfraConfig { InfraConfig() }
+    static var fields: [ConfigField<InfraConfig>] {
+        [
+            .init("networks", \.networks),
+            .init("connectionSetup", \.connectionSetup),
+            .init("topology", \.topology),
+            .init("edgeCache", \.edgeCache),
+            .init("shieldCache", \.shieldCache),
+            .init("tiers", \.tiers),
+            .init("origin", \.origin),
+            .init("purgePropagationSeconds", \.purgePropagationSeconds, .nonNegativeMean),
+            .init("warmPropagationSeconds", \.warmPropagationSeconds, .nonNegativeMean),
+            .init("cacheKeyIncludesSignedToken", \.cacheKeyIncludesSignedToken),
+            .init("placeholder", \.placeholder),
+            .init("metricsHorizonSeconds", \.metricsHorizonSeconds,
+                  ConfigRule("seconds in 1...604800") { $0 >= 1 && $0 <= 7 * 86_400 }),
+            .init("requestsInFlightMax", \.requestsInFlightMax, ConfigRule("an integer in 1...2^26") { $0 >= 1 && $0 <= 1 << 26 }),
+            .init("fetchesInFlightMax", \.fetchesInFlightMax, ConfigRule("an integer in 1...2^26") { $0 >= 1 && $0 <= 1 << 26 }),
+        ]
+    }
+}
+
+/// Reads a case written as its `description` (one of `spelled`).
+private func describedCase<C: CaseIterable & CustomStringConvertible>(_ decoder: any Decoder, spelled: String) throws -> C {
+    let s = try decoder.singleValueContainer().decode(String.self)
+    guard let v = C.allCases.first(where: { $0.description == s }) else {
+        throw ConfigIssue(expected: "one of \(spelled)", found: s)
+    }
+    return v
+}
+
+extension NetworkClass: Decodable, Encodable {
+    public init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "wifi, 5g, lte, 4g, 3g, 2g, slow-2g") }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}
+
+extension EffectiveConnectionType: Decodable, Encodable {
+    public init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "slow-2g, 2g, 3g, 4g") }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PushModel
+
+// The scenario format of the OS rules (`platforms`) and users (`users`).
+
+/// `value` in [lower, upper] seconds, where `upper` is another field's value (checked only once
+/// that field is itself valid, so the range exists).
+private func secondsUpTo(_ value: Double, lower: Double, upper: Double, key: String) -> [ConfigIssue] {
+    guard upper.isFinite, upper >= lower, !(value.isFinite && value >= lower && value <= upper) else { return [] }
+    return [ConfigIssue(key: key, expected: "a number in \(lower)...\(upper) seconds", found: "\(value)")]
+}
+
+extension IOSRulesConfig: Codable, ConfigReadable {
+    static var defaultValue: IOSRulesConfig { IOSRulesConfig() }
+    static var fields: [ConfigField<IOSRulesConfig>] {
+        [
+            .init("serviceExtensionBudgetSeconds", \.serviceExtensionBudgetSeconds, .numbers(0.001...600, unit: "seconds")),
+            .init("expiryWarningLeadSeconds", \.expiryWarningLeadSeconds),
+            .init("extensionMemoryLimitBytes", \.extensionMemoryLimitBytes, .integers(1...(1 << 34))),
+            .init("silentBackgroundSeconds", \.silentBackgroundSeconds, .numbers(0.001...600, unit: "seconds")),
+            .init("silentBudgetPerHour", \.silentBudgetPerHour, .numbers(0.01...3_600)),
+            .init("silentBurst", \.silentBurst, .integers(1...100)),
+            .init("silentHoldProbability", \.silentHoldProbability, .probability),
+            .init("silentHoldSeconds", \.silentHoldSeconds),
+        ]
+    }
+
+    /// The expiry warning comes within the extension's budget.
+    static func relations(_ r: IOSRulesConfig) -> [ConfigIssue] {
+        secondsUpTo(r.expiryWarningLeadSeconds, lower: 0, upper: r.serviceExtensionBudgetSeconds, key: "expiryWarningLeadSeconds")
+    }
+}
+
+/// One value per standby bucket, each meeting `element`.
+private func perBucket<V>(_ what: String, _ element: ConfigRule<V>) -> ConfigRule<[V]> {
+    ConfigRule(verdict: { values in
+        if values.count != 5 { return ("5 \(what) (active, workingSet, frequent, rare, restricted)", "\(values.count) values") }
+        return values.lazy.compactMap(element.verdict).first
+    })
+}
+
+extension StandbyBucketLimitsConfig: Codable, ConfigReadable {
+    static var defaultValue: StandbyBucketLimitsConfig { StandbyBucketLimitsConfig() }
+    static var fields: [ConfigField<StandbyBucketLimitsConfig>] {
+        [
+            .init("expeditedJobs", \.expeditedJobs, perBucket("integers", .integers(0...255))),
+            .init("regularJobDelayMaxSeconds", \.regularJobDelayMaxSeconds, perBucket("numbers", .numbers(0...604_800, unit: "seconds"))),
+        ]
+    }
+}
+
+extension AndroidRulesConfig: Codable, ConfigReadable {
+    static var defaultValue: AndroidRulesConfig { AndroidRulesConfig() }
+    static var fields: [ConfigField<AndroidRulesConfig>] {
+        [
+            .init("messageHandlerSeconds", \.messageHandlerSeconds, .numbers(0.001...600, unit: "seconds")),
+            .init("jobSeconds", \.jobSeconds, .numbers(0.001...3_600, unit: "seconds")),
+            .init("deprioritiseAfterSilentHighPriority", \.deprioritiseAfterSilentHighPriority, .integers(1...255)),
+            .init("deepIdleFirstSeconds", \.deepIdleFirstSeconds, .numbers(1...86_400, unit: "seconds")),
+            .init("deepIdleMaxSeconds", \.deepIdleMaxSeconds),
+            .init("deepMaintenanceWindowSeconds", \.deepMaintenanceWindowSeconds, .numbers(1...3_600, unit: "seconds")),
+            .init("lightIdleSeconds", \.lightIdleSeconds, .numbers(1...86_400, unit: "seconds")),
+            .init("lightMaintenanceWindowSeconds", \.lightMaintenanceWindowSeconds, .numbers(1...3_600, unit: "seconds")),
+            .init("standbyBuckets", \.standbyBuckets),
+        ]
+    }
+
+    /// Deep Doze's longest idle period is at least its first.
+    static func relations(_ r: AndroidRulesConfig) -> [ConfigIssue] {
+        secondsUpTo(r.deepIdleMaxSeconds, lower: r.deepIdleFirstSeconds, upper: 86_400, key: "deepIdleMaxSeconds")
+    }
+}
+
+extension PlatformsConfig: Codable, ConfigReadable {
+    static var defaultValue: PlatformsConfig { PlatformsConfig() }
+    static var fields: [ConfigField<PlatformsConfig>] {
+        [
+            .init("ios", \.ios),
+            .init("android", \.android),
+            .init("backgroundConnectionWarm", \.backgroundConnectionWarm),
+        ]
+    }
+}
+
+extension UserSegmentConfig: Codable, ConfigReadable {
+    static var defaultValue: UserSegmentConfig { UserSegmentConfig() }
+    static var fields: [ConfigField<UserSegmentConfig>] {
+        [
+            .init("name", \.name, ConfigRule("at most 64 bytes", found: { "\($0.utf8.count) bytes" }) { $0.utf8.count <= 64 }),
+            .init("share", \.share, ConfigRule("a weight ≥ 0") { $0.isFinite && $0 >= 0 }),
+            .init("iosOpenProbability", \.iosOpenProbability, .probability),
+            .init("androidOpenProbability", \.androidOpenProbability, .probability),
+        ]
+    }
+}
+
+extension UsersConfig: Codable, ConfigReadable {
+    static var defaultValue: UsersConfig { UsersConfig() }
+    static var fields: [ConfigField<UsersConfig>] {
+        [
+            .init("segments", \.segments, ConfigRule(verdict: { segments in
+                if !(1...64).contains(segments.count) { return ("1...64 segments", "\(segments.count)") }
+                return ConfigRule<[Double]>.weights.verdict(segments.map(\.share))
+            })),
+            .init("tapDelaySeconds", \.tapDelaySeconds),
+            .init("renderSeconds", \.renderSeconds),
+            .init("foregroundTimeoutSeconds", \.foregroundTimeoutSeconds, .numbers(0.001...600, unit: "seconds")),
+            .init("foregroundConnectionWarm", \.foregroundConnectionWarm),
+        ]
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import InfraModel
+import PushModel
+
+// The scenario format of the simulated world (the top level of a scenario file, beside `name`,
+// `question` and `run`).
+
+extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
+    static var defaultValue: PushWorldConfig { PushWorldConfig() }
+
+    static var fields: [ConfigField<PushWorldConfig>] {
+        [
+            .init("population", \.population),
+            .init("platforms", \.platforms),
+            .init("users", \.users),
+            .init("campaigns", \.campaigns, ConfigRule("1...\(ScenarioLimits.campaignsMax) campaigns", found: { "\($0.count)" }) {
+                (1...ScenarioLimits.campaignsMax).contains($0.count)
+            }),
+            .init("preloadPolicy", \.preloadPolicy),
+            .init("infra", \.infra),
+            .init("horizonSeconds", \.horizonSeconds, .numbers(1...604_800, unit: "seconds")),
+        ]
+    }
+
+    /// Campaign names, and the population's per-region weights against InfraModel's regions.
+    static func relations(_ w: PushWorldConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        let names = w.campaigns.map(\.name)
+        if Set(names).count != names.count {
+            issues.append(ConfigIssue(key: "campaigns", expected: "distinct campaign names", found: "\(names)"))
+        }
+        let regions = w.infra.topology.effectiveRegions.count
+        if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
+            issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
+                                      found: "\(w.population.regionWeights.count) weights"))
+        }
+        if w.population.regionWeights.isEmpty, w.infra.topology.effectiveRegions.reduce(0, { $0 + $1.audienceWeight }) <= 0 {
+            issues.append(ConfigIssue(at: [.key("infra"), .key("topology"), .key("regions")],
+                                      expected: "a positive total audienceWeight", found: "0"))
+        }
+        if let o = w.population.regionNetworkMix.first(where: { $0.region >= regions }) {
+            issues.append(ConfigIssue(key: "population", expected: "population.regionNetworkMix regions in 0..<\(regions)",
+                                      found: "\(o.region)"))
+        }
+        return issues
+    }
+
+    /// The InfraModel configuration a run uses: the section as written, with the per-second
+    /// series stretched to cover the whole horizon.
+    public var effectiveInfra: InfraConfig {
+        var infra = self.infra
+        infra.metricsHorizonSeconds = max(infra.metricsHorizonSeconds, Int(horizonSeconds.rounded(.up)))
+        return infra
+    }
+}
