@@ -175,14 +175,17 @@ enum RunCommand {
 
     /// A few lines for the terminal: the headline metrics with their CIs.
     static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, events: UInt64, wallSeconds: Double) -> String {
-        var rows: [[String]] = [["metric", "unit", "mean", "± CI"]]
+        var rows: [[TableCell]] = []
         let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
         for m in (shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown) {
-            rows.append([m.name, m.unit, m.mean.map { TextNumber.format($0, significant: 4) } ?? "n/a",
-                         m.confidenceInterval.map { TextNumber.format($0.halfWidth, significant: 3) } ?? "—"])
+            let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
+            rows.append([.text(MetricTable.spec(named: m.name)?.title ?? m.name), .text(m.mean.map { scale.text($0) } ?? "n/a"),
+                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"), .text(m.name)])
         }
+        let table = Table(caption: "", columns: [Table.Column("metric"), Table.Column("mean", alignment: .trailing),
+                                                 Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
-        lines += alignedTable(rows).map { "  " + $0 }
+        lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
     }
