@@ -18,7 +18,9 @@ enum BenchCommand {
             OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population of every suite scenario"),
             OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
             OptionSpec("no-speed", .flag, help: "skip the simulator-speed check"),
-        ])
+        ], exitCodes: [ExitCodeDoc(.ok, "the gate passed (or the baseline was recorded)"),
+                       ExitCodeDoc(.runFailed, "the gate failed (a regression, a changed fingerprint, a missing baseline), or a run failed"),
+                       ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)")])
 
     static let helpFooter = """
 
@@ -32,11 +34,6 @@ enum BenchCommand {
       prestage bench                      # gate (CI): exit 1 on a regression
       prestage bench --update-baseline    # record results/baseline/ (make bench-baseline)
       prestage bench --set preloadPolicy.iosServiceExtensionDeadlineSeconds=5
-
-    exit codes:
-      0    the gate passed (or the baseline was recorded)
-      1    the gate failed (a regression, a changed fingerprint, a missing baseline), or a run failed
-      2    bad input (command line, suite directory, scenario file, override)
     """
 
     /// A suite scenario, resolved with the overrides.

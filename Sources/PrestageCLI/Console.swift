@@ -65,4 +65,15 @@ public enum ExitCode: Int32, Sendable {
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
+
+    /// One line for help texts and the man page.
+    var meaning: String {
+        switch self {
+        case .ok: return "ok"
+        case .runFailed: return "failed (a simulation error, or results that could not be written)"
+        case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
+        case .regression: return "a shown metric regressed significantly (compare --fail-on-regression)"
+        case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
+        }
+    }
 }

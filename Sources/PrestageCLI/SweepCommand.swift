@@ -25,8 +25,9 @@ enum SweepCommand {
         let plan: SweepPlan
         let shard: ShardSpec?
         let metrics: [String]
-        do {
+        do throws(CommandMessage) {
             metrics = try chosenMetrics(parsed).get()
+            if let hint = scenarioInsteadOfSweep(path, library: library) { throw CommandMessage(hint) }
             plan = try SweepPlan.load(path, library: library)
             shard = try parsed.string("shard").map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
         } catch {
@@ -151,6 +152,32 @@ enum SweepCommand {
         }
     }
 
+    /// A message when `path` names a scenario rather than a sweep file: a library name that is not a
+    /// file, or a JSON file with `campaigns` and no `grid`. Says how to run it and how to sweep it.
+    static func scenarioInsteadOfSweep(_ path: String, library: ScenarioLibrary) -> String? {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let name: String
+        if exists {
+            guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path), data.count < 8 << 20,
+                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+                  object["grid"] == nil, object["campaigns"] != nil else { return nil }
+            name = path
+        } else {
+            let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path
+            guard !path.contains("/"), library.entries().contains(where: { $0.name == base }) else { return nil }
+            name = base
+        }
+        return """
+            \(path): expected a sweep file, found a scenario. Run the scenario with:
+              prestage run \(name)
+            or sweep it with a sweep file such as
+              { "scenario": "\(name)", "replications": 5, "seed": 1,
+                "grid": { "campaigns[0].warm.aheadSeconds": [0, 120, 300, 600] } }
+            (see prestage help sweep)
+            """
+    }
+
     /// Whether the complete directory `url` holds this sweep (and shard).
     static func existingMatches(_ url: URL, manifest: SweepManifest, shard: ShardSpec?) -> Result<Void, CommandMessage> {
         switch SweepFiles.readManifest(url) {
@@ -221,14 +248,16 @@ enum SweepHelp {
     Every point (each combination of grid values) runs the same replications with the same
     seed: points compare on common random numbers. Results in DIR: sweep.csv (one row per
     point × replication × metric), points.csv and summary.json (per point, CIs and the
-    replications needed for the precision target), sweep.json, scenario.json, items/.
+    replications needed for the precision target), report.md and report.html (each --metrics
+    metric against each grid axis with confidence bands), sweep.json, scenario.json, items/.
     Each finished replication is written to items/ at once: rerunning the same command
     resumes, running only the missing items. With --shard i/N the directory holds the items
     k ≡ i (mod N) and shard.json; combine the N shard directories with prestage merge.
 
     examples:
-      prestage sweep sweeps/warm-ahead.json --out results/warm-ahead
-      prestage sweep sweeps/warm-ahead.json --shard 0/4 --out results/warm-ahead-shard0
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --out results/warm-ahead
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --metrics tapToPaint.p95Seconds,bytes.cdnEgress
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --shard 0/4 --out results/warm-ahead-shard0
     """
     static let merge = """
 
