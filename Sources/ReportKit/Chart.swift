@@ -425,14 +425,8 @@ public enum ValueFormat: Sendable, Equatable {
         case .number(let unit, let decimals):
             return DisplayScale(unit: unit, divisor: 1, fixedDecimals: decimals)
         case .bytes:
-            let units = ["B", "kB", "MB", "GB", "TB", "PB"]
-            var index = 0
-            var divisor = 1.0
-            while index + 1 < units.count && magnitude >= divisor * 1000 {
-                divisor *= 1000
-                index += 1
-            }
-            return DisplayScale(unit: units[index], divisor: divisor, fixedDecimals: nil)
+            let (unit, divisor) = HumanScale.byteUnit(forMagnitude: magnitude)
+            return DisplayScale(unit: unit, divisor: divisor, fixedDecimals: nil)
         }
     }
 }

@@ -64,17 +64,23 @@ public struct HumanScale: Sendable, Equatable {
             let unit = base.unit.isEmpty ? rate : (noun.isEmpty ? base.unit + rate : base.unit + " " + rate)
             return HumanScale(multiplier: base.multiplier, unit: unit, decimals: base.decimals)
         case .bytes:
-            let units = ["B", "kB", "MB", "GB", "TB", "PB"]
-            var index = 0
-            var divisor = 1.0
-            while index + 1 < units.count && m >= divisor * 1000 {
-                divisor *= 1000
-                index += 1
-            }
-            return HumanScale(multiplier: 1 / divisor, unit: units[index], decimals: index == 0 ? 0 : significantDecimals(m / divisor))
+            let (unit, divisor) = byteUnit(forMagnitude: m)
+            return HumanScale(multiplier: 1 / divisor, unit: unit, decimals: divisor == 1 ? 0 : significantDecimals(m / divisor))
         case .other(let code):
             return HumanScale(multiplier: 1, unit: code, decimals: significantDecimals(m))
         }
+    }
+
+    /// The decimal (SI) byte unit for values up to `magnitude` and its size: B, kB, MB, GB, TB, PB.
+    static func byteUnit(forMagnitude magnitude: Double) -> (unit: String, divisor: Double) {
+        let units = ["B", "kB", "MB", "GB", "TB", "PB"]
+        var index = 0
+        var divisor = 1.0
+        while index + 1 < units.count && magnitude >= divisor * 1000 {
+            divisor *= 1000
+            index += 1
+        }
+        return (units[index], divisor)
     }
 
     /// Counts below 10,000 as they are (no decimals when whole), above with k, M or bn.

@@ -87,10 +87,7 @@ public struct MarkdownRenderer: Sendable {
             if case .code(let text) = cell { return text.isEmpty ? "" : Self.codeSpan(text) }
             return TextFormat.escapeMarkdown(cell.text)
         } }
-        var widths = header.map { max($0.count, 3) }
-        for row in body {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
+        let widths = table.columnWidths(header, body, minimum: 3)
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { index, cell -> String in
                 let padding = String(repeating: " ", count: widths[index] - cell.count)

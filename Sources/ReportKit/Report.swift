@@ -252,6 +252,15 @@ public struct Table: Sendable, Equatable {
         self.rows = rows
     }
 
+    /// The widest of each column's heading and cells (`cells` as they will be printed), at least `minimum`.
+    func columnWidths(_ header: [String], _ body: [[String]], minimum: Int = 0) -> [Int] {
+        var widths = header.map { max($0.count, minimum) }
+        for row in body {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
+        return widths
+    }
+
     /// The rows cut or padded to exactly `columns.count` cells each.
     public var normalizedRows: [[TableCell]] {
         rows.map { row in

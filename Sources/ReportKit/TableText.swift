@@ -8,10 +8,7 @@ public enum TableText {
         guard !table.columns.isEmpty else { return "" }
         let header = table.columns.map { $0.title }
         let body = table.normalizedRows.map { row in row.map { $0.text } }
-        var widths = header.map { $0.count }
-        for row in body {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
+        let widths = table.columnWidths(header, body)
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { index, cell -> String in
                 let padding = String(repeating: " ", count: widths[index] - cell.count)
