@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ScenarioFormat
 import SimStats
 
@@ -34,22 +35,17 @@ struct BenchMetricGate: Sendable, Equatable {
 }
 
 /// The fixed parts of `prestage bench`: the watched metrics and their thresholds, the confidence
-/// level, the speed margin and the default locations. Documented in README ("Regression
-/// benchmarks in CI"); change them there too.
+/// level, the speed margin and the default locations. The gated metrics and their thresholds come
+/// from PushModel's `MetricTable`; docs/ci.md describes them.
 public enum BenchSuite {
     /// The gated metrics, in report order.
-    static let gates: [BenchMetricGate] = [
-        BenchMetricGate("tapToPaint.p50Seconds", better: .lower, relative: 0.05, absolute: 0.020, text: "+5 % or +20 ms, whichever is larger"),
-        BenchMetricGate("tapToPaint.p95Seconds", better: .lower, relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"),
-        BenchMetricGate("tapToPaint.shareUnder500ms", better: .higher, absolute: 0.01, text: "−1 point"),
-        BenchMetricGate("taps.instantShare", better: .higher, absolute: 0.01, text: "−1 point"),
-        BenchMetricGate("edge.prestageHitRatio", better: .higher, absolute: 0.01, text: "−1 point"),
-        BenchMetricGate("extension.timeoutShare", better: .lower, absolute: 0.01, text: "+1 point"),
-        BenchMetricGate("outcomes.completedShare", better: .higher, absolute: 0.01, text: "−1 point"),
-        BenchMetricGate("outcomes.timedOutOrKilledShare", better: .lower, absolute: 0.01, text: "+1 point"),
-        BenchMetricGate("origin.peakRequestsPerSecond", better: .lower, relative: 0.10, absolute: 5, text: "+10 % or +5 req/s, whichever is larger"),
-        BenchMetricGate("bytes.cdnEgress", better: .lower, relative: 0.05, absolute: 0, text: "+5 %"),
-    ]
+    static let gates: [BenchMetricGate] = MetricTable.benchGated.map { id in
+        let spec = id.spec
+        guard let gate = spec.gate, let better = spec.better.direction else {
+            preconditionFailure("MetricTable.benchGated lists \(spec.name) without a gate and a better direction")
+        }
+        return BenchMetricGate(spec.name, better: better, relative: gate.relative, absolute: gate.absolute, text: gate.text)
+    }
 
     /// Confidence level of the paired intervals. 99 % rather than 95 %: the gate makes tens of
     /// comparisons per run, and the practical threshold must be exceeded as well.

@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ScenarioFormat
 import SimStats
 
@@ -45,7 +46,7 @@ public enum RunComparison {
             var row = MetricComparison(name: ma.name, unit: ma.unit, baseline: ma, variant: mb, difference: nil,
                                        method: paired ? .paired : .welch, verdict: "not compared")
             if let xa = ma.finiteValues, let xb = mb.finiteValues, xa.count >= 2, xb.count >= 2 {
-                let direction: BetterDirection = ma.better == "higher" ? .higher : .lower
+                let direction = MetricBetter(rawValue: ma.better)?.direction ?? .lower
                 if paired, let c = try? PairedComparison(baseline: xa, variant: xb, better: direction, level: level) {
                     row.difference = c.pairedDifference
                 } else if let ra = try? RunningMoments(validating: xa), let rb = try? RunningMoments(validating: xb),
@@ -66,10 +67,10 @@ public enum RunComparison {
     static func verdict(_ d: ConfidenceInterval, better: String) -> String {
         let side: Int = d.lower > 0 ? 1 : (d.upper < 0 ? -1 : 0)
         if side == 0 { return "no significant difference" }
-        switch better {
-        case "higher": return side > 0 ? "improvement" : "regression"
-        case "lower": return side < 0 ? "improvement" : "regression"
-        default: return "significant difference"
+        switch MetricBetter(rawValue: better)?.direction {
+        case .higher: return side > 0 ? "improvement" : "regression"
+        case .lower: return side < 0 ? "improvement" : "regression"
+        case nil: return "significant difference"
         }
     }
 

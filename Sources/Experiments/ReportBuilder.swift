@@ -9,9 +9,9 @@ import SimStats
 /// `ReportBuilder+Charts.swift`.
 public enum ReportBuilder {
     /// Metrics shown as headlines when present, in this order (others appear in the full table).
-    public static let headlineOrder = ["tapToPaint.p50Seconds", "tapToPaint.p95Seconds", "tapToPaint.shareUnder500ms",
-                                "edge.prestageHitRatio", "extension.download.p95Seconds", "origin.peakRequestsPerSecond",
-                                "origin.rejected503", "outcomes.completedShare"]
+    public static let headlineOrder: [String] = ([.tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms,
+                                                  .edgePrestageHitRatio, .extensionDownloadP95, .originPeakRequestsPerSecond,
+                                                  .originRejected503, .outcomesCompletedShare] as [MetricID]).map(\.rawValue)
     /// Most headline metrics.
     public static let headlinesMax = 8
     /// Most points per time-series line over a chart's focus (seconds are binned to stay under it).

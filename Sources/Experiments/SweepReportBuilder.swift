@@ -7,7 +7,7 @@ import ScenarioFormat
 /// confidence bands (one line per value of another axis), then the grid-points table.
 public enum SweepReportBuilder {
     /// The metrics shown when none are chosen (`--metrics`).
-    public static let defaultMetrics = ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "origin.peakRequestsPerSecond"]
+    public static let defaultMetrics = ([.tapToPaintP95, .edgePrestageHitRatio, .originPeakRequestsPerSecond] as [MetricID]).map(\.rawValue)
 
     /// The chosen metric names that a result can emit, or a message naming the first unknown one.
     public static func checkMetrics(_ names: [String]) -> Result<[String], CommandMessage> {

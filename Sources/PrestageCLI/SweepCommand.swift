@@ -9,10 +9,9 @@ import ScenarioFormat
 ///
 /// Work item k is (point k / R, replication k mod R). Each finished item is written atomically to
 /// `DIR.partial/items/pP-rR.json`; rerunning with the same `--out` keeps the valid items and runs
-/// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv and
-/// summary.json; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
+/// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv,
+/// summary.json, report.md and report.html; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
 enum SweepCommand {
-    /// Metrics shown per point on the progress line and in the final table, when present.
     /// The metrics chosen with `--metrics NAME,...` (default `SweepReportBuilder.defaultMetrics`), or a message.
     static func chosenMetrics(_ parsed: ParsedCommand) -> Result<[String], CommandMessage> {
         guard let list = parsed.string("metrics") else { return .success(SweepReportBuilder.defaultMetrics) }
