@@ -139,10 +139,10 @@ extension ReportBuilder {
         let hitAlarm = MetricID.edgePrestageHitRatio.spec.alarm.map {
             [ReferenceLine(value: $0.value * 100, label: "alarm below " + HumanScale.format($0.value, unit: .ratio), kind: .alarm)]
         } ?? []
-        // Pushes: around the send. Origin: around the send and wherever the origin is busy (warming).
+        // Pushes: around the send. Origin: around the warm calls and the send (foreground misses after
+        // the send spread over the whole run; the overview shows them).
         let sendView = focusAndBin(sendRanges, horizonSeconds: s.horizonSeconds)
-        let originView = focusAndBin(sendRanges + (activity([s.column("originRequests"), s.column("origin503")]).map { [$0] } ?? []),
-                                     horizonSeconds: s.horizonSeconds)
+        let originView = focusAndBin(sendRanges + warm.map { TimeRange(fromSeconds: $0.at, toSeconds: $0.at) }, horizonSeconds: s.horizonSeconds)
         // Taps and paints: where they happen (users open pushes long after the send).
         let tapView = focusAndBin(activity([s.column("taps"), s.column("paints")]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
         let focusNote = " The main plot shows the busy interval; the strip below it shows the whole run."

@@ -92,7 +92,7 @@ public enum ReportBuilder {
         var notes: [String] = []
         if let ratio = spec?.ratio { notes.append(ratio.numerator + " ÷ " + ratio.denominator + ".") }
         if m.name == MetricID.originPeakRequestsPerSecond.rawValue {
-            notes.append("Each replication's busiest 1-second bin, averaged over replications; the origin chart plots 1-second bins around the send, averaged per second, so its peak can be lower.")
+            notes.append("Each replication's busiest 1-second bin, averaged over replications; the origin chart plots the per-second mean over replications (bin width in its description), so its peak can be lower.")
         }
         if m.better != "none" { notes.append(m.better.prefix(1).uppercased() + m.better.dropFirst() + " is better.") }
         return HeadlineMetric(name: spec?.title ?? m.name, id: m.name, measuredValue: mean, measured: measuredUnit(name: m.name, unit: m.unit),
