@@ -177,12 +177,15 @@ extension ReportBuilder {
         let o = aggregate.outcomes
         let categories = [
             BreakdownCategory("completed", color: .green), BreakdownCategory("deferred, then completed", color: .sky),
-            BreakdownCategory("partial", color: .yellow), BreakdownCategory("timed out or killed", color: .vermillion),
+            BreakdownCategory("partial (some assets ready)", color: .yellow),
+            BreakdownCategory("nothing stored, a fetch timed out", color: .blue),
+            BreakdownCategory("nothing stored, fetches failed", color: .purple),
+            BreakdownCategory("timed out or killed", color: .vermillion),
             BreakdownCategory("deferred, then expired", color: .orange), BreakdownCategory("skipped by policy", color: .grey),
-            BreakdownCategory("not delivered", color: .purple),
+            BreakdownCategory("refused as expired", color: .grey), BreakdownCategory("not delivered", color: .purple),
         ]
-        let counts = [o.completed, o.deferredThenCompleted, o.partial, o.timedOutOrKilled, o.deferredThenExpired,
-                      o.skippedByPolicy, o.notDelivered].map { Int(clamping: $0) }
+        let counts = [o.completed, o.deferredThenCompleted, o.partial, o.fetchTimedOut, o.fetchFailed, o.timedOutOrKilled,
+                      o.deferredThenExpired, o.skippedByPolicy, o.payloadExpired, o.notDelivered].map { Int(clamping: $0) }
         return BreakdownChart(title: "Preload outcome per push", summary: "Where each targeted push ended up (all replications pooled).",
                               countNoun: "pushes", categories: categories, bars: [BreakdownBar(label: "all pushes", counts: counts)])
     }

@@ -35,8 +35,8 @@ public enum ReportBuilder {
         }
     }
 
-    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, results: [ReplicationResult],
-                             invocation: Invocation = Invocation()) -> Report {
+    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, tables: PopAndRegionTables,
+                             results: [ReplicationResult], invocation: Invocation = Invocation()) -> Report {
         let level = scenario.run.confidenceLevel
         var headlineMetrics = headlineOrder.compactMap { name in aggregate.metrics.first { $0.name == name } }
         if headlineMetrics.isEmpty { headlineMetrics = Array(aggregate.metrics.prefix(headlinesMax)) }
@@ -44,6 +44,8 @@ public enum ReportBuilder {
         var sections: [ReportSection] = []
         sections.append(ReportSection(title: "Tap to paint", blocks: tapToPaintCharts(aggregate).map { .chart(.cdf($0)) }))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
+        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
+        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [
@@ -55,7 +57,6 @@ public enum ReportBuilder {
         let reasons = Dictionary(grouping: results.map(\.stopReason), by: { $0 }).keys.sorted()
         sections.append(ReportSection(title: "Run", blocks: [
             .paragraph("\(TextFormat.count(scenario.world.population.devices)) devices, \(scenario.world.campaigns.count) campaign(s), horizon \(TextFormat.count(Int(scenario.world.horizonSeconds))) s; \(TextFormat.count(Int(clamping: events))) events over \(aggregate.replications) replication(s); stop reason(s): \(reasons.joined(separator: ", "))."),
-            .paragraph("Per-PoP and regional breakdowns: the run's results hold no per-PoP or per-region counts, so none are shown."),
         ]))
         let devices = scenario.world.population.devices
         let title = invocation.devicesOverridden

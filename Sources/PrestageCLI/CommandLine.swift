@@ -51,14 +51,17 @@ struct CommandSpec: Sendable, Equatable {
     let exitCodes: [ExitCodeDoc]
     /// Fixed values the first positional takes (for completion), e.g. `completion SHELL`: bash, zsh, fish.
     let positionalChoices: [String]
+    /// Left out of the command list (internal entries such as `bench-instructions`).
+    let hidden: Bool
 
     /// A command; see the properties.
-    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec],
+    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec], hidden: Bool = false,
          exitCodes: [ExitCodeDoc] = [ExitCodeDoc(.ok), ExitCodeDoc(.badInput)], positionalChoices: [String] = []) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
         self.options = options
+        self.hidden = hidden
         self.exitCodes = exitCodes
         self.positionalChoices = positionalChoices
     }
@@ -316,7 +319,7 @@ struct CommandLineSpec: Sendable, Equatable {
     func helpText(for commandName: String? = nil) -> String {
         guard let name = commandName, let command = commands.first(where: { $0.name == name }) else {
             var lines = ["usage: \(programName) COMMAND [options]", "", "commands:"]
-            for c in commands { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }
+            for c in commands where !c.hidden { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }
             lines.append("  " + "help".padding(toLength: 14, withPad: " ", startingAt: 0) + "show help for a command (prestage help COMMAND)")
             lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version and source revision"]
             lines += ["", "exit codes (each command's help lists the ones it returns):"]

@@ -76,6 +76,7 @@ public enum PrestageCLI {
                         OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (replication r uses streams derived from S and r)"),
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true,
                                    help: "override a scenario field, e.g. campaigns[0].warm.aheadSeconds=300"),
+                        OptionSpec("overlay", .string, valueName: "FILE", help: "apply a `prestage fit` overlay before the --set overrides"),
                         OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
@@ -83,6 +84,7 @@ public enum PrestageCLI {
         CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
                     positionals: ["FILE..."], options: [
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
+                        OptionSpec("overlay", .string, valueName: "FILE", help: "apply a `prestage fit` overlay before the --set overrides"),
                     ], exitCodes: [ExitCodeDoc(.ok, "every file is valid"), ExitCodeDoc(.badInput, "a file has problems (all are listed), or a bad command line")]),
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
                     positionals: ["A", "B"], options: [
@@ -112,6 +114,9 @@ public enum PrestageCLI {
                     ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the merged results could not be written"),
                                    ExitCodeDoc(.badInput, "a missing, incomplete, foreign or duplicate shard, or a bad option")]),
         BenchCommand.spec,
+        TestbedCommand.spec,
+        FitCommand.spec,
+        BenchInstructionsCommand.spec,
         CommandSpec("completion", summary: "print a shell completion script (bash, zsh or fish)", positionals: ["SHELL"], options: [],
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "an unknown shell")], positionalChoices: CommandLineDocs.Shell.allCases.map(\.rawValue)),
         CommandSpec("man", summary: "print the manual page (roff; view with `prestage man > prestage.1 && man -l prestage.1`)", options: [],
@@ -174,6 +179,10 @@ public enum PrestageCLI {
             """
         case "list", "man":
             return ""
+        case "testbed":
+            return TestbedCommand.helpFooter
+        case "fit":
+            return FitCommand.helpFooter
         default:
             return "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
         }
@@ -212,6 +221,9 @@ public enum PrestageCLI {
             case "man":
                 env.standardOutput.write(CommandLineDocs.manPage(spec, footer: helpFooter(for:)))
                 return .ok
+            case "testbed": return TestbedCommand.execute(parsed, environment: env)
+            case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
+            case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
@@ -219,10 +231,10 @@ public enum PrestageCLI {
         }
     }
 
-    /// For the variadic `validate FILE...` and `merge DIR...`: keeps the first positional for the parser (which takes
+    /// For the variadic `validate FILE...`, `merge DIR...` and `fit LOG...`: keeps the first positional for the parser (which takes
     /// exactly one) and returns the rest, skipping option values (`--set X`).
     static func splitVariadic(_ arguments: [String]) -> (parser: [String], extra: [String]) {
-        guard let name = arguments.first, name == "validate" || name == "merge",
+        guard let name = arguments.first, name == "validate" || name == "merge" || name == "fit",
               let command = spec.commands.first(where: { $0.name == name }) else { return (arguments, []) }
         var kept = [name], extra: [String] = []
         var seenPositional = false, optionsEnded = false
