@@ -119,8 +119,10 @@ final class ReplicationProgress: ProgressSink {
 }
 
 /// Progress of all replications, shown on standard error: a live line redrawn at most 4 times a
-/// second on a terminal, else one line per finished replication (readable CI logs). Wall-clock
-/// time is used only for this display, never for results.
+/// second on a terminal, else one line per finished replication (readable CI logs) and, while a
+/// replication is slow, a "still running" line every `heartbeatSeconds` from a timer, so a long
+/// run is never silent whatever its size. Wall-clock time is used only for this display, never
+/// for results.
 public final class ProgressBoard: @unchecked Sendable {
     private struct Row {
         var virtualSeconds = 0.0
@@ -139,6 +141,9 @@ public final class ProgressBoard: @unchecked Sendable {
     private var lastDrawNanoseconds: UInt64 = 0
     private var drewLine = false
     private var estimate = ProgressEstimate()
+    /// Wall seconds between "still running" lines when not live.
+    public static let heartbeatSeconds = 30
+    private var heartbeat: (any DispatchSourceTimer)?
 
     /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`.
     public init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double) {
@@ -146,6 +151,27 @@ public final class ProgressBoard: @unchecked Sendable {
         self.live = live
         self.horizonSeconds = max(horizonSeconds, 1e-9)
         self.rows = Array(repeating: Row(), count: replications)
+    }
+
+    /// Starts the timer of the "still running" lines (not live only; `finish` stops it).
+    public func startHeartbeat() {
+        guard !live else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let interval = DispatchTimeInterval.seconds(Self.heartbeatSeconds)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in self?.beat(now: DispatchTime.now().uptimeNanoseconds) }
+        lock.lock()
+        heartbeat = timer
+        lock.unlock()
+        timer.resume()
+    }
+
+    /// Writes one "still running" line with the running replications' state (what the timer calls).
+    func beat(now: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard rows.contains(where: { $0.state == 1 }) else { return }
+        output.write("still running: " + liveLine(now: now) + "\n")
     }
 
     func started(replication r: Int) {
@@ -198,6 +224,8 @@ public final class ProgressBoard: @unchecked Sendable {
     public func finish() {
         lock.lock()
         defer { lock.unlock() }
+        heartbeat?.cancel()
+        heartbeat = nil
         if drewLine { output.write("\n") }
         drewLine = false
     }

@@ -167,11 +167,11 @@ enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unknownCommand(c, s): return "unknown command \"\(c)\"\(suggest(s.map { "\"\($0)\"" }))"
         case let .unknownOption(o, c, s): return (c.isEmpty ? "" : "\(c): ") + "unknown option \(o)\(suggest(s))"
         case let .missingValue(o, e): return "--\(o): expected \(e), found nothing"
-        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(JSONValue.quoted(v))"
-        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(JSONValue.quoted(v))"
+        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(DisplayText.quoted(v))"
+        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(DisplayText.quoted(v))"
         case let .repeatedOption(o): return "--\(o): given more than once"
         case let .missingPositional(c, n): return "\(c): expected \(n), found nothing"
-        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(JSONValue.quoted(a))"
+        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(DisplayText.quoted(a))"
         case let .tooManyArguments(l, f): return "expected at most \(l) arguments, found \(f)"
         }
     }
@@ -323,7 +323,7 @@ struct CommandLineSpec: Sendable, Equatable {
             lines.append("  " + "help".padding(toLength: 14, withPad: " ", startingAt: 0) + "show help for a command (prestage help COMMAND)")
             lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version and source revision"]
             lines += ["", "exit codes (each command's help lists the ones it returns):"]
-                + [ExitCode.ok, .runFailed, .badInput, .regression, .interrupted].map { "  " + String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
+                + [ExitCode.ok, .runFailed, .badInput, .regression, .interrupted, .terminated].map { "  " + String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
             return lines.joined(separator: "\n")
         }
         var usage = "usage: \(programName) \(command.name)"

@@ -65,6 +65,9 @@ public enum ExitCode: Int32, Sendable {
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
+    /// Terminated by SIGTERM (a cluster scheduler's preemption or time limit, `kill`); the
+    /// results directory is left as for `interrupted`, its marker naming SIGTERM.
+    case terminated = 143
 
     /// One line for help texts and the man page.
     var meaning: String {
@@ -74,6 +77,7 @@ public enum ExitCode: Int32, Sendable {
         case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
         case .regression: return "a shown metric regressed significantly (compare --fail-on-regression)"
         case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
+        case .terminated: return "terminated (SIGTERM, e.g. a scheduler's preemption or time limit); as for 130"
         }
     }
 }

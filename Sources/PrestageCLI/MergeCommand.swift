@@ -36,7 +36,7 @@ enum MergeCommand {
         let (manifest, scenarioData, itemData, items) = merged
         let directory: ResultsDirectory
         do {
-            directory = try ResultsDirectory.begin(in: url.deletingLastPathComponent(), name: url.lastPathComponent)
+            directory = try ResultsDirectory.begin(in: url.deletingLastPathComponent(), name: url.lastPathComponent, owner: env.owner())
         } catch {
             env.standardError.write("prestage merge: \(error)\n")
             return .badInput

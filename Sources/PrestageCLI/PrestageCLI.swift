@@ -21,6 +21,8 @@ public struct CommandEnvironment: Sendable {
     var processorCount: Int
     /// Whether `run` installs a SIGINT handler (the real process: yes; tests: no).
     var handlesInterrupts: Bool
+    /// The command line being run, recorded as the owner of a results directory.
+    var commandLine = "prestage"
 
     /// An environment; see the properties.
     init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
@@ -38,7 +40,10 @@ public struct CommandEnvironment: Sendable {
 
     /// The real process: stdout/stderr, `./scenarios` (then the `scenarios/` of the package the
     /// executable was built in), `./results`, /proc/meminfo, all cores.
+    /// SIGPIPE is ignored: a closed pipe on standard output or error (`prestage run … | head`)
+    /// makes writes fail quietly instead of killing the run.
     public static func process(executablePath: String) -> CommandEnvironment {
+        signal(SIGPIPE, SIG_IGN)
         let err = FileDescriptorOutput(descriptor: 2)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var directories = [cwd.appendingPathComponent("scenarios", isDirectory: true)]
@@ -60,6 +65,9 @@ public struct CommandEnvironment: Sendable {
             availableMemory: { AvailableMemory.probe() }, processorCount: max(1, ProcessInfo.processInfo.activeProcessorCount),
             handlesInterrupts: true)
     }
+
+    /// The owner record of a results directory this command writes.
+    func owner() -> OutputOwner { OutputOwner.current(command: commandLine) }
 }
 
 /// The `prestage` command line: a table of commands parsed by `CommandLineSpec`.
@@ -124,7 +132,7 @@ public enum PrestageCLI {
     ])
 
     /// Exit codes of the commands that run simulations.
-    static let runExitCodes = [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput), ExitCodeDoc(.interrupted)]
+    static let runExitCodes = [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput), ExitCodeDoc(.interrupted), ExitCodeDoc(.terminated)]
 
     /// "prestage 0.1.0 (source 3f2a9c01b7de)"; the revision is left out when unknown.
     static var versionText: String { ToolVersion.text + (SourceRevision.current.map { " (source " + $0 + ")" } ?? "") }
@@ -189,7 +197,9 @@ public enum PrestageCLI {
     }
 
     /// Runs the command line `arguments` (without the program name).
-    public static func main(_ arguments: [String], environment env: CommandEnvironment) -> ExitCode {
+    public static func main(_ arguments: [String], environment: CommandEnvironment) -> ExitCode {
+        var env = environment
+        env.commandLine = (["prestage"] + arguments).joined(separator: " ")
         let (forParser, extraPositionals) = splitVariadic(arguments)
         switch spec.parse(forParser) {
         case let .failure(error):

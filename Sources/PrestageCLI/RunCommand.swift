@@ -81,9 +81,11 @@ enum RunCommand {
         }
         let directory: ResultsDirectory
         do {
+            // This run owns NAME and NAME.partial from here on; a second run is refused.
+            let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
             // Refuse a wrong --out now, not after the run: only earlier results are replaced.
-            try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
-            directory = try ResultsDirectory.begin(in: parent, name: name)
+            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
+            directory = try ResultsDirectory.begin(lock, ownFiles: RunCommand.earlierResults.files)
             try directory.write(scenarioJSON, named: "scenario.json")
         } catch {
             env.standardError.write("prestage run: \(error)\n")
@@ -95,6 +97,7 @@ enum RunCommand {
         env.standardError.write("prestage run: \(scenario.name): \(scenario.run.replications) replication(s) of \(scenario.world.population.devices) devices on \(jobs) thread(s), seed \(scenario.run.seed) → \(directory.finalURL.path)\n")
         let board = ProgressBoard(output: env.standardError, live: env.errorIsTerminal, replications: scenario.run.replications,
                                   horizonSeconds: scenario.world.horizonSeconds)
+        board.startHeartbeat()
         let start = DispatchTime.now().uptimeNanoseconds
         let results: [ReplicationResult]
         do {
@@ -165,10 +168,10 @@ enum RunCommand {
                             concurrentReplications: concurrentReplications)
     }
 
-    /// Replaces the INCOMPLETE marker's text with `reason` (the marker stays).
+    /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not
+    /// reported over the error that led here).
     static func markIncomplete(_ directory: ResultsDirectory, reason: String) {
-        let marker = directory.partialURL.appendingPathComponent(ResultsDirectory.incompleteMarkerName)
-        try? AtomicWriter.write(Data("This run has not completed. \(reason)\n".utf8), to: marker)
+        try? directory.markIncomplete(reason: reason)
     }
 
     static func peakResidentBytes() -> UInt64 {
@@ -195,31 +198,51 @@ enum RunCommand {
     }
 }
 
-/// While installed, SIGINT (Ctrl-C) marks the partial results directory as interrupted and exits
-/// with status 130, leaving `NAME.partial/` with its `INCOMPLETE` marker.
+/// While installed, SIGINT (Ctrl-C) and SIGTERM (a scheduler's preemption or time limit, `kill`)
+/// record the signal in the partial directory's INCOMPLETE marker and exit with 130 or 143,
+/// leaving `NAME.partial/` to be resumed or replaced by the next run.
 final class InterruptGuard: @unchecked Sendable {
-    private let source: any DispatchSourceSignal
+    /// A handled signal: its number, what the marker says, the exit code.
+    struct Handled {
+        let signal: Int32
+        let reason: String
+        let verb: String
+        let code: ExitCode
+    }
+
+    static let handled = [
+        Handled(signal: SIGINT, reason: "It was interrupted (SIGINT); these are partial results.", verb: "interrupted", code: .interrupted),
+        Handled(signal: SIGTERM, reason: "It was terminated (SIGTERM: preempted, out of time, or stopped); these are partial results. Rerun the same command to start again (a sweep resumes).",
+                verb: "terminated", code: .terminated),
+    ]
+
+    private let sources: [any DispatchSourceSignal]
     private let lock = NSLock()
     private var removed = false
 
     init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        source.setEventHandler {
-            RunCommand.markIncomplete(directory, reason: "It was interrupted (SIGINT); these are partial results.")
-            output.write("\n\(command): interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
-            exit(ExitCode.interrupted.rawValue)
+        sources = Self.handled.map { handled in
+            signal(handled.signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: handled.signal, queue: DispatchQueue.global())
+            source.setEventHandler {
+                RunCommand.markIncomplete(directory, reason: handled.reason)
+                output.write("\n\(command): \(handled.verb); partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+                exit(handled.code.rawValue)
+            }
+            source.resume()
+            return source
         }
-        source.resume()
     }
 
-    /// Restores the default SIGINT behaviour (idempotent).
+    /// Restores the default SIGINT and SIGTERM behaviour (idempotent).
     func remove() {
         lock.lock()
         defer { lock.unlock() }
         guard !removed else { return }
         removed = true
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for (source, handled) in zip(sources, Self.handled) {
+            source.cancel()
+            signal(handled.signal, SIG_DFL)
+        }
     }
 }

@@ -45,6 +45,14 @@ enum SweepCommand {
             if let shard { base += "-shard\(shard.index)-of\(shard.count)" }
             (parent, name) = (env.resultsParent, base)
         }
+        // This sweep owns NAME and NAME.partial from here on; a second run is refused.
+        let lock: OutputLock
+        do {
+            lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
+        } catch {
+            env.standardError.write("prestage sweep: \(error)\n")
+            return .badInput
+        }
         let finalURL = parent.appendingPathComponent(name, isDirectory: true)
         // A complete directory of this very sweep and shard: nothing to do.
         if FileManager.default.fileExists(atPath: finalURL.path) {
@@ -74,7 +82,7 @@ enum SweepCommand {
         // Resume a partial directory of this sweep, or start one.
         let directory: ResultsDirectory
         do {
-            if let resumed = try ResultsDirectory.resume(in: parent, name: name),
+            if let resumed = try ResultsDirectory.resume(lock),
                FileManager.default.fileExists(atPath: resumed.partialURL.appendingPathComponent(SweepFiles.manifestName).path) {
                 switch SweepFiles.readManifest(resumed.partialURL) {
                 case let .success((found, _)) where found.sweepHash == manifest.sweepHash:
@@ -87,7 +95,7 @@ enum SweepCommand {
                     return .badInput
                 }
             } else {
-                directory = try ResultsDirectory.begin(in: parent, name: name)
+                directory = try ResultsDirectory.begin(lock, ownFiles: SweepFiles.ownFiles)
                 try directory.write(try CanonicalJSON.encode(manifest), named: SweepFiles.manifestName)
                 try directory.write(try CanonicalJSON.encode(plan.base), named: SweepFiles.scenarioName)
             }
@@ -101,7 +109,15 @@ enum SweepCommand {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? [] where name.hasPrefix(".") && name.contains(".tmp-") {
             try? FileManager.default.removeItem(at: items.appendingPathComponent(name))
         }
-        // Items already complete are kept; damaged or foreign ones are run again.
+        // Files in items/ that are no item of this run: refused, named, never carried into the results.
+        let stray = SweepFiles.strayItems(items, owned: mine, replications: manifest.replications)
+        if !stray.isEmpty {
+            let shown = stray.prefix(5).map { items.appendingPathComponent(DisplayText.bounded($0)).path }.joined(separator: ", ")
+            env.standardError.write("prestage sweep: \(shown)\(stray.count > 5 ? " and \(stray.count - 5) more" : ""): expected only the items of this sweep\(shard.map { " shard \($0.text)" } ?? ""), found other file(s); remove them and rerun\n")
+            return .badInput
+        }
+        // Items already complete (and verified by their content hash) are kept; edited, damaged,
+        // misplaced or foreign ones are named and run again.
         var missing: [Int] = []
         for k in mine {
             switch SweepFiles.readItem(items, point: k / manifest.replications, replication: k % manifest.replications, manifest: manifest) {

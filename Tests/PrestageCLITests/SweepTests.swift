@@ -133,7 +133,7 @@ final class SweepTests: XCTestCase {
         }
         try Data("{ not json".utf8).write(to: partial.appendingPathComponent("items/p3-r1.json"))
         try Data("{ \"format\"".utf8).write(to: partial.appendingPathComponent("items/.p0-r1.json.tmp-99-0"))  // a write cut short
-        try Data("interrupted\n".utf8).write(to: partial.appendingPathComponent(ResultsDirectory.incompleteMarkerName))
+        try Data((ResultsDirectory.markerHeading + "\nreason: interrupted\n").utf8).write(to: partial.appendingPathComponent(ResultsDirectory.incompleteMarkerName))
         func inode(_ name: String) throws -> Int? {
             try FileManager.default.attributesOfItem(atPath: name)[.systemFileNumber] as? Int
         }
