@@ -167,7 +167,9 @@ final class ProgressBoardTests: XCTestCase {
         board.started(replication: 0)
         board.update(replication: 0, virtualSeconds: 25, eventsProcessed: 1_000, devicesDone: 1, devicesTotal: 4)
         board.beat(now: DispatchTime.now().uptimeNanoseconds)
-        XCTAssertTrue(out.text.hasPrefix("still running: [0/2 done] t=25 s of 100 · devices 25%"), out.text)
+        // A quarter of one of two replications' virtual time: an eighth of the work.
+        XCTAssertTrue(out.text.hasPrefix("still running: [###.....................] 12% · "), out.text)
+        XCTAssertTrue(out.text.contains(" elapsed · 0/2 replications · "), out.text)
         XCTAssertTrue(out.text.hasSuffix("\n"))
         board.finish()
     }
