@@ -5,7 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind
+APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
 .PHONY: all deps build run test test-swift test-bench test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PushModel
+import ReportKit
 import ScenarioFormat
 import SimKernel
 
@@ -139,6 +140,7 @@ public final class ProgressBoard: @unchecked Sendable {
     private let start = DispatchTime.now().uptimeNanoseconds
     private var lastDrawNanoseconds: UInt64 = 0
     private var drewLine = false
+    private var estimate = ProgressEstimate()
     /// Wall seconds between "still running" lines when not live.
     public static let heartbeatSeconds = 30
     private var heartbeat: (any DispatchSourceTimer)?
@@ -228,25 +230,33 @@ public final class ProgressBoard: @unchecked Sendable {
         drewLine = false
     }
 
-    /// "[2/5 done] t=3605 s of 7200 · 1.2 M events/s · devices 48% · ETA 0:41".
+    /// Width of the live progress bar, in cells.
+    static let barWidth = 24
+
+    /// The share of the run's work done: events processed over the events expected (a finished
+    /// replication's count times the replications) once one has finished, else virtual time over the
+    /// horizon (events are not spread evenly over virtual time, so this is only the first guess).
+    private func workFraction() -> Double {
+        let finished = rows.filter { $0.state == 2 }
+        if !finished.isEmpty {
+            let perReplication = Double(finished.reduce(UInt64(0)) { $0 &+ $1.events }) / Double(finished.count)
+            let events = rows.reduce(0.0) { $0 + ($1.state == 2 ? perReplication : min(Double($1.events), perReplication)) }
+            return perReplication > 0 ? events / (perReplication * Double(rows.count)) : 0
+        }
+        return rows.reduce(0.0) { $0 + min(1, $1.virtualSeconds / horizonSeconds) } / Double(rows.count)
+    }
+
+    /// "[#########...............] 38% · 0:41 elapsed · 2/5 replications · 1.20 M events/s · ETA 1:05".
     private func liveLine(now: UInt64) -> String {
         let elapsed = Double(now - start) / 1e9
         let done = rows.filter { $0.state == 2 }.count
-        let running = rows.filter { $0.state == 1 }
         let events = rows.reduce(UInt64(0)) { $0 &+ $1.events }
-        var fraction = Double(done)
-        for row in running { fraction += min(1, row.virtualSeconds / horizonSeconds) }
-        fraction /= Double(rows.count)
-        var line = "[\(done)/\(rows.count) done]"
-        if let row = running.max(by: { $0.virtualSeconds < $1.virtualSeconds }) {
-            line += " t=\(Int(row.virtualSeconds)) s of \(Int(horizonSeconds))"
-            let devices = running.reduce(0) { $0 + $1.devicesDone }, total = running.reduce(0) { $0 + $1.devicesTotal }
-            if total > 0 { line += " · devices \(Int(100 * Double(devices) / Double(total)))%" }
-        }
-        if elapsed > 0 { line += " · \(TextNumber.format(Double(events) / elapsed / 1e6, significant: 3)) M events/s" }
-        if fraction > 0.01 {
-            let eta = Int(elapsed * (1 - fraction) / fraction)
-            line += " · ETA \(eta / 60):" + (eta % 60 < 10 ? "0" : "") + "\(eta % 60)"
+        let fraction = workFraction()
+        var line = ProgressEstimate.bar(fraction, width: Self.barWidth) + " " + String(Int((fraction * 100).rounded(.down))) + "%"
+        line += " · " + ProgressEstimate.clock(elapsed) + " elapsed · \(done)/\(rows.count) replications"
+        if elapsed > 0 { line += " · " + HumanScale.format(Double(events) / elapsed, unit: .perSecond(noun: "events")) }
+        if let eta = estimate.update(elapsedSeconds: elapsed, fraction: fraction) {
+            line += " · ETA " + ProgressEstimate.clock(eta)
         }
         return line
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PreloadKit
 import PushModel
+import ReportKit
 import ScenarioFormat
 import SimStats
 
@@ -168,10 +169,11 @@ public enum SweepFiles {
         return present.filter { !$0.hasPrefix(".") && !names.contains($0) }.sorted()
     }
 
-    /// Writes sweep.csv, points.csv and summary.json into `directory` from its manifest and items
+    /// Writes sweep.csv, points.csv, summary.json, report.md and report.html (for `reportMetrics`) into `directory` from its manifest and items
     /// (every item must be present: the caller checked). The same code serves unsharded runs and
     /// merges, so both write the same bytes.
-    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult]) throws {
+    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult],
+                                    reportMetrics: [String] = SweepReportBuilder.defaultMetrics) throws {
         let r = manifest.replications
         precondition(items.count == manifest.itemCount, "every item must be present")
         let fields = manifest.axes.map(\.field)
@@ -218,6 +220,9 @@ public enum SweepFiles {
                                    replications: r, confidenceLevel: manifest.confidenceLevel,
                                    relativeHalfWidthTarget: manifest.relativeHalfWidthTarget, fields: fields, points: summaries)
         try directory.write(try CanonicalJSON.encode(summary), named: "summary.json")
+        let report = SweepReportBuilder.build(manifest: manifest, points: summaries, metrics: reportMetrics)
+        try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
+        try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
     }
 
     /// A CSV cell: quoted when it holds a comma, a quote or a line break.

@@ -121,7 +121,8 @@ enum RunCommand {
                                             confidenceLevel: scenario.run.confidenceLevel)
             try directory.write(tables.popsCSV(), named: "pops.csv")
             try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
-            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results)
+            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
+                                             invocation: invocation(parsed))
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
             try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
             let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
@@ -141,6 +142,16 @@ enum RunCommand {
             markIncomplete(directory, reason: "Writing the results failed: \(error)")
             return .runFailed
         }
+    }
+
+    /// The changes to the scenario file as typed, for the report header: the flags, then each `--set`.
+    static func invocation(_ parsed: ParsedCommand) -> ReportBuilder.Invocation {
+        var overrides: [String] = []
+        if let devices = parsed.integer("devices") { overrides.append("--devices \(devices)") }
+        if let seed = parsed.unsignedInteger("seed") { overrides.append("--seed \(seed)") }
+        if let replications = parsed.integer("replications") { overrides.append("--replications \(replications)") }
+        overrides += parsed.strings("set").map { "--set " + $0 }
+        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: parsed.integer("devices") != nil)
     }
 
     /// The memory estimate's inputs for a resolved scenario.
@@ -171,14 +182,17 @@ enum RunCommand {
 
     /// A few lines for the terminal: the headline metrics with their CIs.
     static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, events: UInt64, wallSeconds: Double) -> String {
-        var rows: [[String]] = [["metric", "unit", "mean", "± CI"]]
+        var rows: [[TableCell]] = []
         let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
         for m in (shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown) {
-            rows.append([m.name, m.unit, m.mean.map { TextNumber.format($0, significant: 4) } ?? "n/a",
-                         m.confidenceInterval.map { TextNumber.format($0.halfWidth, significant: 3) } ?? "—"])
+            let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
+            rows.append([.text(MetricTable.spec(named: m.name)?.title ?? m.name), .text(m.mean.map { scale.text($0) } ?? "n/a"),
+                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"), .text(m.name)])
         }
+        let table = Table(caption: "", columns: [Table.Column("metric"), Table.Column("mean", alignment: .trailing),
+                                                 Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
-        lines += alignedTable(rows).map { "  " + $0 }
+        lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
     }

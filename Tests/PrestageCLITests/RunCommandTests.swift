@@ -167,7 +167,9 @@ final class ProgressBoardTests: XCTestCase {
         board.started(replication: 0)
         board.update(replication: 0, virtualSeconds: 25, eventsProcessed: 1_000, devicesDone: 1, devicesTotal: 4)
         board.beat(now: DispatchTime.now().uptimeNanoseconds)
-        XCTAssertTrue(out.text.hasPrefix("still running: [0/2 done] t=25 s of 100 · devices 25%"), out.text)
+        // A quarter of one of two replications' virtual time: an eighth of the work.
+        XCTAssertTrue(out.text.hasPrefix("still running: [###.....................] 12% · "), out.text)
+        XCTAssertTrue(out.text.contains(" elapsed · 0/2 replications · "), out.text)
         XCTAssertTrue(out.text.hasSuffix("\n"))
         board.finish()
     }
@@ -179,8 +181,11 @@ final class ProgressBoardTests: XCTestCase {
         board.update(replication: 0, virtualSeconds: 50, eventsProcessed: 1_000, devicesDone: 5, devicesTotal: 10)
         board.finished(replication: 0, eventsProcessed: 2_000, virtualSeconds: 100)
         board.finish()
-        XCTAssertTrue(out.text.hasPrefix("\r[0/2 done] t=50 s of 100 · devices 50%"), out.text)
-        XCTAssertTrue(out.text.contains("\r[1/2 done]"), out.text)
+        // Half of replication 0's virtual time before any replication finished: a quarter of the work.
+        XCTAssertTrue(out.text.hasPrefix("\r[######..................] 25% · 0:"), out.text)
+        XCTAssertTrue(out.text.contains(" elapsed · 0/2 replications · "), out.text)
+        XCTAssertTrue(out.text.contains("\r[############............] 50% · "), "one of two replications done: half the work")
+        XCTAssertTrue(out.text.contains(" elapsed · 1/2 replications · "), out.text)
         XCTAssertTrue(out.text.hasSuffix("\n"))
         XCTAssertEqual(out.text.filter { $0 == "\n" }.count, 1, "one line, redrawn in place")
     }

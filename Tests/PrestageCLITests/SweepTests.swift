@@ -112,7 +112,7 @@ final class SweepTests: XCTestCase {
         let merged = t.root.appendingPathComponent("merged")
         XCTAssertEqual(t.run(["merge"] + shards.reversed() + ["--out", merged.path]), .ok, t.err.text)
         try assertSameTree(whole, merged)
-        XCTAssertEqual(try Self.tree(whole).count, 8 + 5, "8 items, sweep.json, scenario.json and the three result files")
+        XCTAssertEqual(try Self.tree(whole).count, 8 + 7, "8 items, sweep.json, scenario.json, the three result files and the two reports")
     }
 
     /// A rerun with the same --out runs only the items that are missing or damaged and ends with
