@@ -60,6 +60,8 @@ public enum ExitCode: Int32, Sendable {
     /// Bad input: a bad command line, scenario file, override or result directory, or a run
     /// refused by the memory guard.
     case badInput = 2
+    /// `--fail-on-slo`: a service-level objective failed or is undecided (the results are written).
+    case sloNotMet = 3
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130

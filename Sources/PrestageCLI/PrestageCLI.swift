@@ -79,6 +79,7 @@ public enum PrestageCLI {
                         OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
+                        OptionSpec("fail-on-slo", .flag, help: "exit 3 when a service-level objective (slo) fails or is undecided"),
                     ]),
         CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
                     positionals: ["FILE..."], options: [
@@ -108,6 +109,7 @@ public enum PrestageCLI {
           0    ok
           1    the run failed (simulation error, results could not be written)
           2    bad input (command line, scenario file, override, result directory, memory guard)
+          3    run --fail-on-slo / plan --fail-on-slo: an objective failed or is undecided
           130  interrupted (Ctrl-C); the results stay in NAME.partial/ with an INCOMPLETE marker
         """
         switch command {

@@ -114,7 +114,9 @@ enum RunCommand {
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
-            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results)
+            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results)
+            let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
+            if let slo { report.sections.insert(slo.reportSection, at: 0) }
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
             try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
             let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
@@ -128,6 +130,10 @@ enum RunCommand {
             let final = try directory.commit(replacing: RunCommand.earlierResults)
             env.standardOutput.write(headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
             env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
+            if let slo {
+                env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
+                if parsed.flag("fail-on-slo"), slo.verdict != .pass { return .sloNotMet }
+            }
             return .ok
         } catch {
             env.standardError.write("prestage run: cannot write the results: \(error)\n")
