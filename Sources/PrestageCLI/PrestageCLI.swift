@@ -100,6 +100,7 @@ public enum PrestageCLI {
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
                     ]),
         BenchCommand.spec,
+        PlanCommand.spec,
     ])
 
     /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
@@ -152,6 +153,8 @@ public enum PrestageCLI {
             return "\n\(exitCodes)"
         case "bench":
             return BenchCommand.helpFooter
+        case "plan":
+            return PlanCommand.helpFooter
         default:
             return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
         }
@@ -179,6 +182,7 @@ public enum PrestageCLI {
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench": return BenchCommand.execute(parsed, environment: env)
+            case "plan": return PlanCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
