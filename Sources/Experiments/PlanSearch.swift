@@ -65,8 +65,15 @@ public struct PlanAnswer: Codable, Sendable, Equatable {
     public let status: Status
     /// The last value that passes with the stated confidence (nil: none does).
     public let lastPass: Double?
-    /// The first value that does not (fails, or stays undecided at the replication cap).
+    /// The nearest value beyond `lastPass` that does not pass (fails, or stays undecided at the
+    /// replication cap): the bisection's other end, within the tolerance of `lastPass`.
+    public let firstNotPassing: Double?
+    /// The nearest value beyond `lastPass` that fails with the stated confidence: the boundary
+    /// lies in [lastPass, firstFail] (nil: none was shown to fail).
     public let firstFail: Double?
+    /// Values between the two that stay undecided at the replication cap (the objective is too
+    /// close to its threshold there to tell with that many replications).
+    public let undecided: [Double]
     /// The objective that fails first at `firstFail` (or at `best`).
     public let binding: ServiceLevelObjective?
     /// The binding objective's verdict there.
@@ -79,7 +86,8 @@ public struct PlanAnswer: Codable, Sendable, Equatable {
         let bind = binding.map { " (binding: \($0.text), \(bindingVerdict?.rawValue ?? "")" + ")" } ?? ""
         switch status {
         case .boundary:
-            return "\(knob): last passing \(num(lastPass)), first not passing \(num(firstFail))\(bind)"
+            let zone = undecided.isEmpty ? "" : "; undecided at the replication cap: \(undecided.map { num($0) }.joined(separator: ", "))"
+            return "\(knob): last passing \(num(lastPass)), first failing \(num(firstFail))\(zone)\(bind)"
         case .allPass:
             return "\(knob): every value in the range passes, up to \(num(lastPass)); the boundary lies beyond the range"
         case .nonePass:
@@ -138,12 +146,13 @@ public struct PlanSearch: Sendable {
         let safeEval = try decide(safe)
         guard safeEval.verdict == .pass else {
             let best = evaluations.min { $0.slo.binding?.violation ?? 0 < $1.slo.binding?.violation ?? 0 }
-            return (evaluations, PlanAnswer(status: .nonePass, lastPass: nil, firstFail: safe, binding: safeEval.slo.binding?.objective,
+            return (evaluations, PlanAnswer(status: .nonePass, lastPass: nil, firstNotPassing: safe,
+                                            firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
                                             bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
         }
         var farEval = try decide(far)
         if farEval.verdict == .pass {
-            return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstFail: nil, binding: nil, bindingVerdict: nil, best: nil))
+            return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
         }
         var pass = safe
         while true {
@@ -156,8 +165,14 @@ public struct PlanSearch: Sendable {
             let e = try decide(mid)
             if e.verdict == .pass { pass = mid } else { farEval = e }
         }
-        return (evaluations, PlanAnswer(status: .boundary, lastPass: pass, firstFail: farEval.value, binding: farEval.slo.binding?.objective,
-                                        bindingVerdict: farEval.slo.binding?.verdict, best: nil))
+        // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided ones before it.
+        let beyond = evaluations.filter { goal == .maximize ? $0.value > pass : $0.value < pass }
+            .sorted { goal == .maximize ? $0.value < $1.value : $0.value > $1.value }
+        let failed = beyond.first { $0.verdict == .fail }
+        let undecided = beyond.prefix { $0.verdict != .fail }.map(\.value)
+        let binding = (failed ?? farEval).slo.binding
+        return (evaluations, PlanAnswer(status: .boundary, lastPass: pass, firstNotPassing: farEval.value, firstFail: failed?.value,
+                                        undecided: undecided, binding: binding?.objective, bindingVerdict: binding?.verdict, best: nil))
     }
 
     /// Replications a full grid would use for the same resolution: one point per tolerance step
