@@ -79,6 +79,7 @@ final class PlanSearchTests: XCTestCase {
             XCTAssertEqual(answer.binding, objective)
             let used = evaluations.reduce(0) { $0 + $1.replications }
             let grid = search.gridReplications(answer: answer)
+            print("PlanSearchTests: seed \(seed): λ in [\(pass), \(fail)] (λ* = \(boundary)), \(evaluations.count) values, \(used) replications; grid \(grid)")
             XCTAssertLessThanOrEqual(4 * used, grid, "seed \(seed): \(used) replications against a grid's \(grid)")
         }
     }
