@@ -95,7 +95,7 @@ public struct PlanAnswer: Codable, Sendable, Equatable {
         }
     }
 
-    private func num(_ x: Double?) -> String { x.map { TextNumber.format($0, significant: 6) } ?? "—" }
+    private func num(_ x: Double?) -> String { x.map { ScenarioKnob.numberText(($0 * 1000).rounded() / 1000) } ?? "—" }
 }
 
 /// The noisy bisection of `prestage plan`. Objectives are assumed monotone in the knob (they hold
