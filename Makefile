@@ -5,10 +5,10 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation
+APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks test-testbed testbed notebooks bench bench-baseline clean
 
 all: build
 
@@ -37,8 +37,8 @@ run: build
 	$(BIN)/prestage run $(SCENARIO)
 
 ## test: the whole test suite (CI runs exactly this): Swift tests, the regression gate (`prestage bench`
-## against results/baseline/, see README "Regression benchmarks in CI"), the Slurm end-to-end test, the notebooks.
-test: test-swift test-bench test-cluster test-notebooks
+## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed.
+test: test-swift test-bench test-cluster test-notebooks test-testbed
 
 ## test-swift: build and run the Swift test suite.
 test-swift: deps
@@ -46,10 +46,11 @@ test-swift: deps
 	$(SWIFT) test --skip-build
 
 ## test-bench: the regression gate: `prestage bench` (release) against results/baseline/; fails on a
-## significant regression beyond its threshold, a changed fingerprint or a slower simulator.
+## significant regression beyond its threshold, a changed fingerprint, or more than 3 % more
+## instructions (callgrind; valgrind is in APT_PACKAGES, so the count is required here).
 test-bench: deps
 	$(SWIFT) build -c $(CONFIG) --product prestage
-	$(BIN)/prestage bench
+	$(BIN)/prestage bench --require-instructions
 
 ## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
 ## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local
@@ -57,6 +58,19 @@ test-bench: deps
 test-cluster: deps
 	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh
+
+## testbed: the scenario scaled down (TESTBED_ARGS, default 200 devices over 60 s) on real software on
+## 127.0.0.1 -- Varnish edges and shields, a Python origin, shaped links, PreloadKit devices -- and in
+## the model, compared in results/NAME-testbed/testbed-report.md (docs/testbed.md).
+TESTBED_ARGS ?=
+testbed: build
+	$(BIN)/prestage testbed $(SCENARIO) $(TESTBED_ARGS)
+
+## test-testbed: the testbed's real-software tests (VCL in Varnish, the link shaper's timing, a
+## 200-device run against the model, a killed origin); about 100 s. Needs the varnish packages.
+test-testbed: deps
+	$(SWIFT) build --build-tests
+	PRESTAGE_TESTBED=1 $(SWIFT) test --skip-build --filter TestbedTests
 
 # Jupyter notebooks over results/examples/: a venv under .build with the pinned requirements
 # (reinstalled only when requirements.txt changes), the debug prestage for the example sweeps.

@@ -38,6 +38,12 @@ let package = Package(
             pkgConfig: "gsl",
             providers: [.apt(["libgsl-dev"])]
         ),
+        // zlib, reached only by LogFit's line reader (gzip and plain logs alike).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Layer 1: random streams and distributions. The only module that imports CGSL.
         .target(name: "Stochastic", dependencies: ["CGSL"], swiftSettings: strictFlags),
         // Layer 2: virtual time, the pending-event set and the run loop. No domain code.
@@ -61,6 +67,10 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // Calibration from logs: CDN and push-analytics readers (streaming, gzip), the fits (through
+        // Stochastic's GSL fitting API), the scenario overlay and the fit report.
+        .target(name: "LogFit", dependencies: ["Stochastic", "CZlib"], swiftSettings: strictFlags),
+
         // Scenario and sweep files: strict JSON decoding with path-named errors, overrides, limits.
         .target(
             name: "ScenarioFormat",
@@ -74,10 +84,18 @@ let package = Package(
             dependencies: ["ScenarioFormat", "PushModel", "SimStats", "ReportKit", "SimKernel", "Stochastic", "PreloadKit"],
             swiftSettings: strictFlags
         ),
+        // The loopback testbed: the scaled scenario on real software (Varnish, a Python origin, a
+        // user-space link shaper, PreloadKitFoundation devices) against the model, compared.
+        .target(
+            name: "Testbed",
+            dependencies: ["Experiments", "ScenarioFormat", "PushModel", "InfraModel", "Stochastic", "SimStats", "ReportKit",
+                           "PreloadKit", "PreloadKitFoundation"],
+            swiftSettings: strictFlags
+        ),
         // The command-line front: argument parsing and every command (a library, so tests drive it).
         .target(
             name: "PrestageCLI",
-            dependencies: ["Experiments", "ScenarioFormat", "PushModel", "ReportKit"],
+            dependencies: ["Experiments", "ScenarioFormat", "Testbed", "LogFit", "PushModel", "ReportKit"],
             swiftSettings: strictFlags
         ),
         // Top: the command-line tool (a thin main over PrestageCLI).
@@ -118,6 +136,8 @@ let package = Package(
         ),
         // The layer rules above, checked against this file and every source file's imports.
         .testTarget(name: "ArchitectureTests"),
+        .testTarget(name: "TestbedTests", dependencies: ["Testbed", "Experiments", "ScenarioFormat", "PushModel", "InfraModel", "PreloadKit"]),
+        .testTarget(name: "LogFitTests", dependencies: ["LogFit", "Stochastic", "ScenarioFormat", "Experiments", "PrestageCLI"], resources: [.copy("Samples")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,11 +7,15 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_sf_gamma.h>
+#include <gsl/gsl_multimin.h>
+#include <gsl/gsl_sf_erf.h>
 
 /* Swift 6 rejects references to GSL's mutable global generator-type pointers (`gsl_rng_taus2`
    etc. are `extern const gsl_rng_type *` variables). Reach them through these functions. */
 static inline const gsl_rng_type *prestage_rng_type_taus2(void) { return gsl_rng_taus2; }
 static inline const gsl_rng_type *prestage_rng_type_mt19937(void) { return gsl_rng_mt19937; }
+/* The same for the Nelder-Mead minimiser type used by Stochastic's maximum-likelihood fits. */
+static inline const gsl_multimin_fminimizer_type *prestage_multimin_nmsimplex2(void) { return gsl_multimin_fminimizer_nmsimplex2; }
 
 /* taus2's state (GSL's `taus_state_t`: three `unsigned long`s) set to (s1, s2, s3), each word
    raised to taus2's minimum (s1 >= 2, s2 >= 8, s3 >= 16) as GSL's `taus2_set` does, then GSL's six

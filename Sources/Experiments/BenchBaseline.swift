@@ -119,18 +119,8 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     /// - Throws: `CommandMessage` if it exists but cannot be used.
     public static func load(in directory: URL) throws(CommandMessage) -> BenchSpeedBaseline? {
         let url = directory.appendingPathComponent(fileName)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
-        guard size <= BenchSuite.baselineBytesMax, let data = FileManager.default.contents(atPath: url.path) else {
-            throw CommandMessage("\(url.path): expected a readable speed baseline of at most \(BenchSuite.baselineBytesMax) bytes")
-        }
-        let b: BenchSpeedBaseline
-        do { b = try JSONDecoder().decode(BenchSpeedBaseline.self, from: data) } catch {
-            throw CommandMessage("\(url.path): expected a prestage bench speed baseline, found a file that does not decode (\(DecodingErrorText.describe(error)))")
-        }
-        guard b.format == formatName else {
-            throw CommandMessage("\(url.path): format: expected \"\(formatName)\", found \"\(b.format)\"")
-        }
+        guard let b = try OptionalBaselineFile.load(BenchSpeedBaseline.self, url, what: "speed baseline", format: \.format, expected: formatName)
+        else { return nil }
         guard b.suiteRatio > 0, b.suiteRatio.isFinite else {
             throw CommandMessage("\(url.path): suiteRatio: expected a finite number > 0, found \(b.suiteRatio)")
         }
@@ -144,4 +134,27 @@ public struct BenchScenarioRatio: Codable, Sendable, Equatable {
     public var scenario: String
     /// Its best replication-0 CPU time ÷ the best calibration CPU time.
     var ratio: Double
+}
+
+/// A baseline file that may be absent (`speed.json`, `instructions.json`): size-checked, decoded,
+/// its format name checked.
+enum OptionalBaselineFile {
+    /// nil if `url` does not exist.
+    /// - Throws: `CommandMessage` naming the file when it is too large, unreadable, does not
+    ///   decode or has another format.
+    static func load<T: Decodable>(_ type: T.Type, _ url: URL, what: String, format: KeyPath<T, String>, expected: String) throws(CommandMessage) -> T? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
+        guard size <= BenchSuite.baselineBytesMax, let data = FileManager.default.contents(atPath: url.path) else {
+            throw CommandMessage("\(url.path): expected a readable \(what) of at most \(BenchSuite.baselineBytesMax) bytes")
+        }
+        let b: T
+        do { b = try JSONDecoder().decode(T.self, from: data) } catch {
+            throw CommandMessage("\(url.path): expected a prestage bench \(what), found a file that does not decode (\(DecodingErrorText.describe(error)))")
+        }
+        guard b[keyPath: format] == expected else {
+            throw CommandMessage("\(url.path): format: expected \"\(expected)\", found \"\(b[keyPath: format])\"")
+        }
+        return b
+    }
 }

@@ -2,13 +2,16 @@ import Foundation
 import ScenarioFormat
 
 /// Everything one gate run decided, rendered as a terminal table, Markdown (a PR comment) and
-/// JUnit XML (one testcase per scenario × metric, per fingerprint, and the speed check).
+/// JUnit XML (one testcase per scenario × metric, per fingerprint, the instruction count and the
+/// informational CPU-time ratio).
 public struct BenchReport: Sendable, Equatable {
     /// Metric checks, by scenario (suite order) then `BenchSuite.gates` order.
     public var metrics: [BenchMetricCheck]
     /// One fingerprint check per scenario.
     public var fingerprints: [BenchFingerprintCheck]
-    /// The speed check.
+    /// The speed gate: instructions of the counted workload.
+    public var instructions: BenchInstructionCheck
+    /// The CPU-time ratio (informational).
     public var speed: BenchSpeedCheck
     /// Problems that fail the gate without a check of their own (e.g. a scenario with no baseline).
     public var errors: [String]
@@ -16,9 +19,11 @@ public struct BenchReport: Sendable, Equatable {
     public var notes: [String]
 
     /// A report of these checks, errors and notes.
-    public init(metrics: [BenchMetricCheck], fingerprints: [BenchFingerprintCheck], speed: BenchSpeedCheck, errors: [String], notes: [String]) {
+    public init(metrics: [BenchMetricCheck], fingerprints: [BenchFingerprintCheck], instructions: BenchInstructionCheck, speed: BenchSpeedCheck,
+                errors: [String], notes: [String]) {
         self.metrics = metrics
         self.fingerprints = fingerprints
+        self.instructions = instructions
         self.speed = speed
         self.errors = errors
         self.notes = notes
@@ -31,7 +36,7 @@ public struct BenchReport: Sendable, Equatable {
     var failures: [String] {
         metrics.filter { $0.verdict.fails }.map { "\($0.scenario) \($0.gate.name): \($0.verdict.rawValue) (\($0.note))" }
             + fingerprints.filter { $0.verdict.fails }.map { "\($0.scenario) fingerprint: changed (\($0.baseline.events) → \($0.now.events) events)" }
-            + (speed.verdict.fails ? ["speed: regression (\(speed.note))"] : [])
+            + (instructions.verdict.fails ? ["instructions: \(instructions.verdict.rawValue) (\(instructions.note))"] : [])
     }
 
     // MARK: Cells
@@ -80,18 +85,50 @@ public struct BenchReport: Sendable, Equatable {
         }
         lines += alignedTable(rows).map { "  " + $0 }
         lines.append("")
-        lines.append("Speed (CPU-time ratio to the calibration loop, median of \(BenchSuite.speedRounds) rounds): " + speedLine)
+        lines.append("Speed gate (instructions of replication 0 of each scenario, at most \(BenchInstructions.devicesMax) devices, callgrind): " + instructionLine)
+        if !instructions.modules.isEmpty {
+            var rows = [["module", "baseline", "now", "change"]]
+            for m in instructions.modules { rows.append([m.name, Self.count(m.baseline), Self.count(m.now), Self.change(m)]) }
+            lines += alignedTable(rows).map { "  " + $0 }
+        }
+        lines.append("CPU-time ratio to the calibration loop (informational, median of \(BenchSuite.speedRounds) rounds): " + speedLine)
         for n in notes { lines.append("note: " + n) }
         for e in errors { lines.append("error: " + e) }
         lines.append("")
-        lines.append(fails ? "bench: FAILED — " + (failures + errors).joined(separator: "; ") : "bench: passed (\(metrics.count) metric checks, \(fingerprints.count) fingerprints, speed \(speed.verdict.rawValue))")
+        lines.append(fails ? "bench: FAILED — " + (failures + errors).joined(separator: "; ") : "bench: passed (\(metrics.count) metric checks, \(fingerprints.count) fingerprints, instructions \(instructions.verdict.rawValue))")
         return lines.joined(separator: "\n") + "\n"
     }
 
     var speedLine: String {
         var s = "baseline \(Self.number(speed.baselineRatio)), now \(Self.number(speed.nowRatio))"
-        if let f = speed.factor { s += ", ×" + TextNumber.format(f, significant: 3) + " (margin ×" + TextNumber.format(BenchSuite.speedMarginFactor, significant: 3) + ")" }
-        return s + ": " + Self.verdictCell(speed.verdict) + " (" + speed.note + ")"
+        if let f = speed.factor { s += ", ×" + TextNumber.format(f, significant: 3) }
+        return s + ": " + speed.verdict.rawValue + " (" + speed.note + ")"
+    }
+
+    var instructionLine: String {
+        let i = instructions
+        var s = "baseline \(Self.count(i.baseline)), now \(Self.count(i.now))"
+        if let f = i.factor {
+            s += ", " + Self.signed((f - 1) * 100) + " % (margin +" + TextNumber.format((BenchSuite.instructionMarginFactor - 1) * 100, significant: 3) + " %)"
+        }
+        if let e = i.eventsNow, let n = i.now, e > 0 { s += ", " + TextNumber.format(Double(n) / Double(e), significant: 4) + " per event" }
+        return s + ": " + Self.verdictCell(i.verdict) + " (" + i.note + ")"
+    }
+
+    /// "1,234,567", or "—".
+    static func count(_ x: UInt64?) -> String {
+        guard let x else { return "—" }
+        var digits = Array(String(x)), out: [Character] = []
+        while digits.count > 3 { out = [","] + digits.suffix(3) + out; digits.removeLast(3) }
+        return String(digits + out)
+    }
+
+    /// "+12,345 (+1.2 %)", or "new" without a baseline figure.
+    static func change(_ r: BenchInstructionCheck.Row) -> String {
+        guard let c = r.change, let b = r.baseline else { return "not in the baseline's list" }
+        let sign = c > 0 ? "+" : (c < 0 ? "−" : "")
+        let pct = b == 0 ? "" : " (" + sign + TextNumber.format(Double(c.magnitude) / Double(b) * 100, significant: 3) + " %)"
+        return sign + count(c.magnitude) + pct
     }
 
     var scenarioOrder: [String] {
@@ -137,9 +174,23 @@ public struct BenchReport: Sendable, Equatable {
             md.append("| \(f.scenario) | \(f.baseline.events) → \(f.now.events) | `\(Self.shortHash(f.baseline))` | `\(Self.shortHash(f.now))` | \(f.verdict.fails ? "**changed**" : "pass") |")
         }
         md.append("")
-        md.append("### Speed")
+        md.append("### Speed: instructions")
         md.append("")
-        md.append("CPU-time ratio of the scenarios' replication 0 to a fixed calibration loop (median of \(BenchSuite.speedRounds) rounds): " + speedLine)
+        md.append("Instructions (callgrind) of replication 0 of each scenario at most \(BenchInstructions.devicesMax) devices, counted inside the simulation only: " + cell(instructionLine))
+        if !instructions.modules.isEmpty {
+            md.append("")
+            md.append("| module (self instructions) | baseline | now | change |")
+            md.append("|---|---:|---:|---:|")
+            for m in instructions.modules { md.append("| `\(cell(m.name))` | \(Self.count(m.baseline)) | \(Self.count(m.now)) | \(Self.change(m)) |") }
+        }
+        if !instructions.functions.isEmpty {
+            md.append("")
+            md.append("| function that moved most (self instructions) | baseline | now | change |")
+            md.append("|---|---:|---:|---:|")
+            for f in instructions.functions { md.append("| `\(cell(f.name))` | \(Self.count(f.baseline)) | \(Self.count(f.now)) | \(Self.change(f)) |") }
+        }
+        md.append("")
+        md.append("CPU-time ratio of the scenarios' replication 0 to a fixed calibration loop (informational, median of \(BenchSuite.speedRounds) rounds): " + speedLine)
         if !notes.isEmpty {
             md.append("")
             for n in notes { md.append("- " + cell(n)) }
@@ -151,7 +202,8 @@ public struct BenchReport: Sendable, Equatable {
 
     // MARK: JUnit
 
-    /// JUnit XML: a testsuite per scenario (its metrics and fingerprint), one for speed.
+    /// JUnit XML: a testsuite per scenario (its metrics and fingerprint), one for speed (the
+    /// instruction count and the informational CPU-time ratio).
     public func junitXML() -> String {
         struct Case { let name: String; let failure: String?; let skipped: String?; let output: String }
         var suites: [(String, [Case])] = []
@@ -170,8 +222,9 @@ public struct BenchReport: Sendable, Equatable {
             }
             suites.append((scenario, cases))
         }
-        suites.append(("speed", [Case(name: "cpuTimeRatio", failure: speed.verdict.fails ? speedLine : nil,
-                                      skipped: speed.verdict == .skipped ? speed.note : nil, output: speedLine)]))
+        suites.append(("speed", [Case(name: "instructions", failure: instructions.verdict.fails ? instructionLine : nil,
+                                      skipped: instructions.verdict == .skipped ? instructions.note : nil, output: instructionLine),
+                                 Case(name: "cpuTimeRatio", failure: nil, skipped: speed.verdict == .skipped ? speed.note : nil, output: speedLine)]))
         if !errors.isEmpty {
             suites.append(("errors", errors.enumerated().map { Case(name: "error\($0.offset + 1)", failure: $0.element, skipped: nil, output: $0.element) }))
         }

@@ -23,7 +23,8 @@ public enum ReportBuilder {
     /// Instant-paint reference on the tap-to-paint CDF, milliseconds.
     static let instantPaintMilliseconds = 500.0
 
-    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, results: [ReplicationResult]) -> Report {
+    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, tables: PopAndRegionTables,
+                             results: [ReplicationResult]) -> Report {
         let level = scenario.run.confidenceLevel
         var headlineMetrics = headlineOrder.compactMap { name in aggregate.metrics.first { $0.name == name } }
         if headlineMetrics.isEmpty { headlineMetrics = Array(aggregate.metrics.prefix(headlinesMax)) }
@@ -39,6 +40,7 @@ public enum ReportBuilder {
         var sections: [ReportSection] = []
         sections.append(ReportSection(title: "Tap to paint", blocks: [.chart(.cdf(tapToPaintChart(aggregate)))]))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
+        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [
@@ -172,12 +174,15 @@ public enum ReportBuilder {
         let o = aggregate.outcomes
         let categories = [
             BreakdownCategory("completed", color: .green), BreakdownCategory("deferred, then completed", color: .sky),
-            BreakdownCategory("partial", color: .yellow), BreakdownCategory("timed out or killed", color: .vermillion),
+            BreakdownCategory("partial (some assets ready)", color: .yellow),
+            BreakdownCategory("nothing stored, a fetch timed out", color: .blue),
+            BreakdownCategory("nothing stored, fetches failed", color: .purple),
+            BreakdownCategory("timed out or killed", color: .vermillion),
             BreakdownCategory("deferred, then expired", color: .orange), BreakdownCategory("skipped by policy", color: .grey),
-            BreakdownCategory("not delivered", color: .purple),
+            BreakdownCategory("refused as expired", color: .grey), BreakdownCategory("not delivered", color: .purple),
         ]
-        let counts = [o.completed, o.deferredThenCompleted, o.partial, o.timedOutOrKilled, o.deferredThenExpired,
-                      o.skippedByPolicy, o.notDelivered].map { Int(clamping: $0) }
+        let counts = [o.completed, o.deferredThenCompleted, o.partial, o.fetchTimedOut, o.fetchFailed, o.timedOutOrKilled,
+                      o.deferredThenExpired, o.skippedByPolicy, o.payloadExpired, o.notDelivered].map { Int(clamping: $0) }
         return BreakdownChart(title: "Preload outcome per push", summary: "Where each targeted push ended up (all replications pooled).",
                               countNoun: "pushes", categories: categories, bars: [BreakdownBar(label: "all pushes", counts: counts)])
     }

@@ -103,6 +103,9 @@ public struct RunAggregate: Sendable {
         for r in results {
             o.completed += r.outcomes.completed
             o.partial += r.outcomes.partial
+            o.fetchTimedOut += r.outcomes.fetchTimedOut
+            o.fetchFailed += r.outcomes.fetchFailed
+            o.payloadExpired += r.outcomes.payloadExpired
             o.timedOutOrKilled += r.outcomes.timedOutOrKilled
             o.skippedByPolicy += r.outcomes.skippedByPolicy
             o.deferredThenCompleted += r.outcomes.deferredThenCompleted
@@ -113,7 +116,8 @@ public struct RunAggregate: Sendable {
             b.neverOpenedBytes += r.bytes.neverOpenedBytes
             b.backgroundBytes += r.bytes.backgroundBytes
             b.foregroundBytes += r.bytes.foregroundBytes
-            b.storageEvictions += r.bytes.storageEvictions
+            b.evictedForSpace += r.bytes.evictedForSpace
+            b.expiredRemoved += r.bytes.expiredRemoved
         }
         outcomes = o
         bytes = b

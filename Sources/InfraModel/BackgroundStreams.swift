@@ -16,8 +16,7 @@ extension InfraWorld {
     }
 
     mutating func scheduleNextBackground(node n: Int, kernel: inout Kernel) throws {
-        let u = backgroundRng.uniformPositive()
-        let gap = -log(u) / backgroundRatePerSecond[n]
+        let gap = backgroundRng.exponential(mean: 1 / backgroundRatePerSecond[n])
         let at = kernel.now.ticks + max(1, sampledTicks(gap))
         if at < Int64(config.metricsHorizonSeconds) * 1_000_000 {
             try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.backgroundRequest, target: UInt32(n), payload: 0)

@@ -19,6 +19,15 @@ extension InfraWorld {
         return (cur <= now && stored < cur) || (prev <= now && stored < prev)
     }
 
+    /// Whether a copy of object `o` generated at `originTicks` predates the latest purge call of
+    /// its surrogate key (the purge superseded it, wherever it has not yet taken effect).
+    @inline(__always)
+    func superseded(object o: UInt32, originTicks: Int64) -> Bool {
+        let k = catalog.surrogateKey[Int(o)]
+        if k == ObjectCatalog.noSurrogateKey { return false }
+        return originTicks < purgeIssued[Int(k)]
+    }
+
     /// A counted lookup at node `n`. Entries past stale-while-revalidate stay stored (for
     /// stale-if-error) but count as misses; purged entries are removed.
     mutating func lookup(node n: Int, object o: UInt32, key: UInt64, now: Int64) -> (Lookup, Int32) {

@@ -18,8 +18,8 @@ extension InfraWorld {
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
         let accessRtt = max(0, rttSamplers[c].sample(deviceRng))
         let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
-        let failed = deviceRng.uniform() < failureProbability[c]
-        let stalled = deviceRng.uniform() < stallProbability[c]
+        let failed = deviceRng.bernoulli(failureProbability[c])
+        let stalled = deviceRng.bernoulli(stallProbability[c])
         let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
         let rttTicks = sampledTicks(rtt)
 
@@ -30,7 +30,7 @@ extension InfraWorld {
                                     region: r.regionID, pop: regionPop[Int(r.regionID)], replyTarget: r.replyTarget,
                                     replyTag: r.replyTag, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
-                                    stall: stalled)
+                                    edge: EdgeLookup.notReached.rawValue, stall: stalled)
 
         let setupTicks = r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks
         if failed {
@@ -65,7 +65,9 @@ extension InfraWorld {
                            startTime: SimTime(ticks: requests[i].startTicks),
                            firstByteTime: SimTime(ticks: requests[i].firstByteTicks),
                            endTime: SimTime(ticks: requests[i].endTicks),
-                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG)
+                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG,
+                           edgeLookup: EdgeLookup(rawValue: requests[i].edge) ?? .notReached,
+                           supersededCopy: requests[i].superseded)
     }
 
     /// Give the request id back after reading its result.
@@ -120,6 +122,7 @@ extension InfraWorld {
         let n = Int(requests[i].pop)
         let o = requests[i].object
         counters[n].deviceRequests += 1
+        requests[i].edge = EdgeLookup.hit.rawValue
         if requests[i].outcome == FetchOutcome.placeholder.rawValue {
             // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
             counters[n].deviceHits += 1
@@ -129,11 +132,12 @@ extension InfraWorld {
             try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
             return
         }
-        let (state, _) = lookup(node: n, object: o, key: requests[i].key, now: now)
+        let (state, slot) = lookup(node: n, object: o, key: requests[i].key, now: now)
         switch state {
         case .fresh, .staleWhileRevalidate:
             counters[n].deviceHits += 1
             timeSeries.edgeRequest(at: now, hit: true)
+            requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: slot))
             requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
             requests[i].servedBy = Tier.edge.rawValue
             requests[i].bytes = catalog.bytes[Int(o)]
@@ -143,6 +147,7 @@ extension InfraWorld {
             }
         case .miss:
             timeSeries.edgeRequest(at: now, hit: false)
+            requests[i].edge = EdgeLookup.miss.rawValue
             requests[i].refs += 1
             let collapsed = try startOrJoinFetch(node: n, object: o, key: requests[i].key, purpose: .miss,
                                                  waiterIsFetch: false, waiterID: UInt32(i), kernel: &kernel)
@@ -311,6 +316,10 @@ struct RequestRecord {
     var outcome: UInt8 = 0
     var servedBy: UInt8 = 0
     var ect: UInt8 = 0
+    /// `EdgeLookup` raw value: set when the request reaches the PoP.
+    var edge: UInt8 = 0
+    /// The response is a copy the latest purge of its surrogate key superseded.
+    var superseded = false
     var stall = false
     /// The response is streaming to the device (first byte reached, not yet complete).
     var transferring = false

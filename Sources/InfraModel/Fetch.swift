@@ -24,6 +24,19 @@ public enum FetchOutcome: UInt8, Sendable, Codable {
     case cancelled
 }
 
+/// Whether a device request reached the PoP and what its edge lookup found, independent of how
+/// the request ended (a request that missed and then timed out or was cancelled still missed).
+public enum EdgeLookup: UInt8, Sendable, Codable {
+    /// The request ended before it reached the PoP (network failure, or a timeout or cancel
+    /// during connection set-up).
+    case notReached
+    /// The PoP served it from its cache (fresh or within stale-while-revalidate), or redirected
+    /// it to the always-cached placeholder.
+    case hit
+    /// The PoP missed and fetched upstream (or joined a fetch in flight).
+    case miss
+}
+
 /// A device's fetch. The reply is an event `replyKind` to `replyTarget` whose payload is
 /// `UInt64(replyTag) << 32 | requestID` (decode with ``InfraWorld/decodeReply(_:)``).
 public struct FetchRequest: Sendable {
@@ -77,6 +90,12 @@ public struct FetchResult: Sendable, Equatable {
     public var firstByteTime: SimTime
     public var endTime: SimTime
     public var effectiveConnectionType: EffectiveConnectionType
+    /// Whether the request reached the PoP and whether its lookup hit, whatever the outcome.
+    public var edgeLookup: EdgeLookup
+    /// The response carried a copy generated before the latest purge call of the object's
+    /// surrogate key: the creative that purge superseded (served by a PoP or shield the purge
+    /// had not yet reached). False for responses without a body.
+    public var supersededCopy: Bool
 
     public var durationSeconds: Double { (endTime - startTime).seconds }
 }

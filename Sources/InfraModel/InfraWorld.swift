@@ -74,6 +74,8 @@ public struct InfraWorld: EventHandler {
     var inFlight = KeyIndex()
     var purgeCurrent: [Int64]
     var purgePrevious: [Int64]
+    /// The latest purge call per surrogate key (Int64.min: never purged).
+    var purgeIssued: [Int64]
     public let popsByAudience: [UInt32]
 
     // Background streams
@@ -166,6 +168,7 @@ public struct InfraWorld: EventHandler {
         let keys = max(catalog.surrogateKeyCount, 1)
         purgeCurrent = [Int64](repeating: Int64.min, count: nodes * keys)
         purgePrevious = purgeCurrent
+        purgeIssued = [Int64](repeating: Int64.min, count: keys)
         popsByAudience = InfraWorld.popsByAudience(popCount: popCount, regions: regions)
 
         deviceRng = RandomStream(seed: 1)

@@ -171,8 +171,10 @@ extension InfraWorld {
                 if ok {
                     requests[i].servedBy = fServedBy[f]
                     requests[i].bytes = catalog.bytes[Int(o)]
-                } else if staleIfErrorSlot(node: n, object: o, key: key, now: now) >= 0 {
+                    requests[i].superseded = superseded(object: o, originTicks: fOriginTicks[f])
+                } else if case let s = staleIfErrorSlot(node: n, object: o, key: key, now: now), s >= 0 {
                     counters[n].staleIfErrorServed += 1
+                    requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: s))
                     requests[i].outcome = FetchOutcome.staleIfError.rawValue
                     requests[i].servedBy = Tier.edge.rawValue
                     requests[i].bytes = catalog.bytes[Int(o)]

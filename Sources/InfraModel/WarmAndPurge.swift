@@ -43,6 +43,7 @@ extension InfraWorld {
     public mutating func purge(surrogateKey key: UInt32, kernel: inout Kernel) throws {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
         let keys = catalog.surrogateKeyCount
+        purgeIssued[Int(key)] = kernel.now.ticks
         for n in 0..<nodeCount {
             let effective = kernel.now.ticks + sampledTicks(purgeDelaySampler.sample(propagationRng))
             let j = n * keys + Int(key)

@@ -52,6 +52,12 @@ public struct PayloadOptions: Sendable, Equatable {
         if signatureRequirement == .required && signingKey.isEmpty {
             throw PolicyError(field: "signingKey", value: "empty", expected: "a key when signatureRequirement is .required")
         }
+        // Plain http is for local test servers (the loopback testbed) only: an app's policy that
+        // names any other host is refused, so the production policy stays https-only.
+        for host in urlPolicy.plainHTTPHosts.sorted() where !URLPolicy.isLoopbackHost(host) {
+            throw PolicyError(field: "urlPolicy.plainHTTPHosts", value: host,
+                              expected: "loopback hosts only (localhost or 127.x.x.x): plain http is for local test servers")
+        }
         let l = limits
         let checks: [(Bool, String, Int64, String)] = [
             (l.documentBytesMax > 0 && l.documentBytesMax <= 1_048_576, "limits.documentBytesMax", Int64(l.documentBytesMax), "1...1048576"),

@@ -40,9 +40,10 @@
 /// to a temp file through `bufferBytes`, buffer manifests in memory, stop at `byteLimit`),
 /// `.cancelFetch` (stop and delete the partial file), `.storeAsset` (move the temp file to
 /// `entry.key.fileName`; on failure feed `.storeFailed(fetchID)` after the drain, so the
-/// session's store never counts an asset the disk lacks), `.evict` (delete the file),
-/// `.deliver` (call the content handler exactly this once, with the attachment if any),
-/// `.tapAnswer` / `.paintReady` (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.log`.
+/// session's store never counts an asset the disk lacks), `.evict` (delete the file; its
+/// `EvictionReason` says whether LRU made room or the entry had expired), `.deliver` (call the
+/// content handler exactly this once, with the attachment if any), `.tapAnswer` / `.paintReady`
+/// (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.log`.
 ///
 /// ## Timeouts: the session owns them all
 /// The one timer a driver arms is at `nextDeadline()`, which covers the hard deadline and every

@@ -372,7 +372,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         let (headroom, o1) = context.freeStorageBytes.subtractingReportingOverflow(policy.freeStorageFloorBytes)
         let (limit, o2) = store.usedBytes.addingReportingOverflow(o1 ? .min : headroom)
         diskLimitBytes = o1 || o2 ? 0 : max(0, limit)
-        while let expired = store.removeFirstExpired(at: now) { emit(.evict(expired.key)) }
+        while let expired = store.removeFirstExpired(at: now) { emit(.evict(expired.key, .expired)) }
 
         if request.format == .manifestReference, let manifestURL = request.manifestURL {
             phase = .fetchingManifest
@@ -660,7 +660,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
         while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slot.key) {
-            emit(.evict(victim.key))
+            emit(.evict(victim.key, .space))
         }
         let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
                                        lastUsed: now, manifestTag: request.manifestTag, kind: kind)

@@ -338,6 +338,14 @@ public enum LogEvent: Sendable, Equatable {
     case storeFailed(FetchID, StoreKey)
 }
 
+/// Why a store entry was removed (`Action.evict`).
+public enum EvictionReason: UInt8, Sendable, Equatable {
+    /// Least recently used, evicted to make room for a new asset.
+    case space
+    /// Past its usable lifetime (`staleUntil`), removed when a session begins.
+    case expired
+}
+
 /// What the driver must do, polled with `PreloadSession.pollAction()` in order.
 public enum Action: Sendable, Equatable {
     /// Start a transfer: GET `url` exactly, without following redirects; report headers,
@@ -346,9 +354,9 @@ public enum Action: Sendable, Equatable {
     case startFetch(FetchRequest)
     case cancelFetch(FetchID, CancelReason)
     case storeAsset(StoreCommit)
-    /// Delete the stored file `key.fileName` (LRU eviction to make room, or purge of an entry past
-    /// its usable lifetime at wake-up).
-    case evict(StoreKey)
+    /// Delete the stored file `key.fileName`; `reason` says why (an LRU eviction to make room, or
+    /// the removal at wake-up of an entry past its usable lifetime).
+    case evict(StoreKey, EvictionReason)
     case deliver(Delivery)
     case tapAnswer(TapAnswer)
     /// After a tap, a critical asset that was missing became ready: the app can paint it now.

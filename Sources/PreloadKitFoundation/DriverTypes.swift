@@ -145,6 +145,16 @@ public struct FetchOutcome: Sendable, Equatable {
     public internal(set) var state: State
     /// Body bytes the driver received (counted up to the cut-off for an oversized stream).
     public internal(set) var bytesReceived: Int64
+    /// When the driver started the transfer, on its clock.
+    public let startedAt: Instant
+    /// When the fetch reached its first state other than `.running`, on the driver's clock (nil
+    /// while running).
+    public internal(set) var endedAt: Instant? = nil
+
+    /// Start to end of the fetch as the driver measured it (nil while running).
+    public var durationMicroseconds: Int64? {
+        endedAt.map { $0.microseconds - startedAt.microseconds }
+    }
 }
 
 /// A snapshot of one push's session: at delivery (`run`) or at the end (`finished()`).
@@ -168,4 +178,8 @@ public struct DeliveryResult: Sendable {
     public let sessionFinished: Bool
     /// Monotonic microseconds from the push to the delivery, as the driver measured them.
     public let deliveryLatencyMicroseconds: Int64
+    /// Store entries this session evicted to make room (LRU), and entries past their usable
+    /// lifetime it removed when it began (`EvictionReason`), up to the snapshot.
+    public let evictedForSpace: Int
+    public let expiredRemoved: Int
 }

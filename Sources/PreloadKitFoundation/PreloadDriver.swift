@@ -73,6 +73,8 @@ public actor PreloadDriver {
         var notes: [DriverNote] = []
         var attachmentFileURL: URL?
         var deliveryLatencyMicroseconds: Int64 = 0
+        var evictedForSpace = 0
+        var expiredRemoved = 0
         var deliveryResult: DeliveryResult?
         var deliveryWaiter: CheckedContinuation<DeliveryResult, Never>?
         var finalResult: DeliveryResult?
@@ -409,7 +411,11 @@ public actor PreloadDriver {
                 }
             case .storeAsset(let commit):
                 if !storeAsset(commit, run) { storeFailures.append(commit.fetchID) }
-            case .evict(let key):
+            case .evict(let key, let reason):
+                switch reason {
+                case .space: run.evictedForSpace += 1
+                case .expired: run.expiredRemoved += 1
+                }
                 if let problem = fileStore.delete(key: key) { run.notes.append(.evictFailed(key, problem)) }
             case .deliver(let delivery):
                 // PreloadKit emits this exactly once per session; the driver relies on it and
@@ -449,7 +455,8 @@ public actor PreloadDriver {
         guard let delivery = run.session.delivery, let request = run.session.request else { return nil }
         return DeliveryResult(delivery: delivery, request: request, payload: run.payload, attachmentFileURL: run.attachmentFileURL,
                               fetches: run.fetches, log: run.log, notes: run.notes, sessionFinished: run.session.isFinished,
-                              deliveryLatencyMicroseconds: run.deliveryLatencyMicroseconds)
+                              deliveryLatencyMicroseconds: run.deliveryLatencyMicroseconds,
+                              evictedForSpace: run.evictedForSpace, expiredRemoved: run.expiredRemoved)
     }
 
     // MARK: - Actions
@@ -461,7 +468,8 @@ public actor PreloadDriver {
         // PreloadKit numbers fetches 1, 2, 3, ... in start order, so the arrays stay indexed by id.
         precondition(Int(request.id.rawValue) == run.io.count + 1, "PreloadKit fetch ids are sequential")
         run.fetches.append(FetchOutcome(fetchID: request.id, url: request.url, purpose: request.purpose,
-                                        isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0))
+                                        isRevalidation: request.isRevalidation, state: .running, bytesReceived: 0,
+                                        startedAt: clock.now()))
         run.io.append(FetchIO(temporary: temporary))
         // No per-fetch timer: the session times the request out through `nextDeadline()`.
         if let problem = transport.start(id, request, temporary: temporary) {
@@ -581,6 +589,7 @@ public actor PreloadDriver {
         let i = Int(id.rawValue) - 1
         guard i >= 0, i < run.fetches.count else { return }
         run.fetches[i].state = state
+        if state != .running && run.fetches[i].endedAt == nil { run.fetches[i].endedAt = clock.now() }
     }
 
     func setBytes(_ bytes: Int64, of id: FetchID, _ run: SessionRun) {

@@ -17,7 +17,11 @@ enum BenchCommand {
             OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a field of every suite scenario"),
             OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population of every suite scenario"),
             OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
-            OptionSpec("no-speed", .flag, help: "skip the simulator-speed check"),
+            OptionSpec("no-speed", .flag, help: "skip the informational CPU-time ratio"),
+            OptionSpec("no-instructions", .flag, help: "skip the instruction count (the speed gate)"),
+            OptionSpec("require-instructions", .flag, help: "fail when instructions cannot be counted (no valgrind) instead of skipping"),
+            OptionSpec("slowdown-percent", .integer(1...100), valueName: "P",
+                       help: "test knob: add P % of the baseline's instructions inside the counted region (proves the gate fails)"),
         ])
 
     static let helpFooter = """
@@ -25,8 +29,11 @@ enum BenchCommand {
     Model metrics are compared pairwise with the baseline's per-replication values (same seeds:
     common random numbers); a regression must be statistically significant AND beyond the
     metric's practical threshold. Replication 0's full event trace is hashed and must match the
-    baseline's fingerprint. Speed is the CPU-time ratio of the scenarios to a calibration loop
-    (release builds only), failing beyond a ×\(TextNumber.format(BenchSuite.speedMarginFactor, significant: 3)) margin.
+    baseline's fingerprint. Speed is gated on instructions, not time: replication 0 of each
+    scenario (at most \(BenchInstructions.devicesMax) devices) runs under callgrind (valgrind), counting only the
+    simulation; more than +\(TextNumber.format((BenchSuite.instructionMarginFactor - 1) * 100, significant: 3)) % over results/baseline/\(BenchInstructionBaseline.fileName) fails (release
+    builds only; without valgrind the check is skipped unless --require-instructions). The
+    CPU-time ratio of the scenarios to a calibration loop is reported, never gated.
 
     examples:
       prestage bench                      # gate (CI): exit 1 on a regression
@@ -46,14 +53,7 @@ enum BenchCommand {
     }
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        let suiteURL: URL
-        if let s = parsed.string("suite") {
-            suiteURL = URL(fileURLWithPath: s, isDirectory: true)
-        } else {
-            let candidates = env.scenarioDirectories.map { $0.appendingPathComponent(BenchSuite.suiteSubdirectory, isDirectory: true) }
-            suiteURL = candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates.first
-                ?? URL(fileURLWithPath: "scenarios/bench", isDirectory: true)
-        }
+        let suiteURL = suiteURL(parsed, environment: env)
         let baselineURL = parsed.string("baseline").map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? env.resultsParent.appendingPathComponent(BenchSuite.baselineSubdirectory, isDirectory: true)
         let outURL = parsed.string("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -67,14 +67,31 @@ enum BenchCommand {
         }
         let jobs = parsed.integer("jobs") ?? env.processorCount
         #if DEBUG
-        let speedSkip: String? = parsed.flag("no-speed") ? "--no-speed" : "debug build: speed is gated in release builds only"
+        let speedSkip: String? = parsed.flag("no-speed") ? "--no-speed" : "debug build: speed is measured in release builds only"
+        let countSkip: String? = parsed.flag("no-instructions") ? "--no-instructions" : "debug build: instructions are gated in release builds only"
         #else
         let speedSkip: String? = parsed.flag("no-speed") ? "--no-speed" : nil
+        let countSkip: String? = parsed.flag("no-instructions") ? "--no-instructions" : nil
         #endif
+        let counting = InstructionCounting(skip: countSkip, required: parsed.flag("require-instructions"),
+                                           slowdownPercent: parsed.integer("slowdown-percent"), childArguments: childArguments(parsed, suite: suiteURL))
         if parsed.flag("update-baseline") {
-            return record(entries, baseline: baselineURL, jobs: jobs, speedSkip: speedSkip, environment: env)
+            return record(entries, baseline: baselineURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
         }
-        return gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, environment: env)
+        return gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
+    }
+
+    /// `--suite`, else the first scenario directory's `bench/` that exists.
+    static func suiteURL(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> URL {
+        if let s = parsed.string("suite") { return URL(fileURLWithPath: s, isDirectory: true) }
+        let candidates = env.scenarioDirectories.map { $0.appendingPathComponent(BenchSuite.suiteSubdirectory, isDirectory: true) }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates.first
+            ?? URL(fileURLWithPath: "scenarios/bench", isDirectory: true)
+    }
+
+    /// The `bench-instructions` arguments that count the same suite with the same overrides.
+    static func childArguments(_ parsed: ParsedCommand, suite: URL) -> [String] {
+        ["--suite", suite.path] + parsed.strings("set").flatMap { ["--set", $0] } + (parsed.integer("devices").map { ["--devices", "\($0)"] } ?? [])
     }
 
     /// Every `*.json` of `directory`, sorted by file name, decoded with the overrides.
@@ -124,7 +141,8 @@ enum BenchCommand {
     }
 
     /// `--update-baseline`: writes `NAME.json` per scenario and `speed.json` (release builds).
-    static func record(_ entries: [Entry], baseline: URL, jobs: Int, speedSkip: String?, environment env: CommandEnvironment) -> ExitCode {
+    static func record(_ entries: [Entry], baseline: URL, jobs: Int, speedSkip: String?, counting: InstructionCounting,
+                       environment env: CommandEnvironment) -> ExitCode {
         var runs: [BenchScenarioRun] = []
         for e in entries {
             switch runScenario(e, jobs: jobs, env: env) {
@@ -140,6 +158,18 @@ enum BenchCommand {
                 let url = BenchBaseline.url(in: baseline, scenario: r.scenario.name)
                 try AtomicWriter.write(try CanonicalJSON.encode(BenchBaseline(r)), to: url)
                 env.standardOutput.write("baseline: \(url.path) (fingerprint \(r.fingerprint.sha256.prefix(19))…, \(r.fingerprint.events) events)\n")
+            }
+            let countURL = baseline.appendingPathComponent(BenchInstructionBaseline.fileName)
+            switch counting.count(entries, environment: env) {
+            case let .success(m):
+                try AtomicWriter.write(try CanonicalJSON.encode(BenchInstructionBaseline(m)), to: countURL)
+                env.standardOutput.write("baseline: \(countURL.path) (\(m.profile.total) instructions, \(m.events) events)\n")
+            case let .failure(why):
+                if counting.required && counting.skip == nil {
+                    env.standardError.write("prestage bench: \(why)\n")
+                    return .runFailed
+                }
+                env.standardOutput.write("baseline: \(countURL.path) left unchanged (\(why))\n")
             }
             if let speedSkip {
                 env.standardOutput.write("baseline: \(baseline.appendingPathComponent(BenchSpeedBaseline.fileName).path) left unchanged (\(speedSkip))\n")
@@ -174,15 +204,15 @@ enum BenchCommand {
     static func staleBaselines(_ baseline: URL, suite: [Entry]) -> [URL] {
         let names = Set(suite.map(\.scenario.name))
         let files = (try? FileManager.default.contentsOfDirectory(atPath: baseline.path)) ?? []
-        return files.filter { $0.hasSuffix(".json") && $0 != BenchSpeedBaseline.fileName && !names.contains(String($0.dropLast(5))) }
+        return files.filter { $0.hasSuffix(".json") && $0 != BenchSpeedBaseline.fileName && $0 != BenchInstructionBaseline.fileName && !names.contains(String($0.dropLast(5))) }
             .sorted().map { baseline.appendingPathComponent($0) }
     }
 
     /// The gate: runs, compares, writes bench-report.md and bench-junit.xml, prints the tables.
-    static func gate(_ entries: [Entry], suite: URL, baseline: URL, out: URL, jobs: Int, speedSkip: String?,
+    static func gate(_ entries: [Entry], suite: URL, baseline: URL, out: URL, jobs: Int, speedSkip: String?, counting: InstructionCounting,
                      environment env: CommandEnvironment) -> ExitCode {
-        var report = BenchReport(metrics: [], fingerprints: [], speed: BenchSpeedCheck(baselineRatio: nil, nowRatio: nil, factor: nil, verdict: .skipped, note: ""),
-                                 errors: [], notes: [])
+        var report = BenchReport(metrics: [], fingerprints: [], instructions: .skipped(""),
+                                 speed: BenchSpeedCheck(baselineRatio: nil, nowRatio: nil, factor: nil, verdict: .skipped, note: ""), errors: [], notes: [])
         for e in entries {
             let s = e.scenario
             let b: BenchBaseline
@@ -207,6 +237,7 @@ enum BenchCommand {
                 report.errors.append(m.description)
             }
         }
+        report.instructions = counting.check(entries, baseline: baseline, report: &report, environment: env)
         report.speed = speedCheck(entries, baseline: baseline, skip: speedSkip, report: &report, env: env)
         for stale in staleBaselines(baseline, suite: entries) {
             report.notes.append("\(stale.path) has no scenario in \(suite.path)")

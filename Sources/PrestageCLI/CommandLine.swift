@@ -47,13 +47,16 @@ struct CommandSpec: Sendable, Equatable {
     let options: [OptionSpec]
     /// Names of the positional arguments, all required, in order ("SCENARIO").
     let positionals: [String]
+    /// Left out of the command list (internal entries such as `bench-instructions`).
+    let hidden: Bool
 
     /// A command; see the properties.
-    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec]) {
+    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec], hidden: Bool = false) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
         self.options = options
+        self.hidden = hidden
     }
 }
 
@@ -285,7 +288,7 @@ struct CommandLineSpec: Sendable, Equatable {
     func helpText(for commandName: String? = nil) -> String {
         guard let name = commandName, let command = commands.first(where: { $0.name == name }) else {
             var lines = ["usage: \(programName) COMMAND [options]", "", "commands:"]
-            for c in commands { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }
+            for c in commands where !c.hidden { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }
             lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version"]
             return lines.joined(separator: "\n")
         }

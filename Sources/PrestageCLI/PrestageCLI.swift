@@ -76,6 +76,7 @@ public enum PrestageCLI {
                         OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (replication r uses streams derived from S and r)"),
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true,
                                    help: "override a scenario field, e.g. campaigns[0].warm.aheadSeconds=300"),
+                        OptionSpec("overlay", .string, valueName: "FILE", help: "apply a `prestage fit` overlay before the --set overrides"),
                         OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
@@ -84,6 +85,7 @@ public enum PrestageCLI {
         CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
                     positionals: ["FILE..."], options: [
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
+                        OptionSpec("overlay", .string, valueName: "FILE", help: "apply a `prestage fit` overlay before the --set overrides"),
                     ]),
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
                     positionals: ["A", "B"], options: []),
@@ -100,6 +102,9 @@ public enum PrestageCLI {
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
                     ]),
         BenchCommand.spec,
+        TestbedCommand.spec,
+        FitCommand.spec,
+        BenchInstructionsCommand.spec,
         PlanCommand.spec,
     ])
 
@@ -153,6 +158,10 @@ public enum PrestageCLI {
             return "\n\(exitCodes)"
         case "bench":
             return BenchCommand.helpFooter
+        case "testbed":
+            return TestbedCommand.helpFooter
+        case "fit":
+            return FitCommand.helpFooter
         case "plan":
             return PlanCommand.helpFooter
         default:
@@ -182,6 +191,9 @@ public enum PrestageCLI {
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench": return BenchCommand.execute(parsed, environment: env)
+            case "testbed": return TestbedCommand.execute(parsed, environment: env)
+            case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
+            case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             case "plan": return PlanCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
@@ -190,10 +202,10 @@ public enum PrestageCLI {
         }
     }
 
-    /// For the variadic `validate FILE...` and `merge DIR...`: keeps the first positional for the parser (which takes
+    /// For the variadic `validate FILE...`, `merge DIR...` and `fit LOG...`: keeps the first positional for the parser (which takes
     /// exactly one) and returns the rest, skipping option values (`--set X`).
     static func splitVariadic(_ arguments: [String]) -> (parser: [String], extra: [String]) {
-        guard let name = arguments.first, name == "validate" || name == "merge",
+        guard let name = arguments.first, name == "validate" || name == "merge" || name == "fit",
               let command = spec.commands.first(where: { $0.name == name }) else { return (arguments, []) }
         var kept = [name], extra: [String] = []
         var seenPositional = false, optionsEnded = false

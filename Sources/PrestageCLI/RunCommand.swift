@@ -34,7 +34,7 @@ enum RunCommand {
     /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
     /// one holding these and nothing else, i.e. an earlier run's results.
     static let earlierResults = ResultsDirectory.Replaceable(
-        files: ["scenario.json", "summary.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"],
+        files: ["scenario.json", "summary.json", "timeseries.csv", "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"],
         marker: "run-info.json")
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
@@ -43,7 +43,7 @@ enum RunCommand {
                                                  replications: parsed.integer("replications"))
         let scenario: ScenarioFile
         do {
-            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: parsed.strings("set"), flags: flags).scenario
+            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: try OverlayOption.assignments(parsed), flags: flags).scenario
         } catch {
             env.standardError.write(error.description + "\n")
             return .badInput
@@ -114,7 +114,11 @@ enum RunCommand {
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
-            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, results: results)
+            let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
+                                            confidenceLevel: scenario.run.confidenceLevel)
+            try directory.write(tables.popsCSV(), named: "pops.csv")
+            try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
+            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results)
             let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
             if let slo { report.sections.insert(slo.reportSection, at: 0) }
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")

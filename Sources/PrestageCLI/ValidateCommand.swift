@@ -8,7 +8,7 @@ enum ValidateCommand {
         var bad = 0
         for file in files {
             do {
-                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: parsed.strings("set"))
+                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: try OverlayOption.assignments(parsed))
                 env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
             } catch {
                 bad += 1

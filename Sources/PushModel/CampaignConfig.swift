@@ -153,8 +153,16 @@ public struct CampaignConfig: Sendable, Equatable {
     /// every asset).
     public var carouselIntervalSeconds: Double? = nil
     public var creativeSwap: CreativeSwapConfig? = nil
+    /// How long a push's signed payload may be acted on, seconds: the campaign service signs
+    /// `exp` = the part's first send instant + this (nil: `messageTtlSeconds`, since a push the
+    /// provider would no longer deliver is not worth acting on either). A push reaching its
+    /// handler after `exp` (plus PreloadKit's clock-skew tolerance) is refused and fetches nothing.
+    public var payloadLifetimeSeconds: Double? = nil
 
     public init() {}
+
+    /// The lifetime `exp` is signed with (`payloadLifetimeSeconds`, else the message TTL).
+    public var effectivePayloadLifetimeSeconds: Double { payloadLifetimeSeconds ?? messageTtlSeconds }
 
     /// Number of pushes each targeted device receives (carousel: one per asset).
     public var pushesPerDevice: Int { carouselIntervalSeconds == nil ? 1 : assets.count }

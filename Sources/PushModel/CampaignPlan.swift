@@ -83,8 +83,9 @@ struct CampaignPlans {
             // Payloads: one push with every asset, or one silent push per asset (carousel).
             var parts: [PreStageRequest] = []
             let groups: [[Int]] = campaign.carouselIntervalSeconds == nil ? [Array(campaign.assets.indices)] : campaign.assets.indices.map { [$0] }
-            for group in groups {
+            for (part, group) in groups.enumerated() {
                 parts.append(try CampaignPlans.parsedPayload(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
+                                                            expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
                                                             options: payloadOptions, path: path))
             }
             requests.append(parts)
@@ -97,7 +98,7 @@ struct CampaignPlans {
             // PreloadKit's answer (`PreloadStore.paintSetAnswer` over `paintRequests[c]`, in this
             // order); the keys and objects here map its answer to foreground fetches.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
-                                                        options: payloadOptions, path: path)
+                                                        expirySeconds: nil, options: payloadOptions, path: path)
             var ks: [StoreKey] = []
             var os: [UInt32] = []
             let critical = whole.assets.filter { $0.priority == .critical }
@@ -146,22 +147,31 @@ struct CampaignPlans {
         return keyObjects[i]
     }
 
-    // MARK: - Payload construction
-
-    static func fileExtension(_ t: AssetTypeConfig) -> String {
-        switch t {
-        case .image: return "jpg"
-        case .video: return "mp4"
-        case .audio: return "mp3"
-        case .hls: return "m3u8"
-        case .json: return "json"
+    /// Whether campaign `c`'s push `part` may still be acted on at `now` (microseconds of virtual
+    /// time): PreloadKit's `PayloadParser.checkExpiry` on its signed `exp`, as a device does at
+    /// each delivery.
+    /// - Complexity: O(1); no allocation unless refused.
+    func payloadUsable(campaign c: Int, part: Int, now: Int64) -> Bool {
+        do {
+            try PayloadParser.checkExpiry(of: requests[c][part], now: Instant(microseconds: now), options: payloadOptions)
+            return true
+        } catch {
+            return false
         }
     }
 
+    // MARK: - Payload construction
+
+    /// The `exp` the campaign service signs push `part` of `campaign` with: whole seconds of
+    /// virtual time, the part's first send instant plus the payload lifetime.
+    static func expirySeconds(_ campaign: CampaignConfig, part: Int) -> Int64 {
+        let send = campaign.sendStartSeconds + Double(part) * (campaign.carouselIntervalSeconds ?? 0)
+        return Int64((send + campaign.effectivePayloadLifetimeSeconds).rounded(.down))
+    }
+
     static func url(campaign: String, asset: AssetConfig, network: String?, token: String?) -> String {
-        let suffix = network.map { "-\($0)" } ?? ""
         let query = token.map { "?token=\($0)" } ?? ""
-        return "https://\(cdnHost)/preload/\(campaign)/\(asset.name)\(suffix).\(fileExtension(asset.type))\(query)"
+        return "https://\(cdnHost)" + CampaignPayload.path(campaign: campaign, asset: asset, network: network) + query
     }
 
     static func cacheKey(_ url: String, path: String) throws -> String {
@@ -172,39 +182,16 @@ struct CampaignPlans {
         }
     }
 
-    /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`.
-    static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, options: PayloadOptions,
+    /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`,
+    /// bound to the campaign (`campaign_id`) and, with `expirySeconds`, expiring then (`exp`).
+    static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
                               path: String) throws -> PreStageRequest {
-        func json(signature: String?) -> [UInt8] {
-            var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
-            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
-            for (i, a) in assets.enumerated() {
-                let asset = campaign.assets[a]
-                if i > 0 { s += "," }
-                s += #"{"url":"\#(url(campaign: campaign.name, asset: asset, network: nil, token: "t1"))","type":"\#(asset.type.rawValue)","#
-                s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
-                if !asset.variants.isEmpty {
-                    s += #","variants":{"#
-                    for (j, v) in asset.variants.enumerated() {
-                        if j > 0 { s += "," }
-                        s += #""\#(v.network)":{"url":"\#(url(campaign: campaign.name, asset: asset, network: v.network, token: "t1"))","bytes":\#(v.bytes)}"#
-                    }
-                    s += "}"
-                }
-                s += "}"
-            }
-            s += #"],"ttl":\#(campaign.ttlSeconds)"#
-            if let signature { s += #","signature":"\#(signature)""# }
-            s += "}}"
-            return Array(s.utf8)
-        }
         do {
-            let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
-            let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
-            let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
-            var hex = "v1="
-            for b in mac { hex += String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16) }
-            return try PayloadParser.parse(json: json(signature: hex), options: options)
+            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, expirySeconds: expirySeconds,
+                                                        options: options) { asset, network in
+                url(campaign: campaign.name, asset: asset, network: network, token: "t1")
+            }
+            return try PayloadParser.parse(json: signed, options: options)
         } catch {
             throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
         }
@@ -222,14 +209,7 @@ struct CampaignPlans {
     }
 
     static func response(type: AssetTypeConfig, bytes: Int64, cacheControl: String) -> ObjectResponse {
-        let (contentType, prefix): (String, [UInt8])
-        switch type {
-        case .image: (contentType, prefix) = ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
-        case .video: (contentType, prefix) = ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
-        case .audio: (contentType, prefix) = ("audio/mpeg", [0x49, 0x44, 0x33, 0x03, 0, 0, 0, 0, 0, 0, 0, 0])
-        case .hls: (contentType, prefix) = ("application/vnd.apple.mpegurl", Array("#EXTM3U\n#EXT".utf8))
-        case .json: (contentType, prefix) = ("application/json", Array("{\"items\":[1]".utf8))
-        }
+        let (contentType, prefix) = CampaignPayload.media(type)
         let headers = FetchHeaders(status: 200, cacheControl: cacheControl, contentType: contentType, contentLength: bytes)
         return ObjectResponse(completion: FetchCompletion(headers: headers, bytesReceived: bytes, prefix: prefix), bytes: bytes)
     }

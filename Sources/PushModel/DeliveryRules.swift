@@ -88,7 +88,7 @@ struct DeliveryRules {
             }
             silentTAT[d] = tat + intervalSeconds
             let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: DeliveryRules.purposeHold)
-            if rng.uniform() < rules.silentHoldProbability {
+            if rng.bernoulli(rules.silentHoldProbability) {
                 let hold = SimDuration.seconds(silentHold.sample(rng, clampedTo: 0...86_400)).ticks
                 let release = now + hold
                 var held = w
@@ -155,7 +155,7 @@ struct DeliveryRules {
         counters.expeditedDenied += 1
         let maxDelay = regularJobDelayMaxSeconds[a.standbyBucket]
         let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: DeliveryRules.purposeJob)
-        let ready = Double(now) / 1e6 + rng.uniform() * maxDelay
+        let ready = Double(now) / 1e6 + rng.flat(0, maxDelay)
         let start = doze.nextWindow(atOrAfter: ready, state: a.doze, phase: a.dozePhase)
         if start <= Double(now) / 1e6 { return .handleNow(.androidWorkManagerJob, job) }
         job.flags |= PushWord.flagDeferred

@@ -102,12 +102,16 @@ public enum MetricID: String, Sendable, CaseIterable {
     case extensionFetchesCancelled = "extension.fetchesCancelled"
     case extensionAssetsStored = "extension.assetsStored"
     case edgePrestageHitRatio = "edge.prestageHitRatio"
+    case edgePrestageCompletedHitRatio = "edge.prestageCompletedHitRatio"
     case originPeakRequestsPerSecond = "origin.peakRequestsPerSecond"
     case originRequests = "origin.requests"
     case originRejected503 = "origin.rejected503"
     case originQueueLengthMax = "origin.queueLengthMax"
     case outcomesCompletedShare = "outcomes.completedShare"
     case outcomesPartialShare = "outcomes.partialShare"
+    case outcomesFetchTimedOutShare = "outcomes.fetchTimedOutShare"
+    case outcomesFetchFailedShare = "outcomes.fetchFailedShare"
+    case outcomesPayloadExpiredShare = "outcomes.payloadExpiredShare"
     case outcomesTimedOutOrKilledShare = "outcomes.timedOutOrKilledShare"
     case outcomesSkippedByPolicyShare = "outcomes.skippedByPolicyShare"
     case outcomesDeferredThenCompletedShare = "outcomes.deferredThenCompletedShare"
@@ -119,7 +123,8 @@ public enum MetricID: String, Sendable, CaseIterable {
     case bytesNeverOpened = "bytes.neverOpened"
     case bytesBackground = "bytes.background"
     case bytesForeground = "bytes.foreground"
-    case storageEvictions = "storage.evictions"
+    case storageEvictedForSpace = "storage.evictedForSpace"
+    case storageExpiredRemoved = "storage.expiredRemoved"
     case storageParkedWhole = "storage.parkedWhole"
     case tapsCount = "taps.count"
     case tapsInstantShare = "taps.instantShare"
@@ -136,6 +141,10 @@ public enum MetricID: String, Sendable, CaseIterable {
     case sessionsReplaced = "sessions.replaced"
     case sessionsCutByHorizon = "sessions.cutByHorizon"
     case campaignsCreativeSwaps = "campaigns.creativeSwaps"
+    case creativeStalePrestages = "creative.stalePrestages"
+    case creativeStalePrestageShare = "creative.stalePrestageShare"
+    case creativeStaleTaps = "creative.staleTaps"
+    case creativeStaleTapShare = "creative.staleTapShare"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -184,7 +193,7 @@ public enum MetricTable {
 
     static let pointDown = MetricGate(relative: 0, absolute: 0.01, text: "−1 point")
     static let pointUp = MetricGate(relative: 0, absolute: 0.01, text: "+1 point")
-    static let outcomeShare = "pushes resolved (every targeted push, once)"
+    static let outcomeShare = "pushes targeted (every push in exactly one outcome bucket)"
 
     /// The table. One row per metric.
     static func spec(_ id: MetricID) -> MetricSpec {
@@ -199,7 +208,9 @@ public enum MetricTable {
                               gate: MetricGate(relative: 0.05, absolute: 0.050, text: "+5 % or +50 ms, whichever is larger"))
         case .tapToPaintP99: return MetricSpec(n, .seconds, .lower, "Tap to paint, p99")
         case .tapToPaintShareUnder500ms:
-            return MetricSpec(n, .ratio, .higher, "Taps painted within 500 ms", ratio: ("taps painted within 500 ms", "taps painted"),
+            return MetricSpec(n, .ratio, .higher, "Taps painted within 500 ms",
+                              ratio: ("taps painted within 500 ms of the tap",
+                                      "taps painted (not those that failed or were still loading at the end: taps.paintFailed)"),
                               gate: pointDown)
         case .tapToPaintCount: return MetricSpec(n, .count, .none, "Taps painted")
         case .extensionDownloadP50: return MetricSpec(n, .seconds, .lower, "Pre-stage download, median")
@@ -208,19 +219,32 @@ public enum MetricTable {
         case .extensionDownloadMean: return MetricSpec(n, .seconds, .lower, "Pre-stage download, mean")
         case .extensionTimeoutShare:
             return MetricSpec(n, .ratio, .lower, "Handled pushes timed out or killed",
-                              ratio: ("pushes timed out or killed", "pushes handled (completed, partial, timed out or killed, skipped by policy)"),
+                              ratio: ("pushes timed out or killed, or with nothing stored because a fetch timed out "
+                                      + "(timedOutOrKilled + fetchTimedOut)",
+                                      "pushes handled without an OS hold "
+                                      + "(completed, partial, fetchTimedOut, fetchFailed, timedOutOrKilled, skippedByPolicy)"),
                               gate: pointUp)
         case .extensionFetchSuccessRatio:
-            return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded", ratio: ("pre-stage fetches completed", "pre-stage fetches started"))
+            return MetricSpec(n, .ratio, .higher, "Pre-stage fetches succeeded",
+                              ratio: ("pre-stage fetches answered with the asset (a body handed to a running session; "
+                                      + "placeholder redirects and expired signed URLs not included)", "pre-stage fetches started"))
         case .extensionFetchTimeoutShare:
-            return MetricSpec(n, .ratio, .lower, "Pre-stage fetches timed out", ratio: ("pre-stage fetches timed out", "pre-stage fetches started"))
+            return MetricSpec(n, .ratio, .lower, "Pre-stage fetches timed out",
+                              ratio: ("pre-stage fetches ended by a timeout (PreloadKit's request timeout, hard deadline or OS expiry, "
+                                      + "or InfraModel's timeout)", "pre-stage fetches started"))
         case .extensionFetchesStarted: return MetricSpec(n, .count, .none, "Pre-stage fetches started")
         case .extensionFetchesCancelled: return MetricSpec(n, .count, .none, "Pre-stage fetches cancelled")
         case .extensionAssetsStored: return MetricSpec(n, .count, .none, "Assets stored by pre-staging")
         case .edgePrestageHitRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio",
-                              ratio: ("pre-stage requests served from the edge", "pre-stage requests reaching the edge"),
+                              ratio: ("pre-stage requests whose edge lookup hit (placeholder redirects included)",
+                                      "pre-stage requests that reached the edge, whatever their ending "
+                                      + "(timed out or cancelled after the lookup included)"),
                               alarm: MetricAlarm(value: 0.9, when: .below), gate: pointDown)
+        case .edgePrestageCompletedHitRatio:
+            return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio, answered requests only",
+                              ratio: ("pre-stage requests answered from the edge cache (placeholder included)",
+                                      "pre-stage requests that reached the edge and got an answer (not timed out or cancelled)"))
         case .originPeakRequestsPerSecond:
             return MetricSpec(n, .perSecond, .lower, "Origin peak requests per second",
                               gate: MetricGate(relative: 0.10, absolute: 5, text: "+10 % or +5 req/s, whichever is larger"))
@@ -229,9 +253,22 @@ public enum MetricTable {
         case .originQueueLengthMax: return MetricSpec(n, .count, .lower, "Origin queue length, max")
         case .outcomesCompletedShare:
             return MetricSpec(n, .ratio, .higher, "Pushes completed", ratio: ("pushes completed", outcomeShare), gate: pointDown)
-        case .outcomesPartialShare: return MetricSpec(n, .ratio, .lower, "Pushes partial", ratio: ("pushes partial", outcomeShare))
+        case .outcomesPartialShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes partial (some assets ready)",
+                              ratio: ("pushes settled with some, not all, critical assets ready", outcomeShare))
+        case .outcomesFetchTimedOutShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes with nothing stored, a fetch timed out",
+                              ratio: ("pushes settled with no critical asset ready and a fetch timed out", outcomeShare))
+        case .outcomesFetchFailedShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes with nothing stored, fetches failed",
+                              ratio: ("pushes settled with no critical asset ready and no fetch timed out", outcomeShare))
+        case .outcomesPayloadExpiredShare:
+            return MetricSpec(n, .ratio, .lower, "Pushes refused as expired",
+                              ratio: ("pushes reaching a handler after their signed expiry (nothing fetched)", outcomeShare))
         case .outcomesTimedOutOrKilledShare:
-            return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed", ratio: ("pushes timed out or killed", outcomeShare), gate: pointUp)
+            return MetricSpec(n, .ratio, .lower, "Pushes timed out or killed",
+                              ratio: ("pushes delivered at the hard deadline or OS expiry warning, killed by the OS, or cut by the horizon",
+                                      outcomeShare), gate: pointUp)
         case .outcomesSkippedByPolicyShare:
             return MetricSpec(n, .ratio, .none, "Pushes skipped by policy", ratio: ("pushes skipped by policy", outcomeShare))
         case .outcomesDeferredThenCompletedShare:
@@ -247,12 +284,13 @@ public enum MetricTable {
         case .bytesNeverOpened: return MetricSpec(n, .bytes, .lower, "Pre-stage bytes for pushes never opened")
         case .bytesBackground: return MetricSpec(n, .bytes, .none, "Pre-stage (background) bytes")
         case .bytesForeground: return MetricSpec(n, .bytes, .lower, "Foreground bytes after taps")
-        case .storageEvictions: return MetricSpec(n, .count, .lower, "Store evictions")
+        case .storageEvictedForSpace: return MetricSpec(n, .count, .lower, "Store entries evicted for space (LRU)")
+        case .storageExpiredRemoved: return MetricSpec(n, .count, .none, "Expired store entries removed")
         case .storageParkedWhole: return MetricSpec(n, .count, .none, "Device stores parked whole")
         case .tapsCount: return MetricSpec(n, .count, .none, "Taps")
         case .tapsInstantShare:
             return MetricSpec(n, .ratio, .higher, "Taps with every asset already stored",
-                              ratio: ("taps finding every critical asset stored", "taps"), gate: pointDown)
+                              ratio: ("taps finding every critical asset of the screen ready in the store", "taps (painted or not)"), gate: pointDown)
         case .tapsDuringSession: return MetricSpec(n, .count, .none, "Taps while the handler runs")
         case .tapsScheduled: return MetricSpec(n, .count, .none, "Taps scheduled")
         case .tapsBeyondHorizon: return MetricSpec(n, .count, .none, "Taps beyond the horizon")
@@ -266,6 +304,15 @@ public enum MetricTable {
         case .sessionsReplaced: return MetricSpec(n, .count, .none, "Sessions replaced by a newer push")
         case .sessionsCutByHorizon: return MetricSpec(n, .count, .none, "Sessions cut by the horizon")
         case .campaignsCreativeSwaps: return MetricSpec(n, .count, .none, "Creative swaps")
+        case .creativeStalePrestages: return MetricSpec(n, .count, .lower, "Pre-stages that got the superseded creative")
+        case .creativeStalePrestageShare:
+            return MetricSpec(n, .ratio, .lower, "Pre-stages that got the superseded creative, share",
+                              ratio: ("pre-stage fetches answered with a copy generated before its campaign's latest purge call",
+                                      "pre-stage fetches answered with the asset (extension.fetchSuccessRatio's numerator)"))
+        case .creativeStaleTaps: return MetricSpec(n, .count, .lower, "Taps that painted the superseded creative")
+        case .creativeStaleTapShare:
+            return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
+                              ratio: ("taps painted with a campaign asset pre-staged or fetched from a superseded copy", "taps painted"))
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")

@@ -40,13 +40,13 @@ final class Population {
     let forceQuitShare: Double
     let lowDataShare: Double
     let saveDataShare: Double
-    /// Cumulative region weights (normalised, last = 1).
-    let regionCumulative: [Double]
-    /// Cumulative network weights per region, `region * 7 + class`.
-    let networkCumulative: [Double]
-    let bucketCumulative: [Double]
-    let dozeCumulative: [Double]
-    let segmentCumulative: [Double]
+    /// Categorical draws, each a GSL Walker alias table built once per run: region, network
+    /// class per region, standby bucket, Doze state, user segment.
+    let regionTable: DiscreteTable
+    let networkTables: [DiscreteTable]
+    let bucketTable: DiscreteTable
+    let dozeTable: DiscreteTable
+    let segmentTable: DiscreteTable
     let deepDozeElapsedMaxSeconds: Double
     let freeStorage: Sampler
     let preexisting: Sampler
@@ -72,17 +72,17 @@ final class Population {
         let regions = config.infra.topology.effectiveRegions
         let weights = p.regionWeights.isEmpty ? regions.map(\.audienceWeight) : p.regionWeights
         precondition(weights.reduce(0, +) > 0, "region weights sum to 0 (the scenario format rejects this)")
-        regionCumulative = Population.cumulative(weights)
-        var nets: [Double] = []
-        nets.reserveCapacity(regions.count * InfraNetworkClass.count)
+        regionTable = try Population.table(weights, "population.regionWeights")
+        var nets: [DiscreteTable] = []
         for r in 0..<regions.count {
-            let mix = p.regionNetworkMix.last(where: { $0.region == r })?.mix ?? p.networkMix
-            nets.append(contentsOf: Population.cumulative(mix.weights))
+            let mixIndex = p.regionNetworkMix.lastIndex(where: { $0.region == r })
+            let path = mixIndex.map { "population.regionNetworkMix[\($0)].mix" } ?? "population.networkMix"
+            nets.append(try Population.table(mixIndex.map { p.regionNetworkMix[$0].mix.weights } ?? p.networkMix.weights, path))
         }
-        networkCumulative = nets
-        bucketCumulative = Population.cumulative(p.standbyBuckets.weights)
-        dozeCumulative = Population.cumulative(p.doze.weights)
-        segmentCumulative = Population.cumulative(config.users.segments.map(\.share))
+        networkTables = nets
+        bucketTable = try Population.table(p.standbyBuckets.weights, "population.standbyBuckets")
+        dozeTable = try Population.table(p.doze.weights, "population.doze")
+        segmentTable = try Population.table(config.users.segments.map(\.share), "users.segments")
         deepDozeElapsedMaxSeconds = p.deepDozeElapsedMaxSeconds
         freeStorage = try Population.sampler(p.freeStorageBytes, "population.freeStorageBytes")
         preexisting = try Population.sampler(p.preexistingStoreBytes, "population.preexistingStoreBytes")
@@ -98,40 +98,26 @@ final class Population {
         }
     }
 
-    static func cumulative(_ w: [Double]) -> [Double] {
-        let total = w.reduce(0, +)
-        var acc = 0.0
-        var out = w.map { x -> Double in acc += x; return acc / total }
-        if !out.isEmpty { out[out.count - 1] = 1 }
-        return out
-    }
-
-    /// Index of the first cumulative weight above `u` in `c[offset..<offset+count]`.
-    @inline(__always)
-    static func pick(_ u: Double, _ c: [Double], offset: Int = 0, count: Int? = nil) -> Int {
-        let n = count ?? c.count
-        var lo = 0, hi = n - 1
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if u < c[offset + mid] { hi = mid } else { lo = mid + 1 }
+    static func table(_ weights: [Double], _ path: String) throws -> DiscreteTable {
+        do { return try DiscreteTable(weights: weights) } catch {
+            throw PushModelError(path: path, reason: "expected weights GSL can draw from, found \(weights) (\(error))")
         }
-        return lo
     }
 
     /// The attributes of device `d`.
     /// - Complexity: O(log regions); no allocation.
     func device(_ d: Int) -> DeviceAttributes {
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d), purpose: purposeDevice))
-        let isIOS = rng.uniform() < iosShare
-        let forceQuit = rng.uniform() < forceQuitShare
-        let region = Population.pick(rng.uniform(), regionCumulative)
-        let net = Population.pick(rng.uniform(), networkCumulative, offset: region * InfraNetworkClass.count, count: InfraNetworkClass.count)
-        let lowData = rng.uniform() < lowDataShare
-        let saveData = rng.uniform() < saveDataShare
-        let bucket = Population.pick(rng.uniform(), bucketCumulative)
-        let doze = Population.pick(rng.uniform(), dozeCumulative)
+        let isIOS = rng.bernoulli(iosShare)
+        let forceQuit = rng.bernoulli(forceQuitShare)
+        let region = regionTable.draw(rng)
+        let net = networkTables[region].draw(rng)
+        let lowData = rng.bernoulli(lowDataShare)
+        let saveData = rng.bernoulli(saveDataShare)
+        let bucket = bucketTable.draw(rng)
+        let doze = dozeTable.draw(rng)
         let phase = rng.uniform()
-        let segment = Population.pick(rng.uniform(), segmentCumulative)
+        let segment = segmentTable.draw(rng)
         let free = freeStorage.sample(rng, clampedTo: 0...9e18)
         let pre = preexisting.sample(rng, clampedTo: 0...1e12)
         return DeviceAttributes(
@@ -152,9 +138,8 @@ final class Population {
     /// The user draws of device `d` for campaign `c` (audience share `share`).
     func user(_ d: Int, campaign c: Int, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
-        let inAudience = rng.uniform() < share
-        let u = rng.uniform()
-        let opens = u < (isIOS ? openIOS[segment] : openAndroid[segment])
+        let inAudience = rng.bernoulli(share)
+        let opens = rng.bernoulli(isIOS ? openIOS[segment] : openAndroid[segment])
         let delay = tapDelay.sample(rng, clampedTo: 0...31_536_000)
         return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay)
     }
@@ -164,7 +149,7 @@ final class Population {
     func inAudience(_ d: Int, campaign c: Int, audienceShare share: Double) -> Bool {
         if share >= 1 { return true }
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
-        return rng.uniform() < share
+        return rng.bernoulli(share)
     }
 
     /// Launch + render time of device `d` for campaign `c`, seconds.

@@ -23,8 +23,11 @@ extension PushMetrics {
             groups.append(GroupHistogram(platform: i < InfraNetworkClass.count ? "ios" : "android", network: net.description, histogram: h))
         }
         var pops: [PopCounts] = []
-        for p in popRequests.indices where popRequests[p] > 0 {
-            pops.append(PopCounts(pop: p, prestageRequests: popRequests[p], prestageHits: popHits[p]))
+        for p in popRequests.indices {
+            let upstream = infra.counters[p].upstreamFetches
+            if popRequests[p] > 0 || upstream > 0 {
+                pops.append(PopCounts(pop: p, prestageRequests: popRequests[p], prestageHits: popHits[p], upstreamFetches: upstream))
+            }
         }
         var misses: [RegionMisses] = []
         for r in 0..<(regionMisses.count / max(1, missBins)) {
@@ -57,6 +60,7 @@ extension PushMetrics {
                                                                                activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
             extensionDownloadLatency: extensionLatency, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
+            firstSendSeconds: Double(firstSendTicks) / 1e6,
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
     }
@@ -89,8 +93,8 @@ extension PushMetrics {
         }
         quantiles(extensionLatency, [(.extensionDownloadP50, 0.5), (.extensionDownloadP95, 0.95)])
         if let mean = extensionLatency.meanMicroseconds { add(.extensionDownloadMean, mean / 1e6) }
-        let handled = outcomes.completed + outcomes.partial + outcomes.timedOutOrKilled + outcomes.skippedByPolicy
-        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled) / Double(handled)) }
+        let handled = outcomes.handled
+        if handled > 0 { add(.extensionTimeoutShare, Double(outcomes.timedOutOrKilled + outcomes.fetchTimedOut) / Double(handled)) }
         if counters.fetchesStarted > 0 {
             add(.extensionFetchSuccessRatio, Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted))
             add(.extensionFetchTimeoutShare, Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted))
@@ -99,6 +103,9 @@ extension PushMetrics {
         if counters.prestageRequests > 0 {
             add(.edgePrestageHitRatio, Double(counters.prestageHits) / Double(counters.prestageRequests))
         }
+        if counters.prestageCompleted > 0 {
+            add(.edgePrestageCompletedHitRatio, Double(counters.prestageCompletedHits) / Double(counters.prestageCompleted))
+        }
         add(.originPeakRequestsPerSecond, Double(originPeak))
         add(.originRequests, Double(infra.originCounters.requests))
         add(.originRejected503, Double(infra.originCounters.rejected503))
@@ -106,6 +113,9 @@ extension PushMetrics {
         let total = Double(max(1, outcomes.total))
         add(.outcomesCompletedShare, Double(outcomes.completed) / total)
         add(.outcomesPartialShare, Double(outcomes.partial) / total)
+        add(.outcomesFetchTimedOutShare, Double(outcomes.fetchTimedOut) / total)
+        add(.outcomesFetchFailedShare, Double(outcomes.fetchFailed) / total)
+        add(.outcomesPayloadExpiredShare, Double(outcomes.payloadExpired) / total)
         add(.outcomesTimedOutOrKilledShare, Double(outcomes.timedOutOrKilled) / total)
         add(.outcomesSkippedByPolicyShare, Double(outcomes.skippedByPolicy) / total)
         add(.outcomesDeferredThenCompletedShare, Double(outcomes.deferredThenCompleted) / total)
@@ -117,7 +127,8 @@ extension PushMetrics {
         add(.bytesNeverOpened, Double(b.neverOpenedBytes))
         add(.bytesBackground, Double(b.backgroundBytes))
         add(.bytesForeground, Double(b.foregroundBytes))
-        add(.storageEvictions, Double(b.storageEvictions))
+        add(.storageEvictedForSpace, Double(b.evictedForSpace))
+        add(.storageExpiredRemoved, Double(b.expiredRemoved))
         add(.storageParkedWhole, Double(parkedWholeStores))
         add(.tapsCount, Double(s.taps.totalCount))
         add(.tapsInstantShare, s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0)
@@ -136,6 +147,12 @@ extension PushMetrics {
         add(.extensionFetchesCancelled, Double(counters.fetchesCancelled))
         add(.extensionAssetsStored, Double(counters.assetsStored))
         add(.campaignsCreativeSwaps, Double(counters.creativeSwaps))
+        add(.creativeStalePrestages, Double(counters.stalePrestages))
+        add(.creativeStaleTaps, Double(counters.staleTaps))
+        if counters.prestageFetchesOK > 0 {
+            add(.creativeStalePrestageShare, Double(counters.stalePrestages) / Double(counters.prestageFetchesOK))
+        }
+        if tapToPaint.count > 0 { add(.creativeStaleTapShare, Double(counters.staleTaps) / Double(tapToPaint.count)) }
         add(.osSilentForceQuit, Double(counters.silentForceQuit))
         add(.osSilentOverBudget, Double(counters.silentOverBudget))
         add(.osSilentCoalesced, Double(counters.silentCoalesced))

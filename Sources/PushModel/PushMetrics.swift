@@ -89,25 +89,36 @@ struct PushMetrics {
         }
     }
 
-    /// Counts a pre-stage request's edge outcome (per PoP, per second, misses by region and time).
+    /// Counts a pre-stage request's edge lookup (per PoP, per second, misses by region and time)
+    /// whatever its ending: a request that missed and then timed out or was cancelled missed.
+    /// Requests that completed are counted again for the completed-only ratio.
     mutating func recordPrestage(_ r: FetchResult, region: Int) {
-        switch r.outcome {
-        case .edgeFreshHit, .edgeStaleHit, .placeholder:
+        switch r.edgeLookup {
+        case .hit:
             counters.prestageRequests += 1
             counters.prestageHits += 1
             popRequests[Int(r.popIndex)] += 1
             popHits[Int(r.popIndex)] += 1
             series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
             series.prestageEdgeHits.add(atMicroseconds: r.startTime.ticks)
-        case .miss, .collapsed, .origin503, .staleIfError:
+        case .miss:
             counters.prestageRequests += 1
             counters.prestageMisses += 1
             popRequests[Int(r.popIndex)] += 1
             series.prestageEdgeRequests.add(atMicroseconds: r.startTime.ticks)
             let bin = Int(max(0, r.startTime.ticks - firstSendTicks) / (Int64(missBinSeconds) * 1_000_000))
             regionMisses[region * missBins + min(bin, missBins - 1)] += 1
-        case .timeout, .networkFailure, .cancelled:
+        case .notReached:
             counters.prestageNoEdge += 1
+        }
+        switch r.outcome {
+        case .edgeFreshHit, .edgeStaleHit, .placeholder:
+            counters.prestageCompleted += 1
+            counters.prestageCompletedHits += 1
+        case .miss, .collapsed, .origin503, .staleIfError:
+            counters.prestageCompleted += 1
+        case .timeout, .networkFailure, .cancelled:
+            break
         }
     }
 
@@ -151,5 +162,13 @@ struct DriverCounters {
     var prestageHits: UInt64 = 0
     var prestageMisses: UInt64 = 0
     var prestageNoEdge: UInt64 = 0
+    /// Pre-stage requests that reached the edge and got their answer (not timed out or
+    /// cancelled), and those among them that hit.
+    var prestageCompleted: UInt64 = 0
+    var prestageCompletedHits: UInt64 = 0
     var prestageFetchesOK: UInt64 = 0
+    /// Pre-stage fetches answered with a creative a purge had superseded (of `prestageFetchesOK`).
+    var stalePrestages: UInt64 = 0
+    /// Taps that painted with a superseded creative (of the taps painted).
+    var staleTaps: UInt64 = 0
 }

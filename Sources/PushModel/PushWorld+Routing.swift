@@ -47,8 +47,11 @@ extension PushWorld {
     mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.series.deliveries.add(atMicroseconds: now)
-        if !rt[w.campaign].preStage {
-            metrics.outcomes.skippedByPolicy += 1
+        let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
+        if !rt[w.campaign].preStage || expired {
+            // No manifest, or one past its signed expiry (PreloadKit refuses it: nothing is
+            // fetched); the notification is shown as sent.
+            if expired { metrics.outcomes.payloadExpired += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
             if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
             if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
@@ -91,8 +94,10 @@ extension PushWorld {
                 try driver.cancelFetch(s, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .storeAsset:
                 metrics.counters.assetsStored += 1
-            case .evict:
-                metrics.bytes.storageEvictions += 1
+            case .evict(_, .space):
+                metrics.bytes.evictedForSpace += 1
+            case .evict(_, .expired):
+                metrics.bytes.expiredRemoved += 1
             case .deliver(let delivery):
                 try onDelivered(s, delivery, kernel: &kernel)
             case .tapAnswer(let answer):
@@ -121,7 +126,16 @@ extension PushWorld {
         } else {
             switch delivery.reason {
             case .hardDeadline, .osExpiry: metrics.outcomes.timedOutOrKilled += 1
-            case .assetsSettled: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.partial += 1 }
+            case .assetsSettled:
+                if complete {
+                    metrics.outcomes.completed += 1
+                } else if delivery.readyAssets > 0 {
+                    metrics.outcomes.partial += 1
+                } else if driver.slot[s].fetchTimedOut {
+                    metrics.outcomes.fetchTimedOut += 1
+                } else {
+                    metrics.outcomes.fetchFailed += 1
+                }
             case .nothingToFetch: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
             }
         }
@@ -177,7 +191,8 @@ extension PushWorld {
         let c = Int(event.payload >> 48)
         metrics.series.taps.add(atMicroseconds: now)
         let a = population.device(d)
-        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask))
+        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask),
+                           staleStored: driver.hasStaleCreative(d, campaign: c))
         let s = Int(driver.deviceSlot[d])
         let now64 = Instant(microseconds: now)
         if s >= 0 && PushWord(driver.slot[s].push).campaign == c {
@@ -235,6 +250,7 @@ extension PushWorld {
         guard UInt64(taps.tGen[t]) == event.payload else { return }
         let now = kernel.now.ticks
         metrics.recordPaint(latency: now - taps.tStart[t], isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
+        if taps.tStale[t] { metrics.counters.staleTaps += 1 }
         taps.free(t, driver: &driver)
     }
 }

@@ -268,16 +268,7 @@ struct PushWorld: EventHandler {
     static let purposeLatency = StreamPurpose("push.provider.latency").rawValue
 
     /// InfraModel class → what the device reports to PreloadKit (LTE and 4G are both 4G).
-    static func preloadNetwork(_ c: InfraNetworkClass) -> PKNetworkClass {
-        switch c {
-        case .wifi: return .wifi
-        case .fiveG: return .cellular5G
-        case .lte, .fourG: return .cellular4G
-        case .threeG: return .cellular3G
-        case .twoG: return .cellular2G
-        case .slow2G: return .slow2G
-        }
-    }
+    static func preloadNetwork(_ c: InfraNetworkClass) -> PKNetworkClass { CampaignPayload.preloadNetwork(c) }
 
     /// The per-device signed-URL token of a campaign (part of the cache key only when InfraModel's
     /// `cacheKeyIncludesSignedToken` is on).

@@ -24,12 +24,23 @@ public struct Metric: Codable, Sendable, Equatable {
     }
 }
 
-/// Preload outcome per push: every targeted push is in exactly one bucket.
+/// Preload outcome per push: every targeted push is in exactly one bucket. "Handled" pushes
+/// reached a handler without an OS hold: completed, partial, fetchTimedOut, fetchFailed,
+/// timedOutOrKilled, skippedByPolicy. "Ready" means a selected critical asset was usable (fresh
+/// or stale) in the device's store at delivery.
 public struct OutcomeCounts: Codable, Sendable, Equatable {
-    /// Every selected critical asset was ready when the notification was delivered.
+    /// Every selected critical asset was ready at delivery.
     public var completed: UInt64 = 0
-    /// Delivered after all fetches settled, but some selected asset failed or was refused.
+    /// Delivered after all fetches settled with some, but not all, selected critical assets
+    /// ready (at least one stored or already there).
     public var partial: UInt64 = 0
+    /// Delivered after all fetches settled with no selected critical asset ready, and at least
+    /// one of the push's fetches ended by a timeout (PreloadKit's request timeout or InfraModel's):
+    /// nothing stored because of timeouts.
+    public var fetchTimedOut: UInt64 = 0
+    /// Delivered after all fetches settled with no selected critical asset ready and no fetch
+    /// timed out: every fetch failed otherwise (network failure, origin 503, a refused response).
+    public var fetchFailed: UInt64 = 0
     /// Delivered at PreloadKit's hard deadline or the OS expiry warning, or the OS killed the
     /// handler (time or memory), or the run's horizon cut the session.
     public var timedOutOrKilled: UInt64 = 0
@@ -41,6 +52,9 @@ public struct OutcomeCounts: Codable, Sendable, Equatable {
     /// Held by the OS, then expired (message TTL, horizon, coalesced away) or handled without
     /// completing.
     public var deferredThenExpired: UInt64 = 0
+    /// Reached a handler after its signed expiry (`exp` + PreloadKit's clock-skew tolerance):
+    /// PreloadKit refused the payload and fetched nothing (held or not).
+    public var payloadExpired: UInt64 = 0
     /// Never reached a handler: force-quit app (iOS silent), silent budget exhausted, not sent or
     /// still in the provider by the horizon.
     public var notDelivered: UInt64 = 0
@@ -49,8 +63,12 @@ public struct OutcomeCounts: Codable, Sendable, Equatable {
 
     /// Sum of the buckets (equals the pushes targeted).
     public var total: UInt64 {
-        completed + partial + timedOutOrKilled + skippedByPolicy + deferredThenCompleted + deferredThenExpired + notDelivered
+        completed + partial + fetchTimedOut + fetchFailed + timedOutOrKilled + skippedByPolicy + deferredThenCompleted
+            + deferredThenExpired + payloadExpired + notDelivered
     }
+
+    /// Pushes handled without an OS hold (the denominator of `extension.timeoutShare`).
+    public var handled: UInt64 { completed + partial + fetchTimedOut + fetchFailed + timedOutOrKilled + skippedByPolicy }
 }
 
 /// A tap-to-paint histogram of one platform × network class group.
@@ -62,12 +80,16 @@ public struct GroupHistogram: Codable, Sendable, Equatable {
     public var histogram: LatencyHistogram
 }
 
-/// Pre-stage request counts at one PoP.
+/// Pre-stage request counts and upstream load of one PoP.
 public struct PopCounts: Codable, Sendable, Equatable {
     public var pop: Int
-    /// Background (pre-stage) device requests that reached the PoP, and those that hit.
+    /// Background (pre-stage) device requests that reached the PoP (whatever their ending), and
+    /// those whose lookup hit.
     public var prestageRequests: UInt64
     public var prestageHits: UInt64
+    /// Fetches the PoP sent upstream (to its shield, or the origin without tiering) for misses
+    /// and warming, all traffic: the PoP's share of the origin side's load.
+    public var upstreamFetches: UInt64
 }
 
 /// Pre-stage edge misses of one region by time after the first campaign's send start.
@@ -95,8 +117,10 @@ public struct TierCounts: Codable, Sendable, Equatable {
     public var rejected503: UInt64
 }
 
-/// Pre-stage (background session) requests as the driver saw their outcomes:
-/// `requests = hits + misses`; `notReachingEdge` (network failures, timeouts) are not requests.
+/// Pre-stage (background session) requests by their edge lookup, whatever their ending:
+/// `requests = hits + misses` counts every request that reached the edge (one that missed and
+/// then timed out or was cancelled is a miss); `notReachingEdge` ended before it (network
+/// failures, timeouts or cancels during connection set-up) and is not a request.
 public struct PrestageCounts: Codable, Sendable, Equatable {
     public var requests: UInt64
     public var hits: UInt64
@@ -130,8 +154,10 @@ public struct ByteCounts: Codable, Sendable, Equatable {
     /// Bytes received by pre-stage sessions, and by foreground fetches after taps.
     public var backgroundBytes: UInt64 = 0
     public var foregroundBytes: UInt64 = 0
-    /// Preload store entries evicted (LRU for space, or expired at wake-up).
-    public var storageEvictions: UInt64 = 0
+    /// Preload store entries evicted to make room for a new asset (LRU).
+    public var evictedForSpace: UInt64 = 0
+    /// Preload store entries past their usable lifetime, removed when a session began.
+    public var expiredRemoved: UInt64 = 0
 
     public init() {}
 }
@@ -155,12 +181,14 @@ public struct ReplicationResult: Codable, Sendable {
     /// Duration of each successful pre-stage (background) asset download.
     public var extensionDownloadLatency: LatencyHistogram
     public var series: PushTimeSeries
-    /// Sorted by PoP; PoPs without pre-stage requests are left out.
+    /// Sorted by PoP; PoPs with neither pre-stage requests nor upstream fetches are left out.
     public var pops: [PopCounts]
     /// Sorted by region; regions without misses are left out.
     public var missesByRegion: [RegionMisses]
     /// Width of a `missesByRegion` bin, seconds (60 unless regions × minutes is very large).
     public var missBinSeconds: Int
+    /// The first campaign's send start, seconds: bin 0 of `missesByRegion` starts here.
+    public var firstSendSeconds: Double
     public var prestage: PrestageCounts
     /// Edge, shield and origin counters (all traffic: pre-stage, foreground, warming).
     public var tiers: [TierCounts]

@@ -52,6 +52,9 @@ struct SessionDriver {
     var slotFree: [Int32] = []
     var activeSessions = 0
     var activeSessionsMax = 0
+    /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
+    /// creative swap's purge not yet arrived). Empty when no campaign swaps its creative.
+    var staleStored: [UInt64] = []
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -75,6 +78,12 @@ struct SessionDriver {
         deviceSlot = [Int32](repeating: -1, count: n)
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
+        if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
+    }
+
+    /// Whether device `d` pre-staged campaign `c`'s superseded creative.
+    func hasStaleCreative(_ d: Int, campaign c: Int) -> Bool {
+        !staleStored.isEmpty && staleStored[d] & (1 << UInt64(c)) != 0
     }
 
     /// Whether slot `s` still serves its device (its session has not ended).
@@ -110,6 +119,7 @@ struct SessionDriver {
         slot[s].highPriority = w.flags & PushWord.flagHighPriority != 0
         slot[s].tap = -1
         slot[s].timerAt = Int64.max
+        slot[s].fetchTimedOut = false
 
         // The device's store moves into the session.
         var store: PreloadStore
@@ -209,7 +219,9 @@ struct SessionDriver {
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
         metrics.counters.fetchesCancelled += 1
         switch reason {
-        case .timedOut, .hardDeadline, .osExpiry: metrics.counters.fetchesTimedOut += 1
+        case .timedOut, .hardDeadline, .osExpiry:
+            metrics.counters.fetchesTimedOut += 1
+            slot[s].fetchTimedOut = true
         case .rejected: break
         }
     }
@@ -306,11 +318,16 @@ struct SessionDriver {
                 input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
+                if result.supersededCopy {
+                    metrics.counters.stalePrestages += 1
+                    if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= 1 << UInt64(w.campaign) }
+                }
             }
         case .origin503:
             input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
         case .timeout:
             metrics.counters.fetchesTimedOut += 1
+            slot[s].fetchTimedOut = true
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:
             input = .fetchFailed(id, .network)
@@ -377,4 +394,6 @@ struct SessionSlot {
     var opens = false
     var saveData = false
     var highPriority = false
+    /// One of this push's fetches ended by a timeout (PreloadKit's or InfraModel's).
+    var fetchTimedOut = false
 }

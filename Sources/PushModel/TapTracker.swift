@@ -23,6 +23,9 @@ struct TapTracker {
     var tRegion: [UInt32] = []
     var tSaveData: [Bool] = []
     var tFailed: [Bool] = []
+    /// The tap's paint uses a superseded creative: one pre-staged from a copy a purge had
+    /// superseded, or a foreground fetch answered with one.
+    var tStale: [Bool] = []
     /// The session slot answering the tap, or -1.
     var tSlot: [Int32] = []
     var tSend: [Int64] = []
@@ -55,14 +58,15 @@ struct TapTracker {
     mutating func allocate() -> Int {
         if let t = tapFree.popLast() { return Int(t) }
         tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
-        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false)
+        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false)
         tSlot.append(-1); tSend.append(0)
         return tDevice.count - 1
     }
 
     /// A tap on device `d` (attributes `a`) of campaign `c`'s notification (sent at `sendTicks`)
     /// at `now`: a tap slot with every asset of the paint set missing.
-    mutating func begin(device d: Int, campaign c: Int, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64) -> Int {
+    mutating func begin(device d: Int, campaign c: Int, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64,
+                        staleStored: Bool) -> Int {
         let t = allocate()
         tDevice[t] = UInt32(d)
         tCampaign[t] = c
@@ -72,6 +76,7 @@ struct TapTracker {
         tRegion[t] = a.region
         tSaveData[t] = a.saveData
         tFailed[t] = false
+        tStale[t] = staleStored
         tSend[t] = sendTicks
         let n = plans.criticalCount[c]
         tPending[t] = n >= 32 ? UInt32.max : (UInt32(1) << UInt32(n)) - 1
@@ -201,6 +206,7 @@ struct TapTracker {
         guard tPending[t] & (1 << UInt32(index)) != 0 else { return (t, .wait) }
         tPending[t] &= ~(1 << UInt32(index))
         if !ok { tFailed[t] = true }
+        if ok && result.supersededCopy { tStale[t] = true }
         if tPending[t] != 0 { return (t, .wait) }
         return (t, tFailed[t] ? .fail : .paint)
     }

@@ -63,7 +63,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
 /// The format is documented in docs/scenario-format.md.
 public struct ScenarioFile: Codable, Sendable, Equatable {
     /// Longest `name`, bytes.
-    static let nameBytesMax = 64
+    public static let nameBytesMax = 64
     /// Longest `question`, characters.
     static let questionCharactersMax = 200
 
@@ -180,7 +180,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// This scenario with the `run.devices` shortcut folded into `population.devices`: the form
     /// that is run, hashed and recorded in `summary.json`.
-    var resolved: ScenarioFile {
+    public var resolved: ScenarioFile {
         var copy = self
         if let devices = run.devices {
             copy.world.population.devices = devices

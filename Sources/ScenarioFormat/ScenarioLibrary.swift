@@ -86,7 +86,7 @@ public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvert
     public let diagnostics: [Diagnostic]
 
     /// An error with `description` and optional diagnostics.
-    init(_ description: String, diagnostics: [Diagnostic] = []) {
+    public init(_ description: String, diagnostics: [Diagnostic] = []) {
         self.description = description
         self.diagnostics = diagnostics
     }

@@ -137,9 +137,18 @@ public final class RandomStream {
         return UInt64(gsl_rng_uniform_int(rng, UInt(n)))
     }
 
-    /// True with probability `p` (clamped to [0, 1]).
+    /// True with probability `p`: one GSL Bernoulli variate (`gsl_ran_bernoulli`, one uniform).
+    /// `p` outside [0, 1] acts as its nearest bound.
     @inlinable
-    public func bernoulli(_ p: Double) -> Bool { gsl_rng_uniform(rng) < p }
+    public func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
+
+    /// An exponential variate with mean `mean` (> 0): `gsl_ran_exponential`, one uniform.
+    @inlinable
+    public func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }
+
+    /// A uniform variate in [lower, upper): `gsl_ran_flat`, one uniform.
+    @inlinable
+    public func flat(_ lower: Double, _ upper: Double) -> Double { gsl_ran_flat(rng, lower, upper) }
 }
 
 /// Process-wide GSL set-up: switch off GSL's default error handler (which aborts the process),

@@ -128,10 +128,7 @@ public final class Sampler: @unchecked Sendable {
         case .uniform(let lower, let upper):
             return gsl_ran_flat(r, lower, upper)
         case .exponential(let mean):
-            // Inversion of a GSL uniform, exactly as gsl_ran_exponential does (-mu * log1p(-u)),
-            // written inline: the cross-library call was the largest cost in the kernel's hold
-            // benchmark. u is in (0, 1), so log(u) is finite.
-            return -mean * log(gsl_rng_uniform_pos(r))
+            return gsl_ran_exponential(r, mean)
         case .normal(let mean, let sd):
             return mean + gsl_ran_gaussian_ziggurat(r, sd)
         case .truncatedNormal(let t):

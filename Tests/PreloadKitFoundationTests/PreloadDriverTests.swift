@@ -167,6 +167,8 @@ final class PreloadDriverTests: XCTestCase {
 
         let second = try await driver.run(payload: try signedJSON(inlinePayload(manifestID: "two", assets: [(secondURL, "png", 4000)])), context: nseContext)
         XCTAssertTrue(second.fetches[0].state.isStored)
+        XCTAssertEqual(second.evictedForSpace, 1, "the driver reports why the first asset went")
+        XCTAssertEqual(second.expiredRemoved, 0)
         XCTAssertEqual(try fileNames(storeDirectory), [try storeKey(secondURL).fileName, FileStore.indexFileName].sorted())
         let keys = await driver.store.entries.map(\.key)
         XCTAssertEqual(keys, [try storeKey(secondURL)])

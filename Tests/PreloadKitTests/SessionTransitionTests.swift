@@ -343,11 +343,11 @@ final class SessionTransitionTests: XCTestCase {
         store.insert(PreloadStore.Entry(key: old2, bytes: 200_000, storedAt: ms(0), expiresAt: ms(900_000), staleUntil: ms(900_000), lastUsed: ms(0), manifestTag: 9, kind: .jpeg))
         var h = try Harness(store: store)
         let push = try h.feed(.pushReceived(r, Sessions.context()), at: ms(2_000))
-        XCTAssertEqual(push.first, .evict(old1))
+        XCTAssertEqual(push.first, .evict(old1, .expired), "past its usable lifetime at wake-up")
         let starts = Sessions.starts(push)
         _ = try h.feed(.fetchCompleted(starts[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), at: ms(2_100))
         let second = try h.feed(.fetchCompleted(starts[1].id, Sessions.completion(320_000, "application/vnd.apple.mpegurl", Fixtures.m3u8Prefix)), at: ms(2_200))
-        XCTAssertEqual(second.first, .evict(old2), "LRU goes first to make room")
+        XCTAssertEqual(second.first, .evict(old2, .space), "LRU goes first to make room")
         XCTAssertLessThanOrEqual(h.session.store.usedBytes, 400_000)
     }
 

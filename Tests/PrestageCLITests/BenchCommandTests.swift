@@ -10,7 +10,8 @@ import XCTest
 @testable import ScenarioFormat
 
 /// `prestage bench` in-process on a two-scenario copy of the suite with 300 devices (debug builds
-/// skip the speed check, so only the model and fingerprint gates run here).
+/// skip the instruction count and the CPU-time ratio, so only the model and fingerprint gates run
+/// here; the instruction gate's decisions are in `InstructionGateTests`).
 final class BenchCommandTests: XCTestCase {
     static let devices = "300"
     static let suiteFiles = ["ios-news-slow-networks.json", "tiny-trace.json"]
@@ -53,8 +54,9 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertTrue(md.contains("✅ passed"), md)
         XCTAssertTrue(md.contains("### bench-ios-news-slow-networks"), md)
         let j = try junit(t, out: "out")
-        // One testcase per scenario × gated metric, one fingerprint per scenario, one for speed.
-        XCTAssertEqual(j.testcases.count, Self.suiteFiles.count * (BenchSuite.gates.count + 1) + 1)
+        // One testcase per scenario × gated metric, one fingerprint per scenario, two for speed
+        // (the instruction count and the CPU-time ratio; both skipped in a debug build).
+        XCTAssertEqual(j.testcases.count, Self.suiteFiles.count * (BenchSuite.gates.count + 1) + 2)
         XCTAssertEqual(j.failuresIn, [])
         XCTAssertEqual(j.rootFailures, "0")
     }

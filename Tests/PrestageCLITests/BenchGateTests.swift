@@ -73,10 +73,15 @@ final class BenchGateTests: XCTestCase {
         XCTAssertEqual(BenchGate.check(scenario: "s", gate: p95, unit: "s", baseline: base, now: sparse).verdict, .skipped)
     }
 
-    func testSpeedMargin() {
-        XCTAssertEqual(BenchGate.checkSpeed(baselineRatio: 2.0, nowRatio: 2.6, margin: 1.25).verdict, .regression)  // ×1.3
-        XCTAssertEqual(BenchGate.checkSpeed(baselineRatio: 2.0, nowRatio: 2.4, margin: 1.25).verdict, .pass)  // ×1.2
-        XCTAssertEqual(BenchGate.checkSpeed(baselineRatio: 2.0, nowRatio: 1.5, margin: 1.25).verdict, .improvement)  // ×0.75 < 0.8
+    func testCPUTimeRatioIsInformationalAndNeverFails() {
+        let slow = BenchGate.checkSpeed(baselineRatio: 2.0, nowRatio: 6.0)
+        XCTAssertEqual(slow.factor ?? 0, 3, accuracy: 1e-12)
+        XCTAssertFalse(slow.verdict.fails)
+        var r = sampleReport()
+        r.metrics = []
+        r.fingerprints = []
+        r.speed = slow
+        XCTAssertFalse(r.fails, r.text())
     }
 
     /// A report with one regression, one pass, a changed fingerprint and names needing escapes.
@@ -86,7 +91,8 @@ final class BenchGateTests: XCTestCase {
         let f1 = BenchFingerprint(replication: 0, events: 10, sha256: "sha256:" + String(repeating: "a", count: 64))
         let f2 = BenchFingerprint(replication: 0, events: 11, sha256: "sha256:" + String(repeating: "b", count: 64))
         return BenchReport(metrics: [regression, pass], fingerprints: [BenchGate.check(scenario: "a<&\"b", baseline: f1, now: f2)],
-                           speed: BenchGate.checkSpeed(baselineRatio: 2, nowRatio: 2.1), errors: [], notes: ["x | y"])
+                           instructions: .skipped("not counted"), speed: BenchGate.checkSpeed(baselineRatio: 2, nowRatio: 2.1),
+                           errors: [], notes: ["x | y"])
     }
 
     func testJUnitIsWellFormedWithOneTestcasePerCheck() throws {
@@ -95,12 +101,12 @@ final class BenchGateTests: XCTestCase {
         let parser = XMLParser(data: Data(xml.utf8))
         parser.delegate = counter
         XCTAssertTrue(parser.parse(), "not well-formed: \(parser.parserError.map { "\($0)" } ?? "?")\n\(xml)")
-        // 2 metrics + 1 fingerprint + 1 speed.
-        XCTAssertEqual(counter.testcases, ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "fingerprint", "cpuTimeRatio"])
+        // 2 metrics + 1 fingerprint + the instruction count + the CPU-time ratio.
+        XCTAssertEqual(counter.testcases, ["tapToPaint.p95Seconds", "edge.prestageHitRatio", "fingerprint", "instructions", "cpuTimeRatio"])
         XCTAssertEqual(counter.failuresIn, ["tapToPaint.p95Seconds", "fingerprint"])
         XCTAssertEqual(counter.suites.first, "a<&\"b")  // the escaped name reads back unchanged
         XCTAssertEqual(counter.rootFailures, "2")
-        XCTAssertEqual(counter.rootTests, "4")
+        XCTAssertEqual(counter.rootTests, "5")
     }
 
     func testMarkdownAndTextNameEveryFailure() {

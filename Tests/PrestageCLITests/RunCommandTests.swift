@@ -6,7 +6,8 @@ import XCTest
 @testable import ScenarioFormat
 
 final class RunCommandTests: XCTestCase {
-    static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"]
+    static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "histograms.csv", "pops.csv", "region-misses.csv",
+                        "report.md", "report.html"]
 
     /// `prestage run default` with a tiny population, in-process.
     private func runDefault(_ t: TestEnvironment, out: String, extra: [String] = []) -> ExitCode {
@@ -91,7 +92,7 @@ final class RunCommandTests: XCTestCase {
         defer { t.cleanUp() }
         XCTAssertEqual(runDefault(t, out: "one", extra: ["--jobs", "1"]), .ok, t.err.text)
         XCTAssertEqual(runDefault(t, out: "two", extra: ["--jobs", "2"]), .ok, t.err.text)
-        for f in ["summary.json", "scenario.json", "timeseries.csv", "histograms.csv", "report.md", "report.html"] {
+        for f in ["summary.json", "scenario.json", "timeseries.csv", "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"] {
             let a = try Data(contentsOf: t.root.appendingPathComponent("one").appendingPathComponent(f))
             let b = try Data(contentsOf: t.root.appendingPathComponent("two").appendingPathComponent(f))
             XCTAssertEqual(a, b, "\(f) differs between --jobs 1 and --jobs 2 (seed 1)")

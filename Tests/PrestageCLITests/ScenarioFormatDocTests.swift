@@ -19,7 +19,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
       "users": { "segments": [ { "name": "a" } ] },
       "campaigns": [ {
-        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 },
+        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       } ],
       "infra": { "topology": { "popCount": 2, "shieldCount": 1,

@@ -38,3 +38,18 @@ final class MetricTableTests: XCTestCase {
         XCTAssertNil(MetricTable.spec(named: "no.such"))
     }
 }
+
+/// docs/metrics.md states every ratio metric's numerator and denominator exactly as the table does.
+final class MetricDocTests: XCTestCase {
+    func testEveryRatioIsDefinedInTheDocs() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/metrics.md"), encoding: .utf8)
+        var missing: [String] = []
+        for id in MetricID.allCases {
+            guard let ratio = id.spec.ratio else { continue }
+            let row = "| `\(id.rawValue)` | \(ratio.numerator) | \(ratio.denominator) |"
+            if !doc.contains(row) { missing.append(row) }
+        }
+        XCTAssertEqual(missing, [], "rows docs/metrics.md lacks:\n" + missing.joined(separator: "\n"))
+    }
+}

@@ -259,10 +259,10 @@ final class SimulationTests: XCTestCase {
         c.campaigns = campaigns
         c.preloadPolicy.storeCapacityBytes = 100_000  // two campaigns of 50 000 bytes fit, the third evicts
         let small = try simulate(c, seed: seed)
-        XCTAssertGreaterThan(small.value("storage.evictions"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(small.value("storage.evictedForSpace"), 0, "seed \(seed)")
         c.preloadPolicy.storeCapacityBytes = 25_000_000
         let large = try simulate(c, seed: seed)
-        XCTAssertEqual(large.value("storage.evictions"), 0, "seed \(seed)")
+        XCTAssertEqual(large.value("storage.evictedForSpace"), 0, "seed \(seed)")
     }
 
     /// Bytes: pushes nobody opens waste all their pre-stage bytes; cellular bytes are exactly the

@@ -45,4 +45,13 @@ public struct URLPolicy: Sendable, Equatable {
         self.tokenQueryParameters = tokenQueryParameters
         self.urlLengthMax = urlLengthMax
     }
+
+    /// True for `localhost` and dotted-quad `127.x.x.x` (the only hosts `plainHTTPHosts` may
+    /// name; `PayloadOptions.validate()` refuses others).
+    public static func isLoopbackHost(_ host: String) -> Bool {
+        if host == "localhost" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCII) && p.allSatisfy(\.isNumber) && (Int(p) ?? 256) <= 255 }
+    }
 }

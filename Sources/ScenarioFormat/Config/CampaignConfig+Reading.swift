@@ -106,6 +106,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("warm", \.warm),
             .init("carouselIntervalSeconds", optional: \.carouselIntervalSeconds, .numbers(0...86_400, unit: "seconds")),
             .init("creativeSwap", optional: \.creativeSwap),
+            .init("payloadLifetimeSeconds", optional: \.payloadLifetimeSeconds, .numbers(1...2_419_200, unit: "seconds")),
         ]
     }
 

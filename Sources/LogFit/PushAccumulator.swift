@@ -1,0 +1,50 @@
+/// Streams `PushRecord`s into per-platform counts and reservoirs.
+public struct PushAccumulator: Sendable {
+    public static let reservoirCapacity = 20_000
+
+    public struct PlatformState: Sendable {
+        public var pushes = 0, delivered = 0, opened = 0
+        /// Delivery delays (sent → delivered), seconds.
+        public var delivery: Reservoir
+        /// Delivered pushes: the tap delay when opened, else (censored) the delivery time, which
+        /// becomes the censoring point `logEnd − delivered` once the log's end is known.
+        public var taps: Reservoir
+        /// Network class → pushes.
+        public var networks: [String: Int] = [:]
+    }
+
+    public private(set) var platforms: [String: PlatformState] = [:]
+    /// The latest time in the logs (the end of observation for unopened pushes).
+    public private(set) var logEndSeconds = -Double.infinity
+    public private(set) var firstSendSeconds = Double.infinity
+    public private(set) var zeroDelays = 0
+
+    public init() {}
+
+    /// Adds `r` to its platform and to "all".
+    public mutating func add(_ r: PushRecord) {
+        add(r, to: r.platform)
+        add(r, to: "all")
+    }
+
+    private mutating func add(_ r: PushRecord, to platform: String) {
+        var p = platforms[platform] ?? PlatformState(delivery: Reservoir(capacity: Self.reservoirCapacity, seed: 31),
+                                                       taps: Reservoir(capacity: Self.reservoirCapacity, seed: 32))
+        p.pushes += 1
+        firstSendSeconds = min(firstSendSeconds, r.sentSeconds)
+        logEndSeconds = max(logEndSeconds, r.sentSeconds, r.deliveredSeconds ?? -.infinity, r.openedSeconds ?? -.infinity)
+        if let n = r.network { p.networks[n, default: 0] += 1 }
+        if let d = r.deliveredSeconds {
+            p.delivered += 1
+            let delay = d - r.sentSeconds
+            if delay > 0 { p.delivery.add(delay) } else if platform == "all" { zeroDelays += 1 }
+            if let o = r.openedSeconds {
+                p.opened += 1
+                if o - d > 0 { p.taps.add(o - d) } else if platform == "all" { zeroDelays += 1 }
+            } else {
+                p.taps.add(d, censored: true)
+            }
+        }
+        platforms[platform] = p
+    }
+}

@@ -1,0 +1,119 @@
+/// How the edge answered a request.
+public enum CacheResult: String, Sendable, Codable {
+    /// Served from the edge cache (CloudFront Hit/RefreshHit, Cloudflare hit/stale/updating/revalidated).
+    case hit
+    /// Fetched upstream (CloudFront Miss, Cloudflare miss/expired).
+    case miss
+    /// The edge answered with an error (CloudFront Error).
+    case error
+    /// Not cacheable or not classified (pass, bypass, dynamic, redirects).
+    case other
+}
+
+/// One CDN request, whatever the log format.
+public struct EdgeRecord: Sendable, Equatable {
+    /// Request start, seconds since 1970 UTC.
+    public var timeSeconds: Double
+    /// The PoP (airport-style code: `FRA`, `IAD`), "" when unknown.
+    public var pop: String
+    public var cache: CacheResult
+    /// Request received → first response byte written, seconds.
+    public var firstByteSeconds: Double?
+    /// Request received → last byte written, seconds.
+    public var totalSeconds: Double?
+    /// Upstream (origin) response time, seconds, when the log has it.
+    public var originSeconds: Double?
+    /// Response bytes.
+    public var bytes: Double?
+    /// HTTP status to the client.
+    public var status: Int?
+    /// HTTP status from the origin, when the log has it.
+    public var originStatus: Int?
+
+    public init(timeSeconds: Double, pop: String, cache: CacheResult, firstByteSeconds: Double? = nil,
+                totalSeconds: Double? = nil, originSeconds: Double? = nil, bytes: Double? = nil,
+                status: Int? = nil, originStatus: Int? = nil) {
+        self.timeSeconds = timeSeconds
+        self.pop = pop
+        self.cache = cache
+        self.firstByteSeconds = firstByteSeconds
+        self.totalSeconds = totalSeconds
+        self.originSeconds = originSeconds
+        self.bytes = bytes
+        self.status = status
+        self.originStatus = originStatus
+    }
+
+    /// A status that means the upstream timed out (504; Cloudflare's 522/524): its times are
+    /// censored at their value.
+    public var isTimeout: Bool {
+        let s = originStatus ?? status ?? 0
+        return s == 504 || s == 522 || s == 524
+    }
+}
+
+/// One push from push analytics.
+public struct PushRecord: Sendable, Equatable {
+    public var sentSeconds: Double
+    public var deliveredSeconds: Double?
+    public var openedSeconds: Double?
+    /// "ios", "android" or "other".
+    public var platform: String
+    /// A scenario network class (`wifi`, `5g`, `lte`, `4g`, `3g`, `2g`, `slow-2g`) or nil.
+    public var network: String?
+
+    public init(sentSeconds: Double, deliveredSeconds: Double?, openedSeconds: Double?, platform: String, network: String?) {
+        self.sentSeconds = sentSeconds
+        self.deliveredSeconds = deliveredSeconds
+        self.openedSeconds = openedSeconds
+        self.platform = platform
+        self.network = network
+    }
+
+    /// "ios"/"android"/"other" from the spellings push tools use (iOS, APNs, Android, FCM, ...).
+    static func platform(_ raw: String) -> String {
+        switch raw.lowercased() {
+        case "ios", "iphone", "ipados", "apns", "apple": return "ios"
+        case "android", "fcm", "gcm", "google": return "android"
+        default: return "other"
+        }
+    }
+
+    /// The scenario network class for a logged one, nil when unknown.
+    static func network(_ raw: String) -> String? {
+        switch raw.lowercased() {
+        case "wifi", "wi-fi", "wlan": return "wifi"
+        case "5g", "nr": return "5g"
+        case "lte": return "lte"
+        case "4g": return "4g"
+        case "3g", "umts", "hspa": return "3g"
+        case "2g", "edge", "gprs": return "2g"
+        case "slow-2g", "slow2g": return "slow-2g"
+        default: return nil
+        }
+    }
+}
+
+/// Lines that could not be used: a count, and the first few quoted with their line numbers.
+public struct ReadProblems: Sendable, Equatable {
+    /// Problems quoted in full (the rest are counted).
+    public static let quotedMax = 5
+    /// Longest quoted excerpt of a line, characters.
+    public static let excerptCharactersMax = 120
+
+    public private(set) var count = 0
+    /// "FILE:LINE: reason: «excerpt»".
+    public private(set) var quoted: [String] = []
+    /// Messages about whole files (an early end of a gzip stream).
+    public var fileNotes: [String] = []
+
+    public init() {}
+
+    mutating func add(path: String, line: Int, reason: String, text: UnsafeBufferPointer<UInt8>) {
+        count += 1
+        guard quoted.count < Self.quotedMax else { return }
+        var excerpt = String(decoding: text.prefix(Self.excerptCharactersMax * 4), as: UTF8.self)
+        if excerpt.count > Self.excerptCharactersMax { excerpt = String(excerpt.prefix(Self.excerptCharactersMax)) + "…" }
+        quoted.append("\(path):\(line): \(reason): «\(excerpt)»")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import PushModel
+import ReportKit
+import Experiments
+import ScenarioFormat
+import Testbed
+
+/// `prestage testbed SCENARIO [--devices N] [--seconds T] [--replications R] [--out DIR]`: the
+/// scaled scenario on real software on 127.0.0.1 and in the model, compared
+/// (`testbed-report.md`, `.html`, `testbed-results.json`, `testbed-devices.json`, and the
+/// components' logs and VCL in `components/`).
+enum TestbedCommand {
+    static let spec = CommandSpec(
+        "testbed", summary: "run a scaled-down scenario on real software (Varnish, origin, links, PreloadKit devices) and in the model, and compare",
+        positionals: ["SCENARIO"], options: [
+            OptionSpec("devices", .integer(TestbedOptions.devicesRange), valueName: "N", help: "emulated devices (default 200)"),
+            OptionSpec("seconds", .integer(20...900), valueName: "T", help: "length of the scaled run, seconds (default 60)"),
+            OptionSpec("replications", .integer(1...100), valueName: "R", help: "model replications (default 5)"),
+            OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (default: the scenario's)"),
+            OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field before scaling"),
+            OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/NAME-testbed)"),
+        ])
+
+    static let helpFooter = """
+
+    Needs Varnish with varnish-modules (xkey) and python3: `make deps` installs them. Every
+    component listens on 127.0.0.1 on a free port and is stopped on success, failure or Ctrl-C.
+    The scaling applied to both runs, the tolerances and the measured agreement: docs/testbed.md.
+
+    examples:
+      prestage testbed default
+      prestage testbed black-friday-flash-sale --devices 300 --seconds 90 --out results/bf-testbed
+
+    exit codes:
+      0    both runs completed (the verdicts are in the report)
+      1    a component failed or a run could not complete (named in the message)
+      2    bad input (command line, scenario, a scenario the testbed cannot scale, missing Varnish)
+      130  interrupted (Ctrl-C); every component was stopped
+    """
+
+    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        let err = env.standardError
+        let library = ScenarioLibrary(directories: env.scenarioDirectories)
+        let loaded: (url: URL, scenario: ScenarioFile)
+        do {
+            loaded = try ScenarioLoader.load(parsed.positionals[0], library: library, set: parsed.strings("set"),
+                                             flags: .init(seed: parsed.unsignedInteger("seed")))
+        } catch {
+            err.write("prestage testbed: \(error)\n")
+            return .badInput
+        }
+        let options = TestbedOptions(devices: parsed.integer("devices") ?? 200, seconds: Double(parsed.integer("seconds") ?? 60),
+                                     replications: parsed.integer("replications") ?? 5)
+        let plan: TestbedPlan
+        do {
+            plan = try TestbedPlan(scenario: loaded.scenario, options: options)
+            try TestbedRunner.checkPrograms(python: "python3")
+        } catch {
+            err.write("prestage testbed: \(error)\n")
+            return .badInput
+        }
+        let out = URL(fileURLWithPath: parsed.string("out") ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
+                      isDirectory: true)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-testbed-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
+                                                                                 isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        } catch {
+            err.write("prestage testbed: \(out.path): cannot create the results directory: \(error.localizedDescription)\n")
+            return .runFailed
+        }
+        defer { try? FileManager.default.removeItem(at: work) }
+        let interrupt = InterruptFlag()
+        if env.handlesInterrupts { interrupt.install() }
+        defer { if env.handlesInterrupts { interrupt.uninstall() } }
+
+        for note in plan.adjustments { err.write("prestage testbed: scaled: \(note)\n") }
+        let runner = TestbedRunner(plan: plan, workDirectory: work, log: { err.write("prestage testbed: \($0)\n") })
+        let measurement: TestbedMeasurement
+        do {
+            measurement = try runner.run(interrupt: interrupt)
+        } catch {
+            keepComponentFiles(from: work, in: out)
+            err.write("prestage testbed: \(error)\n")
+            err.write("prestage testbed: every component was stopped; logs in \(out.appendingPathComponent("components").path)\n")
+            return error == .interrupted ? .interrupted : .runFailed
+        }
+        keepComponentFiles(from: work, in: out)
+
+        err.write("prestage testbed: real run done; running the model (\(plan.scaled.run.replications) replications)\n")
+        let results: [ReplicationResult]
+        do {
+            let board = ProgressBoard(output: err, live: false, replications: plan.scaled.run.replications, horizonSeconds: plan.options.seconds)
+            results = try ReplicationRunner(scenario: plan.scaled, jobs: max(1, min(2, env.processorCount))).run(progress: board)
+            board.finish()
+        } catch {
+            err.write("prestage testbed: \(TestbedError.model("\(error)"))\n")
+            return .runFailed
+        }
+        let comparison = TestbedComparison(testbed: measurement, model: results)
+        let report = TestbedReport.build(plan: plan, measurement: measurement, comparison: comparison, toolVersion: ToolVersion.text,
+                                         scenarioHash: (try? plan.scaled.hash()) ?? "")
+        do {
+            try Data(MarkdownRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.md"))
+            try Data(HTMLRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.html"))
+            try TestbedReport.json(comparison).write(to: out.appendingPathComponent("testbed-results.json"))
+            try TestbedReport.devicesJSON(measurement.records).write(to: out.appendingPathComponent("testbed-devices.json"))
+        } catch {
+            err.write("prestage testbed: \(out.path): cannot write the report: \(error.localizedDescription)\n")
+            return .runFailed
+        }
+        for r in comparison.rows {
+            let verdict = r.verdict.padding(toLength: 10, withPad: " ", startingAt: 0)
+            env.standardOutput.write("\(verdict) \(r.metric): testbed \(format(r.testbed)), model \(format(r.model))\n")
+        }
+        let agreeing = comparison.rows.filter { $0.agrees == true }.count
+        let notJudged = comparison.rows.filter { $0.verdict == "not judged" }.count
+        env.standardOutput.write("\(agreeing) of \(comparison.rows.filter { $0.agrees != nil }.count) agree"
+                                 + (notJudged > 0 ? " (\(notJudged) latencies not judged: the CPU was busy)" : "")
+                                 + "; report: \(out.appendingPathComponent("testbed-report.md").path)\n")
+        return .ok
+    }
+
+    static func format(_ v: Double?) -> String {
+        guard let v else { return "-" }
+        return abs(v) >= 1000 ? String(format: "%.0f", v) : String(format: "%.4g", v)
+    }
+
+    /// Copies the components' logs, VCL and configurations (not the device stores) to DIR/components.
+    static func keepComponentFiles(from work: URL, in out: URL) {
+        let target = out.appendingPathComponent("components", isDirectory: true)
+        try? FileManager.default.removeItem(at: target)
+        try? FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: work.path)) ?? []
+        for name in names.sorted() where [".log", ".vcl", ".json", ".py"].contains(where: { name.hasSuffix($0) }) {
+            try? FileManager.default.copyItem(at: work.appendingPathComponent(name), to: target.appendingPathComponent(name))
+        }
+    }
+}

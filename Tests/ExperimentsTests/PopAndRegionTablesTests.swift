@@ -1,0 +1,54 @@
+import Foundation
+import PushModel
+import SimStats
+import XCTest
+@testable import Experiments
+
+/// The per-PoP table and the per-region miss series reach the outputs, and say what the
+/// replications say.
+final class PopAndRegionTablesTests: XCTestCase {
+    func testTablesCombineTheReplications() throws {
+        var world = PushWorldConfig()
+        world.population.devices = 600
+        world.horizonSeconds = 1_800
+        let seed: UInt64 = 19
+        let results = try (0..<3).map { try PushSimulation.run(world, masterSeed: seed, replication: $0) }
+        let regionPops = world.infra.topology.effectiveRegions.map(\.popIndex)
+        let tables = PopAndRegionTables(results: results, regionPops: regionPops, confidenceLevel: 0.95)
+
+        // Per-PoP means add up to the replications' pre-stage requests and hits.
+        let requests = results.reduce(UInt64(0)) { $0 + $1.prestage.requests }
+        let hits = results.reduce(UInt64(0)) { $0 + $1.prestage.hits }
+        XCTAssertGreaterThan(requests, 0, "seed \(seed)")
+        XCTAssertEqual(tables.pops.reduce(0) { $0 + $1.requests } * 3, Double(requests), accuracy: 1e-6)
+        XCTAssertEqual(tables.pops.reduce(0) { $0 + $1.hits } * 3, Double(hits), accuracy: 1e-6)
+        for p in tables.pops {
+            XCTAssertEqual(p.regions, regionPops.indices.filter { regionPops[$0] == p.pop })
+            let perReplication = results.compactMap { r -> Double? in
+                guard let c = r.pops.first(where: { $0.pop == p.pop }), c.prestageRequests > 0 else { return nil }
+                return Double(c.prestageHits) / Double(c.prestageRequests)
+            }
+            if perReplication.count >= 2 {
+                let ci = try XCTUnwrap(p.hitRatioInterval)
+                XCTAssertEqual(ci.mean, perReplication.reduce(0, +) / Double(perReplication.count), accuracy: 1e-12)
+            }
+            let upstream = results.reduce(UInt64(0)) { $0 + ($1.pops.first { $0.pop == p.pop }?.upstreamFetches ?? 0) }
+            XCTAssertEqual(p.upstreamFetches * 3, Double(upstream), accuracy: 1e-6)
+        }
+        // Region misses add up to the pre-stage misses.
+        let misses = results.reduce(UInt64(0)) { $0 + $1.prestage.misses }
+        XCTAssertEqual(tables.regionMisses.reduce(0) { $0 + $1.misses } * 3, Double(misses), accuracy: 1e-6)
+        // Worst PoPs come lowest hit ratio first.
+        let worst = tables.worstPops(3).compactMap(\.hitRatio)
+        XCTAssertEqual(worst, worst.sorted())
+
+        // The CSVs: a header and one row per PoP / per (region, bin).
+        let pops = String(decoding: tables.popsCSV(), as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(pops.first, "pop,regions,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches")
+        XCTAssertEqual(pops.count, 1 + tables.pops.count)
+        XCTAssertTrue(pops.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 10 })
+        let regions = String(decoding: tables.regionMissesCSV(), as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(regions.first, "region,secondsAfterFirstSend,binSeconds,misses")
+        XCTAssertEqual(regions.count, 1 + tables.regionMisses.count)
+    }
+}

@@ -1,0 +1,50 @@
+import XCTest
+@testable import LogFit
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+/// `prestage fit` and `--overlay` end to end, in-process.
+final class FitCommandTests: XCTestCase {
+    func environment(_ out: CapturedOutput, _ err: CapturedOutput) -> CommandEnvironment {
+        CommandEnvironment(standardOutput: out, standardError: err, errorIsTerminal: false, scenarioDirectories: [OverlayTests.scenarios],
+                           resultsParent: FileManager.default.temporaryDirectory, availableMemory: { AvailableMemory(bytes: 64 << 30, source: "test") },
+                           processorCount: 2, handlesInterrupts: false)
+    }
+
+    func testFitWritesOverlayAndReportThenRunAndValidateTakeIt() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let out = CapturedOutput(), err = CapturedOutput()
+        let overlay = dir.url.appendingPathComponent("overlay.json").path
+        let report = dir.url.appendingPathComponent("report").path
+        let code = PrestageCLI.main(["fit", Samples.path("cloudflare.ndjson"), "--format", "cloudflare", "--push", Samples.path("pushes.csv"),
+                                     "--out", overlay, "--report", report], environment: environment(out, err))
+        XCTAssertEqual(code, .ok, err.text)
+        XCTAssertTrue(err.text.contains("cloudflare.ndjson:79: the object is cut off"), err.text)
+        XCTAssertTrue(err.text.contains("edge.hit.firstByteSeconds: "), err.text)
+        let md = try String(contentsOfFile: report + "/report.md", encoding: .utf8)
+        XCTAssertTrue(md.contains("## Overlay") && md.contains("qq-edge.hit.firstByteSeconds.svg"), md)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: report + "/qq-edge.hit.firstByteSeconds.svg"))
+        XCTAssertEqual(PrestageCLI.main(["validate", "default", "--overlay", overlay], environment: environment(out, err)), .ok, err.text)
+        XCTAssertEqual(PrestageCLI.main(["validate", "default", "--overlay", dir.url.appendingPathComponent("none.json").path],
+                                        environment: environment(out, err)), .badInput)
+    }
+
+    func testNoUsableRowsAndBadOptionsExitTwoWithTheReason() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let empty = try dir.file("empty.log", "#Version: 1.0\n")
+        for (arguments, message) in [
+            (["fit", empty, "--format", "cloudfront"], "no usable rows"),
+            (["fit", empty, "--format", "akamai"], "--format akamai: expected one of cloudfront, cloudflare, csv, push"),
+            (["fit", empty], "--format is required"),
+            (["fit", empty, "--format", "csv"], "the time column is required"),
+            (["fit", empty, "--format", "push", "--timeout-seconds", "-1"], "--timeout-seconds -1"),
+        ] {
+            let out = CapturedOutput(), err = CapturedOutput()
+            XCTAssertEqual(PrestageCLI.main(arguments, environment: environment(out, err)), .badInput, arguments.joined(separator: " "))
+            XCTAssertTrue(err.text.contains(message), err.text)
+        }
+    }
+}

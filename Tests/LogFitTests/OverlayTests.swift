@@ -1,0 +1,65 @@
+import XCTest
+@testable import LogFit
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+
+/// The overlay fitted from the shipped samples applies to the default scenario, validates and runs.
+final class OverlayTests: XCTestCase {
+    static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scenarios", isDirectory: true)
+
+    func sampleOutcome() throws -> FitOutcome {
+        var request = FitRequest(logs: [Samples.path("cloudfront.log.gz")], format: .cloudfront)
+        request.pushLogs = [Samples.path("pushes.csv")]
+        request.bootstrapReplicates = 5
+        return try LogFitter.run(request)
+    }
+
+    func testSampleOverlayOnTheDefaultScenarioValidatesAndRuns() throws {
+        let outcome = try sampleOutcome()
+        let overlay = OverlayBuilder.build(outcome)
+        XCTAssertEqual(overlay.set.keys.sorted(), [
+            "campaigns[0].deliveryLatencySeconds", "infra.tiers.edgeProcessingSeconds", "infra.tiers.toOriginSeconds",
+            "infra.topology.popOverrides", "infra.topology.regions", "population.iosShare", "population.networkMix",
+            "users.segments[0].androidOpenProbability", "users.segments[0].iosOpenProbability", "users.tapDelaySeconds",
+        ])
+        let assignments = try overlay.assignments()
+        XCTAssertEqual(assignments.map { String($0.prefix { $0 != "=" }) }, overlay.set.keys.sorted())
+        let scenario = try ScenarioLoader.load("default", library: ScenarioLibrary(directories: [Self.scenarios]), set: assignments,
+                                               flags: .init(devices: 300, replications: 1)).scenario
+        XCTAssertEqual(scenario.world.users.tapDelaySeconds, overlay.set["users.tapDelaySeconds"].flatMap {
+            if case let .distribution(d) = $0 { return d } else { return nil }
+        })
+        XCTAssertEqual(scenario.world.infra.topology.regions.map(\.popIndex), [0, 1, 2])
+        XCTAssertEqual(scenario.world.infra.topology.regions.map(\.audienceWeight), outcome.edge?.pops.map { Double($0.requests) })
+        let results = try ReplicationRunner(scenario: scenario, jobs: 1)
+            .run(progress: ProgressBoard(output: CapturedOutput(), live: false, replications: 1, horizonSeconds: scenario.world.horizonSeconds))
+        XCTAssertEqual(results.count, 1)
+        XCTAssertNotNil(results[0].metric("edge.prestageHitRatio"))
+    }
+
+    func testOverlayFileRoundTripAndBadOverlays() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let overlay = OverlayBuilder.build(try sampleOutcome())
+        let url = dir.url.appendingPathComponent("overlay.json")
+        try overlay.encoded().write(to: url)
+        XCTAssertEqual(try ScenarioOverlay.assignments(contentsOf: url.path), try overlay.assignments())
+        XCTAssertEqual(try overlay.encoded(), try overlay.encoded())
+        let cases: [(String, String)] = [
+            ("{\"format\": \"other\", \"version\": 1, \"set\": {}}", "format: expected \"prestage-overlay\""),
+            ("{\"format\": \"prestage-overlay\", \"version\": 2, \"set\": {}}", "version: expected 1"),
+            ("{\"format\": \"prestage-overlay\", \"version\": 1, \"set\": {}, \"sett\": 1}", "unknown member \"sett\""),
+            ("{\"format\": \"prestage-overlay\", \"version\": 1, \"set\": []}", "set: expected an object"),
+            ("[1, 2", "expected a JSON object"),
+        ]
+        for (text, message) in cases {
+            let path = try dir.file("bad.json", text)
+            XCTAssertThrowsError(try ScenarioOverlay.assignments(contentsOf: path)) { e in
+                XCTAssertTrue("\(e)".contains(path) && "\(e)".contains(message), "\(e)")
+            }
+        }
+    }
+}
