@@ -136,6 +136,8 @@ public enum ResultFiles {
         let bytesByReplication: [ByteCounts]
         /// Why each replication stopped.
         let stopReasons: [String]
+        /// The scenario's objectives checked (absent without any).
+        let slo: SLOReport?
     }
 
     /// summary.json: deterministic (no wall time, sorted keys).
@@ -145,7 +147,8 @@ public enum ResultFiles {
             seed: scenario.run.seed, replications: scenario.run.replications, confidenceLevel: scenario.run.confidenceLevel,
             metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
         let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
-                                 bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason))
+                                 bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason),
+                                 slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate))
         return try CanonicalJSON.encode(SummaryDocument(summary: summary, extra: extra))
     }
 

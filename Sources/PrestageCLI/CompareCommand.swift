@@ -50,7 +50,7 @@ enum CompareCommand {
                 return .badInput
             }
             env.standardOutput.write(outcome.output)
-            return parsed.flag("fail-on-regression") && outcome.regressions > 0 ? .regression : .ok
+            return parsed.flag("fail-on-regression") && outcome.regressions > 0 ? .gateNotPassed : .ok
         } catch {
             env.standardError.write("prestage compare: cannot write the comparison: \(error)\n")
             return .runFailed

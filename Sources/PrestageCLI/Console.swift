@@ -60,8 +60,10 @@ public enum ExitCode: Int32, Sendable {
     /// Bad input: a bad command line, scenario file, override or result directory, or a run
     /// refused by the memory guard.
     case badInput = 2
-    /// `compare --fail-on-regression` found a shown metric that regressed significantly.
-    case regression = 3
+    /// A gate the user asked for did not pass, the results being written: `compare
+    /// --fail-on-regression` found a shown metric that regressed significantly, or `run`/`plan
+    /// --fail-on-slo` found a service-level objective failed or undecided.
+    case gateNotPassed = 3
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
@@ -75,7 +77,7 @@ public enum ExitCode: Int32, Sendable {
         case .ok: return "ok"
         case .runFailed: return "failed (a simulation error, or results that could not be written)"
         case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
-        case .regression: return "a shown metric regressed significantly (compare --fail-on-regression)"
+        case .gateNotPassed: return "a gate asked for did not pass: a shown metric regressed significantly (compare --fail-on-regression), or an objective failed or is undecided (--fail-on-slo)"
         case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
         case .terminated: return "terminated (SIGTERM, e.g. a scheduler's preemption or time limit); as for 130"
         }

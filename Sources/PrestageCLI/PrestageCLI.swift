@@ -88,7 +88,8 @@ public enum PrestageCLI {
                         OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
-                    ], exitCodes: runExitCodes),
+                        OptionSpec("fail-on-slo", .flag, help: "exit 3 when a service-level objective (slo) fails or is undecided"),
+                    ], exitCodes: runExitCodes + [ExitCodeDoc(.gateNotPassed, "--fail-on-slo: an objective failed or is undecided (the results are written)")]),
         CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
                     positionals: ["FILE..."], options: [
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
@@ -104,7 +105,7 @@ public enum PrestageCLI {
                     ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
                                    ExitCodeDoc(.runFailed, "the comparison could not be written"),
                                    ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
-                                   ExitCodeDoc(.regression)]),
+                                   ExitCodeDoc(.gateNotPassed)]),
         CommandSpec("list", summary: "list the scenario library with each scenario's question", options: [],
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         CommandSpec("sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
@@ -129,6 +130,7 @@ public enum PrestageCLI {
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "an unknown shell")], positionalChoices: CommandLineDocs.Shell.allCases.map(\.rawValue)),
         CommandSpec("man", summary: "print the manual page (roff; view with `prestage man > prestage.1 && man -l prestage.1`)", options: [],
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
+        PlanCommand.spec,
     ])
 
     /// Exit codes of the commands that run simulations.
@@ -191,6 +193,8 @@ public enum PrestageCLI {
             return TestbedCommand.helpFooter
         case "fit":
             return FitCommand.helpFooter
+        case "plan":
+            return PlanCommand.helpFooter
         default:
             return "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
         }
@@ -234,6 +238,7 @@ public enum PrestageCLI {
             case "testbed": return TestbedCommand.execute(parsed, environment: env)
             case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
+            case "plan": return PlanCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput

@@ -121,8 +121,10 @@ enum RunCommand {
                                             confidenceLevel: scenario.run.confidenceLevel)
             try directory.write(tables.popsCSV(), named: "pops.csv")
             try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
-            let report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
+            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
                                              invocation: invocation(parsed))
+            let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
+            if let slo { report.sections.insert(slo.reportSection, at: 0) }
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
             try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
             let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
@@ -136,6 +138,10 @@ enum RunCommand {
             let final = try directory.commit(replacing: RunCommand.earlierResults)
             env.standardOutput.write(headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
             env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
+            if let slo {
+                env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
+                if parsed.flag("fail-on-slo"), slo.verdict != .pass { return .gateNotPassed }
+            }
             return .ok
         } catch {
             env.standardError.write("prestage run: cannot write the results: \(error)\n")

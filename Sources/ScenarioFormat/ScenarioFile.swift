@@ -76,6 +76,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     var notes: [String]
     /// How to run it.
     public var run: RunSettings
+    /// Service-level objectives on result metrics (`slo`; see SLO.swift). Default: none.
+    public var slo: [ServiceLevelObjective] = []
     /// What is simulated.
     public var world: PushWorldConfig
 
@@ -98,7 +100,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     }
 
     /// The top-level keys this type reads itself (the world's sections are the rest).
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, question, notes, run }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, question, notes, run, slo }
     /// Most `notes` lines, and their longest length in characters.
     static let notesMax = 50, noteCharactersMax = 500
 
@@ -110,6 +112,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         notes = try c.decodeIfPresent(Notes.self, forKey: .notes)?.lines ?? []
         let name = try c.decodeIfPresent(Name.self, forKey: .name)?.value
         let question = try c.decodeIfPresent(Question.self, forKey: .question)?.value
+        slo = try c.decodeIfPresent(ServiceLevelObjectives.self, forKey: .slo)?.objectives ?? []
         world = try PushWorldConfig(from: decoder)
         for (key, value) in [(CodingKeys.name, name), (.question, question)] where value == nil {
             guard c.contains(key) else {
@@ -121,6 +124,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         }
         self.name = name ?? ""
         self.question = question ?? ""
+        let unproducible = ServiceLevelObjective.unproducible(slo, in: world)
+        if !unproducible.isEmpty { throw ConfigIssues(unproducible) }
     }
 
     /// A validated `name`.
@@ -169,6 +174,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         try c.encode(question, forKey: .question)
         if !notes.isEmpty { try c.encode(notes, forKey: .notes) }
         try c.encode(run, forKey: .run)
+        if !slo.isEmpty { try c.encode(slo, forKey: .slo) }
         try world.encode(to: encoder)
     }
 

@@ -56,7 +56,7 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(differences, [["path": "campaigns[0].warm.aheadSeconds", "a": "300", "b": "0"]])
         XCTAssertFalse((document["metrics"] as? [Any] ?? []).isEmpty)
 
-        XCTAssertEqual(compare(t, [a, b, "--fail-on-regression"]).0, .regression, "the hit ratio fell: exit 3")
+        XCTAssertEqual(compare(t, [a, b, "--fail-on-regression"]).0, .gateNotPassed, "the hit ratio fell: exit 3")
         XCTAssertEqual(compare(t, [a, a, "--fail-on-regression"]).0, .ok, "a run against itself has no regression")
         XCTAssertEqual(compare(t, [a, b, "--format", "xml"]).0, .badInput)
         XCTAssertTrue(t.err.text.contains("--format: expected one of text, md, csv, json, found \"xml\""), t.err.text)

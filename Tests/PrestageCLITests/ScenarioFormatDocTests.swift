@@ -15,6 +15,7 @@ final class ScenarioFormatDocTests: XCTestCase {
     {
       "name": "every-field", "question": "Does every key appear?", "notes": ["n"],
       "run": { "devices": 10 },
+      "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "confidence": 0.9 } ],
       "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
       "users": { "segments": [ { "name": "a" } ] },
       "campaigns": [ {

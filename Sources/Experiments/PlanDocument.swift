@@ -1,0 +1,145 @@
+import Foundation
+import ReportKit
+import ScenarioFormat
+
+/// One plan along the varied knob, for one value of the `--for` knob (or the only one).
+public struct PlanFrontierPoint: Codable, Sendable, Equatable {
+    /// The `--for` value (nil without `--for`).
+    public let forValue: Double?
+    /// Every value evaluated, in the order tried, with its final replication count.
+    public let evaluations: [PlanEvaluation]
+    /// What was found.
+    public let answer: PlanAnswer
+    /// Replications behind this answer (distinct: each value's replications 0..<n).
+    public let replicationsUsed: Int
+    /// What a full grid at the same resolution would use (see `PlanSearch.gridReplications`).
+    public let gridReplications: Int
+
+    public init(forValue: Double?, evaluations: [PlanEvaluation], answer: PlanAnswer, replicationsUsed: Int, gridReplications: Int) {
+        self.forValue = forValue
+        self.evaluations = evaluations
+        self.answer = answer
+        self.replicationsUsed = replicationsUsed
+        self.gridReplications = gridReplications
+    }
+}
+
+/// plan.json: the question, every evaluation and the answer (deterministic: no wall time).
+public struct PlanDocument: Codable, Sendable, Equatable {
+    public let toolVersion: String
+    public let scenarioName: String
+    public let question: String
+    /// Hash of the scenario as given (overrides applied, knob as in the file).
+    public let scenarioHash: String
+    public let seed: UInt64
+    public let devices: Int
+    public let knob: ScenarioKnob
+    public let goal: PlanGoal
+    public let tolerance: PlanTolerance
+    public let forKnob: ScenarioKnobList?
+    public let objectives: [ServiceLevelObjective]
+    public let initialReplications: Int
+    public let maxReplications: Int
+    public let frontier: [PlanFrontierPoint]
+
+    public init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
+                knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
+                objectives: [ServiceLevelObjective], initialReplications: Int, maxReplications: Int, frontier: [PlanFrontierPoint]) {
+        self.toolVersion = toolVersion
+        self.scenarioName = scenarioName
+        self.question = question
+        self.scenarioHash = scenarioHash
+        self.seed = seed
+        self.devices = devices
+        self.knob = knob
+        self.goal = goal
+        self.tolerance = tolerance
+        self.forKnob = forKnob
+        self.objectives = objectives
+        self.initialReplications = initialReplications
+        self.maxReplications = maxReplications
+        self.frontier = frontier
+    }
+
+    /// Whether every answer has a passing value (the `--fail-on-slo` test).
+    public var everyAnswerPasses: Bool { frontier.allSatisfy { $0.answer.lastPass != nil } }
+
+    /// The answer lines for stdout and plan.md.
+    public var answerLines: [String] {
+        frontier.map { p in
+            (p.forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)): " } ?? "")
+                + p.answer.sentence(knob: knob.path, goal: goal)
+                + " [\(p.replicationsUsed) replications; a full grid at this resolution: \(p.gridReplications)]"
+        }
+    }
+
+    /// plan.csv: one row per evaluation; per objective its mean, interval and verdict.
+    public var csv: String {
+        var header = ["for", "value", "replications", "verdict"]
+        for o in objectives { header += ["\(o.metric) mean", "\(o.metric) lower", "\(o.metric) upper", "\(o.metric) verdict"] }
+        var lines = [header.map(csvField).joined(separator: ",")]
+        for p in frontier {
+            for e in p.evaluations {
+                var row = [p.forValue.map(ScenarioKnob.numberText) ?? "", ScenarioKnob.numberText(e.value), "\(e.replications)", e.verdict.rawValue]
+                for s in e.slo.evaluations {
+                    row += [s.mean.map(ResultFiles.csvNumber) ?? "", s.lower.map(ResultFiles.csvNumber) ?? "",
+                            s.upper.map(ResultFiles.csvNumber) ?? "", s.verdict.rawValue]
+                }
+                lines.append(row.map(csvField).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func csvField(_ s: String) -> String {
+        s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+    }
+
+    /// The report (plan.md and plan.html): the answer, the evaluations, and per objective its
+    /// metric against the knob with the interval's bounds and the threshold, the answer marked.
+    public var report: Report {
+        var sections: [ReportSection] = []
+        let goalText = goal == .maximize ? "highest" : "lowest"
+        sections.append(ReportSection(title: "Answer", blocks: [
+            .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
+                       + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
+                       + "common random numbers: replication r uses the same streams at every value)."),
+        ] + answerLines.map { ReportBlock.paragraph($0) }))
+        for p in frontier {
+            let title = p.forValue.map { "\(forKnob?.path ?? "") = \(ScenarioKnob.numberText($0))" } ?? "Evaluations"
+            var blocks: [ReportBlock] = [.table(evaluationTable(p, caption: title))]
+            let sorted = p.evaluations.sorted { $0.value < $1.value }
+            for (i, o) in objectives.enumerated() {
+                func line(_ name: String, _ pick: (SLOEvaluation) -> Double?) -> TimeSeries {
+                    TimeSeries(name: name, points: sorted.compactMap { e in pick(e.slo.evaluations[i]).map { TimePoint(seconds: e.value, value: $0) } })
+                }
+                let threshold = TimeSeries(name: "threshold", color: .automatic(7),
+                                           points: [TimePoint(seconds: knob.lower, value: o.threshold), TimePoint(seconds: knob.upper, value: o.threshold)])
+                let markers = [p.answer.lastPass.map { ChartMarker(at: $0, label: "last pass") }, p.answer.firstFail.map { ChartMarker(at: $0, label: "first fail") }]
+                blocks.append(.chart(.timeSeries(TimeSeriesChart(
+                    title: "\(o.metric) against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
+                    summary: "Mean and \(Int(o.confidence * 100)) % interval bounds of \(o.metric) at each evaluated value (horizontal axis: \(knob.path), not seconds); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold)).",
+                    valueAxis: ValueAxis(label: o.metric, unit: ""), valueDecimals: 3,
+                    series: [line("mean", \.mean), line("lower bound", \.lower), line("upper bound", \.upper), threshold],
+                    markers: markers.compactMap { $0 }))))
+            }
+            sections.append(ReportSection(title: title, blocks: blocks))
+        }
+        return Report(title: "Plan: \(scenarioName)", scenario: ScenarioSummary(name: scenarioName, question: question),
+                      provenance: RunProvenance(seed: seed, replications: initialReplications, toolVersion: toolVersion, scenarioHash: scenarioHash),
+                      headlines: [], sections: sections)
+    }
+
+    private func evaluationTable(_ p: PlanFrontierPoint, caption: String) -> Table {
+        var columns = [Table.Column("value", alignment: .trailing), Table.Column("replications", alignment: .trailing), Table.Column("verdict")]
+        for o in objectives { columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))")) }
+        let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
+            [.text(ScenarioKnob.numberText(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
+                .text((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
+                      + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
+                      + " " + s.verdict.rawValue)
+            }
+        }
+        return Table(caption: caption, columns: columns, rows: rows)
+    }
+}

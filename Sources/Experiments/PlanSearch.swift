@@ -1,0 +1,189 @@
+import Foundation
+import ScenarioFormat
+
+/// Which end of the knob `prestage plan` looks for.
+public enum PlanGoal: String, Codable, Sendable {
+    /// The largest value that meets every objective (objectives hold below a boundary).
+    case maximize
+    /// The smallest value that meets every objective (objectives hold above a boundary).
+    case minimize
+}
+
+/// How close the two sides of the answer must be: absolute, or a share of the passing value.
+public enum PlanTolerance: Codable, Sendable, Equatable {
+    case absolute(Double)
+    case relative(Double)
+
+    /// Parses `X` or `X%` (X > 0).
+    public static func parse(_ text: String) -> PlanTolerance? {
+        let percent = text.hasSuffix("%")
+        guard let x = Double(percent ? String(text.dropLast()) : text), x.isFinite, x > 0 else { return nil }
+        return percent ? .relative(x / 100) : .absolute(x)
+    }
+
+    /// The width allowed when `passing` is the value that passes (relative: of its magnitude, or
+    /// of `failing`'s when `passing` is 0).
+    func width(passing: Double, failing: Double) -> Double {
+        switch self {
+        case let .absolute(x): return x
+        case let .relative(r): return r * (passing != 0 ? abs(passing) : abs(failing))
+        }
+    }
+
+    /// "10 %" or "5000".
+    public var text: String {
+        switch self {
+        case let .absolute(x): return ScenarioKnob.numberText(x)
+        case let .relative(r): return ScenarioKnob.numberText(r * 100) + " %"
+        }
+    }
+}
+
+/// One evaluated knob value: the replications run there and the objectives' verdicts.
+public struct PlanEvaluation: Codable, Sendable, Equatable {
+    /// The knob's value.
+    public let value: Double
+    /// Replications run (indices 0..<replications; the same indices, hence the same random
+    /// numbers, at every value).
+    public let replications: Int
+    /// Every objective's interval and verdict.
+    public let slo: SLOReport
+    /// `slo.verdict`.
+    public var verdict: SLOVerdict { slo.verdict }
+}
+
+/// What a plan found.
+public struct PlanAnswer: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        /// `lastPass` passes and `firstFail` does not, within the tolerance.
+        case boundary
+        /// Even the far end of the range passes: the boundary lies beyond the range.
+        case allPass
+        /// Not even the safe end passes; `best` is the value closest to passing.
+        case nonePass
+    }
+    public let status: Status
+    /// The last value that passes with the stated confidence (nil: none does).
+    public let lastPass: Double?
+    /// The nearest value beyond `lastPass` that does not pass (fails, or stays undecided at the
+    /// replication cap): the bisection's other end, within the tolerance of `lastPass`.
+    public let firstNotPassing: Double?
+    /// The nearest value beyond `lastPass` that fails with the stated confidence: the boundary
+    /// lies in [lastPass, firstFail] (nil: none was shown to fail).
+    public let firstFail: Double?
+    /// Values between the two that stay undecided at the replication cap (the objective is too
+    /// close to its threshold there to tell with that many replications).
+    public let undecided: [Double]
+    /// The objective that fails first at `firstFail` (or at `best`).
+    public let binding: ServiceLevelObjective?
+    /// The binding objective's verdict there.
+    public let bindingVerdict: SLOVerdict?
+    /// For `nonePass`: the evaluated value with the smallest violation.
+    public let best: Double?
+
+    /// One line for people.
+    public func sentence(knob: String, goal: PlanGoal) -> String {
+        let bind = binding.map { " (binding: \($0.text), \(bindingVerdict?.rawValue ?? "")" + ")" } ?? ""
+        switch status {
+        case .boundary:
+            let zone = undecided.isEmpty ? "" : "; undecided at the replication cap: \(undecided.map { num($0) }.joined(separator: ", "))"
+            return "\(knob): last passing \(num(lastPass)), first failing \(num(firstFail))\(zone)\(bind)"
+        case .allPass:
+            return "\(knob): every value in the range passes, up to \(num(lastPass)); the boundary lies beyond the range"
+        case .nonePass:
+            return "\(knob): nothing in the range passes\(bind); closest to passing: \(num(best))"
+        }
+    }
+
+    private func num(_ x: Double?) -> String { x.map { ScenarioKnob.numberText(($0 * 1000).rounded() / 1000) } ?? "—" }
+}
+
+/// The noisy bisection of `prestage plan`. Objectives are assumed monotone in the knob (they hold
+/// on one side of a boundary). A value is evaluated with `initialReplications`; while its verdict
+/// is undecided, replications are added (to the count the observed spread says would decide it,
+/// at least doubling, at most `maxReplications`); a value still undecided at the cap counts as not
+/// passing, so the answer passes with the stated confidence. Replication r is the same stream at
+/// every value (common random numbers), so differences between values are not noise.
+public struct PlanSearch: Sendable {
+    public let lower: Double
+    public let upper: Double
+    public let isInteger: Bool
+    public let goal: PlanGoal
+    public let tolerance: PlanTolerance
+    public let initialReplications: Int
+    public let maxReplications: Int
+
+    public init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
+                initialReplications: Int, maxReplications: Int) {
+        self.lower = lower
+        self.upper = upper
+        self.isInteger = isInteger
+        self.goal = goal
+        self.tolerance = tolerance
+        self.initialReplications = max(2, initialReplications)
+        self.maxReplications = max(self.initialReplications, maxReplications)
+    }
+
+    /// Runs the search; `evaluate(value, replications)` returns the objectives checked on
+    /// replications 0..<replications at `value`.
+    /// - Returns: every evaluation (final replication count per value, in the order tried) and the answer.
+    public func run<E: Error>(_ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+        var evaluations: [PlanEvaluation] = []
+        func decide(_ value: Double) throws(E) -> PlanEvaluation {
+            var n = initialReplications
+            var report = try evaluate(value, n)
+            while report.verdict == .undecided, n < maxReplications {
+                let wanted = report.evaluations.compactMap { $0.verdict == .undecided ? $0.replicationsToDecide : nil }.max() ?? 2 * n
+                n = min(maxReplications, max(2 * n, wanted))
+                report = try evaluate(value, n)
+            }
+            let e = PlanEvaluation(value: value, replications: n, slo: report)
+            evaluations.append(e)
+            return e
+        }
+        // The safe end is where objectives hold: the low end when maximising.
+        let safe = goal == .maximize ? lower : upper, far = goal == .maximize ? upper : lower
+        let safeEval = try decide(safe)
+        guard safeEval.verdict == .pass else {
+            let best = evaluations.min { $0.slo.binding?.violation ?? 0 < $1.slo.binding?.violation ?? 0 }
+            return (evaluations, PlanAnswer(status: .nonePass, lastPass: nil, firstNotPassing: safe,
+                                            firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
+                                            bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
+        }
+        var farEval = try decide(far)
+        if farEval.verdict == .pass {
+            return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
+        }
+        var pass = safe
+        while true {
+            let width = tolerance.width(passing: pass, failing: farEval.value)
+            let gap = abs(farEval.value - pass)
+            if gap <= width || (isInteger && gap <= 1) { break }
+            var mid = (pass + farEval.value) / 2
+            if isInteger { mid = goal == .maximize ? mid.rounded(.down) : mid.rounded(.up) }
+            if mid == pass || mid == farEval.value { break }
+            let e = try decide(mid)
+            if e.verdict == .pass { pass = mid } else { farEval = e }
+        }
+        // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided ones before it.
+        let beyond = evaluations.filter { goal == .maximize ? $0.value > pass : $0.value < pass }
+            .sorted { goal == .maximize ? $0.value < $1.value : $0.value > $1.value }
+        let failed = beyond.first { $0.verdict == .fail }
+        let undecided = beyond.prefix { $0.verdict != .fail }.map(\.value)
+        let binding = (failed ?? farEval).slo.binding
+        return (evaluations, PlanAnswer(status: .boundary, lastPass: pass, firstNotPassing: farEval.value, firstFail: failed?.value,
+                                        undecided: undecided, binding: binding?.objective, bindingVerdict: binding?.verdict, best: nil))
+    }
+
+    /// Replications a full grid would use for the same resolution: one point per tolerance step
+    /// across the range (at the end value's tolerance when relative), each with the initial count.
+    public func gridReplications(answer: PlanAnswer) -> Int {
+        let step: Double
+        switch tolerance {
+        case let .absolute(x): step = x
+        case .relative: step = tolerance.width(passing: answer.lastPass ?? answer.best ?? lower, failing: upper)
+        }
+        let points = Int(((upper - lower) / max(step, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
+        return points * initialReplications
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import ReportKit
+import ScenarioFormat
+import SimStats
+
+/// An objective's verdict from a confidence interval.
+public enum SLOVerdict: String, Codable, Sendable, Equatable {
+    /// The whole interval lies on the good side of the threshold.
+    case pass
+    /// The whole interval lies on the bad side.
+    case fail
+    /// The interval straddles the threshold (or there are too few values for one).
+    case undecided
+}
+
+/// One objective checked against replication values.
+///
+/// The interval is the two-sided Student t interval at the objective's confidence. With every
+/// value equal (e.g. no 503 in any replication) the interval is that value. When undecided, the
+/// replications that would decide it follow from the observed spread: the half-width t·s/√n falls
+/// below |mean − threshold| once n ≥ (t·s / |mean − threshold|)², with t and s as observed now
+/// (an estimate, not a promise: both move as replications are added).
+public struct SLOEvaluation: Codable, Sendable, Equatable {
+    /// The objective.
+    public let objective: ServiceLevelObjective
+    /// Replications with a value of the metric.
+    public let n: Int
+    /// The mean (nil: the metric was not produced).
+    public let mean: Double?
+    /// The interval's lower bound (nil: fewer than 2 values).
+    public let lower: Double?
+    /// The interval's upper bound (nil: fewer than 2 values).
+    public let upper: Double?
+    /// The verdict.
+    public let verdict: SLOVerdict
+    /// For an undecided verdict: the replications the observed spread says would decide it (nil
+    /// when the mean sits on the threshold, so no count would).
+    public let replicationsToDecide: Int?
+
+    /// Checks `objective` against `values` (one per replication; NaN = not produced there).
+    public init(_ objective: ServiceLevelObjective, values: [Double]) {
+        self.objective = objective
+        let finite = values.filter(\.isFinite)
+        n = finite.count
+        guard !finite.isEmpty else {
+            mean = nil; lower = nil; upper = nil; verdict = .undecided; replicationsToDecide = nil
+            return
+        }
+        let m = finite.reduce(0, +) / Double(finite.count)
+        mean = m
+        let allEqual = finite.allSatisfy { $0 == finite[0] }
+        var t = 0.0, s = 0.0
+        if allEqual && finite.count >= 2 {
+            lower = m; upper = m
+        } else if let ci = try? ConfidenceInterval.studentT(sample: finite, level: objective.confidence) {
+            lower = ci.lower; upper = ci.upper
+            let variance = finite.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(finite.count - 1)
+            s = variance.squareRoot()
+            t = s > 0 ? ci.halfWidth * Double(finite.count).squareRoot() / s : 0
+        } else {
+            lower = nil; upper = nil
+        }
+        guard let lo = lower, let hi = upper else {
+            verdict = .undecided
+            replicationsToDecide = 2
+            return
+        }
+        let good: Bool, bad: Bool
+        switch objective.op {
+        case .atMost: good = hi <= objective.threshold; bad = lo > objective.threshold
+        case .atLeast: good = lo >= objective.threshold; bad = hi < objective.threshold
+        }
+        verdict = good ? .pass : (bad ? .fail : .undecided)
+        let gap = abs(m - objective.threshold)
+        if verdict == .undecided, gap > 0, t > 0 {
+            let needed = (t * s / gap) * (t * s / gap)
+            replicationsToDecide = needed < 1e9 ? max(finite.count + 1, Int(needed.rounded(.up))) : nil
+        } else {
+            replicationsToDecide = nil
+        }
+    }
+
+    /// How far the mean is on the bad side, as a share of the threshold's magnitude (negative:
+    /// on the good side); ranks the binding objective.
+    public var violation: Double {
+        guard let mean else { return .infinity }
+        let scale = max(abs(objective.threshold), 1e-9)
+        switch objective.op {
+        case .atMost: return (mean - objective.threshold) / scale
+        case .atLeast: return (objective.threshold - mean) / scale
+        }
+    }
+}
+
+/// Every objective of a scenario checked at once.
+public struct SLOReport: Codable, Sendable, Equatable {
+    /// In the scenario's order.
+    public let evaluations: [SLOEvaluation]
+
+    /// Checks `objectives` against a run's metric values.
+    public init(_ objectives: [ServiceLevelObjective], aggregate: RunAggregate) {
+        self.init(objectives) { name in
+            aggregate.metrics.first { $0.name == name }.map { $0.values.map { $0 ?? .nan } } ?? []
+        }
+    }
+
+    /// Checks `objectives` against `valuesOf(metric)` (one value per replication).
+    public init(_ objectives: [ServiceLevelObjective], valuesOf: (String) -> [Double]) {
+        evaluations = objectives.map { SLOEvaluation($0, values: valuesOf($0.metric)) }
+    }
+
+    /// Pass only if every objective passes; fail if any fails; else undecided.
+    public var verdict: SLOVerdict {
+        if evaluations.contains(where: { $0.verdict == .fail }) { return .fail }
+        return evaluations.allSatisfy { $0.verdict == .pass } ? .pass : .undecided
+    }
+
+    /// The objective that decides a non-passing verdict: a failed one before an undecided one,
+    /// then the largest violation.
+    public var binding: SLOEvaluation? {
+        let candidates = evaluations.filter { $0.verdict != .pass }
+        return candidates.max { a, b in
+            if (a.verdict == .fail) != (b.verdict == .fail) { return b.verdict == .fail }
+            return a.violation < b.violation
+        }
+    }
+
+    /// Rows for a text or Markdown table: objective, mean, interval, verdict, replications to decide.
+    public var rows: [[String]] {
+        [["objective", "mean", "interval", "verdict", "to decide"]] + evaluations.map { e in
+            [e.objective.text, e.mean.map { TextNumber.format($0, significant: 4) } ?? "not produced",
+             e.lower.flatMap { lo in e.upper.map { "[\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "—",
+             e.verdict.rawValue, e.replicationsToDecide.map { "≈\($0) replications" } ?? "—"]
+        }
+    }
+}
+
+extension SLOReport {
+    /// The report section: one row per objective.
+    public var reportSection: ReportSection {
+        let all = rows
+        let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
+        let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })
+        let sentence = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
+            + "fails when it lies wholly on the bad side, and is undecided otherwise. Overall: \(verdict.rawValue)."
+        return ReportSection(title: "Service-level objectives", blocks: [.paragraph(sentence), .table(table)])
+    }
+}

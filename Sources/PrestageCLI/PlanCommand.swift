@@ -1,0 +1,156 @@
+import Experiments
+import Foundation
+import ReportKit
+import ScenarioFormat
+
+/// `prestage plan SCENARIO --vary PATH=LO..HI [--maximize|--minimize] [--tolerance X|X%]
+/// [--for PATH=v1,v2,…]`: the boundary of one knob subject to the scenario's objectives.
+enum PlanCommand {
+    /// Default tolerance: 5 % of the passing value.
+    static let toleranceDefault = PlanTolerance.relative(0.05)
+    /// Default cap on replications per value, as a multiple of the initial count.
+    static let replicationsMaxFactor = 4
+
+    static let spec = CommandSpec(
+        "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
+        positionals: ["SCENARIO"], options: [
+            OptionSpec("vary", .string, valueName: "PATH=LO..HI", help: "the numeric field varied and its range (required)"),
+            OptionSpec("maximize", .flag, help: "find the highest passing value (the default)"),
+            OptionSpec("minimize", .flag, help: "find the lowest passing value"),
+            OptionSpec("tolerance", .string, valueName: "X|X%", help: "stop when last pass and first fail are this close (default 5%)"),
+            OptionSpec("for", .string, valueName: "PATH=v1,v2,…", help: "a second knob: one answer per value (the frontier)"),
+            OptionSpec("replications", .integer(2...ScenarioLimits.replicationsMax), valueName: "N",
+                       help: "replications per value to start with (default: the scenario's, at least 2)"),
+            OptionSpec("replications-max", .integer(2...ScenarioLimits.replicationsMax), valueName: "N",
+                       help: "most replications per value while a verdict is undecided (default 4 × the initial count)"),
+            OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed"),
+            OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
+            OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field"),
+            OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/plan-NAME); rerunning resumes"),
+            OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
+            OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
+        ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput),
+                       ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes")])
+
+    static let helpFooter = """
+
+    The scenario needs an `slo` section (docs/scenario-format.md). Each value tried runs
+    replications 0..N−1 with the same seed (common random numbers); a verdict is pass when every
+    objective's whole interval is on the good side, fail when one is wholly on the bad side,
+    undecided otherwise; undecided values get more replications up to --replications-max, and a
+    value still undecided there counts as not passing. Objectives are assumed monotone in the knob.
+    Writes DIR/plan.json, plan.csv, plan.md, plan.html; each replication is kept in
+    DIR/evaluations/ as it finishes, so a rerun (or a run after Ctrl-C) reuses it.
+
+    examples:
+      prestage plan send-rate-vs-origin --vary campaigns[0].sendRatePerMinute=60000..3000000 --tolerance 10%
+      prestage plan black-friday-plan --vary campaigns[0].sendRatePerMinute=300000..6000000 \\
+          --for campaigns[0].warm.aheadSeconds=0,120,300,600
+
+    exit codes:
+      0  the plan ran (whatever its answer)
+      1  a replication failed or files could not be written
+      2  bad input (naming the argument: --vary, --for, --tolerance, SCENARIO)
+      3  --fail-on-slo and nothing in the range passes
+    """
+
+    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+        func bad(_ message: String) -> ExitCode {
+            env.standardError.write("prestage plan: \(message)\n")
+            return .badInput
+        }
+        let library = ScenarioLibrary(directories: env.scenarioDirectories)
+        let flags = ScenarioLoader.FlagOverrides(devices: parsed.integer("devices"), seed: parsed.unsignedInteger("seed"))
+        let sets = parsed.strings("set")
+        let argument = parsed.positionals[0]
+        let load = { (extra: [String]) throws(ScenarioLoadError) -> ScenarioFile in
+            try ScenarioLoader.load(argument, library: library, set: sets + extra, flags: flags).scenario
+        }
+        let base: ScenarioFile
+        do { base = try load([]) } catch { return bad(error.description) }
+        guard !base.slo.isEmpty else {
+            return bad("SCENARIO: \(base.name) has no objectives; add an \"slo\" section (docs/scenario-format.md)")
+        }
+        guard let varyText = parsed.string("vary") else { return bad("--vary: required (PATH=LO..HI)") }
+        if parsed.flag("maximize") && parsed.flag("minimize") { return bad("--maximize and --minimize: give at most one") }
+        let knob: ScenarioKnob, forKnob: ScenarioKnobList?
+        do {
+            knob = try ScenarioKnob.parse(varyText, argument: "--vary", load: load)
+            forKnob = try parsed.string("for").map { text throws(ScenarioKnob.Problem) in
+                try ScenarioKnobList.parse(text, argument: "--for", load: load)
+            }
+        } catch { return bad(error.description) }
+        if let forKnob, forKnob.path == knob.path { return bad("--for: \(forKnob.path) is the knob --vary varies") }
+        var tolerance = toleranceDefault
+        if let text = parsed.string("tolerance") {
+            guard let t = PlanTolerance.parse(text) else { return bad("--tolerance: expected a number > 0 or a percentage (e.g. 5000 or 10%), found \"\(text)\"") }
+            tolerance = t
+        }
+        let initial = max(2, parsed.integer("replications") ?? base.run.replications)
+        let cap = parsed.integer("replications-max") ?? initial * replicationsMaxFactor
+        guard cap >= initial else { return bad("--replications-max: expected at least the initial \(initial), found \(cap)") }
+        let goal: PlanGoal = parsed.flag("minimize") ? .minimize : .maximize
+        let out = parsed.string("out").map { URL(fileURLWithPath: $0).standardizedFileURL }
+            ?? env.resultsParent.appendingPathComponent("plan-\(base.name)", isDirectory: true)
+        let jobs = parsed.integer("jobs") ?? env.processorCount
+        let err = env.standardError
+        let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
+        let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
+                                initialReplications: initial, maxReplications: cap)
+        env.standardError.write("prestage plan: \(base.name): \(goal.rawValue) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)), "
+                                + "\(base.world.population.devices) devices, \(initial)–\(cap) replications per value, seed \(base.run.seed) → \(out.path)\n")
+        var frontier: [PlanFrontierPoint] = []
+        for forValue in forKnob.map({ $0.values.map { Optional($0) } }) ?? [nil] {
+            let frame = forValue.map { [ScenarioKnob.assignment(forKnob?.path ?? "", $0)] } ?? []
+            do throws(PlanCommandFailure) {
+                let (evaluations, answer) = try search.run { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
+                    let scenario: ScenarioFile
+                    do { scenario = try load(frame + [ScenarioKnob.assignment(knob.path, value)]) } catch let e as ScenarioLoadError { throw .badInput(e.description) } catch { throw .badInput("\(error)") }
+                    do {
+                        let report = try evaluator.report(scenario, count: n)
+                        err.write("  " + (forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)) " } ?? "")
+                                  + "\(knob.path)=\(ScenarioKnob.numberText(value)): \(n) replications → \(report.verdict.rawValue)"
+                                  + (report.binding.map { " (\($0.objective.metric) mean \($0.mean.map { TextNumber.format($0, significant: 4) } ?? "—"))" } ?? "") + "\n")
+                        return report
+                    } catch { throw .runFailed("\(error)") }
+                }
+                frontier.append(PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
+                                                  replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
+                                                  gridReplications: search.gridReplications(answer: answer)))
+            } catch {
+                switch error {
+                case let .badInput(m): return bad(m)
+                case let .runFailed(m):
+                    env.standardError.write("prestage plan: \(m)\nprestage plan: finished replications are kept in \(out.path)/evaluations; rerun to resume\n")
+                    return .runFailed
+                }
+            }
+        }
+        let hash = (try? base.hash()) ?? ""
+        let document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
+                                    seed: base.run.seed, devices: base.world.population.devices, knob: knob, goal: goal, tolerance: tolerance,
+                                    forKnob: forKnob, objectives: base.slo, initialReplications: initial, maxReplications: cap, frontier: frontier)
+        do {
+            try AtomicWriter.write(try CanonicalJSON.encode(document), to: out.appendingPathComponent("plan.json"))
+            try AtomicWriter.write(Data(document.csv.utf8), to: out.appendingPathComponent("plan.csv"))
+            try AtomicWriter.write(Data(MarkdownRenderer().render(document.report).utf8), to: out.appendingPathComponent("plan.md"))
+            try AtomicWriter.write(Data(HTMLRenderer().render(document.report).utf8), to: out.appendingPathComponent("plan.html"))
+        } catch {
+            env.standardError.write("prestage plan: cannot write the plan: \(error)\n")
+            return .runFailed
+        }
+        let used = frontier.reduce(0) { $0 + $1.replicationsUsed }, grid = frontier.reduce(0) { $0 + $1.gridReplications }
+        env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
+                                 + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
+                                 + "plan: \(out.appendingPathComponent("plan.html").path)\n")
+        if parsed.flag("fail-on-slo"), !document.everyAnswerPasses { return .gateNotPassed }
+        return .ok
+    }
+}
+
+/// Why a plan stopped early.
+enum PlanCommandFailure: Error {
+    case badInput(String)
+    case runFailed(String)
+}

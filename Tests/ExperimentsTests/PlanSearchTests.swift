@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+@testable import Experiments
+@testable import ScenarioFormat
+
+/// `PlanSearch` against a boundary known analytically: an origin pool of c workers without a
+/// queue (M/M/c/c: an arrival finding every worker busy gets a 503) whose 503 share is Erlang's
+/// loss formula B(c, λ/μ). The objective "503 share ≤ 5 %" holds exactly for λ ≤ λ*, with
+/// B(c, λ*/μ) = 0.05; the plan's answer must bracket λ*.
+final class PlanSearchTests: XCTestCase {
+    /// Erlang B by the stable recursion B(0) = 1, B(k) = a·B(k−1) / (k + a·B(k−1)).
+    static func erlangB(servers c: Int, load a: Double) -> Double {
+        var b = 1.0
+        for k in 1...c { b = a * b / (Double(k) + a * b) }
+        return b
+    }
+
+    /// The load a with B(c, a) = target (B rises with a), by bisection to 1e-12.
+    static func loadFor(blocking target: Double, servers c: Int) -> Double {
+        var lo = 0.0, hi = Double(c) * 4
+        for _ in 0..<200 {
+            let mid = (lo + hi) / 2
+            if erlangB(servers: c, load: mid) < target { lo = mid } else { hi = mid }
+        }
+        return (lo + hi) / 2
+    }
+
+    /// SplitMix64 uniforms in (0, 1): one stream per (seed, replication), the same at every λ
+    /// (common random numbers, as `PlanEvaluator` gives the simulator).
+    struct Uniforms {
+        var state: UInt64
+        init(seed: UInt64, replication: Int) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(replication) &* 0xBF58_476D_1CE4_E5B9 }
+        mutating func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return (Double(z >> 11) + 0.5) / 9_007_199_254_740_992
+        }
+    }
+
+    /// The 503 share of `arrivals` Poisson(λ) arrivals at c workers with exponential(μ = 1)
+    /// service and no queue, after `warmup` arrivals.
+    static func lossShare(lambda: Double, servers c: Int, arrivals: Int, warmup: Int, seed: UInt64, replication: Int) -> Double {
+        var u = Uniforms(seed: seed, replication: replication)
+        var busyUntil: [Double] = []
+        var t = 0.0, rejected = 0
+        for i in 0..<(warmup + arrivals) {
+            t += -log(u.next()) / lambda
+            let service = -log(u.next())
+            busyUntil.removeAll { $0 <= t }
+            if busyUntil.count < c { busyUntil.append(t + service) } else if i >= warmup { rejected += 1 }
+        }
+        return Double(rejected) / Double(arrivals)
+    }
+
+    func testPlanBracketsTheErlangLossBoundaryForSeveralSeedsWithAQuarterOfTheGridsReplications() {
+        let c = 10, target = 0.05
+        let boundary = Self.loadFor(blocking: target, servers: c)
+        XCTAssertEqual(Self.erlangB(servers: c, load: boundary), target, accuracy: 1e-9)
+        XCTAssertEqual(boundary, 6.216, accuracy: 0.001, "B(10, 6.216) = 5 % (Erlang tables)")
+        let objective = ServiceLevelObjective(metric: "origin.rejected503Share", op: .atMost, threshold: target, confidence: 0.95)
+        let search = PlanSearch(lower: 1, upper: 20, isInteger: false, goal: .maximize, tolerance: .relative(0.03),
+                                initialReplications: 4, maxReplications: 32)
+        for seed: UInt64 in [1, 2, 3, 4, 5] {
+            let (evaluations, answer) = search.run { (lambda: Double, n: Int) -> SLOReport in
+                let values = (0..<n).map { Self.lossShare(lambda: lambda, servers: c, arrivals: 20_000, warmup: 500, seed: seed, replication: $0) }
+                return SLOReport([objective]) { _ in values }
+            }
+            XCTAssertEqual(answer.status, .boundary, "seed \(seed)")
+            guard let pass = answer.lastPass, let fail = answer.firstFail, let notPassing = answer.firstNotPassing else {
+                return XCTFail("seed \(seed): no bracket")
+            }
+            XCTAssertLessThanOrEqual(pass, boundary, "seed \(seed): the last passing λ lies at or below λ* = \(boundary)")
+            XCTAssertGreaterThanOrEqual(fail, boundary, "seed \(seed): the first failing λ lies at or above λ*")
+            XCTAssertLessThanOrEqual(notPassing - pass, 0.03 * pass + 1e-9, "seed \(seed): stopped at the tolerance")
+            XCTAssertLessThanOrEqual(fail - pass, 0.10 * pass, "seed \(seed): the bracket is narrow")
+            XCTAssertEqual(answer.binding, objective)
+            let used = evaluations.reduce(0) { $0 + $1.replications }
+            let grid = search.gridReplications(answer: answer)
+            print("PlanSearchTests: seed \(seed): λ in [\(pass), \(fail)] (λ* = \(boundary)), \(evaluations.count) values, \(used) replications; grid \(grid)")
+            XCTAssertLessThanOrEqual(4 * used, grid, "seed \(seed): \(used) replications against a grid's \(grid)")
+        }
+    }
+
+    func testNothingPassesAndEverythingPassesAreSaidPlainly() {
+        let objective = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 10)
+        let search = PlanSearch(lower: 20, upper: 30, isInteger: true, goal: .maximize, tolerance: .absolute(1),
+                                initialReplications: 3, maxReplications: 6)
+        let none = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in (0..<n).map { x + Double($0) } } }
+        XCTAssertEqual(none.answer.status, .nonePass)
+        XCTAssertNil(none.answer.lastPass)
+        XCTAssertEqual(none.answer.best, 20)
+        let all = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in (0..<n).map { x / 10 + Double($0) / 100 } } }
+        XCTAssertEqual(all.answer.status, .allPass)
+        XCTAssertEqual(all.answer.lastPass, 30)
+        XCTAssertEqual(all.evaluations.count, 2, "two ends evaluated, nothing else")
+    }
+
+    func testMinimizeFindsTheLowestPassingIntegerValue() {
+        // Objective holds for x ≥ 37 (metric = x, must be ≥ 36.5; a tiny spread across replications).
+        let objective = ServiceLevelObjective(metric: "m", op: .atLeast, threshold: 36.5)
+        let search = PlanSearch(lower: 1, upper: 100, isInteger: true, goal: .minimize, tolerance: .absolute(1),
+                                initialReplications: 3, maxReplications: 12)
+        let result = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in (0..<n).map { x + Double($0 % 3 - 1) * 0.01 } } }
+        XCTAssertEqual(result.answer.status, .boundary)
+        XCTAssertEqual(result.answer.lastPass, 37)
+        XCTAssertEqual(result.answer.firstFail, 36)
+        XCTAssertEqual(result.answer.firstNotPassing, 36)
+        XCTAssertEqual(result.answer.undecided, [])
+    }
+
+    func testVerdictsReadTheWholeIntervalAndUndecidedSaysHowManyReplicationsWouldDecide() {
+        let o = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 1.0)
+        XCTAssertEqual(SLOEvaluation(o, values: [0.5, 0.6, 0.55]).verdict, .pass)
+        XCTAssertEqual(SLOEvaluation(o, values: [1.5, 1.6, 1.55]).verdict, .fail)
+        let values = [0.7, 1.1, 0.9, 1.0]  // mean 0.925, s = 0.17078, t(0.975, 3) = 3.182446
+        let e = SLOEvaluation(o, values: values)
+        XCTAssertEqual(e.verdict, .undecided)
+        // n ≈ (t·s / |mean − threshold|)² = (3.182446 · 0.170783 / 0.075)² = 52.5 → 53.
+        XCTAssertEqual(e.replicationsToDecide, 53)
+        XCTAssertEqual(SLOEvaluation(o, values: [1.0]).verdict, .undecided, "one value: no interval")
+        XCTAssertEqual(SLOEvaluation(o, values: [.nan, .nan]).mean, nil)
+        let report = SLOReport([o, ServiceLevelObjective(metric: "k", op: .atLeast, threshold: 5)]) { $0 == "m" ? [0.5, 0.6] : [1, 1.1] }
+        XCTAssertEqual(report.verdict, .fail)
+        XCTAssertEqual(report.binding?.objective.metric, "k")
+    }
+
+    func testToleranceParsing() {
+        XCTAssertEqual(PlanTolerance.parse("10%"), .relative(0.1))
+        XCTAssertEqual(PlanTolerance.parse("5000"), .absolute(5000))
+        XCTAssertNil(PlanTolerance.parse("0"))
+        XCTAssertNil(PlanTolerance.parse("-3%"))
+        XCTAssertNil(PlanTolerance.parse("abc"))
+    }
+}

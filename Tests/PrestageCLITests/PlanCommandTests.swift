@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+/// `prestage plan` and the `slo` section end to end on a tiny world.
+final class PlanCommandTests: XCTestCase {
+    /// A small cold CDN whose cache key holds the signed token (every pre-stage fetch reaches the
+    /// origin), with a 4-worker origin and a short queue: the 503 onset lies inside the range.
+    static let scenario = """
+    { "name": "plan-tiny", "question": "Highest send rate with no origin 503?",
+      "run": { "replications": 2, "seed": 5 }, "population": { "devices": 600 },
+      "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0 } ],
+      "campaigns": [ { "name": "c", "sendStartSeconds": 10, "sendRatePerMinute": 6000, "providerQuotaPerMinute": 6000000,
+                       "warm": { "mode": "none" }, "assets": [ { "name": "hero", "bytes": 40000 } ] } ],
+      "infra": { "cacheKeyIncludesSignedToken": true, "origin": { "workers": 4, "queueMax": 16 } },
+      "horizonSeconds": 300 }
+    """
+
+    func testPlanFindsABoundaryWritesItsFilesAndAReRunReusesEveryReplication() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let out = t.root.appendingPathComponent("plan").path
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%",
+                    "--replications-max", "4", "--out", out]
+        XCTAssertEqual(t.run(args), .ok, t.err.text)
+        for name in ["plan.json", "plan.csv", "plan.md", "plan.html"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + name), name)
+        }
+        let first = try Data(contentsOf: URL(fileURLWithPath: out + "/plan.json"))
+        let document = try JSONDecoder().decode(PlanDocument.self, from: first)
+        let answer = try XCTUnwrap(document.frontier.first?.answer)
+        XCTAssertEqual(answer.status, .boundary, t.out.text)
+        let pass = try XCTUnwrap(answer.lastPass), fail = try XCTUnwrap(answer.firstNotPassing)
+        XCTAssertLessThan(pass, fail)
+        XCTAssertLessThanOrEqual(fail - pass, 0.25 * pass + 1e-9)
+        // Every evaluation at the last passing value passed; at the first failing one it did not.
+        let evaluations = try XCTUnwrap(document.frontier.first?.evaluations)
+        XCTAssertEqual(evaluations.first { $0.value == pass }?.verdict, .pass)
+        XCTAssertNotEqual(evaluations.first { $0.value == fail }?.verdict, .pass)
+        // A rerun reads every replication back and writes the same plan.
+        let t2 = try TestEnvironment()
+        defer { t2.cleanUp() }
+        XCTAssertEqual(t2.run(args), .ok, t2.err.text)
+        XCTAssertTrue(t2.out.text.contains("(0 run now"), t2.out.text)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/plan.json")), first)
+    }
+
+    func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let cases: [([String], String)] = [
+            (["--vary", "campaigns[0].sendRatPerMinute=1..2"], "did you mean \"sendRatePerMinute\""),
+            (["--vary", "campaigns[0].name=1..2"], "--vary: campaigns[0].name is a string, not a numeric field"),
+            (["--vary", "campaigns[0].sendRatePerMinute=5..2"], "--vary: expected a non-empty range"),
+            (["--vary", "campaigns[0].sendRatePerMinute=5..5"], "--vary: expected a non-empty range"),
+            (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--tolerance", "0"], "--tolerance: expected a number > 0"),
+            (["--vary", "infra.origin.workers=1.2..1.7"], "--vary: infra.origin.workers holds integers"),
+            (["--vary", "campaigns[0].sendRatePerMinute"], "--vary: expected PATH=LO..HI"),
+            (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--for", "campaigns[0].warm.aheadSecond=0,60"], "--for: "),
+            ([], "--vary: required"),
+        ]
+        for (extra, message) in cases {
+            let before = t.err.text.count
+            XCTAssertEqual(t.run(["plan", file, "--out", t.root.appendingPathComponent("x").path] + extra), .badInput, "\(extra)")
+            XCTAssertTrue(String(t.err.text.dropFirst(before)).contains(message), "\(extra): \(t.err.text.dropFirst(before))")
+        }
+        XCTAssertEqual(t.run(["plan", "default", "--vary", "infra.origin.workers=1..9"]), .badInput)
+        XCTAssertTrue(t.err.text.contains("has no objectives"), t.err.text)
+    }
+
+    func testSLOsAreCheckedAtReadTimeAndByRunWithTheirOwnExitCode() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let typo = try t.file("typo.json", """
+        { "name": "typo", "question": "q", "slo": [ { "metric": "origin.rejected530", "op": "<=", "threshold": 0 } ] }
+        """)
+        XCTAssertEqual(t.run(["validate", typo]), .badInput)
+        XCTAssertTrue(t.err.text.contains("slo[0].metric") && t.err.text.contains("did you mean \\\"origin.rejected503\\\"")
+                      || t.err.text.contains("did you mean \"origin.rejected503\""), t.err.text)
+        let cannot = try t.file("cannot.json", """
+        { "name": "cannot", "question": "q", "population": { "networkMix": { "slow-2g": 0 } },
+          "slo": [ { "metric": "tapToPaint.slow-2g.p50Seconds", "op": "<=", "threshold": 1 } ] }
+        """)
+        XCTAssertEqual(t.run(["validate", cannot]), .badInput)
+        XCTAssertTrue(t.err.text.contains("a metric this scenario can produce"), t.err.text)
+        // Run: the SLO table on stdout and in summary.json; a failed objective exits 3 with --fail-on-slo.
+        let failing = try t.file("failing.json", """
+        { "name": "failing", "question": "q", "run": { "replications": 2 }, "population": { "devices": 150 },
+          "slo": [ { "metric": "edge.prestageHitRatio", "op": ">=", "threshold": 1.5 } ] }
+        """)
+        let out = t.root.appendingPathComponent("r").path
+        XCTAssertEqual(t.run(["run", failing, "--out", out]), .ok, t.err.text)
+        XCTAssertTrue(t.out.text.contains("service-level objectives: fail"), t.out.text)
+        let summary = try String(contentsOf: URL(fileURLWithPath: out + "/summary.json"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("\"verdict\" : \"fail\""), summary)
+        XCTAssertEqual(t.run(["run", failing, "--out", out, "--fail-on-slo"]), .gateNotPassed)
+        XCTAssertEqual(ExitCode.gateNotPassed.rawValue, 3)
+    }
+}
