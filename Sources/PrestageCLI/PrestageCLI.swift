@@ -105,7 +105,7 @@ public enum PrestageCLI {
                     ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
                                    ExitCodeDoc(.runFailed, "the comparison could not be written"),
                                    ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
-                                   ExitCodeDoc(.gateNotPassed)]),
+                                   ExitCodeDoc(.gateNotPassed, "a shown metric regressed significantly (--fail-on-regression)")]),
         CommandSpec("list", summary: "list the scenario library with each scenario's question", options: [],
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         CommandSpec("sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
