@@ -5,10 +5,10 @@ SWIFT        ?= swift
 CONFIG       ?= release
 SCENARIO     ?= scenarios/default.json
 # System packages the build and the tests need on a fresh Debian machine with only Swift.
-APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind
+APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift test-bench test-cluster test-notebooks test-testbed testbed notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift test-bench test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
 
 all: build
 
@@ -58,6 +58,14 @@ test-bench: deps
 test-cluster: deps
 	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh
+
+## test-kills: kills `prestage run` with SIGKILL at 300 random points (about 10 minutes) and checks
+## that no kill leaves a complete-looking directory that is not, and that every rerun succeeds.
+## Not part of `make test` (which kills a run once, in ResultsOwnershipTests). KILLS=N to change.
+KILLS ?= 300
+test-kills: deps
+	$(SWIFT) build --product prestage
+	bash Tests/kills/kill-test.sh $(KILLS)
 
 ## testbed: the scenario scaled down (TESTBED_ARGS, default 200 devices over 60 s) on real software on
 ## 127.0.0.1 -- Varnish edges and shields, a Python origin, shaped links, PreloadKit devices -- and in

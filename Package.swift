@@ -128,11 +128,13 @@ let package = Package(
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioFormat.
         .testTarget(name: "ScenarioFormatTests", dependencies: ["ScenarioFormat", "Stochastic", "PushModel", "InfraModel"]),
-        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit"]),
+        // Test support: headless Chromium and the report layout assertions (desktop and phone width).
+        .target(name: "ReportKitTesting", dependencies: ["ReportKit"], path: "Tests/ReportKitTesting"),
+        .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ReportKitTesting"]),
         .testTarget(name: "ExperimentsTests", dependencies: ["Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "PreloadKit"]),
         .testTarget(
             name: "PrestageCLITests",
-            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel"]
+            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "ReportKitTesting"]
         ),
         // The layer rules above, checked against this file and every source file's imports.
         .testTarget(name: "ArchitectureTests"),

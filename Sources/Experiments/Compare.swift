@@ -80,20 +80,26 @@ public enum RunComparison {
         return (na.subtracting(nb).sorted(), nb.subtracting(na).sorted())
     }
 
-    /// The comparison as a fixed-width text table with a header explaining the method.
-    public static func render(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> String {
-        let rows = compare(baseline: a, variant: b)
+    /// The lines naming both runs and the interval method.
+    static func header(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> [String] {
         var lines: [String] = []
         lines.append("A: \(baselineLabel)  (\(a.scenarioName), seed \(a.seed), \(a.replications) replications)")
         lines.append("B: \(variantLabel)  (\(b.scenarioName), seed \(b.seed), \(b.replications) replications)")
         if a.seed == b.seed && a.replications == b.replications {
             lines.append("Same seed and replication count: paired differences over common random numbers (B − A), \(percent(a.confidenceLevel)) CIs.")
         } else {
-            lines.append("Different seeds or replication counts: Welch's unpaired interval for B − A, \(percent(a.confidenceLevel)) CIs.")
+            lines.append("Different seeds: Welch's unpaired interval for B − A, \(percent(a.confidenceLevel)) CIs.")
         }
         if a.confidenceLevel != b.confidenceLevel {
             lines.append("Note: the runs used different confidence levels; B's intervals are shown at its own level, differences at A's.")
         }
+        return lines
+    }
+
+    /// The comparison as a fixed-width text table with a header explaining the method.
+    public static func render(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> String {
+        let rows = compare(baseline: a, variant: b)
+        var lines = header(baseline: a, variant: b, baselineLabel: baselineLabel, variantLabel: variantLabel)
         lines.append("")
         var table: [[String]] = [["metric", "unit", "A", "B", "B − A", "verdict"]]
         for r in rows {

@@ -119,13 +119,24 @@ public struct AvailableMemory: Sendable, Equatable {
         self.source = source
     }
 
-    /// `MemAvailable` from /proc/meminfo, else the physical memory size.
-    public static func probe() -> AvailableMemory {
-        if let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-           let bytes = memAvailableBytes(inMeminfo: text) {
-            return AvailableMemory(bytes: bytes, source: "MemAvailable in /proc/meminfo")
+    /// The smaller of the machine's memory (`MemAvailable` from /proc/meminfo, else the physical
+    /// memory size) and the room left under this process's control-group memory limit (a
+    /// container's or a batch job's), read below `cgroupRoot` for the group named in
+    /// `procSelfCgroup` (cgroup v2 `memory.max` − `memory.current`, or v1
+    /// `memory.limit_in_bytes` − `memory.usage_in_bytes`, the tightest of the group and its
+    /// ancestors). Both paths are parameters so tests can give fake files.
+    public static func probe(meminfo: String = "/proc/meminfo", procSelfCgroup: String = "/proc/self/cgroup",
+                             cgroupRoot: String = "/sys/fs/cgroup") -> AvailableMemory {
+        var machine: AvailableMemory
+        if let text = try? String(contentsOfFile: meminfo, encoding: .utf8), let bytes = memAvailableBytes(inMeminfo: text) {
+            machine = AvailableMemory(bytes: bytes, source: "MemAvailable in \(meminfo)")
+        } else {
+            machine = AvailableMemory(bytes: ProcessInfo.processInfo.physicalMemory, source: "physical memory (no MemAvailable in \(meminfo))")
         }
-        return AvailableMemory(bytes: ProcessInfo.processInfo.physicalMemory, source: "physical memory (no MemAvailable in /proc/meminfo)")
+        if let limit = CgroupMemory.room(procSelfCgroup: procSelfCgroup, root: cgroupRoot), limit.bytes < machine.bytes {
+            machine = limit
+        }
+        return machine
     }
 
     /// The `MemAvailable:` line of /proc/meminfo text, in bytes (the file states kB = KiB).

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PushModel
+import ReportKit
 import ScenarioFormat
 import SimKernel
 
@@ -118,8 +119,10 @@ final class ReplicationProgress: ProgressSink {
 }
 
 /// Progress of all replications, shown on standard error: a live line redrawn at most 4 times a
-/// second on a terminal, else one line per finished replication (readable CI logs). Wall-clock
-/// time is used only for this display, never for results.
+/// second on a terminal, else one line per finished replication (readable CI logs) and, while a
+/// replication is slow, a "still running" line every `heartbeatSeconds` from a timer, so a long
+/// run is never silent whatever its size. Wall-clock time is used only for this display, never
+/// for results.
 public final class ProgressBoard: @unchecked Sendable {
     private struct Row {
         var virtualSeconds = 0.0
@@ -137,6 +140,10 @@ public final class ProgressBoard: @unchecked Sendable {
     private let start = DispatchTime.now().uptimeNanoseconds
     private var lastDrawNanoseconds: UInt64 = 0
     private var drewLine = false
+    private var estimate = ProgressEstimate()
+    /// Wall seconds between "still running" lines when not live.
+    public static let heartbeatSeconds = 30
+    private var heartbeat: (any DispatchSourceTimer)?
 
     /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`.
     public init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double) {
@@ -144,6 +151,27 @@ public final class ProgressBoard: @unchecked Sendable {
         self.live = live
         self.horizonSeconds = max(horizonSeconds, 1e-9)
         self.rows = Array(repeating: Row(), count: replications)
+    }
+
+    /// Starts the timer of the "still running" lines (not live only; `finish` stops it).
+    public func startHeartbeat() {
+        guard !live else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let interval = DispatchTimeInterval.seconds(Self.heartbeatSeconds)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in self?.beat(now: DispatchTime.now().uptimeNanoseconds) }
+        lock.lock()
+        heartbeat = timer
+        lock.unlock()
+        timer.resume()
+    }
+
+    /// Writes one "still running" line with the running replications' state (what the timer calls).
+    func beat(now: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard rows.contains(where: { $0.state == 1 }) else { return }
+        output.write("still running: " + liveLine(now: now) + "\n")
     }
 
     func started(replication r: Int) {
@@ -196,29 +224,39 @@ public final class ProgressBoard: @unchecked Sendable {
     public func finish() {
         lock.lock()
         defer { lock.unlock() }
+        heartbeat?.cancel()
+        heartbeat = nil
         if drewLine { output.write("\n") }
         drewLine = false
     }
 
-    /// "[2/5 done] t=3605 s of 7200 · 1.2 M events/s · devices 48% · ETA 0:41".
+    /// Width of the live progress bar, in cells.
+    static let barWidth = 24
+
+    /// The share of the run's work done: events processed over the events expected (a finished
+    /// replication's count times the replications) once one has finished, else virtual time over the
+    /// horizon (events are not spread evenly over virtual time, so this is only the first guess).
+    private func workFraction() -> Double {
+        let finished = rows.filter { $0.state == 2 }
+        if !finished.isEmpty {
+            let perReplication = Double(finished.reduce(UInt64(0)) { $0 &+ $1.events }) / Double(finished.count)
+            let events = rows.reduce(0.0) { $0 + ($1.state == 2 ? perReplication : min(Double($1.events), perReplication)) }
+            return perReplication > 0 ? events / (perReplication * Double(rows.count)) : 0
+        }
+        return rows.reduce(0.0) { $0 + min(1, $1.virtualSeconds / horizonSeconds) } / Double(rows.count)
+    }
+
+    /// "[#########...............] 38% · 0:41 elapsed · 2/5 replications · 1.20 M events/s · ETA 1:05".
     private func liveLine(now: UInt64) -> String {
         let elapsed = Double(now - start) / 1e9
         let done = rows.filter { $0.state == 2 }.count
-        let running = rows.filter { $0.state == 1 }
         let events = rows.reduce(UInt64(0)) { $0 &+ $1.events }
-        var fraction = Double(done)
-        for row in running { fraction += min(1, row.virtualSeconds / horizonSeconds) }
-        fraction /= Double(rows.count)
-        var line = "[\(done)/\(rows.count) done]"
-        if let row = running.max(by: { $0.virtualSeconds < $1.virtualSeconds }) {
-            line += " t=\(Int(row.virtualSeconds)) s of \(Int(horizonSeconds))"
-            let devices = running.reduce(0) { $0 + $1.devicesDone }, total = running.reduce(0) { $0 + $1.devicesTotal }
-            if total > 0 { line += " · devices \(Int(100 * Double(devices) / Double(total)))%" }
-        }
-        if elapsed > 0 { line += " · \(TextNumber.format(Double(events) / elapsed / 1e6, significant: 3)) M events/s" }
-        if fraction > 0.01 {
-            let eta = Int(elapsed * (1 - fraction) / fraction)
-            line += " · ETA \(eta / 60):" + (eta % 60 < 10 ? "0" : "") + "\(eta % 60)"
+        let fraction = workFraction()
+        var line = ProgressEstimate.bar(fraction, width: Self.barWidth) + " " + String(Int((fraction * 100).rounded(.down))) + "%"
+        line += " · " + ProgressEstimate.clock(elapsed) + " elapsed · \(done)/\(rows.count) replications"
+        if elapsed > 0 { line += " · " + HumanScale.format(Double(events) / elapsed, unit: .perSecond(noun: "events")) }
+        if let eta = estimate.update(elapsedSeconds: elapsed, fraction: fraction) {
+            line += " · ETA " + ProgressEstimate.clock(eta)
         }
         return line
     }

@@ -81,12 +81,9 @@ public enum SweepMerge {
                 return .failure(CommandMessage("\(path): shard \(info.shard.text) is missing \(missing.count) item(s): \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : "")"))
             }
             // Files that do not belong to this shard.
-            let present = ((try? FileManager.default.contentsOfDirectory(atPath: itemsURL.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-            let owned = Set(stride(from: info.shard.index, to: manifest.itemCount, by: info.shard.count).map {
-                SweepItemResult.fileName(point: $0 / r, replication: $0 % r)
-            })
-            if let stray = present.first(where: { !owned.contains($0) }) {
-                return .failure(CommandMessage("\(path)/\(SweepFiles.itemsDirectory)/\(stray): expected only the items of shard \(info.shard.text), found another file"))
+            let stray = SweepFiles.strayItems(itemsURL, owned: Array(stride(from: info.shard.index, to: manifest.itemCount, by: info.shard.count)), replications: r)
+            if let name = stray.first {
+                return .failure(CommandMessage("\(path)/\(SweepFiles.itemsDirectory)/\(DisplayText.bounded(name)): expected only the items of shard \(info.shard.text), found another file"))
             }
         }
         guard let first, let n = shardCount else { return .failure(CommandMessage("expected at least one shard directory, found none")) }

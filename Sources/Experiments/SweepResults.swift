@@ -1,12 +1,14 @@
 import Foundation
+import PreloadKit
 import PushModel
+import ReportKit
 import ScenarioFormat
 import SimStats
 
 /// One work item's result: `items/pP-rR.json`, written atomically when the replication ends.
 public struct SweepItemResult: Codable, Sendable, Equatable {
-    /// Identifies the file format.
-    static let formatName = "prestage-sweep-item/1"
+    /// Identifies the file format (2: with `contentHash`).
+    static let formatName = "prestage-sweep-item/2"
 
     /// One metric of the replication.
     public struct Value: Codable, Sendable, Equatable {
@@ -38,6 +40,10 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
     var stopReason: String
     /// The replication's metrics, sorted by name.
     public var metrics: [Value]
+    /// "sha256:…" of the item's canonical JSON with this field empty: it covers every value, the
+    /// point, the replication, the seed and the sweep hash, so an edited, copied-and-relabelled
+    /// or damaged item is recognised when a resume or a merge reads it.
+    var contentHash: String
 
     /// The file name of (point, replication) inside `items/`.
     public static func fileName(point: Int, replication: Int) -> String { "p\(point)-r\(replication).json" }
@@ -53,6 +59,16 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
         stopReason = result.stopReason
         metrics = result.metrics.map { Value(name: $0.name, unit: $0.unit, better: $0.better, value: $0.value.isFinite ? $0.value : nil) }
             .sorted { $0.name < $1.name }
+        contentHash = ""
+        contentHash = (try? computedHash()) ?? ""
+    }
+
+    /// The hash `contentHash` must hold.
+    /// - Throws: an encoding error (not for values this type holds).
+    func computedHash() throws -> String {
+        var copy = self
+        copy.contentHash = ""
+        return "sha256:" + hexString(SHA256.hash(try CanonicalJSON.encode(copy, pretty: false)))
     }
 }
 
@@ -84,6 +100,8 @@ public enum SweepFiles {
     public static let scenarioName = "scenario.json"
     public static let shardName = "shard.json"
     public static let itemsDirectory = "items"
+    /// Every name a sweep or shard writes in its directory.
+    public static let ownFiles: Set<String> = [manifestName, scenarioName, shardName, itemsDirectory, "sweep.csv", "points.csv", "summary.json"]
     /// Largest sweep.json / item / shard file read.
     static let fileBytesMax = 64 << 20
 
@@ -136,14 +154,26 @@ public enum SweepFiles {
             if item.point != point || item.replication != replication || item.seed != manifest.seed {
                 return .failure(CommandMessage("\(url.path): expected point \(point), replication \(replication), seed \(manifest.seed), found point \(item.point), replication \(item.replication), seed \(item.seed)"))
             }
+            guard let expected = try? item.computedHash(), expected == item.contentHash else {
+                return .failure(CommandMessage("\(url.path): contentHash: expected the hash of the item's contents, found \(DisplayText.bounded(item.contentHash)) (the item was edited or damaged)"))
+            }
             return .success((item, data))
         }
     }
 
-    /// Writes sweep.csv, points.csv and summary.json into `directory` from its manifest and items
+    /// The files in `items` that are not the items `owned` (a sweep's or a shard's), sorted;
+    /// hidden files (temporary files of writes cut short) are left out.
+    public static func strayItems(_ items: URL, owned: [Int], replications r: Int) -> [String] {
+        let names = Set(owned.map { SweepItemResult.fileName(point: $0 / r, replication: $0 % r) })
+        let present = (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? []
+        return present.filter { !$0.hasPrefix(".") && !names.contains($0) }.sorted()
+    }
+
+    /// Writes sweep.csv, points.csv, summary.json, report.md and report.html (for `reportMetrics`) into `directory` from its manifest and items
     /// (every item must be present: the caller checked). The same code serves unsharded runs and
     /// merges, so both write the same bytes.
-    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult]) throws {
+    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult],
+                                    reportMetrics: [String] = SweepReportBuilder.defaultMetrics) throws {
         let r = manifest.replications
         precondition(items.count == manifest.itemCount, "every item must be present")
         let fields = manifest.axes.map(\.field)
@@ -190,6 +220,9 @@ public enum SweepFiles {
                                    replications: r, confidenceLevel: manifest.confidenceLevel,
                                    relativeHalfWidthTarget: manifest.relativeHalfWidthTarget, fields: fields, points: summaries)
         try directory.write(try CanonicalJSON.encode(summary), named: "summary.json")
+        let report = SweepReportBuilder.build(manifest: manifest, points: summaries, metrics: reportMetrics)
+        try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
+        try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
     }
 
     /// A CSV cell: quoted when it holds a comma, a quote or a line break.

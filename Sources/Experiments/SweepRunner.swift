@@ -46,6 +46,13 @@ public struct SweepRunner {
         let limitsByPoint = plan.scenarios.map { RunLimits(eventsMax: $0.run.eventsMax, progressEveryEvents: ReplicationRunner.progressEveryEvents) }
         let pointsWithWork = remaining.filter { $0 > 0 }.count
         let plan = self.plan, itemsURL = items, ownedPerPoint = owned
+        // A line every `ProgressBoard.heartbeatSeconds` while items run, however slow each is.
+        let heartbeat = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let interval = DispatchTimeInterval.seconds(ProgressBoard.heartbeatSeconds)
+        heartbeat.schedule(deadline: .now() + interval, repeating: interval)
+        heartbeat.setEventHandler { progress("still running: \(queue.itemsDone) of \(missing.count) item(s) done") }
+        heartbeat.resume()
+        defer { heartbeat.cancel() }
         DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, missing.count))) { _ in
             while let k = queue.claim() {
                 let (p, rep) = (k / r, k % r)
@@ -73,6 +80,7 @@ final class SweepQueue: @unchecked Sendable {
     private var next = 0
     private var remaining: [Int]
     private var pointsDone = 0
+    private var done = 0
     private var failures: [(Int, SweepRunner.Failure)] = []
 
     init(items: [Int], remainingPerPoint: [Int]) {
@@ -94,6 +102,7 @@ final class SweepQueue: @unchecked Sendable {
     func finished(_ k: Int, point: Int) -> Int? {
         lock.lock()
         defer { lock.unlock() }
+        done += 1
         remaining[point] -= 1
         guard remaining[point] == 0 else { return nil }
         pointsDone += 1
@@ -104,6 +113,13 @@ final class SweepQueue: @unchecked Sendable {
         lock.lock()
         failures.append((k, failure))
         lock.unlock()
+    }
+
+    /// Items finished so far.
+    var itemsDone: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
     }
 
     /// The failure of the lowest item index.

@@ -22,7 +22,9 @@ enum BenchCommand {
             OptionSpec("require-instructions", .flag, help: "fail when instructions cannot be counted (no valgrind) instead of skipping"),
             OptionSpec("slowdown-percent", .integer(1...100), valueName: "P",
                        help: "test knob: add P % of the baseline's instructions inside the counted region (proves the gate fails)"),
-        ])
+        ], exitCodes: [ExitCodeDoc(.ok, "the gate passed (or the baseline was recorded)"),
+                       ExitCodeDoc(.runFailed, "the gate failed (a regression, a changed fingerprint, more instructions, a missing baseline), or a run failed"),
+                       ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)")])
 
     static let helpFooter = """
 
@@ -39,11 +41,6 @@ enum BenchCommand {
       prestage bench                      # gate (CI): exit 1 on a regression
       prestage bench --update-baseline    # record results/baseline/ (make bench-baseline)
       prestage bench --set preloadPolicy.iosServiceExtensionDeadlineSeconds=5
-
-    exit codes:
-      0    the gate passed (or the baseline was recorded)
-      1    the gate failed (a regression, a changed fingerprint, a missing baseline), or a run failed
-      2    bad input (command line, suite directory, scenario file, override)
     """
 
     /// A suite scenario, resolved with the overrides.

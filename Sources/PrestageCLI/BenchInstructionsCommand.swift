@@ -20,7 +20,7 @@ enum BenchInstructionsCommand {
                        help: "population of every scenario (default: the file's, at most \(BenchInstructions.devicesMax))"),
             OptionSpec("extra-iterations", .integer(0...Int(Int32.max)), valueName: "N",
                        help: "test knob: extra work inside the counted region (about N × \(TextNumber.format(BenchInstructions.instructionsPerBurnIteration, significant: 3)) instructions)"),
-        ], hidden: true)
+        ], hidden: true, exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "a suite scenario failed to run"), ExitCodeDoc(.badInput)])
 
     /// Loads the scenarios, runs `countedRun` once, prints `events N`.
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {

@@ -47,16 +47,35 @@ struct CommandSpec: Sendable, Equatable {
     let options: [OptionSpec]
     /// Names of the positional arguments, all required, in order ("SCENARIO").
     let positionals: [String]
+    /// The exit codes the command can return, listed in its help and the man page.
+    let exitCodes: [ExitCodeDoc]
+    /// Fixed values the first positional takes (for completion), e.g. `completion SHELL`: bash, zsh, fish.
+    let positionalChoices: [String]
     /// Left out of the command list (internal entries such as `bench-instructions`).
     let hidden: Bool
 
     /// A command; see the properties.
-    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec], hidden: Bool = false) {
+    init(_ name: String, summary: String, positionals: [String] = [], options: [OptionSpec], hidden: Bool = false,
+         exitCodes: [ExitCodeDoc] = [ExitCodeDoc(.ok), ExitCodeDoc(.badInput)], positionalChoices: [String] = []) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
         self.options = options
         self.hidden = hidden
+        self.exitCodes = exitCodes
+        self.positionalChoices = positionalChoices
+    }
+}
+
+/// An exit code as a command documents it: the code and what it means for that command.
+struct ExitCodeDoc: Sendable, Equatable {
+    let code: ExitCode
+    let meaning: String
+
+    /// `code` with its general meaning, or a command's own wording.
+    init(_ code: ExitCode, _ meaning: String? = nil) {
+        self.code = code
+        self.meaning = meaning ?? code.meaning
     }
 }
 
@@ -146,13 +165,13 @@ enum ArgumentError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .missingCommand: return "expected a command (see --help)"
         case let .unknownCommand(c, s): return "unknown command \"\(c)\"\(suggest(s.map { "\"\($0)\"" }))"
-        case let .unknownOption(o, c, s): return "\(c): unknown option \(o)\(suggest(s))"
+        case let .unknownOption(o, c, s): return (c.isEmpty ? "" : "\(c): ") + "unknown option \(o)\(suggest(s))"
         case let .missingValue(o, e): return "--\(o): expected \(e), found nothing"
-        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(JSONValue.quoted(v))"
-        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(JSONValue.quoted(v))"
+        case let .invalidValue(o, v, e): return "--\(o): expected \(e), found \(DisplayText.quoted(v))"
+        case let .flagTakesNoValue(o, v): return "--\(o): expected no value, found \(DisplayText.quoted(v))"
         case let .repeatedOption(o): return "--\(o): given more than once"
         case let .missingPositional(c, n): return "\(c): expected \(n), found nothing"
-        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(JSONValue.quoted(a))"
+        case let .unexpectedArgument(c, a): return "\(c): unexpected argument \(DisplayText.quoted(a))"
         case let .tooManyArguments(l, f): return "expected at most \(l) arguments, found \(f)"
         }
     }
@@ -189,10 +208,22 @@ struct CommandLineSpec: Sendable, Equatable {
         guard let first = arguments.first else { return .failure(.missingCommand) }
         if first == "--help" || first == "-h" { return .success(.help(command: nil)) }
         if first == "--version" { return .success(.version) }
+        // `help [COMMAND]` is `COMMAND --help`.
+        if first == "help" {
+            guard arguments.count <= 2 else { return .failure(.unexpectedArgument(command: "help", argument: arguments[2])) }
+            guard let name = arguments.dropFirst().first else { return .success(.help(command: nil)) }
+            guard commands.contains(where: { $0.name == name }) else {
+                return .failure(.unknownCommand(name, suggestion: Spelling.closest(to: name, among: commands.map(\.name))))
+            }
+            return .success(.help(command: name))
+        }
         guard let command = commands.first(where: { $0.name == first }) else {
             if first.hasPrefix("-") {
-                return .failure(.unknownOption(first, command: programName,
-                                               suggestion: Spelling.closest(to: first, among: ["--help", "--version"])))
+                // Tools built on other argument parsers offer this flag; here completion is a command.
+                if first == "--generate-completion-script" {
+                    return .failure(.unknownOption(first, command: "", suggestion: "`\(programName) completion bash` (or zsh, fish)"))
+                }
+                return .failure(.unknownOption(first, command: "", suggestion: Spelling.closest(to: first, among: ["--help", "--version"])))
             }
             return .failure(.unknownCommand(first, suggestion: Spelling.closest(to: first, among: commands.map(\.name))))
         }
@@ -289,7 +320,10 @@ struct CommandLineSpec: Sendable, Equatable {
         guard let name = commandName, let command = commands.first(where: { $0.name == name }) else {
             var lines = ["usage: \(programName) COMMAND [options]", "", "commands:"]
             for c in commands where !c.hidden { lines.append("  " + c.name.padding(toLength: 14, withPad: " ", startingAt: 0) + c.summary) }
-            lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version"]
+            lines.append("  " + "help".padding(toLength: 14, withPad: " ", startingAt: 0) + "show help for a command (prestage help COMMAND)")
+            lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version and source revision"]
+            lines += ["", "exit codes (each command's help lists the ones it returns):"]
+                + [ExitCode.ok, .runFailed, .badInput, .gateNotPassed, .interrupted, .terminated].map { "  " + String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
             return lines.joined(separator: "\n")
         }
         var usage = "usage: \(programName) \(command.name)"
@@ -301,6 +335,7 @@ struct CommandLineSpec: Sendable, Equatable {
             lines.append("  " + left.padding(toLength: 22, withPad: " ", startingAt: 0) + o.help + (o.repeatable ? " (repeatable)" : ""))
         }
         lines.append("  --help, -h            show this help")
+        lines += ["", "exit codes:"] + command.exitCodes.map { "  " + String($0.code.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
         return lines.joined(separator: "\n")
     }
 }

@@ -19,9 +19,52 @@ enum CompareCommand {
             }
         }
         guard !failed, summaries.count == 2 else { return .badInput }
-        env.standardOutput.write(RunComparison.render(baseline: summaries[0], variant: summaries[1],
-                                                      baselineLabel: parsed.positionals[0], variantLabel: parsed.positionals[1]))
-        return .ok
+        let format: CompareReport.Format
+        if let text = parsed.string("format") {
+            guard let f = CompareReport.Format(rawValue: text) else {
+                env.standardError.write("prestage compare: --format: expected one of \(CompareReport.Format.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(text)\"\n")
+                return .badInput
+            }
+            format = f
+        } else {
+            format = .text
+        }
+        var metrics: [String]?
+        if parsed.string("metrics") != nil {
+            switch SweepCommand.chosenMetrics(parsed) {
+            case let .success(m): metrics = m
+            case let .failure(message):
+                env.standardError.write("prestage compare: \(message)\n")
+                return .badInput
+            }
+        }
+        do {
+            let outcome = try CompareReport.run(
+                baseline: summaries[0], variant: summaries[1],
+                baselineScenario: loadScenario(parsed.positionals[0]), variantScenario: loadScenario(parsed.positionals[1]),
+                baselineLabel: parsed.positionals[0], variantLabel: parsed.positionals[1], metrics: metrics,
+                significantOnly: parsed.flag("significant-only"), format: format, allowDifferent: parsed.flag("allow-different"))
+            if !outcome.refusals.isEmpty {
+                env.standardError.write("prestage compare: the runs are not comparable:\n" + outcome.refusals.map { "  - " + $0 + "\n" }.joined()
+                                        + "Compare runs of the same population, horizon and replication plan, or pass --allow-different to compare anyway.\n")
+                return .badInput
+            }
+            env.standardOutput.write(outcome.output)
+            return parsed.flag("fail-on-regression") && outcome.regressions > 0 ? .gateNotPassed : .ok
+        } catch {
+            env.standardError.write("prestage compare: cannot write the comparison: \(error)\n")
+            return .runFailed
+        }
+    }
+
+    /// The resolved scenario next to a result's summary.json (DIR/scenario.json); nil when absent or unreadable.
+    static func loadScenario(_ path: String) -> CompareReport.Document? {
+        var url = URL(fileURLWithPath: path)
+        if url.lastPathComponent == "summary.json" { url.deleteLastPathComponent() }
+        let file = url.appendingPathComponent("scenario.json")
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int ?? 0
+        guard size <= summaryBytesMax, let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        return try? JSONDecoder().decode(CompareReport.Document.self, from: data)
     }
 
     /// Reads DIR/summary.json (or a summary.json path), with a message naming the path on failure.

@@ -60,9 +60,26 @@ public enum ExitCode: Int32, Sendable {
     /// Bad input: a bad command line, scenario file, override or result directory, or a run
     /// refused by the memory guard.
     case badInput = 2
-    /// `--fail-on-slo`: a service-level objective failed or is undecided (the results are written).
-    case sloNotMet = 3
+    /// A gate the user asked for did not pass, the results being written: `compare
+    /// --fail-on-regression` found a shown metric that regressed significantly, or `run`/`plan
+    /// --fail-on-slo` found a service-level objective failed or undecided.
+    case gateNotPassed = 3
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
+    /// Terminated by SIGTERM (a cluster scheduler's preemption or time limit, `kill`); the
+    /// results directory is left as for `interrupted`, its marker naming SIGTERM.
+    case terminated = 143
+
+    /// One line for help texts and the man page.
+    var meaning: String {
+        switch self {
+        case .ok: return "ok"
+        case .runFailed: return "failed (a simulation error, or results that could not be written)"
+        case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
+        case .gateNotPassed: return "a gate asked for did not pass: a shown metric regressed significantly (compare --fail-on-regression), or an objective failed or is undecided (--fail-on-slo)"
+        case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
+        case .terminated: return "terminated (SIGTERM, e.g. a scheduler's preemption or time limit); as for 130"
+        }
+    }
 }

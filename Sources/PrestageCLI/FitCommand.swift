@@ -19,7 +19,8 @@ enum FitCommand {
         OptionSpec("send-time", .string, valueName: "TIME", help: "the campaign's send (ISO 8601 or epoch; default: first sent_at)"),
         OptionSpec("replay", .string, valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones"),
         OptionSpec("replay-devices", .integer(1...1_000_000), valueName: "N", help: "devices in the replay (default 2000)"),
-    ])
+    ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the replay or the output failed"),
+                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows)")])
 
     static let helpFooter = """
 
@@ -30,11 +31,6 @@ enum FitCommand {
       prestage fit Tests/LogFitTests/Samples/cloudfront.log --format cloudfront --report fit-report
       prestage fit logs/*.gz --format cloudfront --push pushes.csv --out overlay.json --replay default
       prestage run default --overlay overlay.json
-
-    exit codes:
-      0    ok
-      1    the replay or the output failed
-      2    bad input (command line, unreadable file, bad header, no usable rows)
     """
 
     static let replayDevicesDefault = 2000

@@ -14,6 +14,13 @@ enum MergeCommand {
             env.standardError.write("prestage merge: expected --out DIR (where the merged results go), found nothing\n")
             return .badInput
         }
+        let metrics: [String]
+        switch SweepCommand.chosenMetrics(parsed) {
+        case let .success(m): metrics = m
+        case let .failure(message):
+            env.standardError.write("prestage merge: \(message)\n")
+            return .badInput
+        }
         let url = URL(fileURLWithPath: out).standardizedFileURL
         if FileManager.default.fileExists(atPath: url.path) {
             env.standardError.write("prestage merge: --out \(out): already exists; remove it or choose another directory\n")
@@ -29,7 +36,7 @@ enum MergeCommand {
         let (manifest, scenarioData, itemData, items) = merged
         let directory: ResultsDirectory
         do {
-            directory = try ResultsDirectory.begin(in: url.deletingLastPathComponent(), name: url.lastPathComponent)
+            directory = try ResultsDirectory.begin(in: url.deletingLastPathComponent(), name: url.lastPathComponent, owner: env.owner())
         } catch {
             env.standardError.write("prestage merge: \(error)\n")
             return .badInput
@@ -42,10 +49,10 @@ enum MergeCommand {
             for (item, data) in zip(items, itemData) {
                 try AtomicWriter.write(data, to: itemsURL.appendingPathComponent(SweepItemResult.fileName(point: item.point, replication: item.replication)))
             }
-            try SweepFiles.writeResults(directory, manifest: manifest, items: items)
+            try SweepFiles.writeResults(directory, manifest: manifest, items: items, reportMetrics: metrics)
             let final = try directory.commit()
             env.standardError.write("prestage merge: \(directories.count) shard(s), \(items.count) items of \(manifest.points.count) point(s) × \(manifest.replications) replication(s)\n")
-            env.standardOutput.write(SweepCommand.pointTable(manifest: manifest, items: items))
+            env.standardOutput.write(SweepCommand.pointTable(manifest: manifest, items: items, metrics: metrics))
             env.standardOutput.write("results: \(final.path)\n")
             return .ok
         } catch {

@@ -32,7 +32,9 @@ enum PlanCommand {
                        help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)"),
             OptionSpec("ingest", .string, valueName: "DIR", help: "first store the replications of merged sweep results DIR"),
             OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
-        ])
+        ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput),
+                       ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes")])
 
     static let helpFooter = """
 
@@ -173,7 +175,7 @@ enum PlanCommand {
         env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
                                  + "plan: \(out.appendingPathComponent("plan.html").path)\n")
-        if parsed.flag("fail-on-slo"), !document.everyAnswerPasses { return .sloNotMet }
+        if parsed.flag("fail-on-slo"), !document.everyAnswerPasses { return .gateNotPassed }
         return .ok
     }
 }

@@ -21,6 +21,8 @@ public struct CommandEnvironment: Sendable {
     var processorCount: Int
     /// Whether `run` installs a SIGINT handler (the real process: yes; tests: no).
     var handlesInterrupts: Bool
+    /// The command line being run, recorded as the owner of a results directory.
+    var commandLine = "prestage"
 
     /// An environment; see the properties.
     init(standardOutput: any TextOutput, standardError: any TextOutput, errorIsTerminal: Bool,
@@ -38,7 +40,10 @@ public struct CommandEnvironment: Sendable {
 
     /// The real process: stdout/stderr, `./scenarios` (then the `scenarios/` of the package the
     /// executable was built in), `./results`, /proc/meminfo, all cores.
+    /// SIGPIPE is ignored: a closed pipe on standard output or error (`prestage run … | head`)
+    /// makes writes fail quietly instead of killing the run.
     public static func process(executablePath: String) -> CommandEnvironment {
+        signal(SIGPIPE, SIG_IGN)
         let err = FileDescriptorOutput(descriptor: 2)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var directories = [cwd.appendingPathComponent("scenarios", isDirectory: true)]
@@ -60,6 +65,9 @@ public struct CommandEnvironment: Sendable {
             availableMemory: { AvailableMemory.probe() }, processorCount: max(1, ProcessInfo.processInfo.activeProcessorCount),
             handlesInterrupts: true)
     }
+
+    /// The owner record of a results directory this command writes.
+    func owner() -> OutputOwner { OutputOwner.current(command: commandLine) }
 }
 
 /// The `prestage` command line: a table of commands parsed by `CommandLineSpec`.
@@ -81,43 +89,58 @@ public enum PrestageCLI {
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
                         OptionSpec("fail-on-slo", .flag, help: "exit 3 when a service-level objective (slo) fails or is undecided"),
-                    ]),
+                    ], exitCodes: runExitCodes + [ExitCodeDoc(.gateNotPassed, "--fail-on-slo: an objective failed or is undecided (the results are written)")]),
         CommandSpec("validate", summary: "check scenario files strictly and report every problem found",
                     positionals: ["FILE..."], options: [
                         OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "apply an override before checking"),
                         OptionSpec("overlay", .string, valueName: "FILE", help: "apply a `prestage fit` overlay before the --set overrides"),
-                    ]),
+                    ], exitCodes: [ExitCodeDoc(.ok, "every file is valid"), ExitCodeDoc(.badInput, "a file has problems (all are listed), or a bad command line")]),
         CommandSpec("compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
-                    positionals: ["A", "B"], options: []),
-        CommandSpec("list", summary: "list the scenario library with each scenario's question", options: []),
+                    positionals: ["A", "B"], options: [
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "only these metrics (names as in summary.json)"),
+                        OptionSpec("significant-only", .flag, help: "only metrics whose difference interval excludes zero"),
+                        OptionSpec("format", .string, valueName: "FORMAT", help: "text (default), md, csv (plain numbers) or json"),
+                        OptionSpec("fail-on-regression", .flag, help: "exit 3 when a shown metric regressed significantly"),
+                        OptionSpec("allow-different", .flag, help: "compare runs of different populations, horizons or replication plans anyway"),
+                    ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
+                                   ExitCodeDoc(.runFailed, "the comparison could not be written"),
+                                   ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
+                                   ExitCodeDoc(.gateNotPassed)]),
+        CommandSpec("list", summary: "list the scenario library with each scenario's question", options: [],
+                    exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         CommandSpec("sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
                     positionals: ["FILE"], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "results directory (default: results/FILE-NAME)"),
                         OptionSpec("jobs", .integer(1...jobsMax), valueName: "N", help: "work items run at once (default: all cores)"),
                         OptionSpec("shard", .string, valueName: "i/N", help: "run only the work items k with k mod N = i (then prestage merge)"),
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "metrics in the report and the table printed (default: \(SweepReportBuilder.defaultMetrics.joined(separator: ",")))"),
                         OptionSpec("force-memory", .flag, help: "run even if the memory estimate exceeds the available memory"),
-                    ]),
+                    ], exitCodes: runExitCodes),
         CommandSpec("merge", summary: "combine the shard directories of one sweep into its complete results",
                     positionals: ["DIR..."], options: [
                         OptionSpec("out", .string, valueName: "DIR", help: "where the merged results go (required)"),
-                    ]),
+                        OptionSpec("metrics", .string, valueName: "NAME,...", help: "metrics in the report and the table printed (default: \(SweepReportBuilder.defaultMetrics.joined(separator: ",")))"),
+                    ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the merged results could not be written"),
+                                   ExitCodeDoc(.badInput, "a missing, incomplete, foreign or duplicate shard, or a bad option")]),
         BenchCommand.spec,
         TestbedCommand.spec,
         FitCommand.spec,
         BenchInstructionsCommand.spec,
+        CommandSpec("completion", summary: "print a shell completion script (bash, zsh or fish)", positionals: ["SHELL"], options: [],
+                    exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "an unknown shell")], positionalChoices: CommandLineDocs.Shell.allCases.map(\.rawValue)),
+        CommandSpec("man", summary: "print the manual page (roff; view with `prestage man > prestage.1 && man -l prestage.1`)", options: [],
+                    exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         PlanCommand.spec,
     ])
 
+    /// Exit codes of the commands that run simulations.
+    static let runExitCodes = [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput), ExitCodeDoc(.interrupted), ExitCodeDoc(.terminated)]
+
+    /// "prestage 0.1.0 (source 3f2a9c01b7de)"; the revision is left out when unknown.
+    static var versionText: String { ToolVersion.text + (SourceRevision.current.map { " (source " + $0 + ")" } ?? "") }
+
     /// Extra help after `CommandLineSpec`'s generated text, per command (nil: the program).
     static func helpFooter(for command: String?) -> String {
-        let exitCodes = """
-        exit codes:
-          0    ok
-          1    the run failed (simulation error, results could not be written)
-          2    bad input (command line, scenario file, override, result directory, memory guard)
-          3    run --fail-on-slo / plan --fail-on-slo: an objective failed or is undecided
-          130  interrupted (Ctrl-C); the results stay in NAME.partial/ with an INCOMPLETE marker
-        """
         switch command {
         case "run":
             return """
@@ -131,33 +154,41 @@ public enum PrestageCLI {
               prestage run default
               prestage run black-friday-flash-sale --devices 100000 --replications 5
               prestage run warm-ahead-sweep --set campaigns[0].warm.aheadSeconds=120 --out results/warm-2min
-
-            \(exitCodes)
             """
         case "validate":
-            return """
-
-            Every problem is reported as PATH: expected …, found … (unknown keys with a suggestion).
-
-            \(exitCodes)
-            """
+            return "\nEvery problem is reported as PATH: expected …, found … (unknown keys with a suggestion)."
         case "compare":
             return """
 
             A and B are result directories written by `prestage run` (each holding summary.json).
             With the same seed and replication count the runs used common random numbers, and the
-            difference is a paired t interval; otherwise Welch's interval.
+            difference is a paired t interval; otherwise Welch's interval. The settings that differ
+            between the two resolved scenarios are listed first. Runs of different populations or
+            horizons (counts and bytes scale with them), or with one seed and different replication
+            counts, are refused unless --allow-different. Rows: regressions, improvements, other
+            significant differences, then the rest; Change is (B − A) / |A|.
 
-            \(exitCodes)
+            examples:
+              prestage compare results/default-seed1 results/warm-2min
+              prestage compare A B --significant-only --format md
+              prestage compare A B --metrics tapToPaint.p95Seconds,bytes.cdnEgress --fail-on-regression
             """
         case "sweep":
-            return SweepHelp.sweep + "\n\(exitCodes)"
+            return SweepHelp.sweep
         case "merge":
-            return SweepHelp.merge + "\n\(exitCodes)"
-        case "list":
-            return "\n\(exitCodes)"
+            return SweepHelp.merge
         case "bench":
             return BenchCommand.helpFooter
+        case "completion":
+            return """
+
+            examples:
+              source <(prestage completion bash)
+              prestage completion zsh > "${fpath[1]}/_prestage"
+              prestage completion fish > ~/.config/fish/completions/prestage.fish
+            """
+        case "list", "man":
+            return ""
         case "testbed":
             return TestbedCommand.helpFooter
         case "fit":
@@ -165,22 +196,25 @@ public enum PrestageCLI {
         case "plan":
             return PlanCommand.helpFooter
         default:
-            return "\n\(exitCodes)\n\nScenario format: docs/scenario-format.md. Run `prestage COMMAND --help` for a command's options."
+            return "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
         }
     }
 
     /// Runs the command line `arguments` (without the program name).
-    public static func main(_ arguments: [String], environment env: CommandEnvironment) -> ExitCode {
+    public static func main(_ arguments: [String], environment: CommandEnvironment) -> ExitCode {
+        var env = environment
+        env.commandLine = (["prestage"] + arguments).joined(separator: " ")
         let (forParser, extraPositionals) = splitVariadic(arguments)
         switch spec.parse(forParser) {
         case let .failure(error):
             env.standardError.write("prestage: \(error)\n")
             return .badInput
         case .success(.version):
-            env.standardOutput.write(ToolVersion.text + "\n")
+            env.standardOutput.write(versionText + "\n")
             return .ok
         case let .success(.help(command)):
-            env.standardOutput.write(spec.helpText(for: command) + "\n" + helpFooter(for: command) + "\n")
+            let footer = helpFooter(for: command)
+            env.standardOutput.write(spec.helpText(for: command) + "\n" + (footer.isEmpty ? "" : footer + "\n"))
             return .ok
         case let .success(.run(parsed)):
             switch parsed.command {
@@ -191,6 +225,16 @@ public enum PrestageCLI {
             case "sweep": return SweepCommand.execute(parsed, environment: env)
             case "merge": return MergeCommand.execute(directories: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench": return BenchCommand.execute(parsed, environment: env)
+            case "completion":
+                guard let shell = CommandLineDocs.Shell(rawValue: parsed.positionals[0]) else {
+                    env.standardError.write("prestage completion: expected one of \(CommandLineDocs.Shell.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(parsed.positionals[0])\"\n")
+                    return .badInput
+                }
+                env.standardOutput.write(CommandLineDocs.completionScript(spec, shell: shell))
+                return .ok
+            case "man":
+                env.standardOutput.write(CommandLineDocs.manPage(spec, footer: helpFooter(for:)))
+                return .ok
             case "testbed": return TestbedCommand.execute(parsed, environment: env)
             case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)

@@ -81,9 +81,11 @@ enum RunCommand {
         }
         let directory: ResultsDirectory
         do {
+            // This run owns NAME and NAME.partial from here on; a second run is refused.
+            let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
             // Refuse a wrong --out now, not after the run: only earlier results are replaced.
-            try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
-            directory = try ResultsDirectory.begin(in: parent, name: name)
+            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
+            directory = try ResultsDirectory.begin(lock, ownFiles: RunCommand.earlierResults.files)
             try directory.write(scenarioJSON, named: "scenario.json")
         } catch {
             env.standardError.write("prestage run: \(error)\n")
@@ -95,6 +97,7 @@ enum RunCommand {
         env.standardError.write("prestage run: \(scenario.name): \(scenario.run.replications) replication(s) of \(scenario.world.population.devices) devices on \(jobs) thread(s), seed \(scenario.run.seed) → \(directory.finalURL.path)\n")
         let board = ProgressBoard(output: env.standardError, live: env.errorIsTerminal, replications: scenario.run.replications,
                                   horizonSeconds: scenario.world.horizonSeconds)
+        board.startHeartbeat()
         let start = DispatchTime.now().uptimeNanoseconds
         let results: [ReplicationResult]
         do {
@@ -118,7 +121,8 @@ enum RunCommand {
                                             confidenceLevel: scenario.run.confidenceLevel)
             try directory.write(tables.popsCSV(), named: "pops.csv")
             try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
-            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results)
+            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
+                                             invocation: invocation(parsed))
             let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
             if let slo { report.sections.insert(slo.reportSection, at: 0) }
             try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
@@ -136,7 +140,7 @@ enum RunCommand {
             env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
             if let slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
-                if parsed.flag("fail-on-slo"), slo.verdict != .pass { return .sloNotMet }
+                if parsed.flag("fail-on-slo"), slo.verdict != .pass { return .gateNotPassed }
             }
             return .ok
         } catch {
@@ -144,6 +148,16 @@ enum RunCommand {
             markIncomplete(directory, reason: "Writing the results failed: \(error)")
             return .runFailed
         }
+    }
+
+    /// The changes to the scenario file as typed, for the report header: the flags, then each `--set`.
+    static func invocation(_ parsed: ParsedCommand) -> ReportBuilder.Invocation {
+        var overrides: [String] = []
+        if let devices = parsed.integer("devices") { overrides.append("--devices \(devices)") }
+        if let seed = parsed.unsignedInteger("seed") { overrides.append("--seed \(seed)") }
+        if let replications = parsed.integer("replications") { overrides.append("--replications \(replications)") }
+        overrides += parsed.strings("set").map { "--set " + $0 }
+        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: parsed.integer("devices") != nil)
     }
 
     /// The memory estimate's inputs for a resolved scenario.
@@ -160,10 +174,10 @@ enum RunCommand {
                             concurrentReplications: concurrentReplications)
     }
 
-    /// Replaces the INCOMPLETE marker's text with `reason` (the marker stays).
+    /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not
+    /// reported over the error that led here).
     static func markIncomplete(_ directory: ResultsDirectory, reason: String) {
-        let marker = directory.partialURL.appendingPathComponent(ResultsDirectory.incompleteMarkerName)
-        try? AtomicWriter.write(Data("This run has not completed. \(reason)\n".utf8), to: marker)
+        try? directory.markIncomplete(reason: reason)
     }
 
     static func peakResidentBytes() -> UInt64 {
@@ -174,44 +188,67 @@ enum RunCommand {
 
     /// A few lines for the terminal: the headline metrics with their CIs.
     static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, events: UInt64, wallSeconds: Double) -> String {
-        var rows: [[String]] = [["metric", "unit", "mean", "± CI"]]
+        var rows: [[TableCell]] = []
         let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
         for m in (shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown) {
-            rows.append([m.name, m.unit, m.mean.map { TextNumber.format($0, significant: 4) } ?? "n/a",
-                         m.confidenceInterval.map { TextNumber.format($0.halfWidth, significant: 3) } ?? "—"])
+            let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
+            rows.append([.text(MetricTable.spec(named: m.name)?.title ?? m.name), .text(m.mean.map { scale.text($0) } ?? "n/a"),
+                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"), .text(m.name)])
         }
+        let table = Table(caption: "", columns: [Table.Column("metric"), Table.Column("mean", alignment: .trailing),
+                                                 Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
-        lines += alignedTable(rows).map { "  " + $0 }
+        lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
     }
 }
 
-/// While installed, SIGINT (Ctrl-C) marks the partial results directory as interrupted and exits
-/// with status 130, leaving `NAME.partial/` with its `INCOMPLETE` marker.
+/// While installed, SIGINT (Ctrl-C) and SIGTERM (a scheduler's preemption or time limit, `kill`)
+/// record the signal in the partial directory's INCOMPLETE marker and exit with 130 or 143,
+/// leaving `NAME.partial/` to be resumed or replaced by the next run.
 final class InterruptGuard: @unchecked Sendable {
-    private let source: any DispatchSourceSignal
+    /// A handled signal: its number, what the marker says, the exit code.
+    struct Handled {
+        let signal: Int32
+        let reason: String
+        let verb: String
+        let code: ExitCode
+    }
+
+    static let handled = [
+        Handled(signal: SIGINT, reason: "It was interrupted (SIGINT); these are partial results.", verb: "interrupted", code: .interrupted),
+        Handled(signal: SIGTERM, reason: "It was terminated (SIGTERM: preempted, out of time, or stopped); these are partial results. Rerun the same command to start again (a sweep resumes).",
+                verb: "terminated", code: .terminated),
+    ]
+
+    private let sources: [any DispatchSourceSignal]
     private let lock = NSLock()
     private var removed = false
 
     init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        source.setEventHandler {
-            RunCommand.markIncomplete(directory, reason: "It was interrupted (SIGINT); these are partial results.")
-            output.write("\n\(command): interrupted; partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
-            exit(ExitCode.interrupted.rawValue)
+        sources = Self.handled.map { handled in
+            signal(handled.signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: handled.signal, queue: DispatchQueue.global())
+            source.setEventHandler {
+                RunCommand.markIncomplete(directory, reason: handled.reason)
+                output.write("\n\(command): \(handled.verb); partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+                exit(handled.code.rawValue)
+            }
+            source.resume()
+            return source
         }
-        source.resume()
     }
 
-    /// Restores the default SIGINT behaviour (idempotent).
+    /// Restores the default SIGINT and SIGTERM behaviour (idempotent).
     func remove() {
         lock.lock()
         defer { lock.unlock() }
         guard !removed else { return }
         removed = true
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for (source, handled) in zip(sources, Self.handled) {
+            source.cancel()
+            signal(handled.signal, SIG_DFL)
+        }
     }
 }

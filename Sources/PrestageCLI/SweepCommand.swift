@@ -2,24 +2,31 @@ import Dispatch
 import Experiments
 import Foundation
 import PushModel
+import ReportKit
 import ScenarioFormat
 
 /// `prestage sweep FILE [--out DIR] [--jobs N] [--shard i/N] [--force-memory]`.
 ///
 /// Work item k is (point k / R, replication k mod R). Each finished item is written atomically to
 /// `DIR.partial/items/pP-rR.json`; rerunning with the same `--out` keeps the valid items and runs
-/// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv and
-/// summary.json; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
+/// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv,
+/// summary.json, report.md and report.html; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
 enum SweepCommand {
-    /// Metrics shown per point on the progress line and in the final table, when present.
-    static let shownMetrics = ([.tapToPaintP95, .edgePrestageHitRatio, .originPeakRequestsPerSecond] as [MetricID]).map(\.rawValue)
+    /// The metrics chosen with `--metrics NAME,...` (default `SweepReportBuilder.defaultMetrics`), or a message.
+    static func chosenMetrics(_ parsed: ParsedCommand) -> Result<[String], CommandMessage> {
+        guard let list = parsed.string("metrics") else { return .success(SweepReportBuilder.defaultMetrics) }
+        return SweepReportBuilder.checkMetrics(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
         let path = parsed.positionals[0]
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let plan: SweepPlan
         let shard: ShardSpec?
-        do {
+        let metrics: [String]
+        do throws(CommandMessage) {
+            metrics = try chosenMetrics(parsed).get()
+            if let hint = scenarioInsteadOfSweep(path, library: library) { throw CommandMessage(hint) }
             plan = try SweepPlan.load(path, library: library)
             shard = try parsed.string("shard").map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
         } catch {
@@ -37,6 +44,14 @@ enum SweepCommand {
             var base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             if let shard { base += "-shard\(shard.index)-of\(shard.count)" }
             (parent, name) = (env.resultsParent, base)
+        }
+        // This sweep owns NAME and NAME.partial from here on; a second run is refused.
+        let lock: OutputLock
+        do {
+            lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
+        } catch {
+            env.standardError.write("prestage sweep: \(error)\n")
+            return .badInput
         }
         let finalURL = parent.appendingPathComponent(name, isDirectory: true)
         // A complete directory of this very sweep and shard: nothing to do.
@@ -67,7 +82,7 @@ enum SweepCommand {
         // Resume a partial directory of this sweep, or start one.
         let directory: ResultsDirectory
         do {
-            if let resumed = try ResultsDirectory.resume(in: parent, name: name),
+            if let resumed = try ResultsDirectory.resume(lock),
                FileManager.default.fileExists(atPath: resumed.partialURL.appendingPathComponent(SweepFiles.manifestName).path) {
                 switch SweepFiles.readManifest(resumed.partialURL) {
                 case let .success((found, _)) where found.sweepHash == manifest.sweepHash:
@@ -80,7 +95,7 @@ enum SweepCommand {
                     return .badInput
                 }
             } else {
-                directory = try ResultsDirectory.begin(in: parent, name: name)
+                directory = try ResultsDirectory.begin(lock, ownFiles: SweepFiles.ownFiles)
                 try directory.write(try CanonicalJSON.encode(manifest), named: SweepFiles.manifestName)
                 try directory.write(try CanonicalJSON.encode(plan.base), named: SweepFiles.scenarioName)
             }
@@ -94,7 +109,15 @@ enum SweepCommand {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? [] where name.hasPrefix(".") && name.contains(".tmp-") {
             try? FileManager.default.removeItem(at: items.appendingPathComponent(name))
         }
-        // Items already complete are kept; damaged or foreign ones are run again.
+        // Files in items/ that are no item of this run: refused, named, never carried into the results.
+        let stray = SweepFiles.strayItems(items, owned: mine, replications: manifest.replications)
+        if !stray.isEmpty {
+            let shown = stray.prefix(5).map { items.appendingPathComponent(DisplayText.bounded($0)).path }.joined(separator: ", ")
+            env.standardError.write("prestage sweep: \(shown)\(stray.count > 5 ? " and \(stray.count - 5) more" : ""): expected only the items of this sweep\(shard.map { " shard \($0.text)" } ?? ""), found other file(s); remove them and rerun\n")
+            return .badInput
+        }
+        // Items already complete (and verified by their content hash) are kept; edited, damaged,
+        // misplaced or foreign ones are named and run again.
         var missing: [Int] = []
         for k in mine {
             switch SweepFiles.readItem(items, point: k / manifest.replications, replication: k % manifest.replications, manifest: manifest) {
@@ -130,8 +153,8 @@ enum SweepCommand {
                 try directory.write(try CanonicalJSON.encode(info), named: SweepFiles.shardName)
             } else {
                 let all = try loadAll(items, manifest: manifest)
-                try SweepFiles.writeResults(directory, manifest: manifest, items: all)
-                env.standardOutput.write(pointTable(manifest: manifest, items: all))
+                try SweepFiles.writeResults(directory, manifest: manifest, items: all, reportMetrics: metrics)
+                env.standardOutput.write(pointTable(manifest: manifest, items: all, metrics: metrics))
             }
             interrupt?.remove()
             let final = try directory.commit()
@@ -142,6 +165,32 @@ enum SweepCommand {
             RunCommand.markIncomplete(directory, reason: "Writing the results failed: \(error)")
             return .runFailed
         }
+    }
+
+    /// A message when `path` names a scenario rather than a sweep file: a library name that is not a
+    /// file, or a JSON file with `campaigns` and no `grid`. Says how to run it and how to sweep it.
+    static func scenarioInsteadOfSweep(_ path: String, library: ScenarioLibrary) -> String? {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let name: String
+        if exists {
+            guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path), data.count < 8 << 20,
+                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+                  object["grid"] == nil, object["campaigns"] != nil else { return nil }
+            name = path
+        } else {
+            let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path
+            guard !path.contains("/"), library.entries().contains(where: { $0.name == base }) else { return nil }
+            name = base
+        }
+        return """
+            \(path): expected a sweep file, found a scenario. Run the scenario with:
+              prestage run \(name)
+            or sweep it with a sweep file such as
+              { "scenario": "\(name)", "replications": 5, "seed": 1,
+                "grid": { "campaigns[0].warm.aheadSeconds": [0, 120, 300, 600] } }
+            (see prestage help sweep)
+            """
     }
 
     /// Whether the complete directory `url` holds this sweep (and shard).
@@ -181,22 +230,25 @@ enum SweepCommand {
     }
 
     /// The final table on standard output: per point, the shown metrics as mean ± half-width.
-    static func pointTable(manifest: SweepManifest, items: [SweepItemResult]) -> String {
+    static func pointTable(manifest: SweepManifest, items: [SweepItemResult], metrics: [String]) -> String {
         let r = manifest.replications
-        var rows: [[String]] = [["point"] + manifest.axes.map(\.field) + shownMetrics]
+        var rows: [[String]] = [["point"] + manifest.axes.map(\.field) + metrics]
         for point in manifest.points {
             let slice = Array(items[(point.point * r)..<((point.point + 1) * r)])
-            rows.append(["\(point.point)"] + point.values.map(\.plainText) + shownMetrics.map { estimate($0, slice, manifest) })
+            rows.append(["\(point.point)"] + point.values.map(\.plainText) + metrics.map { estimate($0, slice, manifest) })
         }
         return "\(manifest.scenarioName) sweep, \(r) replication(s) per point, seed \(manifest.seed) (common random numbers across points):\n"
             + alignedTable(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
 
+    /// "412 ms ± 18" in the unit that suits the mean.
     static func estimate(_ name: String, _ slice: [SweepItemResult], _ manifest: SweepManifest) -> String {
         let values = slice.map { item in item.metrics.first { $0.name == name }?.value ?? .nan }
-        let m = MetricSummary(name: name, unit: "", better: "none", values: values, level: manifest.confidenceLevel)
+        let unit = MetricTable.spec(named: name)?.unit.rawValue ?? ""
+        let m = MetricSummary(name: name, unit: unit, better: "none", values: values, level: manifest.confidenceLevel)
         guard let mean = m.mean else { return "n/a" }
-        return TextNumber.format(mean, significant: 4) + (m.confidenceInterval.map { " ± " + TextNumber.format($0.halfWidth, significant: 3) } ?? "")
+        let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: name, unit: unit), magnitude: mean)
+        return scale.text(mean) + (m.confidenceInterval.map { " ± " + scale.number($0.halfWidth) } ?? "")
     }
 }
 
@@ -211,14 +263,16 @@ enum SweepHelp {
     Every point (each combination of grid values) runs the same replications with the same
     seed: points compare on common random numbers. Results in DIR: sweep.csv (one row per
     point × replication × metric), points.csv and summary.json (per point, CIs and the
-    replications needed for the precision target), sweep.json, scenario.json, items/.
+    replications needed for the precision target), report.md and report.html (each --metrics
+    metric against each grid axis with confidence bands), sweep.json, scenario.json, items/.
     Each finished replication is written to items/ at once: rerunning the same command
     resumes, running only the missing items. With --shard i/N the directory holds the items
     k ≡ i (mod N) and shard.json; combine the N shard directories with prestage merge.
 
     examples:
-      prestage sweep sweeps/warm-ahead.json --out results/warm-ahead
-      prestage sweep sweeps/warm-ahead.json --shard 0/4 --out results/warm-ahead-shard0
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --out results/warm-ahead
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --metrics tapToPaint.p95Seconds,bytes.cdnEgress
+      prestage sweep notebooks-export/sweeps/warm-ahead.json --shard 0/4 --out results/warm-ahead-shard0
     """
     static let merge = """
 

@@ -19,7 +19,10 @@ enum TestbedCommand {
             OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (default: the scenario's)"),
             OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field before scaling"),
             OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/NAME-testbed)"),
-        ])
+        ], exitCodes: [ExitCodeDoc(.ok, "both runs completed (the verdicts are in the report)"),
+                       ExitCodeDoc(.runFailed, "a component failed or a run could not complete (named in the message)"),
+                       ExitCodeDoc(.badInput, "bad input (command line, scenario, a scenario the testbed cannot scale, missing Varnish)"),
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every component was stopped")])
 
     static let helpFooter = """
 
@@ -30,12 +33,6 @@ enum TestbedCommand {
     examples:
       prestage testbed default
       prestage testbed black-friday-flash-sale --devices 300 --seconds 90 --out results/bf-testbed
-
-    exit codes:
-      0    both runs completed (the verdicts are in the report)
-      1    a component failed or a run could not complete (named in the message)
-      2    bad input (command line, scenario, a scenario the testbed cannot scale, missing Varnish)
-      130  interrupted (Ctrl-C); every component was stopped
     """
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {

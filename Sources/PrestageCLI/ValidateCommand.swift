@@ -12,7 +12,7 @@ enum ValidateCommand {
                 env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
             } catch {
                 bad += 1
-                let count = error.diagnostics.count
+                let count = error.problemCount
                 env.standardError.write(error.description + "\n")
                 if count > 0 { env.standardError.write("\(file): \(count) problem\(count == 1 ? "" : "s")\n") }
             }

@@ -9,6 +9,8 @@ public enum Chart: Sendable, Equatable {
     case breakdown(BreakdownChart)
     /// Vertical bars grouped by category, one bar per series, e.g. bytes by kind and scenario variant.
     case groupedBars(GroupedBarChart)
+    /// Lines over a numeric axis with confidence bands, e.g. a metric against a sweep's grid axis.
+    case line(LineChart)
 
     /// The chart's title.
     public var title: String {
@@ -17,6 +19,7 @@ public enum Chart: Sendable, Equatable {
         case .timeSeries(let chart): return chart.title
         case .breakdown(let chart): return chart.title
         case .groupedBars(let chart): return chart.title
+        case .line(let chart): return chart.title
         }
     }
 
@@ -27,6 +30,7 @@ public enum Chart: Sendable, Equatable {
         case .timeSeries(let chart): return chart.summary
         case .breakdown(let chart): return chart.summary
         case .groupedBars(let chart): return chart.summary
+        case .line(let chart): return chart.summary
         }
     }
 
@@ -39,6 +43,7 @@ public enum Chart: Sendable, Equatable {
         case .timeSeries(let chart): return chart.dataTable
         case .breakdown(let chart): return chart.dataTable
         case .groupedBars(let chart): return chart.dataTable
+        case .line(let chart): return chart.dataTable
         }
     }
 }
@@ -178,12 +183,15 @@ public struct CDFSeries: Sendable, Equatable {
     /// Points in increasing `value` order with non-decreasing `fraction` in [0, 1]. Points with a
     /// non-finite coordinate are skipped when drawing.
     public var points: [CDFPoint]
+    /// nil: see `LineDash.automatic`.
+    public var dash: LineDash?
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, points: [CDFPoint]) {
+    public init(name: String, color: ChartColor? = nil, points: [CDFPoint], dash: LineDash? = nil) {
         self.name = name
         self.color = color
         self.points = points
+        self.dash = dash
     }
 
     /// Largest number of points `empirical` keeps.
@@ -253,136 +261,6 @@ public struct CDFPoint: Sendable, Equatable {
     public init(value: Double, fraction: Double) {
         self.value = value
         self.fraction = fraction
-    }
-}
-
-// MARK: - Time series
-
-/// Lines or areas over virtual time, with shaded intervals (e.g. the send window) and vertical markers.
-public struct TimeSeriesChart: Sendable, Equatable {
-    /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
-    /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
-    /// The vertical axis. On a linear axis with no negative values the axis starts at 0.
-    public var valueAxis: ValueAxis
-    /// Digits after the point for values in the data table.
-    public var valueDecimals: Int
-    /// The lines, drawn and listed in this order.
-    public var series: [TimeSeries]
-    /// Shaded intervals drawn behind the data, e.g. "send window".
-    public var bands: [TimeBand]
-    /// Vertical lines, e.g. "warm", "send start".
-    public var markers: [ChartMarker]
-
-    /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, valueAxis: ValueAxis, valueDecimals: Int = 2, series: [TimeSeries],
-                bands: [TimeBand] = [], markers: [ChartMarker] = []) {
-        self.title = title
-        self.summary = summary
-        self.valueAxis = valueAxis
-        self.valueDecimals = valueDecimals
-        self.series = series
-        self.bands = bands
-        self.markers = markers
-    }
-
-    var dataTable: Table {
-        let columns = [Table.Column("Series"), Table.Column("Peak" + valueAxis.unitInParentheses, alignment: .trailing),
-                       Table.Column("Peak at (s)", alignment: .trailing), Table.Column("Mean" + valueAxis.unitInParentheses, alignment: .trailing)]
-        let rows: [[TableCell]] = series.map { line in
-            guard let peak = line.peak, let mean = line.timeWeightedMean else { return [.text(line.name), .text("—"), .text("—"), .text("—")] }
-            return [.text(line.name), .number(peak.value, decimals: valueDecimals), .number(peak.seconds, decimals: 1),
-                    .number(mean, decimals: valueDecimals)]
-        }
-        return Table(caption: title, columns: columns, rows: rows)
-    }
-}
-
-/// One line over virtual time.
-public struct TimeSeries: Sendable, Equatable {
-    /// Drawn as a line, or as a line with the area down to the axis shaded.
-    public enum Style: Sendable, Equatable { case line, area }
-
-    /// Shown in the legend and the data table.
-    public var name: String
-    /// nil: the palette colour for the series' position.
-    public var color: ChartColor?
-    /// Line only, or line with the area down to the axis shaded.
-    public var style: Style
-    /// Points in increasing time order. A point with a non-finite coordinate breaks the line (a gap).
-    public var points: [TimePoint]
-
-    /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, style: Style = .line, points: [TimePoint]) {
-        self.name = name
-        self.color = color
-        self.style = style
-        self.points = points
-    }
-}
-
-extension TimeSeries {
-    /// The first point with the largest finite value; nil when no point is finite.
-    /// - Complexity: O(points).
-    public var peak: TimePoint? {
-        var best: TimePoint?
-        for point in points where point.seconds.isFinite && point.value.isFinite {
-            if best.map({ point.value > $0.value }) ?? true { best = point }
-        }
-        return best
-    }
-
-    /// The mean over time: the trapezoid integral over every pair of consecutive finite points (a gap
-    /// contributes nothing) divided by the time covered; the plain mean of the finite values when they
-    /// cover no time (a single point, or equal times); nil when no point is finite.
-    /// - Complexity: O(points).
-    public var timeWeightedMean: Double? {
-        var area = 0.0, covered = 0.0, sum = 0.0, count = 0
-        var previous: TimePoint?
-        for point in points {
-            guard point.seconds.isFinite && point.value.isFinite else { previous = nil; continue }
-            sum += point.value
-            count += 1
-            if let before = previous, point.seconds > before.seconds {
-                area += (before.value + point.value) / 2 * (point.seconds - before.seconds)
-                covered += point.seconds - before.seconds
-            }
-            previous = point
-        }
-        guard count > 0 else { return nil }
-        return covered > 0 ? area / covered : sum / Double(count)
-    }
-}
-
-/// A value at a virtual time.
-public struct TimePoint: Sendable, Equatable {
-    /// Virtual seconds since the start of the run.
-    public var seconds: Double
-    /// The value, in the chart's value-axis unit.
-    public var value: Double
-
-    /// Creates the value from its properties (see their documentation).
-    public init(seconds: Double, value: Double) {
-        self.seconds = seconds
-        self.value = value
-    }
-}
-
-/// A shaded interval of virtual time.
-public struct TimeBand: Sendable, Equatable {
-    /// Start of the interval, in virtual seconds.
-    public var fromSeconds: Double
-    /// End of the interval, in virtual seconds.
-    public var toSeconds: Double
-    /// Shown inside the band, bottom left.
-    public var label: String
-
-    /// Creates the value from its properties (see their documentation).
-    public init(fromSeconds: Double, toSeconds: Double, label: String) {
-        self.fromSeconds = fromSeconds
-        self.toSeconds = toSeconds
-        self.label = label
     }
 }
 
@@ -547,14 +425,8 @@ public enum ValueFormat: Sendable, Equatable {
         case .number(let unit, let decimals):
             return DisplayScale(unit: unit, divisor: 1, fixedDecimals: decimals)
         case .bytes:
-            let units = ["B", "kB", "MB", "GB", "TB", "PB"]
-            var index = 0
-            var divisor = 1.0
-            while index + 1 < units.count && magnitude >= divisor * 1000 {
-                divisor *= 1000
-                index += 1
-            }
-            return DisplayScale(unit: units[index], divisor: divisor, fixedDecimals: nil)
+            let (unit, divisor) = HumanScale.byteUnit(forMagnitude: magnitude)
+            return DisplayScale(unit: unit, divisor: divisor, fixedDecimals: nil)
         }
     }
 }

@@ -1,7 +1,9 @@
 /// Renders a `Report` as one self-contained HTML file: inline CSS and inline SVG charts, no scripts, no
 /// fonts, images or styles fetched from anywhere (a Content-Security-Policy of `default-src 'none'` makes
-/// the browser refuse any that slipped in). Light theme, single column, usable down to phone widths
-/// (charts keep a minimum width and scroll sideways; tables scroll). Every chart also has its data table in
+/// the browser refuse any that slipped in). Light theme, single column, usable down to phone widths: every
+/// chart is drawn twice, for a wide and a narrow column (`ChartLayout`), and CSS shows the one that fits,
+/// so chart text stays at least 11 px; tables scroll inside their own box and the page never scrolls
+/// sideways. Every chart also has its data table in
 /// a `<details>` element (open for breakdowns, whose counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
 public struct HTMLRenderer: Sendable {
@@ -38,7 +40,8 @@ public struct HTMLRenderer: Sendable {
             html += "</section>\n"
         }
         let run = report.provenance
-        html += "<footer>Rendered by ReportKit for " + esc(run.toolVersion) + " · scenario " + esc(run.scenarioHash)
+        html += "<footer>Rendered by ReportKit for " + esc(run.toolVersion) + (run.sourceRevision.isEmpty ? "" : " (" + esc(run.sourceRevision) + ")")
+            + " · scenario " + esc(run.scenarioHash)
             + " · seed " + String(run.seed) + ". This file is self-contained: no scripts and no external resources.</footer>\n"
         html += "</main>\n</body>\n</html>\n"
         return html
@@ -53,12 +56,15 @@ public struct HTMLRenderer: Sendable {
         html += "<p class=\"question\"><span class=\"scenario-name\">" + esc(report.scenario.name) + "</span> "
             + esc(report.scenario.question) + "</p>\n"
         html += "<dl class=\"provenance\">\n"
-        let items: [(String, String)] = [
-            ("Seed", "<code>" + String(run.seed) + "</code>"),
-            ("Replications", esc(TextFormat.count(run.replications))),
-            ("Tool version", esc(run.toolVersion)),
-            ("Scenario hash", "<code>" + esc(run.scenarioHash) + "</code>"),
-        ]
+        var items: [(String, String)] = run.facts.map { (esc($0.label), esc($0.value)) }
+        items += [("Replications", esc(TextFormat.count(run.replications))), ("Seed", "<code>" + String(run.seed) + "</code>")]
+        if let overrides = run.overrides {
+            items.append(("Overrides", overrides.isEmpty ? "none (scenario file as written)"
+                : overrides.map { "<code>" + esc($0) + "</code>" }.joined(separator: " ")))
+        }
+        items.append(("Tool version", esc(run.toolVersion)))
+        if !run.sourceRevision.isEmpty { items.append(("Source revision", "<code>" + esc(run.sourceRevision) + "</code>")) }
+        items.append(("Scenario hash", "<code>" + esc(run.scenarioHash) + "</code>"))
         for (term, definition) in items {
             html += "<div><dt>" + term + "</dt><dd>" + definition + "</dd></div>\n"
         }
@@ -80,6 +86,10 @@ public struct HTMLRenderer: Sendable {
             }
             html += "<article class=\"metric" + statusClass + "\">\n"
             html += "<h3>" + esc(metric.name) + "</h3>\n"
+            if !metric.id.isEmpty {
+                // Break opportunities after the dots only, so an id never splits mid-word.
+                html += "<p class=\"metric-id\"><code>" + esc(metric.id).replacingOccurrences(of: ".", with: ".<wbr>") + "</code></p>\n"
+            }
             html += "<p class=\"value\">" + esc(metric.valueText)
                 + (metric.unit.isEmpty ? "" : " <span class=\"unit\">" + esc(metric.unit) + "</span>") + "</p>\n"
             if metric.ciHalfWidth != nil {
@@ -102,7 +112,8 @@ public struct HTMLRenderer: Sendable {
     private func figure(_ chart: Chart, id: String) -> String {
         var html = "<figure class=\"chart-figure\" aria-labelledby=\"" + id + "-caption\">\n"
         html += "<figcaption id=\"" + id + "-caption\"><strong>" + esc(chart.title) + "</strong><span>" + esc(chart.summary) + "</span></figcaption>\n"
-        html += "<div class=\"chart-scroll\">\n" + SVGChartRenderer().render(chart, idPrefix: id) + "</div>\n"
+        html += "<div class=\"chart-box wide\">\n" + SVGChartRenderer(layout: .wide).render(chart, idPrefix: id) + "</div>\n"
+        html += "<div class=\"chart-box narrow\">\n" + SVGChartRenderer(layout: .narrow).render(chart, idPrefix: id + "-narrow") + "</div>\n"
         // A breakdown's counts are part of its message, so its table starts open; other charts' tables start closed.
         let isBreakdown: Bool
         if case .breakdown = chart { isBreakdown = true } else { isBreakdown = false }
@@ -123,7 +134,9 @@ public struct HTMLRenderer: Sendable {
         for row in table.normalizedRows {
             html += "<tr>"
             for (index, cell) in row.enumerated() {
-                html += (table.columns[index].alignment == .trailing ? "<td class=\"num\">" : "<td>") + esc(cell.text) + "</td>"
+                let text: String
+                if case .code(let code) = cell { text = "<code>" + esc(code).replacingOccurrences(of: ".", with: ".<wbr>") + "</code>" } else { text = esc(cell.text) }
+                html += (table.columns[index].alignment == .trailing ? "<td class=\"num\">" : "<td>") + text + "</td>"
             }
             html += "</tr>\n"
         }
@@ -138,10 +151,10 @@ public struct HTMLRenderer: Sendable {
         * { box-sizing: border-box; }
         body { margin: 0; background: #ffffff; color: var(--ink);
           font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Liberation Sans", sans-serif; }
-        main { max-width: 1000px; margin: 0 auto; padding: 32px 24px 48px; }
-        h1 { font-size: 1.8rem; line-height: 1.25; margin: 0.2rem 0 0.5rem; overflow-wrap: anywhere; }
-        h2 { font-size: 1.25rem; margin: 2.4rem 0 1rem; padding-bottom: 0.35rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
-        p { max-width: 72ch; overflow-wrap: anywhere; }
+        main { max-width: 1000px; margin: 0 auto; padding: 32px 24px 48px; overflow-wrap: break-word; }
+        h1 { font-size: 1.8rem; line-height: 1.25; margin: 0.2rem 0 0.5rem; overflow-wrap: break-word; }
+        h2 { font-size: 1.25rem; margin: 2.4rem 0 1rem; padding-bottom: 0.35rem; border-bottom: 1px solid var(--line); overflow-wrap: break-word; }
+        p { max-width: 72ch; overflow-wrap: break-word; }
         code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.85em; }
         .kicker { margin: 0; text-transform: uppercase; letter-spacing: 0.08em; font-size: 0.75rem; font-weight: 600; color: var(--accent); }
         .question { margin: 0 0 1rem; color: var(--muted); font-size: 1.05rem; }
@@ -149,15 +162,17 @@ public struct HTMLRenderer: Sendable {
           border-radius: 6px; padding: 0 0.4rem; margin-right: 0.3rem; }
         dl.provenance { display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; margin: 0; padding: 0.75rem 1rem;
           background: var(--panel); border: 1px solid var(--line); border-radius: 8px; font-size: 0.875rem; }
-        dl.provenance div { min-width: 0; }
+        dl.provenance div { min-width: 0; max-width: 100%; }
         dt { color: var(--muted); font-size: 0.7rem; text-transform: uppercase; letter-spacing: 0.05em; }
-        dd { margin: 0; overflow-wrap: anywhere; }
+        dd { margin: 0; overflow-wrap: break-word; }
         .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(175px, 1fr)); gap: 12px; }
         .metric { border: 1px solid var(--line); border-top: 4px solid var(--accent); border-radius: 8px; padding: 0.7rem 0.9rem; }
         .metric.clear { border-top-color: var(--ok); }
         .metric.within { border-top-color: var(--warn); }
         .metric.breached { border-top-color: var(--bad); }
-        .metric h3 { margin: 0; font-size: 0.85rem; font-weight: 600; color: var(--muted); overflow-wrap: anywhere; }
+        .metric h3 { margin: 0; font-size: 0.9rem; font-weight: 600; color: var(--ink); overflow-wrap: break-word; hyphens: manual; }
+        .metric .metric-id { margin: 0.05rem 0 0; font-size: 0.7rem; color: var(--muted); overflow-wrap: break-word; }
+        .metric .metric-id code { font-size: 1em; }
         .metric .value { margin: 0.15rem 0 0; font-size: 1.65rem; font-weight: 650; font-variant-numeric: tabular-nums; }
         .metric .unit { font-size: 1rem; font-weight: 500; color: var(--muted); }
         .metric .ci, .metric .threshold, .metric .note { margin: 0.15rem 0 0; font-size: 0.8rem; color: var(--muted); }
@@ -170,18 +185,21 @@ public struct HTMLRenderer: Sendable {
         figcaption { margin-bottom: 0.5rem; }
         figcaption strong { display: block; font-size: 1rem; }
         figcaption span { color: var(--muted); font-size: 0.875rem; }
-        .chart-scroll { overflow-x: auto; }
-        svg.chart { display: block; width: 100%; min-width: 520px; height: auto; }
+        .chart-box.narrow { display: none; }
+        svg.chart { display: block; width: 100%; max-width: 100%; height: auto; }
+        .chart-box.narrow svg.chart { max-width: 520px; margin: 0 auto; }
+        @media (max-width: 859px) { .chart-box.wide { display: none; } .chart-box.narrow { display: block; } }
         details { margin-top: 0.5rem; font-size: 0.875rem; }
         summary { cursor: pointer; color: var(--accent); }
-        .table-wrap { overflow-x: auto; }
+        .table-wrap { overflow-x: auto; max-width: 100%; }
         table { border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; margin: 0.5rem 0 1rem; }
         caption { text-align: left; font-weight: 600; padding-bottom: 0.35rem; }
         th, td { padding: 0.35rem 0.75rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
         th { background: var(--panel); font-weight: 600; }
         th.num, td.num { text-align: right; white-space: nowrap; }
         footer { margin-top: 3rem; padding-top: 1rem; border-top: 1px solid var(--line); color: var(--muted); font-size: 0.8rem; }
-        @media (max-width: 600px) { main { padding: 20px 12px 32px; } h1 { font-size: 1.4rem; } figure { padding: 0.6rem; } }
+        @media (max-width: 600px) { main { padding: 20px 12px 32px; } h1 { font-size: 1.4rem; } figure { padding: 0.6rem 0.5rem; }
+          th, td { padding: 0.3rem 0.5rem; } }
 
         """
 }

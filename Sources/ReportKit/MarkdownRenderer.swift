@@ -14,13 +14,19 @@ public struct MarkdownRenderer: Sendable {
         lines.append("")
         lines.append("**Scenario:** " + TextFormat.escapeMarkdown(report.scenario.name) + " — " + TextFormat.escapeMarkdown(report.scenario.question) + "  ")
         let run = report.provenance
-        lines.append("**Run:** seed " + String(run.seed) + " · " + TextFormat.count(run.replications) + " replications · "
-                     + TextFormat.escapeMarkdown(run.toolVersion) + " · scenario " + TextFormat.escapeMarkdown(run.scenarioHash))
+        let facts = run.facts.map { TextFormat.escapeMarkdown($0.label.lowercased() + " " + $0.value) }
+        lines.append("**Run:** " + (facts + [TextFormat.count(run.replications) + " replications", "seed " + String(run.seed)]).joined(separator: " · ") + "  ")
+        if let overrides = run.overrides {
+            lines.append("**Overrides:** " + (overrides.isEmpty ? "none (scenario file as written)" : overrides.map(Self.codeSpan).joined(separator: " ")) + "  ")
+        }
+        lines.append("**Provenance:** " + TextFormat.escapeMarkdown(run.toolVersion)
+                     + (run.sourceRevision.isEmpty ? "" : " · source " + Self.codeSpan(run.sourceRevision))
+                     + " · scenario " + TextFormat.escapeMarkdown(run.scenarioHash))
         if !report.headlines.isEmpty {
             lines.append("")
             lines.append("## Headline metrics")
             lines.append("")
-            lines += tableLines(Self.headlineTable(report.headlines))
+            lines += Self.tableLines(Self.headlineTable(report.headlines))
             let notes = report.headlines.filter { !$0.note.isEmpty }
             if !notes.isEmpty {
                 lines.append("")
@@ -37,11 +43,11 @@ public struct MarkdownRenderer: Sendable {
                     lines.append(TextFormat.escapeMarkdown(text))
                 case .table(let table):
                     if !table.caption.isEmpty { lines += ["**" + TextFormat.escapeMarkdown(table.caption) + "**", ""] }
-                    lines += tableLines(table)
+                    lines += Self.tableLines(table)
                 case .chart(let chart):
                     lines.append("**Figure: " + TextFormat.escapeMarkdown(chart.title) + "** — " + TextFormat.escapeMarkdown(chart.summary))
                     lines.append("")
-                    lines += tableLines(chart.dataTable)
+                    lines += Self.tableLines(chart.dataTable)
                 }
             }
         }
@@ -54,26 +60,34 @@ public struct MarkdownRenderer: Sendable {
         let levels = metrics.map { $0.ciLevel }
         let sharedLevel = levels.allSatisfy { $0 == levels.first } ? levels.first : nil
         let ciTitle = sharedLevel.map { HeadlineMetric.levelText($0) + " CI" } ?? "CI"
-        let columns = [Table.Column("Metric"), Table.Column("Value", alignment: .trailing), Table.Column(ciTitle, alignment: .trailing),
+        var columns = [Table.Column("Metric"), Table.Column("Value", alignment: .trailing), Table.Column(ciTitle, alignment: .trailing),
                        Table.Column("Unit"), Table.Column("Alarm"), Table.Column("Status")]
+        let withIDs = metrics.contains { !$0.id.isEmpty }
+        if withIDs { columns.append(Table.Column("ID")) }
         let rows: [[TableCell]] = metrics.map { metric in
             let ci = metric.halfWidthText + (sharedLevel == nil && metric.ciHalfWidth != nil ? " (" + HeadlineMetric.levelText(metric.ciLevel) + ")" : "")
             return [.text(metric.name), .text(metric.valueText), .text(ci), .text(metric.unit), .text(metric.thresholdText),
-                    .text(metric.thresholdStatus?.label ?? "—")]
+                    .text(metric.thresholdStatus?.label ?? "—")] + (withIDs ? [.code(metric.id)] : [])
         }
         return Table(caption: "", columns: columns, rows: rows)
     }
 
+    /// `text` as an inline code span; backticks, pipes and line breaks (which would end the span or the
+    /// table cell) are dropped.
+    static func codeSpan(_ text: String) -> String {
+        "`" + String(text.unicodeScalars.filter { $0 != "`" && $0 != "|" && $0.value >= 0x20 }.map(Character.init)) + "`"
+    }
+
     /// A pipe table with columns padded to equal width (so it also lines up in a terminal) and alignment
     /// markers in the separator row.
-    private func tableLines(_ table: Table) -> [String] {
+    static func tableLines(_ table: Table) -> [String] {
         guard !table.columns.isEmpty else { return [] }
         let header = table.columns.map { TextFormat.escapeMarkdown($0.title) }
-        let body = table.normalizedRows.map { row in row.map { TextFormat.escapeMarkdown($0.text) } }
-        var widths = header.map { max($0.count, 3) }
-        for row in body {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
+        let body = table.normalizedRows.map { row in row.map { cell -> String in
+            if case .code(let text) = cell { return text.isEmpty ? "" : Self.codeSpan(text) }
+            return TextFormat.escapeMarkdown(cell.text)
+        } }
+        let widths = table.columnWidths(header, body, minimum: 3)
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { index, cell -> String in
                 let padding = String(repeating: " ", count: widths[index] - cell.count)

@@ -50,13 +50,39 @@ public struct RunProvenance: Sendable, Equatable {
     public var toolVersion: String
     /// Content hash of the scenario file, e.g. "sha256:9f2c…".
     public var scenarioHash: String
+    /// The source revision the tool was built from (e.g. a git commit); empty when unknown.
+    public var sourceRevision: String
+    /// What the run simulated, shown first in the header: e.g. ("Devices", "500,000"), ("Horizon", "30 min").
+    public var facts: [RunFact]
+    /// Every change to the scenario file made for this run, as given (e.g. `--devices 500000`,
+    /// `--set world.population.devices=500000`), in order; empty when the file ran as written; nil when
+    /// the notion does not apply (a sweep's changes are in its sweep file).
+    public var overrides: [String]?
 
     /// Creates the value from its properties (see their documentation).
-    public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String) {
+    public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String, sourceRevision: String = "",
+                facts: [RunFact] = [], overrides: [String]? = []) {
         self.seed = seed
         self.replications = replications
         self.toolVersion = toolVersion
         self.scenarioHash = scenarioHash
+        self.sourceRevision = sourceRevision
+        self.facts = facts
+        self.overrides = overrides
+    }
+}
+
+/// One labelled fact about a run for the report header, e.g. "Devices" = "500,000".
+public struct RunFact: Sendable, Equatable {
+    /// The label, e.g. "Devices".
+    public var label: String
+    /// The value as display text, e.g. "500,000".
+    public var value: String
+
+    /// Creates the value from its properties (see their documentation).
+    public init(_ label: String, _ value: String) {
+        self.label = label
+        self.value = value
     }
 }
 
@@ -78,10 +104,12 @@ public struct HeadlineMetric: Sendable, Equatable {
     public var threshold: Threshold?
     /// A short remark shown with the metric (how it is measured, a caveat). May be empty.
     public var note: String
+    /// The metric's identifier, shown in small print under the name (e.g. "tapToPaint.p50Seconds"); may be empty.
+    public var id: String
 
     /// Creates the value from its properties (see their documentation).
     public init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,
-                ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "") {
+                ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "", id: String = "") {
         self.name = name
         self.unit = unit
         self.value = value
@@ -90,6 +118,19 @@ public struct HeadlineMetric: Sendable, Equatable {
         self.ciLevel = ciLevel
         self.threshold = threshold
         self.note = note
+        self.id = id
+    }
+
+    /// A metric measured in `measured` units, shown in the unit people read best for its value (see
+    /// `HumanScale`); the half-width and the alarm level (both in `measured` units) use the same scale.
+    /// Example: 0.412 s with ± 0.018 s becomes "412 ms ± 18".
+    public init(name: String, id: String, measuredValue: Double, measured: MeasuredUnit, ciHalfWidth: Double?,
+                ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "") {
+        let scale = HumanScale.choose(for: measured, magnitude: measuredValue)
+        self.init(name: name, unit: scale.unit, value: measuredValue * scale.multiplier, decimals: scale.decimals,
+                  ciHalfWidth: ciHalfWidth.map { $0 * scale.multiplier }, ciLevel: ciLevel,
+                  threshold: threshold.map { Threshold(value: $0.value * scale.multiplier, alarmWhen: $0.alarmWhen) },
+                  note: note, id: id)
     }
 
     /// Where the estimate stands against its threshold; nil without a threshold.
@@ -211,6 +252,15 @@ public struct Table: Sendable, Equatable {
         self.rows = rows
     }
 
+    /// The widest of each column's heading and cells (`cells` as they will be printed), at least `minimum`.
+    func columnWidths(_ header: [String], _ body: [[String]], minimum: Int = 0) -> [Int] {
+        var widths = header.map { max($0.count, minimum) }
+        for row in body {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
+        return widths
+    }
+
     /// The rows cut or padded to exactly `columns.count` cells each.
     public var normalizedRows: [[TableCell]] {
         rows.map { row in
@@ -232,6 +282,10 @@ public enum TableCell: Sendable, Equatable {
     case percent(Double, decimals: Int)
     /// A count followed by its share of a total: "12,345 (61.7%)".
     case countAndShare(Int, share: Double)
+    /// A measured quantity in the unit people read best for it: "412 ms", "22.6 GB", "23.8 k/s".
+    case quantity(Double, MeasuredUnit)
+    /// An identifier shown as code (monospace in HTML, a code span in Markdown), e.g. a metric id.
+    case code(String)
     /// Nothing (also used to pad short rows).
     case empty
 
@@ -244,6 +298,8 @@ public enum TableCell: Sendable, Equatable {
         case .percent(let fraction, let decimals): return TextFormat.percent(fraction: fraction, decimals: decimals)
         case .countAndShare(let value, let share):
             return TextFormat.count(value) + " (" + TextFormat.percent(fraction: share, decimals: 1) + ")"
+        case .quantity(let value, let unit): return HumanScale.format(value, unit: unit)
+        case .code(let text): return text
         case .empty: return ""
         }
     }

@@ -2,19 +2,27 @@ import Foundation
 
 /// Renders a `Chart` as a self-contained inline SVG: no scripts, no external references, fixed palette,
 /// `role="img"` with `<title>`/`<desc>` for assistive technology, and a byte-identical result for the same
-/// input.
+/// input. The chart kinds live in `SVGChartRenderer+Lines.swift` and `SVGChartRenderer+Bars.swift`; this
+/// file holds the pieces they share (axes, grid, markers, reference lines, legend, layout).
 ///
 /// Element classes let tests and stylesheets find the data marks: one `path.series` per drawn line,
 /// one `path.area` per area-style time series, one `rect.band` per time band, one `line.marker` per marker,
-/// one `rect.segment` per non-zero breakdown count, one `rect.bar` per finite grouped-bar value.
+/// one `line.reference` per reference line, one `path.ci-band` per line-chart series with intervals,
+/// one `rect.segment` per non-zero breakdown count, one `rect.bar` per finite grouped-bar value, and one
+/// `rect.plot` (invisible) per plotting area.
 public struct SVGChartRenderer: Sendable {
-    /// Width of every chart's view box, in SVG user units (the HTML page scales it to the column width).
-    public static let width = 760.0
-    /// Height of the plotting area of line and bar charts, in SVG user units.
-    public static let plotHeight = 260.0
+    /// Width of a wide chart's view box, in SVG user units (the HTML page scales it to the column width).
+    public static let width = ChartLayout.wide.width
+    /// Height of the plotting area of wide line and bar charts, in SVG user units.
+    public static let plotHeight = ChartLayout.wide.plotHeight
 
-    /// The renderer holds no state; one instance can render any number of charts.
-    public init() {}
+    /// The geometry charts are drawn for.
+    public let layout: ChartLayout
+
+    /// A renderer for `layout`; it holds no other state and can render any number of charts.
+    public init(layout: ChartLayout = .wide) {
+        self.layout = layout
+    }
 
     /// The chart as an `<svg>` element (one line per element, ending with a newline).
     ///
@@ -28,135 +36,23 @@ public struct SVGChartRenderer: Sendable {
         case .timeSeries(let series): return renderTimeSeries(series, prefix: prefix)
         case .breakdown(let breakdown): return renderBreakdown(breakdown, prefix: prefix)
         case .groupedBars(let bars): return renderGroupedBars(bars, prefix: prefix)
+        case .line(let line): return renderLineChart(line, prefix: prefix)
         }
     }
 
     // MARK: Layout constants
 
-    private static let marginLeft = 76.0
-    private static let marginRight = 28.0
-    private static let legendTop = 10.0
-    private static let legendRowHeight = 20.0
-    private static let markerLabelRowHeight = 15.0
-    private static let marginBottom = 58.0
-    private static let fontFamily = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Liberation Sans', sans-serif"
-    private static let inkColor = "#1F2328"
-    private static let mutedInkColor = "#57606A"
-    private static let axisColor = "#8C959F"
-    private static let gridColor = "#E4E7EB"
+    static let legendTop = 10.0
+    static let legendRowHeight = 20.0
+    static let markerLabelRowHeight = 15.0
+    static let marginBottom = 58.0
+    static let fontFamily = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Liberation Sans', sans-serif"
+    static let inkColor = "#1F2328"
+    static let mutedInkColor = "#57606A"
+    static let axisColor = "#8C959F"
+    static let gridColor = "#E4E7EB"
     /// Neutral (not a palette hue), so a shaded interval never reads as a series.
-    private static let bandColor = "#6E7781"
-
-    // MARK: CDF
-
-    private func renderCDF(_ chart: CDFChart, prefix: String) -> String {
-        let seriesPoints = chart.series.map { $0.points.filter { $0.value.isFinite && $0.fraction.isFinite } }
-        let values = seriesPoints.flatMap { $0.map { $0.value } } + chart.markers.map { $0.at }.filter { $0.isFinite }
-        let xTicks: AxisTicks
-        switch chart.valueAxis.scale {
-        case .linear: xTicks = AxisTicks.linear(values.min() ?? 0, values.max() ?? 1, maxIntervals: 8)
-        case .logarithmic:
-            let positive = values.filter { $0 > 0 }
-            xTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
-        let yTicks = AxisTicks.linear(0, 1, maxIntervals: 5)
-        let legend = chart.series.enumerated().map { index, series in
-            LegendItem(name: series.name, color: series.color ?? .automatic(index), mark: .line(dash: Self.dash(index)))
-        }
-        let frame = PlotFrame(legend: legend, hasMarkers: !chart.markers.isEmpty)
-        let x = AxisMap(ticks: xTicks, scale: chart.valueAxis.scale, start: frame.left, length: frame.width, inverted: false)
-        let y = AxisMap(ticks: yTicks, scale: .linear, start: frame.top, length: frame.height, inverted: true)
-
-        var svg = SVGWriter()
-        let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
-        openSVG(&svg, kind: "cdf", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y)
-        drawXAxis(&svg, frame: frame, map: x, title: chart.valueAxis.title)
-        drawYAxis(&svg, frame: frame, map: y, title: "Share of observations ≤ value", label: { TextFormat.percent(fraction: $0, decimals: 0) })
-        svg.open("g", [("class", "data"), ("fill", "none"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
-        for (index, points) in seriesPoints.enumerated() where !points.isEmpty {
-            let vertices = Self.thinned(points.map { Vertex(x: x.position($0.value), y: y.position($0.fraction)) })
-            var attributes = [("class", "series"), ("d", Self.pathData([vertices])), ("stroke", legend[index].color.hex)]
-            if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
-            svg.leaf("path", attributes, tooltip: chart.series[index].name)
-        }
-        svg.close("g")
-        drawMarkers(&svg, frame: frame, map: x, markers: chart.markers)
-        drawLegend(&svg, frame: frame, items: legend)
-        if seriesPoints.allSatisfy({ $0.isEmpty }) { drawNoData(&svg, frame: frame) }
-        svg.close("svg")
-        return svg.text
-    }
-
-    // MARK: Time series
-
-    private func renderTimeSeries(_ chart: TimeSeriesChart, prefix: String) -> String {
-        let seriesPoints = chart.series.map { $0.points }
-        let finite = seriesPoints.flatMap { $0 }.filter { $0.seconds.isFinite && $0.value.isFinite }
-        let times = finite.map { $0.seconds } + chart.markers.map { $0.at } + chart.bands.flatMap { [$0.fromSeconds, $0.toSeconds] }
-        let finiteTimes = times.filter { $0.isFinite }
-        let xTicks = AxisTicks.linear(finiteTimes.min() ?? 0, finiteTimes.max() ?? 1, maxIntervals: 8)
-        let yValues = finite.map { $0.value }
-        let yTicks: AxisTicks
-        switch chart.valueAxis.scale {
-        case .linear: yTicks = AxisTicks.linear(min(0, yValues.min() ?? 0), yValues.max() ?? 1, maxIntervals: 5)
-        case .logarithmic:
-            let positive = yValues.filter { $0 > 0 }
-            yTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
-        let legend = chart.series.enumerated().map { index, series in
-            LegendItem(name: series.name, color: series.color ?? .automatic(index),
-                       mark: series.style == .area ? .box : .line(dash: Self.dash(index)))
-        }
-        let frame = PlotFrame(legend: legend, hasMarkers: !chart.markers.isEmpty)
-        let x = AxisMap(ticks: xTicks, scale: .linear, start: frame.left, length: frame.width, inverted: false)
-        let y = AxisMap(ticks: yTicks, scale: chart.valueAxis.scale, start: frame.top, length: frame.height, inverted: true)
-
-        var svg = SVGWriter()
-        let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
-        openSVG(&svg, kind: "time-series", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
-        drawGrid(&svg, frame: frame, x: x, y: y)
-        svg.open("g", [("class", "bands")])
-        for band in chart.bands where band.fromSeconds.isFinite && band.toSeconds.isFinite {
-            let left = x.position(min(band.fromSeconds, band.toSeconds))
-            let right = x.position(max(band.fromSeconds, band.toSeconds))
-            svg.leaf("rect", [("class", "band"), ("x", SVGWriter.number(left)), ("y", SVGWriter.number(frame.top)),
-                              ("width", SVGWriter.number(right - left)), ("height", SVGWriter.number(frame.height)),
-                              ("fill", Self.bandColor), ("fill-opacity", "0.12")], tooltip: band.label)
-            svg.element("text", [("x", SVGWriter.number(left + 6)), ("y", SVGWriter.number(frame.bottom - 8)),
-                                 ("fill", Self.mutedInkColor), ("font-size", "11")] + Self.halo, content: band.label)
-        }
-        svg.close("g")
-        drawXAxis(&svg, frame: frame, map: x, title: "Virtual time (s)")
-        drawYAxis(&svg, frame: frame, map: y, title: chart.valueAxis.title,
-                  label: { Self.tickLabel($0, decimals: yTicks.decimals) })
-        let baseline = y.position(chart.valueAxis.scale == .linear ? min(max(0, yTicks.lower), yTicks.upper) : yTicks.lower)
-        svg.open("g", [("class", "data"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
-        for (index, points) in seriesPoints.enumerated() {
-            let runs = Self.finiteRuns(points).map { run in
-                Self.thinned(run.map { Vertex(x: x.position($0.seconds), y: y.position($0.value)) })
-            }
-            if runs.isEmpty { continue }
-            let color = legend[index].color.hex
-            if chart.series[index].style == .area {
-                // Each run closed down to the baseline.
-                let closed = runs.map { run in [Vertex(x: run[0].x, y: baseline)] + run + [Vertex(x: run[run.count - 1].x, y: baseline)] }
-                let area = closed.map { Self.pathData([$0]) + " Z" }.joined(separator: " ")
-                svg.leaf("path", [("class", "area"), ("d", area), ("fill", color), ("fill-opacity", "0.18"), ("stroke", "none")])
-            }
-            var attributes = [("class", "series"), ("d", Self.pathData(runs)), ("fill", "none"), ("stroke", color)]
-            if let dash = Self.dash(index) { attributes.append(("stroke-dasharray", dash)) }
-            svg.leaf("path", attributes, tooltip: chart.series[index].name)
-        }
-        svg.close("g")
-        drawMarkers(&svg, frame: frame, map: x, markers: chart.markers)
-        drawLegend(&svg, frame: frame, items: legend)
-        if finite.isEmpty { drawNoData(&svg, frame: frame) }
-        svg.close("svg")
-        return svg.text
-    }
+    static let bandColor = "#6E7781"
 
     /// A point in SVG user units.
     struct Vertex: Equatable {
@@ -206,7 +102,7 @@ public struct SVGChartRenderer: Sendable {
     }
 
     /// Splits a series into runs of consecutive finite points (a non-finite point is a gap).
-    private static func finiteRuns(_ points: [TimePoint]) -> [[TimePoint]] {
+    static func finiteRuns(_ points: [TimePoint]) -> [[TimePoint]] {
         var runs: [[TimePoint]] = []
         var current: [TimePoint] = []
         for point in points {
@@ -221,171 +117,14 @@ public struct SVGChartRenderer: Sendable {
         return runs
     }
 
-    // MARK: Breakdown
-
-    private static let breakdownBarHeight = 30.0
-    private static let breakdownBarGap = 14.0
-
-    private func renderBreakdown(_ chart: BreakdownChart, prefix: String) -> String {
-        let legend = chart.categories.enumerated().map { index, category in
-            LegendItem(name: category.name, color: category.color ?? .automatic(index), mark: .box)
-        }
-        let longestLabel = chart.bars.map { Self.textWidth($0.label, fontSize: 12) }.max() ?? 0
-        let labelWidth = min(max(longestLabel + 14, 56), 200)
-        let totalLabels = chart.bars.map { "n = " + TextFormat.count($0.total(categories: chart.categories.count)) }
-        let totalWidth = (totalLabels.map { Self.textWidth($0, fontSize: 11) }.max() ?? 0) + 22
-        let left = 12 + labelWidth
-        let legendHeight = Self.legendHeight(legend, width: Self.width - left - Self.marginRight)
-        let top = Self.legendTop + legendHeight + 10
-        let barsHeight = Double(chart.bars.count) * (Self.breakdownBarHeight + Self.breakdownBarGap) - (chart.bars.isEmpty ? 0 : Self.breakdownBarGap)
-        let plotHeight = max(barsHeight, Self.breakdownBarHeight)
-        let bottom = top + plotHeight
-        let height = bottom + 52
-        let frame = PlotFrame(left: left, top: top, width: Self.width - left - totalWidth, height: plotHeight, totalHeight: height, legendLeft: left)
-        let xTicks = AxisTicks.linear(0, 1, maxIntervals: 5)
-        let x = AxisMap(ticks: xTicks, scale: .linear, start: frame.left, length: frame.width, inverted: false)
-
-        var svg = SVGWriter()
-        openSVG(&svg, kind: "breakdown", prefix: prefix, height: height, title: chart.title,
-                description: chart.summary + " Categories: " + chart.categories.map { $0.name }.joined(separator: "; ") + ".")
-        svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])
-        for tick in xTicks.values {
-            let position = SVGWriter.number(x.position(tick))
-            svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.top - 4)), ("x2", position), ("y2", SVGWriter.number(frame.bottom + 4))])
-        }
-        svg.close("g")
-        svg.open("g", [("class", "axis x"), ("fill", Self.mutedInkColor), ("text-anchor", "middle")])
-        for tick in xTicks.values {
-            svg.element("text", [("x", SVGWriter.number(x.position(tick))), ("y", SVGWriter.number(frame.bottom + 20))],
-                        content: TextFormat.percent(fraction: tick, decimals: 0))
-        }
-        svg.element("text", [("x", SVGWriter.number(frame.left + frame.width / 2)), ("y", SVGWriter.number(frame.bottom + 42)),
-                             ("fill", Self.inkColor)], content: "Share of " + chart.countNoun)
-        svg.close("g")
-
-        svg.open("g", [("class", "data")])
-        for (barIndex, bar) in chart.bars.enumerated() {
-            let barTop = frame.top + Double(barIndex) * (Self.breakdownBarHeight + Self.breakdownBarGap)
-            let middle = barTop + Self.breakdownBarHeight / 2
-            svg.element("text", [("x", SVGWriter.number(left - 10)), ("y", SVGWriter.number(middle + 4)), ("text-anchor", "end"),
-                                 ("fill", Self.inkColor)], content: Self.truncated(bar.label, width: labelWidth - 12, fontSize: 12))
-            let total = bar.total(categories: chart.categories.count)
-            svg.element("text", [("x", SVGWriter.number(frame.right + 10)), ("y", SVGWriter.number(middle + 4)),
-                                 ("fill", Self.mutedInkColor), ("font-size", "11")], content: totalLabels[barIndex])
-            guard total > 0 else {
-                svg.leaf("rect", [("class", "empty-bar"), ("x", SVGWriter.number(frame.left)), ("y", SVGWriter.number(barTop)),
-                                  ("width", SVGWriter.number(frame.width)), ("height", SVGWriter.number(Self.breakdownBarHeight)),
-                                  ("fill", "none"), ("stroke", Self.axisColor), ("stroke-dasharray", "4 3")])
-                svg.element("text", [("x", SVGWriter.number(frame.left + frame.width / 2)), ("y", SVGWriter.number(middle + 4)),
-                                     ("text-anchor", "middle"), ("fill", Self.mutedInkColor)], content: "no " + chart.countNoun)
-                continue
-            }
-            var cumulative = 0
-            for (categoryIndex, category) in chart.categories.enumerated() {
-                let count = bar.count(at: categoryIndex)
-                guard count > 0 else { continue }
-                let share = Double(count) / Double(total)
-                let start = x.position(Double(cumulative) / Double(total))
-                cumulative += count
-                let end = x.position(Double(cumulative) / Double(total))
-                let color = legend[categoryIndex].color
-                svg.leaf("rect", [("class", "segment"), ("x", SVGWriter.number(start)), ("y", SVGWriter.number(barTop)),
-                                  ("width", SVGWriter.number(end - start)), ("height", SVGWriter.number(Self.breakdownBarHeight)),
-                                  ("fill", color.hex), ("stroke", "#FFFFFF"), ("stroke-width", "1")],
-                         tooltip: bar.label + " · " + category.name + ": " + TextFormat.count(count) + " (" + TextFormat.percent(fraction: share) + ")")
-                let label = TextFormat.percent(fraction: share, decimals: share < 0.1 ? 1 : 0)
-                if end - start >= Self.textWidth(label, fontSize: 11) + 8 {
-                    svg.element("text", [("x", SVGWriter.number((start + end) / 2)), ("y", SVGWriter.number(middle + 4)),
-                                         ("text-anchor", "middle"), ("font-size", "11"), ("font-weight", "600"),
-                                         ("fill", color.wantsDarkText ? Self.inkColor : "#FFFFFF")], content: label)
-                }
-            }
-        }
-        svg.close("g")
-        drawLegend(&svg, frame: frame, items: legend)
-        svg.close("svg")
-        return svg.text
-    }
-
-    // MARK: Grouped bars
-
-    private func renderGroupedBars(_ chart: GroupedBarChart, prefix: String) -> String {
-        let values = chart.drawnValues
-        let display = chart.displayScale
-        let scaled = values.map { $0 / display.divisor }
-        let yTicks = AxisTicks.linear(min(0, scaled.min() ?? 0), max(0, scaled.max() ?? 1), maxIntervals: 5)
-        let legend = chart.series.enumerated().map { index, series in
-            LegendItem(name: series.name, color: series.color ?? .automatic(index), mark: .box)
-        }
-        let frame = PlotFrame(legend: legend, hasMarkers: false)
-        let y = AxisMap(ticks: yTicks, scale: .linear, start: frame.top, length: frame.height, inverted: true)
-        let unitTitle = chart.valueLabel + (display.unit.isEmpty ? "" : " (" + display.unit + ")")
-
-        var svg = SVGWriter()
-        openSVG(&svg, kind: "grouped-bars", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + " Groups: " + chart.groups.joined(separator: "; ") + ". Series: "
-                    + chart.series.map { $0.name }.joined(separator: "; ") + ".")
-        svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])
-        for tick in yTicks.values {
-            let position = SVGWriter.number(y.position(tick))
-            svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", position), ("x2", SVGWriter.number(frame.right)), ("y2", position)])
-        }
-        svg.close("g")
-        drawYAxis(&svg, frame: frame, map: y, title: unitTitle, label: { Self.tickLabel($0, decimals: yTicks.decimals) })
-
-        let groupWidth = frame.width / Double(max(chart.groups.count, 1))
-        let seriesCount = Double(max(chart.series.count, 1))
-        let barWidth = min(groupWidth * 0.78 / seriesCount, 64)
-        let clusterWidth = barWidth * seriesCount
-        let zero = y.position(min(max(0, yTicks.lower), yTicks.upper))
-        svg.open("g", [("class", "axis x"), ("fill", Self.inkColor), ("text-anchor", "middle")])
-        for (groupIndex, group) in chart.groups.enumerated() {
-            let center = frame.left + groupWidth * (Double(groupIndex) + 0.5)
-            svg.element("text", [("x", SVGWriter.number(center)), ("y", SVGWriter.number(frame.bottom + 20))],
-                        content: Self.truncated(group, width: groupWidth - 8, fontSize: 12))
-        }
-        svg.close("g")
-        svg.open("g", [("class", "data")])
-        for (groupIndex, group) in chart.groups.enumerated() {
-            let clusterLeft = frame.left + groupWidth * Double(groupIndex) + (groupWidth - clusterWidth) / 2
-            for (seriesIndex, series) in chart.series.enumerated() {
-                guard groupIndex < series.values.count, series.values[groupIndex].isFinite else { continue }
-                let value = series.values[groupIndex] / display.divisor
-                let barLeft = clusterLeft + barWidth * Double(seriesIndex)
-                let top = min(y.position(value), zero)
-                let height = abs(zero - y.position(value))
-                let valueText = TextFormat.fixed(value, decimals: display.decimals(for: value))
-                let withUnit = display.unit.isEmpty ? valueText : valueText + " " + display.unit
-                svg.leaf("rect", [("class", "bar"), ("x", SVGWriter.number(barLeft + 1)), ("y", SVGWriter.number(top)),
-                                  ("width", SVGWriter.number(barWidth - 2)), ("height", SVGWriter.number(height)),
-                                  ("fill", legend[seriesIndex].color.hex)],
-                         tooltip: group + " · " + series.name + ": " + withUnit)
-                let label = Self.textWidth(withUnit, fontSize: 11) <= barWidth + 6 ? withUnit
-                    : (Self.textWidth(valueText, fontSize: 11) <= barWidth + 6 ? valueText : "")
-                if !label.isEmpty {
-                    let labelY = value >= 0 ? top - 5 : top + height + 13
-                    svg.element("text", [("x", SVGWriter.number(barLeft + barWidth / 2)), ("y", SVGWriter.number(labelY)),
-                                         ("text-anchor", "middle"), ("font-size", "11"), ("fill", Self.inkColor)], content: label)
-                }
-            }
-        }
-        svg.close("g")
-        svg.leaf("line", [("class", "baseline"), ("x1", SVGWriter.number(frame.left)), ("y1", SVGWriter.number(zero)),
-                          ("x2", SVGWriter.number(frame.right)), ("y2", SVGWriter.number(zero)), ("stroke", Self.axisColor)])
-        drawLegend(&svg, frame: frame, items: legend)
-        if values.isEmpty { drawNoData(&svg, frame: frame) }
-        svg.close("svg")
-        return svg.text
-    }
-
     // MARK: Shared pieces
 
-    private static let halo: [(String, String)] = [("stroke", "#FFFFFF"), ("stroke-width", "3"), ("paint-order", "stroke")]
+    static let halo: [(String, String)] = [("stroke", "#FFFFFF"), ("stroke-width", "3"), ("paint-order", "stroke")]
 
-    private func openSVG(_ svg: inout SVGWriter, kind: String, prefix: String, height: Double, title: String, description: String) {
+    func openSVG(_ svg: inout SVGWriter, kind: String, prefix: String, height: Double, title: String, description: String) {
         svg.open("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("class", "chart chart-" + kind),
-                         ("viewBox", "0 0 " + SVGWriter.number(Self.width) + " " + SVGWriter.number(height)),
-                         ("width", SVGWriter.number(Self.width)), ("height", SVGWriter.number(height)),
+                         ("viewBox", "0 0 " + SVGWriter.number(layout.width) + " " + SVGWriter.number(height)),
+                         ("width", SVGWriter.number(layout.width)), ("height", SVGWriter.number(height)),
                          ("role", "img"), ("aria-labelledby", prefix + "-title " + prefix + "-desc"),
                          ("font-family", Self.fontFamily), ("font-size", "12")])
         svg.newline()
@@ -394,7 +133,7 @@ public struct SVGChartRenderer: Sendable {
     }
 
     /// Light lines at every tick of both axes, behind the data.
-    private func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap) {
+    func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap) {
         svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])
         for tick in y.ticks.values {
             let position = SVGWriter.number(y.position(tick))
@@ -407,23 +146,29 @@ public struct SVGChartRenderer: Sendable {
         svg.close("g")
     }
 
-    private func drawXAxis(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, title: String) {
+    func drawXAxis(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, title: String) {
         svg.open("g", [("class", "axis x"), ("fill", Self.mutedInkColor), ("text-anchor", "middle")])
         svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", SVGWriter.number(frame.bottom)),
                           ("x2", SVGWriter.number(frame.right)), ("y2", SVGWriter.number(frame.bottom)), ("stroke", Self.axisColor)])
+        // Every tick gets its line; a label that would touch the previous one (a narrow log axis) is left out.
+        var labelEnd = -Double.infinity
         for tick in map.ticks.values {
-            let position = SVGWriter.number(map.position(tick))
+            let x = map.position(tick)
+            let position = SVGWriter.number(x)
             svg.leaf("line", [("x1", position), ("y1", SVGWriter.number(frame.bottom)), ("x2", position),
                               ("y2", SVGWriter.number(frame.bottom + 5)), ("stroke", Self.axisColor)])
-            svg.element("text", [("x", position), ("y", SVGWriter.number(frame.bottom + 20))],
-                        content: Self.tickLabel(tick, decimals: map.ticks.decimals))
+            let label = Self.tickLabel(tick, decimals: map.ticks.decimals)
+            let halfWidth = Self.textWidth(label, fontSize: 12) / 2
+            guard x - halfWidth > labelEnd + 4 else { continue }
+            labelEnd = x + halfWidth
+            svg.element("text", [("x", position), ("y", SVGWriter.number(frame.bottom + 20))], content: label)
         }
         svg.element("text", [("x", SVGWriter.number(frame.left + frame.width / 2)), ("y", SVGWriter.number(frame.bottom + 44)),
                              ("fill", Self.inkColor)], content: title)
         svg.close("g")
     }
 
-    private func drawYAxis(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, title: String, label: (Double) -> String) {
+    func drawYAxis(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, title: String, label: (Double) -> String) {
         svg.open("g", [("class", "axis y"), ("fill", Self.mutedInkColor), ("text-anchor", "end")])
         svg.leaf("line", [("x1", SVGWriter.number(frame.left)), ("y1", SVGWriter.number(frame.top)),
                           ("x2", SVGWriter.number(frame.left)), ("y2", SVGWriter.number(frame.bottom)), ("stroke", Self.axisColor)])
@@ -438,7 +183,7 @@ public struct SVGChartRenderer: Sendable {
     }
 
     /// Dashed vertical lines with their labels above the plot, staggered over two rows when labels would overlap.
-    private func drawMarkers(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, markers: [ChartMarker]) {
+    func drawMarkers(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, markers: [ChartMarker]) {
         guard !markers.isEmpty else { return }
         svg.open("g", [("class", "markers")])
         var rowEnds = [-Double.infinity, -Double.infinity]
@@ -448,7 +193,7 @@ public struct SVGChartRenderer: Sendable {
                               ("x2", SVGWriter.number(position)), ("y2", SVGWriter.number(frame.bottom)),
                               ("stroke", Self.inkColor), ("stroke-width", "1.25"), ("stroke-dasharray", "5 4")], tooltip: marker.label)
             let labelWidth = Self.textWidth(marker.label, fontSize: 11)
-            let center = min(max(position, labelWidth / 2 + 2), Self.width - labelWidth / 2 - 2)
+            let center = min(max(position, labelWidth / 2 + 2), layout.width - labelWidth / 2 - 2)
             let row = center - labelWidth / 2 > rowEnds[0] + 6 ? 0 : 1
             rowEnds[row] = center + labelWidth / 2
             svg.element("text", [("x", SVGWriter.number(center)), ("y", SVGWriter.number(frame.top - 6 - Double(row) * Self.markerLabelRowHeight)),
@@ -457,10 +202,40 @@ public struct SVGChartRenderer: Sendable {
         svg.close("g")
     }
 
-    private func drawLegend(_ svg: inout SVGWriter, frame: PlotFrame, items: [LegendItem]) {
+    /// An invisible rectangle marking the plotting area (tests check data marks fall inside it).
+    func drawPlotArea(_ svg: inout SVGWriter, frame: PlotFrame) {
+        svg.leaf("rect", [("class", "plot"), ("x", SVGWriter.number(frame.left)), ("y", SVGWriter.number(frame.top)),
+                          ("width", SVGWriter.number(frame.width)), ("height", SVGWriter.number(frame.height)),
+                          ("fill", "none"), ("stroke", "none")])
+    }
+
+    /// Horizontal dashed lines at fixed values, labelled at their right end (alarm levels, targets).
+    func drawReferenceLines(_ svg: inout SVGWriter, frame: PlotFrame, map: AxisMap, lines: [ReferenceLine]) {
+        let drawn = lines.filter { $0.value.isFinite }
+        guard !drawn.isEmpty else { return }
+        svg.open("g", [("class", "references")])
+        for line in drawn {
+            let position = map.position(line.value)
+            svg.leaf("line", [("class", "reference"), ("x1", SVGWriter.number(frame.left)), ("y1", SVGWriter.number(position)),
+                              ("x2", SVGWriter.number(frame.right)), ("y2", SVGWriter.number(position)),
+                              ("stroke", line.colorHex), ("stroke-width", "1.5"), ("stroke-dasharray", "6 3")], tooltip: line.label)
+            // Above the line unless that leaves the plot, then below it.
+            let labelY = position - 5 < frame.top + 12 ? position + 14 : position - 5
+            svg.element("text", [("x", SVGWriter.number(frame.right - 4)), ("y", SVGWriter.number(labelY)), ("text-anchor", "end"),
+                                 ("font-size", "11"), ("fill", line.colorHex)] + Self.halo, content: line.label)
+        }
+        svg.close("g")
+    }
+
+    /// The value range a vertical axis must cover: the data plus every finite reference level.
+    static func withReferences(_ values: [Double], _ lines: [ReferenceLine]) -> [Double] {
+        values + lines.map { $0.value }.filter { $0.isFinite }
+    }
+
+    func drawLegend(_ svg: inout SVGWriter, frame: PlotFrame, items: [LegendItem]) {
         guard !items.isEmpty else { return }
         svg.open("g", [("class", "legend"), ("fill", Self.inkColor)])
-        for placed in Self.legendLayout(items, width: Self.width - frame.legendLeft - Self.marginRight) {
+        for placed in Self.legendLayout(items, width: layout.width - frame.legendLeft - layout.marginRight) {
             let x = frame.legendLeft + placed.x
             let y = Self.legendTop + Double(placed.row) * Self.legendRowHeight
             switch placed.item.mark {
@@ -479,19 +254,10 @@ public struct SVGChartRenderer: Sendable {
         svg.close("g")
     }
 
-    private func drawNoData(_ svg: inout SVGWriter, frame: PlotFrame) {
+    func drawNoData(_ svg: inout SVGWriter, frame: PlotFrame) {
         svg.element("text", [("class", "no-data"), ("x", SVGWriter.number(frame.left + frame.width / 2)),
                              ("y", SVGWriter.number(frame.top + frame.height / 2)), ("text-anchor", "middle"),
                              ("fill", Self.mutedInkColor)], content: "No data")
-    }
-
-    /// Dash pattern for line series past the first palette cycle, so a ninth series is not a copy of the first.
-    private static func dash(_ index: Int) -> String? {
-        switch (index / ChartColor.allCases.count) % 3 {
-        case 0: return nil
-        case 1: return "7 4"
-        default: return "2 3"
-        }
     }
 
     /// A tick label: fixed decimals; multiples of 1000 from 10 000 up as "10k", of 10^6 from 10^6 up as "1M".
@@ -532,7 +298,7 @@ public struct SVGChartRenderer: Sendable {
 
     // MARK: Legend layout
 
-    fileprivate static func legendLayout(_ items: [LegendItem], width: Double) -> [(item: LegendItem, x: Double, row: Int)] {
+    static func legendLayout(_ items: [LegendItem], width: Double) -> [(item: LegendItem, x: Double, row: Int)] {
         var placed: [(item: LegendItem, x: Double, row: Int)] = []
         var x = 0.0
         var row = 0
@@ -548,7 +314,7 @@ public struct SVGChartRenderer: Sendable {
         return placed
     }
 
-    fileprivate static func legendHeight(_ items: [LegendItem], width: Double) -> Double {
+    static func legendHeight(_ items: [LegendItem], width: Double) -> Double {
         guard let last = legendLayout(items, width: width).last else { return 0 }
         return Double(last.row + 1) * legendRowHeight
     }
@@ -556,7 +322,7 @@ public struct SVGChartRenderer: Sendable {
     // MARK: Frame
 
     /// The plotting rectangle of a chart and the chart's total height.
-    fileprivate struct PlotFrame {
+    struct PlotFrame {
         let left: Double
         let top: Double
         let width: Double
@@ -578,19 +344,19 @@ public struct SVGChartRenderer: Sendable {
         }
 
         /// The standard frame of an x/y chart: legend rows on top, then marker labels, then the plot.
-        init(legend: [LegendItem], hasMarkers: Bool) {
-            let left = SVGChartRenderer.marginLeft
-            let width = SVGChartRenderer.width - left - SVGChartRenderer.marginRight
+        init(layout: ChartLayout, legend: [LegendItem], hasMarkers: Bool, extraBottom: Double = 0) {
+            let left = layout.marginLeft
+            let width = layout.width - left - layout.marginRight
             let legendHeight = SVGChartRenderer.legendHeight(legend, width: width)
             let top = SVGChartRenderer.legendTop + legendHeight + (hasMarkers ? 2 * SVGChartRenderer.markerLabelRowHeight + 8 : 14)
-            self.init(left: left, top: top, width: width, height: SVGChartRenderer.plotHeight,
-                      totalHeight: top + SVGChartRenderer.plotHeight + SVGChartRenderer.marginBottom, legendLeft: left)
+            self.init(left: left, top: top, width: width, height: layout.plotHeight,
+                      totalHeight: top + layout.plotHeight + SVGChartRenderer.marginBottom + extraBottom, legendLeft: left)
         }
     }
 }
 
 /// One legend entry.
-private struct LegendItem {
+struct LegendItem {
     enum Mark { case line(dash: String?), box }
     let name: String
     let color: ChartColor
@@ -599,7 +365,7 @@ private struct LegendItem {
 
 /// Maps axis values to SVG coordinates over the axis' tick range; values outside it (and non-positive
 /// values on a log axis) are clipped to the nearest end.
-private struct AxisMap {
+struct AxisMap {
     let ticks: AxisTicks
     let scale: AxisScale
     let start: Double

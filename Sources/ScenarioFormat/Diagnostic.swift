@@ -47,7 +47,8 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
     }
 
     /// `path: message`.
-    public var description: String { "\(path): \(message)" }
+    /// One line: control and bidirectional characters of a key or value are escaped.
+    public var description: String { DisplayText.bounded("\(path): \(message)", limit: .max) }
 
     /// By path, then kind, then message: a deterministic report order.
     public static func < (lhs: Diagnostic, rhs: Diagnostic) -> Bool {
@@ -65,12 +66,18 @@ public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertibl
     /// How many more were found beyond the limit.
     let omittedCount: Int
 
-    /// Sorts, removes duplicates and keeps the first `limit`.
-    init(_ diagnostics: [Diagnostic], limit: Int = 100) {
+    /// Sorts, removes duplicates and keeps the first `limit`; `alreadyOmitted` more were found
+    /// before (and left out of) `diagnostics`.
+    init(_ diagnostics: [Diagnostic], limit: Int = 100, alreadyOmitted: Int = 0) {
         var unique: [Diagnostic] = []
         for d in diagnostics.sorted() where unique.last != d { unique.append(d) }
         self.diagnostics = Array(unique.prefix(limit))
-        self.omittedCount = max(0, unique.count - limit)
+        self.omittedCount = max(0, unique.count - limit) + alreadyOmitted
+    }
+
+    /// These problems with `problems` added (the omitted count kept).
+    func adding(_ problems: [Diagnostic]) -> ScenarioErrors {
+        ScenarioErrors(problems + diagnostics, alreadyOmitted: omittedCount)
     }
 
     public var description: String {
@@ -105,8 +112,13 @@ public enum Spelling {
 
     /// The closest candidate within max(2, ⌊longer length / 3⌋) edits; ties go to the first in
     /// sorted order. Nil if none is close enough.
+    /// Longest word offered a suggestion, in bytes.
+    static let wordBytesMax = 128
+
     /// - Complexity: O(candidates · |word| · |candidate|).
     public static func closest(to word: String, among candidates: [String]) -> String? {
+        // A word far longer than any key is no misspelling (and its edit distance is costly).
+        guard word.utf8.count <= wordBytesMax else { return nil }
         var best: (distance: Int, candidate: String)? = nil
         for c in candidates.sorted() where c != word {
             let d = distance(word, c)

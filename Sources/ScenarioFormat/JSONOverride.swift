@@ -18,8 +18,8 @@ public struct JSONOverride: Sendable, Equatable {
     init(parsing assignment: String, limits: JSONLimits = JSONLimits()) throws(Diagnostic) {
         guard let eq = assignment.firstIndex(of: "=") else {
             throw Diagnostic(path: .root, kind: .override,
-                             message: "--set: expected path=value, found \(JSONValue.quoted(assignment))",
-                             expected: "path=value", found: JSONValue.quoted(assignment))
+                             message: "--set: expected path=value, found \(DisplayText.quoted(assignment))",
+                             expected: "path=value", found: DisplayText.quoted(assignment))
         }
         let path = try JSONPath(parsing: String(assignment[..<eq]))
         guard !path.components.isEmpty else {

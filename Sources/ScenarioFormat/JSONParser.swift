@@ -109,7 +109,7 @@ private struct Parser {
             let key = try parseString(path: path)
             guard object[key] == nil else {
                 pos = keyStart
-                throw error(path.appending(key: key), expected: "unique keys", message: "duplicate key \(JSONValue.quoted(key))")
+                throw error(path.appending(key: key), expected: "unique keys", message: "duplicate key \(DisplayText.quoted(key))")
             }
             skipWhitespace()
             guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else { throw error(path.appending(key: key), expected: "':'") }

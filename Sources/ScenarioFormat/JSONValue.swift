@@ -143,8 +143,8 @@ struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
         let chars = Array(text)
         var i = 0
         func fail(_ why: String) -> Diagnostic {
-            Diagnostic(path: .root, kind: .override, message: "invalid path \(JSONValue.quoted(text)): \(why)",
-                       expected: "a path like campaign.assets[2].bytes", found: JSONValue.quoted(text))
+            Diagnostic(path: .root, kind: .override, message: "invalid path \(DisplayText.quoted(text)): \(why)",
+                       expected: "a path like campaign.assets[2].bytes", found: DisplayText.quoted(text))
         }
         guard !chars.isEmpty else { throw fail("empty path") }
         while i < chars.count {
@@ -195,9 +195,9 @@ struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
             case let .key(k):
                 if JSONPath.isIdentifier(k) {
                     if !out.isEmpty { out += "." }
-                    out += k
+                    out += DisplayText.bounded(k)
                 } else {
-                    out += "[" + JSONValue.quoted(k) + "]"
+                    out += "[" + DisplayText.quoted(k) + "]"
                 }
             }
         }

@@ -250,7 +250,7 @@ public enum ScenarioLoader {
         var file: ScenarioFile
         switch decoder.decode(ScenarioFile.self, from: data) {
         case let .success(f): file = f
-        case let .failure(errors): throw failure(label, ScenarioErrors(problems + errors.diagnostics))
+        case let .failure(errors): throw failure(label, errors.adding(problems))
         }
         if !overrides.isEmpty {
             var tree: JSONValue
@@ -265,13 +265,21 @@ public enum ScenarioLoader {
             if !problems.isEmpty { throw failure(label, ScenarioErrors(problems)) }
             switch decoder.decode(ScenarioFile.self, from: tree) {
             case let .success(f): file = f
-            case let .failure(errors): throw failure(label, ScenarioErrors(errors.diagnostics.map { suggestingSibling($0, in: tree) }))
+            case let .failure(errors):
+                throw failure(label, ScenarioErrors(errors.diagnostics.map { suggestingSibling($0, in: tree) }, alreadyOmitted: errors.omittedCount))
             }
         } else if !problems.isEmpty {
             throw failure(label, ScenarioErrors(problems))
         }
         if let seed = flags.seed { file.run.seed = seed }
-        return file.resolved
+        let resolved = file.resolved
+        // What building the world would refuse, refused now: the same for validate and run.
+        do {
+            try resolved.world.preflight()
+        } catch {
+            throw ScenarioLoadError("\(label): \(DisplayText.bounded("\(error)", limit: DisplayText.limitCharacters * 4))")
+        }
+        return resolved
     }
 
     /// An unknown key without a suggestion, re-suggested among its siblings. With the defaults
@@ -300,21 +308,18 @@ public enum ScenarioLoader {
         return (url, try decode(data, label: url.path, set: assignments, flags: flags))
     }
 
-    /// The bytes of `url`, refusing files over `ScenarioLibrary.fileBytesMax`.
+    /// The bytes of `url` (a file, `/dev/stdin`, a pipe), refusing more than `ScenarioLibrary.fileBytesMax`.
     static func read(_ url: URL, label: String) throws(ScenarioLoadError) -> Data {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        if let size = attributes?[.size] as? Int, size > ScenarioLibrary.fileBytesMax {
-            throw ScenarioLoadError("\(label): expected a scenario file of at most \(ScenarioLibrary.fileBytesMax) bytes, found \(size) bytes")
+        switch InputFile.read(url.path, limitBytes: ScenarioLibrary.fileBytesMax) {
+        case let .success(data): return data
+        case let .failure(failure): throw ScenarioLoadError("\(label): " + InputFile.message(failure, what: "a scenario file"))
         }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ScenarioLoadError("\(label): cannot read the file")
-        }
-        return data
     }
 
     private static func failure(_ label: String, _ errors: ScenarioErrors) -> ScenarioLoadError {
         var lines = errors.diagnostics.map { "\(label): \($0)" }
         if errors.omittedCount > 0 { lines.append("\(label): … and \(errors.omittedCount) more") }
-        return ScenarioLoadError(lines.joined(separator: "\n"), diagnostics: errors.diagnostics)
+        return ScenarioLoadError(lines.joined(separator: "\n"), diagnostics: errors.diagnostics,
+                                 problemCount: errors.diagnostics.count + errors.omittedCount)
     }
 }

@@ -82,12 +82,15 @@ public struct ScenarioLibrary: Sendable {
 public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The user-facing text.
     public let description: String
-    /// Problems found in the file, when decoding got that far.
+    /// Problems found in the file, when decoding got that far (at most the report limit).
     public let diagnostics: [Diagnostic]
+    /// Every problem found, those beyond the report limit included.
+    public let problemCount: Int
 
-    /// An error with `description` and optional diagnostics.
-    public init(_ description: String, diagnostics: [Diagnostic] = []) {
+    /// An error with `description` and optional diagnostics (`problemCount`: all found).
+    public init(_ description: String, diagnostics: [Diagnostic] = [], problemCount: Int? = nil) {
         self.description = description
         self.diagnostics = diagnostics
+        self.problemCount = problemCount ?? diagnostics.count
     }
 }

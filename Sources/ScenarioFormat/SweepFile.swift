@@ -252,14 +252,12 @@ public struct SweepPlan: Sendable {
     /// - Complexity: O(points × scenario decoding).
     public static func load(_ path: String, library: ScenarioLibrary) throws(CommandMessage) -> SweepPlan {
         let url = URL(fileURLWithPath: path)
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
-        guard size <= SweepFile.fileBytesMax else {
-            throw CommandMessage("\(path): expected a sweep file of at most \(SweepFile.fileBytesMax) bytes, found \(size) bytes")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: url.path) else {
-            throw CommandMessage("\(path): expected a sweep file, found \(isDirectory.boolValue ? "a directory" : "nothing")")
+        let data: Data
+        switch InputFile.read(url.path, limitBytes: SweepFile.fileBytesMax) {
+        case let .success(d): data = d
+        case .failure(.unreadable) where !FileManager.default.fileExists(atPath: url.path):
+            throw CommandMessage("\(path): expected a sweep file, found nothing")
+        case let .failure(failure): throw CommandMessage("\(path): " + InputFile.message(failure, what: "a sweep file"))
         }
         let file: SweepFile
         switch StrictJSONDecoder().decode(SweepFile.self, from: data) {
@@ -288,7 +286,7 @@ public struct SweepPlan: Sendable {
 
         // Paths: valid, outside `run` (but run.devices/run.eventsMax), not both fixed and swept.
         var problems: [String] = []
-        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(JSONValue.quoted(field))]" }
+        func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(DisplayText.quoted(field))]" }
         for (section, fields) in [("set", file.set.keys.sorted()), ("grid", file.grid.keys.sorted())] {
             for field in fields {
                 do {

@@ -69,7 +69,11 @@ private struct FieldReader {
             throw DistributionError(at: fieldPath(key), reason: "missing; required in \(context)")
         }
         guard let value = try optional(type, key, expected: expected) else {
-            throw DistributionError(at: fieldPath(key), reason: "is null; expected \(expected)")
+            // Nil for a value that is there: a decoder that reports and recovers (the scenario
+            // reader) already reported why it is invalid.
+            let isNull = (try? container.decodeNil(forKey: Key(key))) ?? true
+            throw DistributionError(at: fieldPath(key), reason: isNull ? "is null; expected \(expected)"
+                                        : "is not a valid \(expected) (the problem inside it is reported)")
         }
         return value
     }

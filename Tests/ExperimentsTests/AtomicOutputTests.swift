@@ -42,8 +42,8 @@ final class AtomicOutputTests: XCTestCase {
     func testResultsDirectoryIsMarkedIncompleteUntilCommitted() throws {
         let run = try ResultsDirectory.begin(in: directory, name: "run-42")
         try run.write(Data("{}".utf8), named: "summary.json")
-        // Interrupted here: only the partial directory exists, marked INCOMPLETE.
-        XCTAssertEqual(try listing(directory), ["run-42.partial"])
+        // Interrupted here: only the partial directory exists, marked INCOMPLETE, and the lock.
+        XCTAssertEqual(try listing(directory), [".run-42.lock", "run-42.partial"])
         XCTAssertEqual(try listing(run.partialURL), ["INCOMPLETE", "summary.json"])
         XCTAssertThrowsError(try run.write(Data(), named: "INCOMPLETE"))
         XCTAssertThrowsError(try run.write(Data(), named: "../escape"))
@@ -58,6 +58,7 @@ final class AtomicOutputTests: XCTestCase {
         // A marked leftover from an interrupted run is cleared on the next begin.
         let first = try ResultsDirectory.begin(in: directory, name: "r")
         try first.write(Data("old".utf8), named: "stale.json")
+        first.lock.release()  // its owner is gone
         let second = try ResultsDirectory.begin(in: directory, name: "r")
         XCTAssertEqual(try listing(second.partialURL), ["INCOMPLETE"])
         try second.write(Data("1".utf8), named: "a.json")
@@ -73,9 +74,11 @@ final class AtomicOutputTests: XCTestCase {
         XCTAssertEqual(try listing(directory), ["r"])
         XCTAssertEqual(try listing(directory.appendingPathComponent("r")), ["b.json"])
 
-        // An unmarked directory with the partial name is not ours to delete.
+        // An unmarked directory with the partial name holding other files is not ours to delete.
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("s.partial"), withIntermediateDirectories: false)
+        try Data("mine".utf8).write(to: directory.appendingPathComponent("s.partial/notes.txt"))
         XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "s"))
+        XCTAssertEqual(try listing(directory.appendingPathComponent("s.partial")), ["notes.txt"])
         XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "a/b"))
     }
 
@@ -103,7 +106,7 @@ final class AtomicOutputTests: XCTestCase {
         }
         XCTAssertEqual(try listing(target), [".git", "Package.swift", "a", "b", "c", "d", "e", "run-info.json", "summary.json"])
         XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("summary.json"), encoding: .utf8), "keep")
-        XCTAssertEqual(try listing(directory), ["out", "out.partial"], "nothing moved aside or removed")
+        XCTAssertEqual(try listing(directory), [".out.lock", "out", "out.partial"], "nothing moved aside or removed")
 
         // Results files but no marker: an unfinished or foreign directory, refused.
         let noMarker = directory.appendingPathComponent("no-marker")

@@ -43,7 +43,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(error(["run", "s.json", "--replication", "3"]), "run: unknown option --replication; did you mean --replications?")
         XCTAssertEqual(error(["run", "s.json", "--colour"]), "run: unknown option --colour")
         XCTAssertEqual(error(["rn", "s.json"]), #"unknown command "rn"; did you mean "run"?"#)
-        XCTAssertEqual(error(["--verison"]), "prestage: unknown option --verison; did you mean --version?")
+        XCTAssertEqual(error(["--verison"]), "unknown option --verison; did you mean --version?", "main adds the one \"prestage: \"")
         XCTAssertEqual(error(["run", "s.json", "--out"]), "--out: expected DIR, found nothing")
         XCTAssertEqual(error(["run", "s.json", "--out", "a", "--out", "b"]), "--out: given more than once")
         XCTAssertEqual(error(["run", "s.json", "--dry-run=yes"]), #"--dry-run: expected no value, found "yes""#)

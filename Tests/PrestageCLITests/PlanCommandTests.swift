@@ -128,7 +128,7 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(t.out.text.contains("service-level objectives: fail"), t.out.text)
         let summary = try String(contentsOf: URL(fileURLWithPath: out + "/summary.json"), encoding: .utf8)
         XCTAssertTrue(summary.contains("\"verdict\" : \"fail\""), summary)
-        XCTAssertEqual(t.run(["run", failing, "--out", out, "--fail-on-slo"]), .sloNotMet)
-        XCTAssertEqual(ExitCode.sloNotMet.rawValue, 3)
+        XCTAssertEqual(t.run(["run", failing, "--out", out, "--fail-on-slo"]), .gateNotPassed)
+        XCTAssertEqual(ExitCode.gateNotPassed.rawValue, 3)
     }
 }

@@ -112,7 +112,7 @@ final class SweepTests: XCTestCase {
         let merged = t.root.appendingPathComponent("merged")
         XCTAssertEqual(t.run(["merge"] + shards.reversed() + ["--out", merged.path]), .ok, t.err.text)
         try assertSameTree(whole, merged)
-        XCTAssertEqual(try Self.tree(whole).count, 8 + 5, "8 items, sweep.json, scenario.json and the three result files")
+        XCTAssertEqual(try Self.tree(whole).count, 8 + 7, "8 items, sweep.json, scenario.json, the three result files and the two reports")
     }
 
     /// A rerun with the same --out runs only the items that are missing or damaged and ends with
@@ -133,7 +133,7 @@ final class SweepTests: XCTestCase {
         }
         try Data("{ not json".utf8).write(to: partial.appendingPathComponent("items/p3-r1.json"))
         try Data("{ \"format\"".utf8).write(to: partial.appendingPathComponent("items/.p0-r1.json.tmp-99-0"))  // a write cut short
-        try Data("interrupted\n".utf8).write(to: partial.appendingPathComponent(ResultsDirectory.incompleteMarkerName))
+        try Data((ResultsDirectory.markerHeading + "\nreason: interrupted\n").utf8).write(to: partial.appendingPathComponent(ResultsDirectory.incompleteMarkerName))
         func inode(_ name: String) throws -> Int? {
             try FileManager.default.attributesOfItem(atPath: name)[.systemFileNumber] as? Int
         }

@@ -129,9 +129,9 @@ final class ValidateAndOverrideTests: XCTestCase {
             let before = t.out.text.count
             XCTAssertEqual(t.run(command + ["--help"]), .ok)
             let text = String(t.out.text.dropFirst(before))
-            XCTAssertTrue(text.contains("exit codes:") && text.contains("2    bad input"), "help for \(command): \(text)")
+            XCTAssertTrue(text.contains("exit codes:") && text.contains("\n  2    "), "help for \(command): \(text)")
         }
         XCTAssertEqual(t.run(["--version"]), .ok)
-        XCTAssertTrue(t.out.text.hasSuffix("prestage \(ToolVersion.number)\n"))
+        XCTAssertTrue(t.out.text.contains("prestage \(ToolVersion.number)"))
     }
 }

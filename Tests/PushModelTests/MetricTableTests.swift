@@ -52,4 +52,14 @@ final class MetricDocTests: XCTestCase {
         }
         XCTAssertEqual(missing, [], "rows docs/metrics.md lacks:\n" + missing.joined(separator: "\n"))
     }
+
+    /// Every metric, with its unit and better direction, is listed in docs/metrics.md as the table states it.
+    func testEveryMetricIsListedWithUnitAndDirection() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/metrics.md"), encoding: .utf8)
+        let specs = MetricID.allCases.map(\.spec) + [MetricTable.tapToPaint(network: "NETWORK", quantile: .p50),
+                                                      MetricTable.tapToPaint(network: "NETWORK", quantile: .p90)]
+        let missing = specs.map { "| `\($0.name)` | \($0.title) | \($0.unit.rawValue) | \($0.better.rawValue) |" }.filter { !doc.contains($0) }
+        XCTAssertEqual(missing, [], "rows docs/metrics.md lacks:\n" + missing.joined(separator: "\n"))
+    }
 }

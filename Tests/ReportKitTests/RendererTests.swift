@@ -41,7 +41,8 @@ final class RendererTests: XCTestCase {
     func testHTMLIsSelfContainedWithOneSVGPerChart() {
         let html = HTMLRenderer().render(SampleReport.report())
         XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
-        XCTAssertEqual(html.components(separatedBy: "<svg").count - 1, SampleReport.chartCount)
+        XCTAssertEqual(html.components(separatedBy: "<svg").count - 1, 2 * SampleReport.chartCount, "a wide and a narrow drawing per chart")
+        XCTAssertEqual(html.components(separatedBy: "class=\"chart-box narrow\"").count - 1, SampleReport.chartCount)
         XCTAssertEqual(html.components(separatedBy: "<figure").count - 1, SampleReport.chartCount)
         XCTAssertEqual(html.components(separatedBy: "<details").count - 1, SampleReport.chartCount, "every chart has its data table")
         XCTAssertEqual(html.components(separatedBy: "<details open>").count - 1, 1, "the breakdown's counts are shown without a click")
@@ -82,11 +83,12 @@ final class RendererTests: XCTestCase {
             XCTAssertEqual(Set(table.map { $0.count }).count, 1, "padded columns make every line the same length:\n\(table.joined(separator: "\n"))")
         }
         let headline = tables[0]
-        XCTAssertEqual(Self.cells(headline[0]), ["Metric", "Value", "95% CI", "Unit", "Alarm", "Status"])
+        XCTAssertEqual(Self.cells(headline[0]), ["Metric", "Value", "95% CI", "Unit", "Alarm", "Status", "ID"])
         XCTAssertEqual(headline.count, 2 + report.headlines.count)
         // Extension download p95: 1.314 → "1.31", ± 0.052 → "± 0.05", threshold 1.2 at 2 decimals.
-        XCTAssertEqual(Self.cells(headline[4]), ["Extension download p95", "1.31", "± 0.05", "s", "above 1.20 s", "ALARM"])
-        XCTAssertTrue(Self.cells(headline[3]).last == "—", "no threshold → no status")
+        XCTAssertEqual(Self.cells(headline[4]), ["Extension download p95", "1.31", "± 0.05", "s", "above 1.20 s", "ALARM", ""])
+        XCTAssertEqual(Self.cells(headline[3]), ["Tap-to-paint p95", "412", "± 18", "ms", "—", "—", "`tapToPaint.p95Seconds`"],
+                       "seconds below one read as ms; the id as code; no threshold, no status")
         // The breakdown table: outcomes as rows, populations as columns, plus the total row.
         let breakdown = try XCTUnwrap(tables.first { Self.cells($0[0]).first == "Outcome" })
         XCTAssertEqual(Self.cells(breakdown[0]), ["Outcome", "iOS", "Android", "All pushes"])

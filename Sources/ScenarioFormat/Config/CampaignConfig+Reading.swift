@@ -1,4 +1,5 @@
 import Foundation
+import PreloadKit
 import PushModel
 
 // The scenario format of campaigns (`campaigns[i]`): keys, ranges and their wording.
@@ -21,7 +22,10 @@ private func nameRule(colon: Bool) -> ConfigRule<String> {
 }
 
 /// Bytes of one asset or rendition.
-private var assetBytes: ConfigRule<Int64> { .integers(1...(1 << 34)) }
+/// The payload limits every campaign's push must meet (PreloadKit's, the one definition).
+private let payloadLimits = PayloadLimits()
+/// An asset's or variant's bytes: what PreloadKit accepts in a payload.
+private var assetBytes: ConfigRule<Int64> { .integers(1...payloadLimits.declaredBytesMax) }
 
 extension AssetVariantConfig: Codable, ConfigReadable {
     static var defaultValue: AssetVariantConfig { AssetVariantConfig(network: "", bytes: 0) }
@@ -42,7 +46,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("type", \.type),
             .init("priority", \.priority),
             .init("bytes", \.bytes, assetBytes),
-            .init("variants", \.variants, ConfigRule("at most 6 variants", found: { "\($0.count)" }) { $0.count <= 6 }),
+            .init("variants", \.variants, ConfigRule("at most \(payloadLimits.variantsMax) variants", found: { "\($0.count)" }) { $0.count <= payloadLimits.variantsMax }),
         ]
     }
 
@@ -99,7 +103,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("androidPriority", \.androidPriority),
             .init("androidHandler", \.androidHandler),
             .init("messageTtlSeconds", \.messageTtlSeconds, .numbers(0...2_419_200, unit: "seconds")),
-            .init("assets", \.assets, ConfigRule("1...16 assets", found: { "\($0.count)" }) { (1...16).contains($0.count) }),
+            .init("assets", \.assets, ConfigRule("1...\(payloadLimits.assetsMax) assets", found: { "\($0.count)" }) { (1...payloadLimits.assetsMax).contains($0.count) }),
             .init("ttlSeconds", \.ttlSeconds, .integers(60...86_400)),
             .init("cacheControl", \.cacheControl),
             .init("tokenLifetimeSeconds", \.tokenLifetimeSeconds, .numbers(1...604_800, unit: "seconds")),

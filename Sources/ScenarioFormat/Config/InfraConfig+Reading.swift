@@ -104,7 +104,9 @@ extension BackgroundPressure: Decodable, Encodable {
             let r: Double = try value("requestsPerSecond"), n: Int = try value("catalogueObjects")
             let a: Double = try value("zipfExponent"), b: Int64 = try value("objectBytes")
             check(r > 0 && r <= 1e6, "requestsPerSecond", "\(r)", "a rate in (0, 1e6]")
-            check(n >= 1 && n <= 10_000_000, "catalogueObjects", "\(n)", "an integer in 1...10000000")
+            // The stream draws objects from a categorical table: the table's limit is the catalogue's.
+            let objectsMax = Distribution.Limits.tableEntriesMax
+            check(n >= 1 && n <= objectsMax, "catalogueObjects", "\(n)", "an integer in 1...\(objectsMax)")
             check(a >= 0 && a <= 5, "zipfExponent", "\(a)", "an exponent in [0, 5]")
             check(b >= 1 && b <= 1 << 34, "objectBytes", "\(b)", "bytes in 1...2^34")
             self = .explicitStream(requestsPerSecond: r, catalogueObjects: n, zipfExponent: a, objectBytes: b)

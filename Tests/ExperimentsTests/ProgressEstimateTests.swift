@@ -1,0 +1,39 @@
+import XCTest
+@testable import Experiments
+
+/// The progress ETA: from work done, smoothed, counting down with the clock, never creeping up.
+final class ProgressEstimateTests: XCTestCase {
+    func testSteadyWorkGivesTheExactRemainingTime() throws {
+        var estimate = ProgressEstimate()
+        // 1 % of the work per second: after 10 s, 90 s remain.
+        var eta: Double?
+        for second in 1...10 { eta = estimate.update(elapsedSeconds: Double(second), fraction: Double(second) / 100) }
+        XCTAssertEqual(try XCTUnwrap(eta), 90, accuracy: 1e-9)
+        XCTAssertEqual(estimate.update(elapsedSeconds: 11, fraction: 1), 0)
+    }
+
+    func testUnevenWorkNeverMakesTheShownTimeGoUpSlightly() {
+        var estimate = ProgressEstimate()
+        var shown: [Double] = []
+        var fraction = 0.0
+        // Work arrives in bursts: fast, then a slow stretch (the send window), then fast again.
+        for step in 1...200 {
+            let perSecond = (60...100).contains(step) ? 0.001 : 0.006
+            fraction = min(1, fraction + perSecond)
+            if let eta = estimate.update(elapsedSeconds: Double(step), fraction: fraction) { shown.append(eta) }
+        }
+        XCTAssertGreaterThan(shown.count, 100)
+        // Between consecutive updates the shown time either counts down (by at most the second that
+        // passed, or more when the run sped up) or jumps up by more than half (a real slowdown).
+        for (before, after) in zip(shown, shown.dropFirst()) where after > before {
+            XCTAssertGreaterThan(after, (before - 1) * (1 + ProgressEstimate.raiseShare), "crept up from \(before) to \(after)")
+        }
+    }
+
+    func testClockAndBar() {
+        XCTAssertEqual(ProgressEstimate.clock(65), "1:05")
+        XCTAssertEqual(ProgressEstimate.clock(3723), "1:02:03")
+        XCTAssertEqual(ProgressEstimate.clock(-3), "0:00")
+        XCTAssertEqual(ProgressEstimate.bar(0.5, width: 10), "[#####.....]")
+    }
+}
