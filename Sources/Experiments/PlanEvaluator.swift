@@ -19,7 +19,13 @@ public final class PlanEvaluator: @unchecked Sendable {
     /// A replication that failed, or a file that could not be written.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// Set in `emitOnly` mode: the replication count the plan needs and nothing has stored yet.
+        public var replicationsNeeded: Int? = nil
     }
+
+    /// Run nothing: a request for replications not stored yet throws a `Failure` with
+    /// `replicationsNeeded` (`plan --emit-sweep`).
+    public var emitOnly = false
 
     /// Where the replication files go (created on first use).
     public let directory: URL
@@ -63,6 +69,7 @@ public final class PlanEvaluator: @unchecked Sendable {
             }
         }
         guard !missing.isEmpty else { return out.map { $0 ?? [:] } }
+        if emitOnly { throw Failure(description: "\(missing.count) replications not stored yet", replicationsNeeded: count) }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch { throw Failure(description: "\(directory.path): cannot create the directory: \(error)") }
@@ -88,6 +95,19 @@ public final class PlanEvaluator: @unchecked Sendable {
         for (r, m) in state.results { out[r] = m }
         replicationsRun += missing.count
         return out.map { $0 ?? [:] }
+    }
+
+    /// Stores replications computed elsewhere (a sweep's items) as this evaluator's files.
+    /// - Returns: how many were stored.
+    public func store(_ perReplication: [Int: [String: Double]], of scenario: ScenarioFile) throws -> Int {
+        let key = try Self.key(scenario)
+        let stem = String(key.dropFirst("sha256:".count).prefix(32))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (r, metrics) in perReplication.sorted(by: { $0.key < $1.key }) {
+            let data = try CanonicalJSON.encode(Stored(scenarioHash: key, replication: r, metrics: metrics))
+            try AtomicWriter.write(data, to: directory.appendingPathComponent("\(stem)-r\(r).json"))
+        }
+        return perReplication.count
     }
 
     /// The objectives of `scenario` checked on its replications 0..<count.

@@ -28,6 +28,9 @@ enum PlanCommand {
             OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field"),
             OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/plan-NAME); rerunning resumes"),
             OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
+            OptionSpec("emit-sweep", .string, valueName: "FILE",
+                       help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)"),
+            OptionSpec("ingest", .string, valueName: "DIR", help: "first store the replications of merged sweep results DIR"),
             OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
         ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput),
                        ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
@@ -96,6 +99,17 @@ enum PlanCommand {
         let jobs = parsed.integer("jobs") ?? env.processorCount
         let err = env.standardError
         let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
+        let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
+        if let ingest = parsed.string("ingest") {
+            do {
+                let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), knobPath: knob.path, candidates: { value in
+                    frames.compactMap { try? load($0 + [ScenarioKnob.assignment(knob.path, value)]) }
+                }, into: evaluator)
+                env.standardError.write("prestage plan: --ingest: stored \(count) replications from \(ingest)\n")
+            } catch { return bad("--ingest: \(ingest): \(error)") }
+        }
+        let emitPath = parsed.string("emit-sweep")
+        evaluator.emitOnly = emitPath != nil
         let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)
         env.standardError.write("prestage plan: \(base.name): \(goal.rawValue) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)), "
@@ -113,7 +127,10 @@ enum PlanCommand {
                                   + "\(knob.path)=\(ScenarioKnob.numberText(value)): \(n) replications → \(report.verdict.rawValue)"
                                   + (report.binding.map { " (\($0.objective.metric) mean \($0.mean.map { TextNumber.format($0, significant: 4) } ?? "—"))" } ?? "") + "\n")
                         return report
-                    } catch { throw .runFailed("\(error)") }
+                    } catch {
+                        if let n = (error as? PlanEvaluator.Failure)?.replicationsNeeded { throw .needsRun(frame + [ScenarioKnob.assignment(knob.path, value)], n) }
+                        throw .runFailed("\(error)")
+                    }
                 }
                 frontier.append(PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
                                                   replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
@@ -121,6 +138,20 @@ enum PlanCommand {
             } catch {
                 switch error {
                 case let .badInput(m): return bad(m)
+                case let .needsRun(assignments, n):
+                    guard let emitPath else { return .runFailed }
+                    let scenarioPath = (try? ScenarioLoader.load(argument, library: library).url.path) ?? argument
+                    do {
+                        let data = try PlanSweepBridge.sweepFile(scenarioPath: scenarioPath, assignments: sets + assignments, count: n,
+                                                                 seed: base.run.seed, devices: parsed.integer("devices"))
+                        try AtomicWriter.write(data, to: URL(fileURLWithPath: emitPath))
+                    } catch {
+                        env.standardError.write("prestage plan: --emit-sweep: cannot write \(emitPath): \(error)\n")
+                        return .runFailed
+                    }
+                    env.standardOutput.write("next step: \(assignments.joined(separator: " ")), \(n) replications → \(emitPath)\n"
+                                             + "run it (e.g. prestage sweep \(emitPath) --shard i/N, then prestage merge), then rerun this plan with --ingest MERGED_DIR\n")
+                    return .ok
                 case let .runFailed(m):
                     env.standardError.write("prestage plan: \(m)\nprestage plan: finished replications are kept in \(out.path)/evaluations; rerun to resume\n")
                     return .runFailed
@@ -153,4 +184,6 @@ enum PlanCommand {
 enum PlanCommandFailure: Error {
     case badInput(String)
     case runFailed(String)
+    /// `--emit-sweep`: these assignments need replications 0..<n that are not stored.
+    case needsRun([String], Int)
 }

@@ -11,7 +11,8 @@ final class LibraryAndMemoryTests: XCTestCase {
         let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
         let entries = library.entries()
         let required = ["default", "black-friday-flash-sale", "sports-breaking-news", "weekly-mix", "warm-ahead-sweep",
-                        "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration"]
+                        "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration",
+                        "black-friday-plan"]
         XCTAssertEqual(Set(required).subtracting(entries.map(\.name)), [], "missing library scenarios")
         for entry in entries {
             do {

@@ -48,6 +48,37 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/plan.json")), first)
     }
 
+    /// The cluster path: each step written as a sweep file, run as two shards, merged, ingested;
+    /// the plan it ends with is byte-identical to the one run locally.
+    func testEmitSweepAndIngestReachTheSamePlanAsALocalRun() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--replications-max", "4"]
+        let local = t.root.appendingPathComponent("local").path, cluster = t.root.appendingPathComponent("cluster").path
+        XCTAssertEqual(t.run(args + ["--out", local]), .ok, t.err.text)
+        let step = t.root.appendingPathComponent("step.json").path
+        var steps = 0
+        var ingest: [String] = []
+        while true {
+            let before = t.out.text.count
+            XCTAssertEqual(t.run(args + ["--out", cluster, "--emit-sweep", step] + ingest), .ok, t.err.text)
+            guard String(t.out.text.dropFirst(before)).contains("next step") else { break }
+            steps += 1
+            XCTAssertLessThan(steps, 30, "the plan converges")
+            if steps >= 30 { return }
+            let s0 = t.root.appendingPathComponent("s\(steps)-0").path, s1 = t.root.appendingPathComponent("s\(steps)-1").path
+            let merged = t.root.appendingPathComponent("m\(steps)").path
+            XCTAssertEqual(t.run(["sweep", step, "--shard", "0/2", "--out", s0]), .ok, t.err.text)
+            XCTAssertEqual(t.run(["sweep", step, "--shard", "1/2", "--out", s1]), .ok, t.err.text)
+            XCTAssertEqual(t.run(["merge", s0, s1, "--out", merged]), .ok, t.err.text)
+            ingest = ["--ingest", merged]
+        }
+        XCTAssertGreaterThan(steps, 2)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")),
+                       try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")))
+    }
+
     func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
