@@ -116,6 +116,7 @@ test-notebooks: deps $(NB_STAMP)
 bench: build
 	$(BIN)/prestage-kernel-bench
 	$(BIN)/prestage bench
+	bash Tests/bench/fit-throughput.sh $(BIN)/prestage
 
 ## bench-baseline: record results/baseline/ deliberately; review `git diff results/baseline` and commit.
 bench-baseline: deps
