@@ -330,11 +330,14 @@ struct CommandLineSpec: Sendable, Equatable {
         for p in command.positionals { usage += " " + p }
         usage += " [options]"
         var lines = [usage, "", command.summary, "", "options:"]
-        for o in command.options {
-            let left = "--" + o.name + (o.kind == .flag ? "" : " " + o.valueName)
-            lines.append("  " + left.padding(toLength: 22, withPad: " ", startingAt: 0) + o.help + (o.repeatable ? " (repeatable)" : ""))
+        let lefts = command.options.map { "--" + $0.name + ($0.kind == .flag ? "" : " " + $0.valueName) }
+        // The option column is 22 wide, or wider when a name needs it, always with two spaces
+        // before the help text (padding(toLength:) alone would cut a longer name).
+        let width = max(22, (lefts.map(\.count).max() ?? 0) + 2)
+        for (o, left) in zip(command.options, lefts) {
+            lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + o.help + (o.repeatable ? " (repeatable)" : ""))
         }
-        lines.append("  --help, -h            show this help")
+        lines.append("  " + "--help, -h".padding(toLength: width, withPad: " ", startingAt: 0) + "show this help")
         lines += ["", "exit codes:"] + command.exitCodes.map { "  " + String($0.code.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
         return lines.joined(separator: "\n")
     }

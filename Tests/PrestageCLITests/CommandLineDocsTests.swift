@@ -35,6 +35,20 @@ final class CommandLineDocsTests: XCTestCase {
         }
     }
 
+    /// Every option of every command keeps at least two spaces between its name and its help text,
+    /// however long the name (`bench --require-instructions` once ran into its text).
+    func testEveryOptionNameStandsApartFromItsHelp() throws {
+        for command in PrestageCLI.spec.commands {
+            let help = PrestageCLI.spec.helpText(for: command.name)
+            for o in command.options {
+                let left = "--" + o.name + (o.kind == .flag ? "" : " " + o.valueName)
+                let line = help.split(separator: "\n").first { $0.hasPrefix("  " + left) }
+                XCTAssertNotNil(line, "\(command.name): no help line for \(left)")
+                if let line { XCTAssertTrue(line.dropFirst(2 + left.count).hasPrefix("  "), "\(command.name): \(line)") }
+            }
+        }
+    }
+
     func testVersionNamesTheSourceRevision() throws {
         let (code, version, _) = try output(["--version"])
         XCTAssertEqual(code, .ok)
