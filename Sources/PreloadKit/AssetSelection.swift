@@ -162,9 +162,9 @@ extension PreloadStore {
         let all = request.assets
         for i in all.indices where all[i].priority == .critical {
             let key = all[i].resolved(for: network).key
-            var seen = false
-            for a in assets where a.key == key { seen = true }
-            if !seen { assets.append(AssetReadiness(key: key, freshness: freshness(of: key, at: now))) }
+            if !assets.contains(where: { $0.key == key }) {
+                assets.append(AssetReadiness(key: key, freshness: freshness(of: key, at: now)))
+            }
         }
         return true
     }
