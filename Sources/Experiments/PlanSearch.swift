@@ -159,7 +159,7 @@ public struct PlanSearch: Sendable {
             let width = tolerance.width(passing: pass, failing: farEval.value)
             let gap = abs(farEval.value - pass)
             if gap <= width || (isInteger && gap <= 1) { break }
-            var mid = (pass + farEval.value) / 2
+            var mid = midpoint(pass, farEval.value)
             if isInteger { mid = goal == .maximize ? mid.rounded(.down) : mid.rounded(.up) }
             if mid == pass || mid == farEval.value { break }
             let e = try decide(mid)
@@ -175,15 +175,41 @@ public struct PlanSearch: Sendable {
                                         undecided: undecided, binding: binding?.objective, bindingVerdict: binding?.verdict, best: nil))
     }
 
-    /// Replications a full grid would use for the same resolution: one point per tolerance step
-    /// across the range (at the end value's tolerance when relative), each with the initial count.
+    /// Whether the range is bisected on a log scale: a relative tolerance over a range of one
+    /// sign without 0, where equal ratios (not equal differences) are the resolution asked for.
+    var bisectsGeometrically: Bool {
+        if case .relative = tolerance { return lower > 0 && upper > 0 || lower < 0 && upper < 0 }
+        return false
+    }
+
+    /// The next value between `a` and `b`: the geometric mean when bisecting on a log scale (each
+    /// step halves the log of the ratio, so a range of ratio R reaches a relative tolerance r in
+    /// ⌈log₂(ln R / ln(1 + r))⌉ steps), the arithmetic mean otherwise.
+    func midpoint(_ a: Double, _ b: Double) -> Double {
+        guard bisectsGeometrically else { return (a + b) / 2 }
+        let m = (a.sign == .minus ? -1.0 : 1.0) * (abs(a) * abs(b)).squareRoot()
+        // Keep it strictly inside (rounding can land on an end when the two are adjacent doubles).
+        return min(max(m, min(a, b)), max(a, b))
+    }
+
+    /// Replications a full grid would use for the same resolution, each point with the initial
+    /// count. Absolute tolerance: one point per tolerance step across the range. Relative
+    /// tolerance: points spaced by the ratio 1 + r across a range of one sign (the grid a user
+    /// asking for r % everywhere would run: ⌈ln(upper/lower) / ln(1 + r)⌉ + 1 points); across 0,
+    /// steps of r times the answer.
     public func gridReplications(answer: PlanAnswer) -> Int {
-        let step: Double
+        let points: Int
         switch tolerance {
-        case let .absolute(x): step = x
-        case .relative: step = tolerance.width(passing: answer.lastPass ?? answer.best ?? lower, failing: upper)
+        case let .absolute(x):
+            points = Int(((upper - lower) / max(x, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
+        case let .relative(r) where bisectsGeometrically:
+            let ratio = max(abs(upper), abs(lower)) / min(abs(upper), abs(lower))
+            let geometric = Int((log(ratio) / log(1 + r)).rounded(.up)) + 1
+            points = isInteger ? min(geometric, Int((upper - lower).rounded()) + 1) : geometric
+        case .relative:
+            let step = tolerance.width(passing: answer.lastPass ?? answer.best ?? lower, failing: upper)
+            points = Int(((upper - lower) / max(step, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
         }
-        let points = Int(((upper - lower) / max(step, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
         return points * initialReplications
     }
 }

@@ -84,6 +84,30 @@ final class PlanSearchTests: XCTestCase {
         }
     }
 
+    func testARelativeToleranceBisectsOnALogScaleAndStopsInTheStepsTheMathsGives() {
+        // Passes for x ≤ 37.3 (no noise). A range of ratio R = 1000 bisected on a log scale reaches
+        // a 10 % bracket in ⌈log₂(ln R / ln 1.1)⌉ = ⌈log₂ 72.48⌉ = 7 steps: 9 values with the two ends.
+        // (Halving the difference instead takes 10 steps here: 500.5, 250.75, … 37.08.)
+        let objective = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 37.3)
+        let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(0.10),
+                                initialReplications: 2, maxReplications: 2)
+        let result = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in [Double](repeating: x, count: n) } }
+        let steps = Int((log2(log(1000.0) / log(1.1))).rounded(.up))
+        XCTAssertEqual(steps, 7)
+        XCTAssertLessThanOrEqual(result.evaluations.count, steps + 2, "values tried: \(result.evaluations.map(\.value))")
+        guard let pass = result.answer.lastPass, let fail = result.answer.firstFail else { return XCTFail("no bracket") }
+        XCTAssertLessThanOrEqual(pass, 37.3)
+        XCTAssertGreaterThan(fail, 37.3)
+        XCTAssertLessThanOrEqual(fail - pass, 0.10 * pass)
+        // The grid at the same resolution: ⌈ln 1000 / ln 1.1⌉ + 1 = 74 points of 2 replications.
+        XCTAssertEqual(search.gridReplications(answer: result.answer), 148)
+        // An absolute tolerance keeps halving the difference.
+        let absolute = PlanSearch(lower: 0, upper: 100, isInteger: false, goal: .maximize, tolerance: .absolute(1),
+                                  initialReplications: 2, maxReplications: 2)
+        XCTAssertEqual(absolute.midpoint(0, 100), 50)
+        XCTAssertEqual(search.midpoint(1, 100), 10, accuracy: 1e-12)
+    }
+
     func testNothingPassesAndEverythingPassesAreSaidPlainly() {
         let objective = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 10)
         let search = PlanSearch(lower: 20, upper: 30, isInteger: true, goal: .maximize, tolerance: .absolute(1),
