@@ -79,7 +79,7 @@ final class PlanSearchTests: XCTestCase {
             XCTAssertEqual(answer.binding, objective)
             let used = evaluations.reduce(0) { $0 + $1.replications }
             let grid = search.gridReplications(answer: answer)
-            print("PlanSearchTests: seed \(seed): λ in [\(pass), \(fail)] (λ* = \(boundary)), \(evaluations.count) values, \(used) replications; grid \(grid)")
+            print("PlanSearchTests: seed \(seed): λ in [\(pass), \(fail)] (λ* = \(boundary)), undecided \(answer.undecided), \(evaluations.count) values, \(used) replications; grid \(grid)")
             XCTAssertLessThanOrEqual(4 * used, grid, "seed \(seed): \(used) replications against a grid's \(grid)")
         }
     }
@@ -87,7 +87,7 @@ final class PlanSearchTests: XCTestCase {
     func testARelativeToleranceBisectsOnALogScaleAndStopsInTheStepsTheMathsGives() {
         // Passes for x ≤ 37.3 (no noise). A range of ratio R = 1000 bisected on a log scale reaches
         // a 10 % bracket in ⌈log₂(ln R / ln 1.1)⌉ = ⌈log₂ 72.48⌉ = 7 steps: 9 values with the two ends.
-        // (Halving the difference instead takes 10 steps here: 500.5, 250.75, … 37.08.)
+        // (Halving the difference instead tries 11 values here: 1, 1000, 500.5, 250.75, …, 38.07.)
         let objective = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 37.3)
         let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(0.10),
                                 initialReplications: 2, maxReplications: 2)
