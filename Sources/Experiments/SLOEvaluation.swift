@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ReportKit
 import ScenarioFormat
 import SimStats
@@ -20,6 +21,12 @@ public enum SLOVerdict: String, Codable, Sendable, Equatable {
 /// replications that would decide it follow from the observed spread: the half-width t·s/√n falls
 /// below |mean − threshold| once n ≥ (t·s / |mean − threshold|)², with t and s as observed now
 /// (an estimate, not a promise: both move as replications are added).
+///
+/// An objective whose threshold is at the edge of the metric's range (`origin.rejected503 <= 0`:
+/// a count cannot go below 0; a ratio `>= 1`) fails as soon as one replication is off that edge:
+/// a mean over a variable bounded by the threshold stays on the threshold only if every value
+/// does, so one value beyond it shows the objective fails, with certainty rather than 95 %
+/// (the t interval would call it undecided and ask for more replications).
 public struct SLOEvaluation: Codable, Sendable, Equatable {
     /// The objective.
     public let objective: ServiceLevelObjective
@@ -37,8 +44,9 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
     /// when the mean sits on the threshold, so no count would).
     public let replicationsToDecide: Int?
 
-    /// Checks `objective` against `values` (one per replication; NaN = not produced there).
-    public init(_ objective: ServiceLevelObjective, values: [Double]) {
+    /// Checks `objective` against `values` (one per replication; NaN = not produced there);
+    /// `bounds` is the metric's range of values when known (see `SLOReport`).
+    public init(_ objective: ServiceLevelObjective, values: [Double], bounds: ClosedRange<Double>? = nil) {
         self.objective = objective
         let finite = values.filter(\.isFinite)
         n = finite.count
@@ -70,7 +78,12 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
         case .atMost: good = hi <= objective.threshold; bad = lo > objective.threshold
         case .atLeast: good = lo >= objective.threshold; bad = hi < objective.threshold
         }
-        verdict = good ? .pass : (bad ? .fail : .undecided)
+        let offTheEdge: Bool
+        switch objective.op {
+        case .atMost: offTheEdge = bounds.map { objective.threshold <= $0.lowerBound } == true && finite.contains { $0 > objective.threshold }
+        case .atLeast: offTheEdge = bounds.map { objective.threshold >= $0.upperBound } == true && finite.contains { $0 < objective.threshold }
+        }
+        verdict = good ? .pass : (bad || offTheEdge ? .fail : .undecided)
         let gap = abs(m - objective.threshold)
         if verdict == .undecided, gap > 0, t > 0 {
             let needed = (t * s / gap) * (t * s / gap)
@@ -104,9 +117,10 @@ public struct SLOReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// Checks `objectives` against `valuesOf(metric)` (one value per replication).
+    /// Checks `objectives` against `valuesOf(metric)` (one value per replication), each with its
+    /// metric's range from `MetricTable` (ratios 0…1, every other unit ≥ 0).
     public init(_ objectives: [ServiceLevelObjective], valuesOf: (String) -> [Double]) {
-        evaluations = objectives.map { SLOEvaluation($0, values: valuesOf($0.metric)) }
+        evaluations = objectives.map { SLOEvaluation($0, values: valuesOf($0.metric), bounds: MetricTable.spec(named: $0.metric)?.unit.bounds) }
     }
 
     /// Pass only if every objective passes; fail if any fails; else undecided.
@@ -145,4 +159,10 @@ extension SLOReport {
             + "fails when it lies wholly on the bad side, and is undecided otherwise. Overall: \(verdict.rawValue)."
         return ReportSection(title: "Service-level objectives", blocks: [.paragraph(sentence), .table(table)])
     }
+}
+
+extension MetricUnit {
+    /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
+    /// and rates are never negative.
+    var bounds: ClosedRange<Double> { self == .ratio ? 0...1 : 0...Double.infinity }
 }

@@ -151,6 +151,26 @@ final class PlanSearchTests: XCTestCase {
         XCTAssertEqual(report.binding?.objective.metric, "k")
     }
 
+    func testAnObjectiveAtTheEdgeOfItsMetricsRangeFailsOnOneValueBeyondIt() {
+        // 503s cannot be negative, so a mean of 0 needs every replication at 0: one replication with
+        // 503s decides "<= 0" (the t interval [-4.9, 9.4] straddles 0 and would ask for more).
+        let no503 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 0)
+        let values: [Double] = [0, 0, 0, 9]
+        XCTAssertEqual(SLOEvaluation(no503, values: values).verdict, .undecided, "without the metric's range")
+        let report = SLOReport([no503]) { _ in values }
+        XCTAssertEqual(report.verdict, .fail)
+        XCTAssertNil(report.evaluations[0].replicationsToDecide)
+        XCTAssertEqual(SLOReport([no503]) { _ in [0, 0] }.verdict, .pass, "every value on the edge still passes")
+        // A share cannot exceed 1: ">= 1" fails on one value below it; ">= 0.9" is read from the interval.
+        let all = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 1)
+        XCTAssertEqual(SLOReport([all]) { _ in [1, 1, 0.999] }.verdict, .fail)
+        let most = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 0.9)
+        XCTAssertEqual(SLOReport([most]) { _ in [0.95, 0.85, 0.93] }.verdict, .undecided)
+        // A threshold inside the range keeps the interval rule for counts too.
+        let few503 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 5)
+        XCTAssertEqual(SLOReport([few503]) { _ in values }.verdict, .undecided)
+    }
+
     func testToleranceParsing() {
         XCTAssertEqual(PlanTolerance.parse("10%"), .relative(0.1))
         XCTAssertEqual(PlanTolerance.parse("5000"), .absolute(5000))
