@@ -93,6 +93,14 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
         }
     }
 
+    /// The verdict for a table: "fail (beyond the metric's edge)" when one replication beyond the
+    /// edge of the metric's range decided a failure the interval alone would leave undecided.
+    public var verdictText: String {
+        guard verdict == .fail, let lo = lower, let hi = upper else { return verdict.rawValue }
+        let wholly = objective.op == .atMost ? lo > objective.threshold : hi < objective.threshold
+        return wholly ? verdict.rawValue : "fail (a replication beyond the metric's edge)"
+    }
+
     /// How far the mean is on the bad side, as a share of the threshold's magnitude (negative:
     /// on the good side); ranks the binding objective.
     public var violation: Double {
@@ -144,7 +152,7 @@ public struct SLOReport: Codable, Sendable, Equatable {
         [["objective", "mean", "interval", "verdict", "to decide"]] + evaluations.map { e in
             [e.objective.text, e.mean.map { TextNumber.format($0, significant: 4) } ?? "not produced",
              e.lower.flatMap { lo in e.upper.map { "[\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "—",
-             e.verdict.rawValue, e.replicationsToDecide.map { "≈\($0) replications" } ?? "—"]
+             e.verdictText, e.replicationsToDecide.map { "≈\($0) replications" } ?? "—"]
         }
     }
 }

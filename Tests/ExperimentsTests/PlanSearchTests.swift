@@ -160,6 +160,8 @@ final class PlanSearchTests: XCTestCase {
         let report = SLOReport([no503]) { _ in values }
         XCTAssertEqual(report.verdict, .fail)
         XCTAssertNil(report.evaluations[0].replicationsToDecide)
+        XCTAssertEqual(report.rows[1][3], "fail (a replication beyond the metric's edge)", "the table says why an interval across 0 fails")
+        XCTAssertEqual(SLOReport([no503]) { _ in [5, 7, 9] }.rows[1][3], "fail", "an interval wholly above 0 is a plain fail")
         XCTAssertEqual(SLOReport([no503]) { _ in [0, 0] }.verdict, .pass, "every value on the edge still passes")
         // A share cannot exceed 1: ">= 1" fails on one value below it; ">= 0.9" is read from the interval.
         let all = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 1)
