@@ -150,21 +150,43 @@ public struct PlanSearch: Sendable {
                                             firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
                                             bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
         }
-        var farEval = try decide(far)
-        if farEval.verdict == .pass {
-            return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
-        }
+        // The far end is evaluated only once a value between passes: when the first midpoint does
+        // not pass, monotonicity says the far end does not either, and the (often most expensive)
+        // far end is never run.
         var pass = safe
+        var farEval: PlanEvaluation? = nil
+        var farIsNext = false
         while true {
-            let width = tolerance.width(passing: pass, failing: farEval.value)
-            let gap = abs(farEval.value - pass)
-            if gap <= width || (isInteger && gap <= 1) { break }
-            var mid = midpoint(pass, farEval.value)
+            let notPassing = farEval?.value ?? far
+            if farEval == nil, farIsNext {
+                let e = try decide(far)
+                guard e.verdict != .pass else {
+                    return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
+                }
+                farEval = e
+                continue
+            }
+            let width = tolerance.width(passing: pass, failing: notPassing)
+            let gap = abs(notPassing - pass)
+            if gap <= width || (isInteger && gap <= 1) {
+                if farEval == nil { farIsNext = true; continue }
+                break
+            }
+            var mid = midpoint(pass, notPassing)
             if isInteger { mid = goal == .maximize ? mid.rounded(.down) : mid.rounded(.up) }
-            if mid == pass || mid == farEval.value { break }
+            if mid == pass || mid == notPassing {
+                if farEval == nil { farIsNext = true; continue }
+                break
+            }
             let e = try decide(mid)
-            if e.verdict == .pass { pass = mid } else { farEval = e }
+            if e.verdict == .pass {
+                pass = mid
+                if farEval == nil { farIsNext = true }
+            } else {
+                farEval = e
+            }
         }
+        guard let farEval else { preconditionFailure("the loop leaves only with a value that does not pass") }
         // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided ones before it.
         let beyond = evaluations.filter { goal == .maximize ? $0.value > pass : $0.value < pass }
             .sorted { goal == .maximize ? $0.value < $1.value : $0.value > $1.value }

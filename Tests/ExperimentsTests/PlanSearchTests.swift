@@ -94,6 +94,14 @@ final class PlanSearchTests: XCTestCase {
         let result = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in [Double](repeating: x, count: n) } }
         let steps = Int((log2(log(1000.0) / log(1.1))).rounded(.up))
         XCTAssertEqual(steps, 7)
+        XCTAssertEqual(Array(result.evaluations.prefix(3).map(\.value)), [1, 1000.0.squareRoot(), 1000], "the first midpoint passed: the far end next")
+        // When the first midpoint fails, the far end is known to fail (monotone objectives) and is never run.
+        let low = ServiceLevelObjective(metric: "m", op: .atMost, threshold: 5)
+        let lowResult = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([low]) { _ in [Double](repeating: x, count: n) } }
+        XCTAssertFalse(lowResult.evaluations.contains { $0.value == 1000 }, "values tried: \(lowResult.evaluations.map(\.value))")
+        XCTAssertEqual(lowResult.answer.status, .boundary)
+        XCTAssertLessThanOrEqual(lowResult.answer.lastPass ?? 0, 5)
+        XCTAssertGreaterThan(lowResult.answer.firstFail ?? 0, 5)
         XCTAssertLessThanOrEqual(result.evaluations.count, steps + 2, "values tried: \(result.evaluations.map(\.value))")
         guard let pass = result.answer.lastPass, let fail = result.answer.firstFail else { return XCTFail("no bracket") }
         XCTAssertLessThanOrEqual(pass, 37.3)
@@ -119,7 +127,7 @@ final class PlanSearchTests: XCTestCase {
         let all = search.run { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in (0..<n).map { x / 10 + Double($0) / 100 } } }
         XCTAssertEqual(all.answer.status, .allPass)
         XCTAssertEqual(all.answer.lastPass, 30)
-        XCTAssertEqual(all.evaluations.count, 2, "two ends evaluated, nothing else")
+        XCTAssertEqual(all.evaluations.map(\.value), [20, 25, 30], "the safe end, the midpoint, then (it passed) the far end")
     }
 
     func testMinimizeFindsTheLowestPassingIntegerValue() {
