@@ -46,7 +46,6 @@ public enum ReportBuilder {
                                           + [.chart(.timeSeries(tapToPaintOverTimeChart(scenario: scenario, aggregate: aggregate)))]))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
         sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
-        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         sections.append(ReportSection(title: "All metrics", blocks: [
