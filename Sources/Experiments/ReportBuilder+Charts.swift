@@ -144,10 +144,10 @@ extension ReportBuilder {
         }
         let width = windows.first?.seconds ?? 0
         return TimeSeriesChart(title: "Tap to paint over time",
-                               summary: "Tap-to-paint median and p95 of the taps in each \(width)-second window of tap time, all replications pooled (tap-to-paint-windows.csv; gaps: no tap of the window painted)"
+                               summary: "Tap-to-paint median and p95 of the taps in each \(width)-second window of tap time, all replications pooled (tap-to-paint-windows.csv has each window's count; gaps: no tap of the window painted)"
                                    + (objectives.isEmpty ? "." : "; the green line is the scenario's objective, which is checked on the whole run's quantile averaged over replications.")
-                                   + " The main plot shows the busy interval; the strip below it shows the whole run.",
-                               valueAxis: ValueAxis(label: "Tap to paint", unit: "ms"), valueDecimals: 0,
+                                   + (focus == nil ? "" : " The main plot shows the busy interval; the strip below it shows the whole run."),
+                               valueAxis: ValueAxis(label: "Tap to paint", unit: "ms", scale: .logarithmic), valueDecimals: 0,
                                series: series, bands: sendBands(scenario), referenceLines: objectives, focus: focus)
     }
 
