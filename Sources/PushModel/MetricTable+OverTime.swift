@@ -31,7 +31,7 @@ extension MetricTable {
     public static let tapToPaintWindowColumns: [WindowColumn] = [
         WindowColumn(name: "windowStartSecond", unit: .seconds,
                      meaning: "the window's first second of tap time, from second 0 of the horizon (the tap's instant, not the paint's)"),
-        WindowColumn(name: "windowSeconds", unit: .seconds, meaning: "the window's width (10 s; doubled for horizons over 6 h)"),
+        WindowColumn(name: "windowSeconds", unit: .seconds, meaning: "the window's width (\(PushMetrics.tapToPaintWindowSeconds) s; doubled for horizons over 6 h)"),
         WindowColumn(name: "paintedTaps", unit: .count, meaning: tapToPaintWindowSample + " (a sum, not a mean per replication)"),
     ] + WindowQuantile.allCases.map {
         WindowColumn(name: $0.rawValue + "Seconds", unit: .seconds,
