@@ -99,8 +99,9 @@ public struct MemoryModel: Sendable, Equatable, Codable {
     /// All latency histograms of one replication (tap-to-paint per platform × network, download
     /// latency, ...): about 30 histograms of ~60 kB.
     var histogramBytesPerReplication: UInt64 = 2 << 20
-    /// Per second of horizon: the per-second counters (about 12 series of 8 bytes, plus per-PoP rows).
-    var bytesPerSecondOfSeries: UInt64 = 256
+    /// Per second of horizon: the per-second counters (about 12 series of 8 bytes, plus per-PoP rows)
+    /// and the tap-to-paint windows (about 3.5 KiB per 10 s, `WindowedLatencyHistogram`).
+    var bytesPerSecondOfSeries: UInt64 = 256 + 360
 
     /// The calibrated defaults.
     public init() {}

@@ -117,6 +117,40 @@ extension ReportBuilder {
         return (focus, bin)
     }
 
+    /// The taps' charts' focus and bin: where taps and paints happen (users open pushes long after
+    /// the send), else around the send.
+    static func tapFocusAndBin(_ aggregate: RunAggregate, sendRanges: [TimeRange]) -> (focus: TimeRange?, bin: Int) {
+        let s = aggregate.series
+        return focusAndBin(activity([s.column("taps"), s.column("paints")]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
+    }
+
+    /// Tap-to-paint p50 and p95 per window of tap time (replications pooled, as
+    /// tap-to-paint-windows.csv), on the taps chart's focus, with the scenario's objectives on these
+    /// quantiles drawn as target lines. A window where no tap painted is a gap.
+    static func tapToPaintOverTimeChart(scenario: ScenarioFile, aggregate: RunAggregate) -> TimeSeriesChart {
+        let windows = aggregate.tapToPaintWindows
+        let focus = tapFocusAndBin(aggregate, sendRanges: sendBands(scenario).map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }).focus
+        let quantiles = MetricTable.WindowQuantile.allCases
+        let series = quantiles.enumerated().map { i, q in
+            TimeSeries(name: q.rawValue, color: i == 0 ? .blue : .vermillion,
+                       points: windows.map { w in
+                           TimePoint(seconds: Double(w.startSeconds), value: i < w.quantilesMicroseconds.count ? w.quantilesMicroseconds[i] / 1000 : .nan)
+                       }, dash: i == 0 ? .solid : .dashed)
+        }
+        let objectiveMetrics: [String: String] = [MetricID.tapToPaintP50.rawValue: "p50", MetricID.tapToPaintP95.rawValue: "p95"]
+        let objectives = scenario.slo.compactMap { o -> ReferenceLine? in
+            guard let q = objectiveMetrics[o.metric] else { return nil }
+            return ReferenceLine(value: o.threshold * 1000, label: "objective \(q) \(o.op.rawValue) " + HumanScale.format(o.threshold, unit: .seconds), kind: .target)
+        }
+        let width = windows.first?.seconds ?? 0
+        return TimeSeriesChart(title: "Tap to paint over time",
+                               summary: "Tap-to-paint median and p95 of the taps in each \(width)-second window of tap time, all replications pooled (tap-to-paint-windows.csv has each window's count; gaps: no tap of the window painted)"
+                                   + (objectives.isEmpty ? "." : "; the green line is the scenario's objective, which is checked on the whole run's quantile averaged over replications.")
+                                   + (focus == nil ? "" : " The main plot shows the busy interval; the strip below it shows the whole run."),
+                               valueAxis: ValueAxis(label: "Tap to paint", unit: "ms", scale: .logarithmic), valueDecimals: 0,
+                               series: series, bands: sendBands(scenario), referenceLines: objectives, focus: focus)
+    }
+
     static func binText(_ bin: Int) -> String { bin == 1 ? "1-second bins" : "\(bin)-second bins" }
 
     static func timeCharts(scenario: ScenarioFile, aggregate: RunAggregate) -> [TimeSeriesChart] {
@@ -143,8 +177,7 @@ extension ReportBuilder {
         // the send spread over the whole run; the overview shows them).
         let sendView = focusAndBin(sendRanges, horizonSeconds: s.horizonSeconds)
         let originView = focusAndBin(sendRanges + warm.map { TimeRange(fromSeconds: $0.at, toSeconds: $0.at) }, horizonSeconds: s.horizonSeconds)
-        // Taps and paints: where they happen (users open pushes long after the send).
-        let tapView = focusAndBin(activity([s.column("taps"), s.column("paints")]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
+        let tapView = tapFocusAndBin(aggregate, sendRanges: sendRanges)
         let focusNote = " The main plot shows the busy interval; the strip below it shows the whole run."
         return [
             TimeSeriesChart(title: "Edge hit ratio of pre-stage requests",

@@ -42,9 +42,9 @@ public enum ReportBuilder {
         if headlineMetrics.isEmpty { headlineMetrics = Array(aggregate.metrics.prefix(headlinesMax)) }
         let headlines = headlineMetrics.prefix(headlinesMax).compactMap { headline($0, level: level) }
         var sections: [ReportSection] = []
-        sections.append(ReportSection(title: "Tap to paint", blocks: tapToPaintCharts(aggregate).map { .chart(.cdf($0)) }))
+        sections.append(ReportSection(title: "Tap to paint", blocks: tapToPaintCharts(aggregate).map { .chart(.cdf($0)) }
+                                          + [.chart(.timeSeries(tapToPaintOverTimeChart(scenario: scenario, aggregate: aggregate)))]))
         sections.append(ReportSection(title: "CDN and origin over time", blocks: timeCharts(scenario: scenario, aggregate: aggregate).map { .chart(.timeSeries($0)) }))
-        sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))

@@ -43,6 +43,9 @@ public struct RunAggregate: Sendable {
     let histograms: [NamedHistogram]
     /// Per-second counters.
     let series: SummedSeries
+    /// Tap to paint per window of tap time, replications pooled: the count and one quantile per
+    /// `MetricTable.WindowQuantile` (none where no tap of the window painted).
+    let tapToPaintWindows: [LatencyWindow]
     /// Outcome counts summed over replications.
     let outcomes: OutcomeCounts
     /// Byte counts summed over replications.
@@ -99,6 +102,8 @@ public struct RunAggregate: Sendable {
             }
         }
         series = SummedSeries(horizonSeconds: horizon, columns: columns)
+        tapToPaintWindows = try WindowedLatencyHistogram.pooled(results.map(\.tapToPaintWindows),
+                                                                quantiles: MetricTable.WindowQuantile.allCases.map(\.probability))
         var o = OutcomeCounts(), b = ByteCounts()
         for r in results {
             o.completed += r.outcomes.completed
@@ -164,6 +169,21 @@ public enum ResultFiles {
             out += String(second)
             for column in s.columns { out += "," + csvNumber(Double(column[second]) / n) }
             out += "," + (requests[second] > 0 ? csvNumber(Double(hits[second]) / Double(requests[second])) : "")
+            out += "\n"
+        }
+        return Data(out.utf8)
+    }
+
+    /// tap-to-paint-windows.csv: one row per window of tap time (`MetricTable.tapToPaintWindowColumns`);
+    /// the count is the pooled sample (a sum over replications), the quantiles are in seconds and
+    /// empty where no tap of the window painted.
+    public static func tapToPaintWindowsCSV(_ aggregate: RunAggregate) -> Data {
+        var out = MetricTable.tapToPaintWindowColumns.map(\.name).joined(separator: ",") + "\n"
+        for w in aggregate.tapToPaintWindows {
+            out += "\(w.startSeconds),\(w.seconds),\(w.count)"
+            for i in MetricTable.WindowQuantile.allCases.indices {
+                out += "," + (i < w.quantilesMicroseconds.count ? csvNumber(w.quantilesMicroseconds[i] / 1e6) : "")
+            }
             out += "\n"
         }
         return Data(out.utf8)

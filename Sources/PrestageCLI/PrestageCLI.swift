@@ -147,8 +147,9 @@ public enum PrestageCLI {
 
             SCENARIO is a path to a JSON file or a bare name from scenarios/ (see `prestage list`).
             Results go to DIR (default results/NAME-seedS): summary.json, run-info.json,
-            timeseries.csv, histograms.csv, report.md and report.html. While running, the
-            directory is DIR.partial with an INCOMPLETE marker; it is renamed when complete.
+            timeseries.csv, tap-to-paint-windows.csv, histograms.csv, pops.csv,
+            region-misses.csv, report.md and report.html. While running, the directory is
+            DIR.partial with an INCOMPLETE marker; it is renamed when complete.
 
             examples:
               prestage run default

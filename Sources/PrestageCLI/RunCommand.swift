@@ -34,7 +34,7 @@ enum RunCommand {
     /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
     /// one holding these and nothing else, i.e. an earlier run's results.
     static let earlierResults = ResultsDirectory.Replaceable(
-        files: ["scenario.json", "summary.json", "timeseries.csv", "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"],
+        files: ["scenario.json", "summary.json", "timeseries.csv", MetricTable.tapToPaintWindowsFile, "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"],
         marker: "run-info.json")
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
@@ -116,6 +116,7 @@ enum RunCommand {
                                          relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
             try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
             try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
+            try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: MetricTable.tapToPaintWindowsFile)
             try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
             let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
                                             confidenceLevel: scenario.run.confidenceLevel)

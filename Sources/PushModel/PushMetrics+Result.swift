@@ -59,7 +59,7 @@ extension PushMetrics {
             masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0, infra: infra,
                                                                                activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
-            extensionDownloadLatency: extensionLatency, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
+            extensionDownloadLatency: extensionLatency, tapToPaintWindows: tapToPaintWindows, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
             firstSendSeconds: Double(firstSendTicks) / 1e6,
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)

@@ -13,6 +13,8 @@ struct PushMetrics {
     /// Tap-to-paint per platform (iOS first) and InfraModel network class.
     var groupHistograms: [LatencyHistogram]
     var extensionLatency: LatencyHistogram
+    /// Tap-to-paint per window of tap time (`tapToPaintWindowSeconds`).
+    var tapToPaintWindows: WindowedLatencyHistogram
     var series: PushTimeSeries
     var popRequests: [UInt64]
     var popHits: [UInt64]
@@ -33,6 +35,9 @@ struct PushMetrics {
     var reqFlags: [UInt8] = []
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
+    /// The window of tap time the tap-to-paint quantiles over time are read per (k6 and Gatling bin
+    /// by request start; widened for very long horizons, see `WindowedLatencyHistogram`).
+    static let tapToPaintWindowSeconds = 10
     static let requestCellular: UInt8 = 1
     static let requestNeverOpened: UInt8 = 2
 
@@ -43,6 +48,7 @@ struct PushMetrics {
             extensionLatency = tapToPaint
             let h = max(1, Int(config.horizonSeconds.rounded(.up)))
             let counter = try PerSecondCounter(horizonSeconds: h)
+            tapToPaintWindows = try WindowedLatencyHistogram(horizonSeconds: h, preferredWindowSeconds: min(h, PushMetrics.tapToPaintWindowSeconds))
             series = PushTimeSeries(pushesSent: counter, deliveries: counter, prestageEdgeRequests: counter, prestageEdgeHits: counter,
                                     originRequests: counter, origin503: counter, taps: counter, paints: counter)
         } catch {
@@ -122,9 +128,10 @@ struct PushMetrics {
         }
     }
 
-    /// A tap painted at `now`, `latency` after the tap.
+    /// A tap painted at `now`, `latency` after the tap (counted over time in the window of the tap).
     mutating func recordPaint(latency: Int64, isIOS: Bool, network: InfraNetworkClass, now: Int64) {
         tapToPaint.record(latency)
+        tapToPaintWindows.record(latency, atMicroseconds: now - latency)
         groupHistograms[(isIOS ? 0 : InfraNetworkClass.count) + Int(network.rawValue)].record(latency)
         series.paints.add(atMicroseconds: now)
     }

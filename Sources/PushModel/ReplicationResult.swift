@@ -180,6 +180,9 @@ public struct ReplicationResult: Codable, Sendable {
     public var tapToPaintByGroup: [GroupHistogram]
     /// Duration of each successful pre-stage (background) asset download.
     public var extensionDownloadLatency: LatencyHistogram
+    /// Tap to first paint per window of tap time (10 s unless the horizon is very long): every tap
+    /// that painted is in exactly the window its tap fell in (its counts sum to `tapToPaint.count`).
+    public var tapToPaintWindows: WindowedLatencyHistogram
     public var series: PushTimeSeries
     /// Sorted by PoP; PoPs with neither pre-stage requests nor upstream fetches are left out.
     public var pops: [PopCounts]

@@ -21,7 +21,7 @@
 ///   "sumMicroseconds": "decimal", "buckets": [[lowerBoundMicroseconds, count], ...]}`.
 public struct LatencyHistogram: Sendable, Equatable, Codable {
     /// Buckets per power of two above 2048 (half of HdrHistogram's 2048 sub-buckets).
-    public static let subBucketHalfCount = 1024
+    public static let subBucketHalfCount = 1 << halfCountBits
     /// Values below this are recorded exactly.
     public static let exactBelowMicroseconds: Int64 = 2048
     /// Bound on |estimate − true| / true for quantiles (see the type's documentation).
@@ -159,23 +159,16 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     /// Index of the bucket holding `v`.
     /// - Complexity: O(1) (one leading-zero count).
-    static func bucketIndex(_ v: UInt64) -> Int {
-        if v < 2048 { return Int(v) }
-        let shift = (64 - v.leadingZeroBitCount) - 11  // v >> shift is in 1024..<2048
-        return 2048 + (shift - 1) * subBucketHalfCount + Int(v >> UInt64(shift)) - subBucketHalfCount
-    }
+    static func bucketIndex(_ v: UInt64) -> Int { LogBuckets.index(v, halfCountBits: halfCountBits) }
 
     /// Smallest value of bucket `i`.
-    static func bucketLowerBound(_ i: Int) -> UInt64 {
-        if i < 2048 { return UInt64(i) }
-        let j = i - 2048
-        return UInt64(j % subBucketHalfCount + subBucketHalfCount) << UInt64(j / subBucketHalfCount + 1)
-    }
+    static func bucketLowerBound(_ i: Int) -> UInt64 { LogBuckets.lowerBound(i, halfCountBits: halfCountBits) }
 
     /// Number of integer values in bucket `i`.
-    static func bucketWidth(_ i: Int) -> UInt64 {
-        i < 2048 ? 1 : 1 << UInt64((i - 2048) / subBucketHalfCount + 1)
-    }
+    static func bucketWidth(_ i: Int) -> UInt64 { LogBuckets.width(i, halfCountBits: halfCountBits) }
+
+    /// log2 of `subBucketHalfCount`.
+    static let halfCountBits = 10
 
     // MARK: Codable
 

@@ -6,8 +6,8 @@ import XCTest
 @testable import ScenarioFormat
 
 final class RunCommandTests: XCTestCase {
-    static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "histograms.csv", "pops.csv", "region-misses.csv",
-                        "report.md", "report.html"]
+    static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "tap-to-paint-windows.csv", "histograms.csv",
+                        "pops.csv", "region-misses.csv", "report.md", "report.html"]
 
     /// `prestage run default` with a tiny population, in-process.
     private func runDefault(_ t: TestEnvironment, out: String, extra: [String] = []) -> ExitCode {

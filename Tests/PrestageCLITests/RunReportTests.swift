@@ -3,6 +3,9 @@ import ReportKitTesting
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
+import PushModel
+import ReportKit
+import ScenarioFormat
 
 /// The report of a real (small) run, read as a user reads it: human titles with the id in small
 /// print, units for people, the header with what actually ran, the alarm level on the hit-ratio chart,
@@ -36,5 +39,59 @@ final class RunReportTests: XCTestCase {
         let charts = html.components(separatedBy: "<figure").count - 1
         XCTAssertGreaterThanOrEqual(charts, 6)
         try assertReportLayout(html: html, name: "run-default", expectedCharts: charts)
+    }
+
+    /// Tap to paint over time: p50 and p95 per 10 s of tap time, exactly the values of
+    /// tap-to-paint-windows.csv and of the aggregate (the replications run again here), with the
+    /// scenario's p95 objective drawn; laid out in Chromium like every chart.
+    func testTapToPaintOverTimeChartPlotsTheWindows() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        let objective = #"slo=[{"metric": "tapToPaint.p95Seconds", "op": "<=", "threshold": 1.2}]"#
+        XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "run.seed=5", "--set", objective,
+                              "--out", out.path]), .ok, t.err.text)
+        let csv = try String(contentsOf: out.appendingPathComponent(MetricTable.tapToPaintWindowsFile), encoding: .utf8)
+        let lines = csv.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssertEqual(lines.first, MetricTable.tapToPaintWindowColumns.map(\.name))
+        let rows = Array(lines.dropFirst())
+
+        let scenario = try ScenarioLoader.decode(Data(contentsOf: out.appendingPathComponent("scenario.json")), label: "scenario.json")
+        let results = try (0..<2).map { try PushSimulation.run(scenario.modelWorld, masterSeed: scenario.run.seed, replication: $0) }
+        let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel)
+        XCTAssertEqual(aggregate.tapToPaintWindows.reduce(0) { $0 + $1.count }, results.reduce(0) { $0 + $1.tapToPaint.count })
+        XCTAssertEqual(rows.count, aggregate.tapToPaintWindows.count)
+        let chart = ReportBuilder.tapToPaintOverTimeChart(scenario: scenario, aggregate: aggregate)
+        XCTAssertEqual(chart.series.map(\.name), ["p50", "p95"])
+        var plotted = 0
+        for (i, line) in chart.series.enumerated() {
+            XCTAssertEqual(line.points.count, rows.count)
+            for (point, (row, window)) in zip(line.points, zip(rows, aggregate.tapToPaintWindows)) {
+                XCTAssertEqual(point.seconds, Double(row[0]))
+                XCTAssertEqual(row[2], String(window.count))
+                if window.count == 0 {
+                    XCTAssertTrue(point.value.isNaN, "a gap, not 0")
+                    XCTAssertEqual(row[3 + i], "", "no value, not 0 or NaN")
+                } else {
+                    XCTAssertEqual(point.value, window.quantilesMicroseconds[i] / 1000)
+                    XCTAssertEqual(point.value, try XCTUnwrap(Double(row[3 + i])) * 1000, accuracy: 0.001)
+                    plotted += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(plotted, 10)
+        XCTAssertEqual(chart.referenceLines, [ReferenceLine(value: 1200, label: "objective p95 <= 1.20 s", kind: .target)])
+        let taps = try XCTUnwrap(ReportBuilder.timeCharts(scenario: scenario, aggregate: aggregate).first { $0.title == "Taps and paints" })
+        XCTAssertEqual(chart.focus, taps.focus, "the taps chart's focus")
+        let visible = chart.focus ?? TimeRange(fromSeconds: 0, toSeconds: scenario.world.horizonSeconds)
+        XCTAssertTrue(chart.series[1].points.contains { visible.contains($0.seconds) && $0.value.isFinite }, "data in the visible range")
+
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(html.contains("Tap to paint over time"))
+        XCTAssertTrue(html.contains("objective p95 &lt;= 1.20 s"), "the objective is drawn")
+        XCTAssertTrue(markdown.contains("Tap to paint over time"))
+        let charts = html.components(separatedBy: "<figure").count - 1
+        try assertReportLayout(html: html, name: "run-tap-to-paint-over-time", expectedCharts: charts)
     }
 }

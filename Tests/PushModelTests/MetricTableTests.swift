@@ -62,4 +62,13 @@ final class MetricDocTests: XCTestCase {
         let missing = specs.map { "| `\($0.name)` | \($0.title) | \($0.unit.rawValue) | \($0.better.rawValue) |" }.filter { !doc.contains($0) }
         XCTAssertEqual(missing, [], "rows docs/metrics.md lacks:\n" + missing.joined(separator: "\n"))
     }
+
+    /// Every column of tap-to-paint-windows.csv is listed in docs/metrics.md as the table states it.
+    func testEveryTapToPaintWindowColumnIsDescribed() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/metrics.md"), encoding: .utf8)
+        let missing = MetricTable.tapToPaintWindowColumns.map { "| `\($0.name)` | \($0.unit.rawValue) | \($0.meaning) |" }.filter { !doc.contains($0) }
+        XCTAssertEqual(missing, [], "rows docs/metrics.md lacks:\n" + missing.joined(separator: "\n"))
+        XCTAssertTrue(doc.contains("`" + MetricTable.tapToPaintWindowsFile + "`"))
+    }
 }

@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/prestage-kills.XXXX)
 trap 'rm -rf "$T"' EXIT
 OUT=$T/out
 ARGS=(run default --devices 200 --replications 2 --jobs 1 --out "$OUT")
-FILES="scenario.json summary.json timeseries.csv histograms.csv report.md report.html run-info.json"
+FILES="scenario.json summary.json timeseries.csv tap-to-paint-windows.csv histograms.csv report.md report.html run-info.json"
 # This tool's marker (and the marker of versions before owner records, for PRESTAGE_KILL_BIN runs of them).
 HEAD="(prestage: this directory is incomplete|This run has not completed)"
 
