@@ -32,9 +32,12 @@ enum PlanCommand {
                        help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)"),
             OptionSpec("ingest", .string, valueName: "DIR", help: "first store the replications of merged sweep results DIR"),
             OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
-        ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput),
+        ], exitCodes: [ExitCodeDoc(.ok, "the plan ran, whatever its answer (or --emit-sweep wrote the next step)"),
+                       ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
+                       ExitCodeDoc(.badInput, "bad input, naming the argument (--vary, --for, --tolerance, --ingest, SCENARIO, …)"),
                        ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
-                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes")])
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes"),
+                       ExitCodeDoc(.terminated, "terminated (SIGTERM, e.g. a scheduler's time limit); as for 130")])
 
     static let helpFooter = """
 
@@ -50,12 +53,6 @@ enum PlanCommand {
       prestage plan send-rate-vs-origin --vary campaigns[0].sendRatePerMinute=60000..3000000 --tolerance 10%
       prestage plan black-friday-plan --vary campaigns[0].sendRatePerMinute=300000..6000000 \\
           --for campaigns[0].warm.aheadSeconds=0,120,300,600
-
-    exit codes:
-      0  the plan ran (whatever its answer)
-      1  a replication failed or files could not be written
-      2  bad input (naming the argument: --vary, --for, --tolerance, SCENARIO)
-      3  --fail-on-slo and nothing in the range passes
     """
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
