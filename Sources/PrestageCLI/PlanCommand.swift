@@ -97,6 +97,8 @@ enum PlanCommand {
         let err = env.standardError
         let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
         let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
+        let emitPath = parsed.string("emit-sweep")
+        if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
         if let ingest = parsed.string("ingest") {
             do {
                 let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), knobPath: knob.path, candidates: { value in
@@ -105,7 +107,6 @@ enum PlanCommand {
                 env.standardError.write("prestage plan: --ingest: stored \(count) replications from \(ingest)\n")
             } catch { return bad("--ingest: \(ingest): \(error)") }
         }
-        let emitPath = parsed.string("emit-sweep")
         evaluator.emitOnly = emitPath != nil
         let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)

@@ -93,6 +93,8 @@ final class PlanCommandTests: XCTestCase {
             (["--vary", "campaigns[0].sendRatePerMinute"], "--vary: expected PATH=LO..HI"),
             (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--for", "campaigns[0].warm.aheadSecond=0,60"], "--for: "),
             ([], "--vary: required"),
+            (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--emit-sweep", t.root.appendingPathComponent("none/step.json").path],
+             "--emit-sweep \(t.root.appendingPathComponent("none/step.json").path): the directory"),
         ]
         for (extra, message) in cases {
             let before = t.err.text.count
