@@ -28,6 +28,7 @@
 #                            (default: .build/debug/prestage)
 #   PRESTAGE_E2E_SWEEP_FILE  sweep file for it (default: Tests/cluster/e2e-sweep.json)
 #   PRESTAGE_E2E_SHARDS      array size N (default 4, 1...64)
+#   PRESTAGE_E2E_PLAN_SHARDS array size of each plan step (default 2, 1...64)
 #   PRESTAGE_E2E_TIMEOUT_SECONDS  longest wait for the sweep + merge jobs, and for the whole plan
 #                            (default 300 each)
 #   PRESTAGE_E2E_PORT        slurmctld port; slurmd uses the next one (default: the first free
@@ -50,6 +51,9 @@ e2e_plan_args=(--vary 'campaigns[0].sendRatePerMinute=6000..24000' --tolerance 2
 e2e_plan_files=(plan.json plan.csv plan.md plan.html)
 
 shards=${PRESTAGE_E2E_SHARDS:-4}
+# The plan's steps have 2 or 4 work items: 2 shards keep each step one wave on a 2-core node
+# (Slurm latency per wave is most of a step's time; the sweep above covers 4 shards).
+plan_shards=${PRESTAGE_E2E_PLAN_SHARDS:-2}
 shards_max=64
 jobs_timeout_seconds=${PRESTAGE_E2E_TIMEOUT_SECONDS:-300}
 node_timeout_seconds=60
@@ -75,6 +79,9 @@ phase_done() {
 case "$shards" in '' | *[!0-9]*) die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'" ;; esac
 [ "$shards" -ge 1 ] && [ "$shards" -le "$shards_max" ] \
   || die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'"
+case "$plan_shards" in '' | *[!0-9]*) die "PRESTAGE_E2E_PLAN_SHARDS: expected an integer in 1...$shards_max, found '$plan_shards'" ;; esac
+[ "$plan_shards" -ge 1 ] && [ "$plan_shards" -le "$shards_max" ] \
+  || die "PRESTAGE_E2E_PLAN_SHARDS: expected an integer in 1...$shards_max, found '$plan_shards'"
 case "$jobs_timeout_seconds" in '' | *[!0-9]*) die "PRESTAGE_E2E_TIMEOUT_SECONDS: expected seconds, found '$jobs_timeout_seconds'" ;; esac
 case "$ctld_port" in '' | *[!0-9]*) die "PRESTAGE_E2E_PORT: expected a port number, found '$ctld_port'" ;; esac
 [ "$ctld_port" -ge 1024 ] && [ "$ctld_port" -le 65534 ] || die "PRESTAGE_E2E_PORT: expected 1024...65534, found $ctld_port"
@@ -449,8 +456,8 @@ adopt_jobs() {
   || die "local plan '$e2e_bin plan $e2e_plan_scenario ${e2e_plan_args[*]}' failed (log: $tmp/log/plan-local.log)"
 # The README's command, from the job log directory, as a child whose PID is known; waited for with
 # the same bounds and checks as the jobs above.
-(cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$e2e_bin" \
-  bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
+(cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$e2e_bin" PRESTAGE_POLL_SECONDS=1 \
+  bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$plan_shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
   > "$tmp/log/plan-slurm.log" 2>&1 &
 plan_pid=$!
 pids+=("$plan_pid")
@@ -470,19 +477,26 @@ plan_rc=0
 wait "$plan_pid" || plan_rc=$?
 [ "$plan_rc" = 0 ] || { adopt_jobs; die "docs/cluster/prestage-plan-slurm.sh exited $plan_rc (log: $tmp/log/plan-slurm.log)"; }
 mapfile -t plan_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: array job \([0-9]*\) .*/\1/p' "$tmp/log/plan-slurm.log")
+mapfile -t plan_merge_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: .*, merge job \([0-9]*\)$/\1/p' "$tmp/log/plan-slurm.log")
+[ "${#plan_merge_jobs[@]}" = "${#plan_jobs[@]}" ] || die "the plan script logged ${#plan_jobs[@]} array jobs but ${#plan_merge_jobs[@]} merge jobs"
+for job in "${plan_merge_jobs[@]}"; do
+  line=$(timeout 10 scontrol -o show job "$job")
+  grep -q ' JobState=COMPLETED ' <<< "$line" && grep -q ' ExitCode=0:0 ' <<< "$line" \
+    || die "plan merge job $job did not complete with exit code 0: $line"
+done
 local_steps=$(grep -c ' replications → ' "$tmp/log/plan-local.log" || true)
 [ "${#plan_jobs[@]}" = "$local_steps" ] \
   || die "the plan took ${#plan_jobs[@]} Slurm steps, the local plan $local_steps evaluations (logs: $tmp/log/plan-slurm.log, plan-local.log)"
 [ "${#plan_jobs[@]}" -ge 3 ] || die "the plan took only ${#plan_jobs[@]} steps; expected a bisection of several"
 for job in "${plan_jobs[@]}"; do
   lines=$(timeout 10 scontrol -o show job "$job")
-  [ "$(grep -c 'ArrayTaskId=' <<< "$lines")" = "$shards" ] || die "plan array job $job: expected $shards tasks, scontrol shows: $lines"
-  for ((i = 0; i < shards; i++)); do
+  [ "$(grep -c 'ArrayTaskId=' <<< "$lines")" = "$plan_shards" ] || die "plan array job $job: expected $plan_shards tasks, scontrol shows: $lines"
+  for ((i = 0; i < plan_shards; i++)); do
     line=$(grep " ArrayTaskId=$i " <<< "$lines") || die "plan array job $job has no task $i"
     grep -q ' JobState=COMPLETED ' <<< "$line" && grep -q ' ExitCode=0:0 ' <<< "$line" \
       || die "plan array task ${job}_$i did not complete with exit code 0: $line"
-    grep -qx "prestage-sweep: shard $i/$shards on .*, job ${job}_$i" "$tmp/jobs/prestage-sweep-${job}_$i.out" \
-      || die "plan array task ${job}_$i: its log does not show shard $i/$shards running under Slurm"
+    grep -qx "prestage-sweep: shard $i/$plan_shards on .*, job ${job}_$i" "$tmp/jobs/prestage-sweep-${job}_$i.out" \
+      || die "plan array task ${job}_$i: its log does not show shard $i/$plan_shards running under Slurm"
   done
 done
 for f in "${e2e_plan_files[@]}"; do

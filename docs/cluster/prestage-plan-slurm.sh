@@ -13,17 +13,20 @@
 #      sweep file of the next step if replications are still missing; if none are, it writes
 #      OUT_DIR/plan.json, plan.csv, plan.md, plan.html, prints the answer, and this script ends (exit 0);
 #   2. sbatch --array=0-(SHARD_COUNT-1) prestage-sweep.sbatch OUT_DIR/steps/K/step.json OUT_DIR/steps/K
-#      and sbatch --wait --dependency=afterok:ARRAY prestage-merge.sbatch OUT_DIR/steps/K SHARD_COUNT
-#      (the README's two commands, the second waiting until the merge job ends);
+#      and sbatch --dependency=afterok:ARRAY prestage-merge.sbatch OUT_DIR/steps/K SHARD_COUNT (the
+#      README's two commands), then waits until squeue shows the merge job ended, asking every
+#      PRESTAGE_POLL_SECONDS (default 10);
 #   3. checks that OUT_DIR/steps/K/merged exists (a failed shard cancels the merge), K = K + 1.
 #
 # OUT_DIR and SCENARIO must be on a file system every compute node sees (absolute paths). A step has
 # one knob value and its replications as work items, so shards beyond that count run nothing.
 # PRESTAGE_BIN (default: `prestage` on PATH) is used here and, through sbatch's environment, in the
-# jobs. Other sbatch settings come from sbatch's own variables (SBATCH_PARTITION, SBATCH_ACCOUNT,
-# SBATCH_TIMELIMIT, ...). Logs go to the current directory (prestage-sweep-ARRAY_i.out,
-# prestage-merge-JOB.out). Rerunning after a failure continues with the next free step number and
-# first ingests the last merged step; replications already ingested are kept in OUT_DIR/evaluations.
+# jobs. PRESTAGE_POLL_SECONDS (default 10, 1...3600) is how often squeue is asked whether a step's
+# merge job has ended. Other sbatch settings come from sbatch's own variables (SBATCH_PARTITION,
+# SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...). Logs go to the current directory
+# (prestage-sweep-ARRAY_i.out, prestage-merge-JOB.out). Rerunning after a failure continues with
+# the next free step number and first ingests the last merged step; replications already ingested
+# are kept in OUT_DIR/evaluations.
 # Exit status: 0 when the plan is written (as `prestage plan`'s, e.g. 3 with --fail-on-slo), 2 for
 # bad arguments, 1 when a step's jobs fail (naming the step and its jobs), or the plan's own code.
 set -euo pipefail
@@ -40,10 +43,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prestage=${PRESTAGE_BIN:-prestage}
 # Most shards accepted (prestage-merge.sbatch's limit).
 shard_count_max=10000
+poll_seconds=${PRESTAGE_POLL_SECONDS:-10}
+poll_seconds_max=3600
 
 case "$count" in '' | *[!0-9]*) usage "SHARD_COUNT: expected an integer in 1...$shard_count_max, found '$count'" ;; esac
 [ "$count" -ge 1 ] && [ "$count" -le "$shard_count_max" ] \
   || usage "SHARD_COUNT: expected an integer in 1...$shard_count_max, found '$count'"
+case "$poll_seconds" in '' | *[!0-9]*) usage "PRESTAGE_POLL_SECONDS: expected an integer in 1...$poll_seconds_max, found '$poll_seconds'" ;; esac
+[ "$poll_seconds" -ge 1 ] && [ "$poll_seconds" -le "$poll_seconds_max" ] \
+  || usage "PRESTAGE_POLL_SECONDS: expected an integer in 1...$poll_seconds_max, found '$poll_seconds'"
 case "$out_dir" in /*) ;; *) usage "OUT_DIR: expected an absolute path (the jobs run elsewhere), found '$out_dir'" ;; esac
 for option in "$@"; do
   case "$option" in
@@ -52,7 +60,18 @@ for option in "$@"; do
   esac
 done
 command -v "$prestage" >/dev/null 2>&1 || fail "PRESTAGE_BIN '$prestage' is not an executable" 2
-command -v sbatch >/dev/null 2>&1 || fail "sbatch not found: run this on a Slurm submit node" 2
+command -v sbatch >/dev/null 2>&1 && command -v squeue >/dev/null 2>&1 || fail "sbatch or squeue not found: run this on a Slurm submit node" 2
+
+# merge_ended JOB: the job has ended, however (or slurmctld no longer knows it); a failing squeue
+# (slurmctld busy) is asked again at the next poll.
+merge_ended() {
+  local state
+  state=$(squeue -h -j "$1" -t all -o %T 2>&1) || { grep -qi 'invalid job id' <<< "$state"; return; }
+  case "$state" in
+    COMPLETED | CANCELLED* | FAILED | TIMEOUT | NODE_FAIL | PREEMPTED | BOOT_FAIL | DEADLINE | OUT_OF_MEMORY | "") return 0 ;;
+    *) return 1 ;;
+  esac
+}
 
 mkdir -p "$out_dir/steps"
 # A rerun continues after the last step started, ingesting the last merged one again (harmless).
@@ -75,11 +94,12 @@ while :; do
   [ "$rc" = 0 ] || fail "step $step: prestage plan exited $rc after writing $step_file" "$rc"
   sweep_job=$(sbatch --parsable --array="0-$((count - 1))" "$here/prestage-sweep.sbatch" "$step_file" "$step_dir")
   sweep_job=${sweep_job%%;*}
-  echo "prestage-plan-slurm: step $step: array job $sweep_job (0-$((count - 1))); waiting for its merge job"
-  # sbatch --wait returns when the merge job ends. A merge cancelled because a shard failed may
-  # still return 0, so the merged directory (it appears only when complete) is what counts.
-  merge_job=$(sbatch --parsable --wait --dependency="afterok:$sweep_job" "$here/prestage-merge.sbatch" "$step_dir" "$count") || true
+  merge_job=$(sbatch --parsable --dependency="afterok:$sweep_job" "$here/prestage-merge.sbatch" "$step_dir" "$count")
   merge_job=${merge_job%%;*}
+  echo "prestage-plan-slurm: step $step: array job $sweep_job (0-$((count - 1))), merge job $merge_job"
+  # Whether the merge succeeded (a failed shard cancels it) is read from the merged directory,
+  # which appears only when complete.
+  until merge_ended "$merge_job"; do sleep "$poll_seconds"; done
   [ -d "$step_dir/merged" ] \
     || fail "step $step: no merged results in $step_dir/merged (array job $sweep_job or merge job $merge_job failed; see prestage-sweep-${sweep_job}_*.out and prestage-merge-$merge_job.out)"
   ingest=(--ingest "$step_dir/merged")
