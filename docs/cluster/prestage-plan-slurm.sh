@@ -31,7 +31,8 @@
 # bad arguments, 1 when a step's jobs fail (naming the step and its jobs), or the plan's own code.
 set -euo pipefail
 
-fail() { echo "prestage-plan-slurm.sh: $*" >&2; exit "${2:-1}"; }
+# fail MESSAGE [EXIT_STATUS]: the message on standard error, then exit (default 1).
+fail() { echo "prestage-plan-slurm.sh: $1" >&2; exit "${2:-1}"; }
 usage() { fail "$1 (usage: $0 OUT_DIR SHARD_COUNT SCENARIO PLAN_OPTIONS...)" 2; }
 
 [ "$#" -ge 3 ] || usage "expected at least 3 arguments, found $#"
