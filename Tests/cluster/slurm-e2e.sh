@@ -14,7 +14,8 @@
 #      local unsharded run (diff -r: same files, byte-identical);
 #   6. drives `prestage plan` through the same Slurm with docs/cluster/prestage-plan-slurm.sh (each
 #      step the plan needs: plan --emit-sweep, the sweep array job and the merge job above, wait,
-#      plan --ingest; until the plan is answered) on Tests/cluster/e2e-plan.json, checks every
+#      plan --ingest; until the plan is answered) on Tests/cluster/e2e-plan.json: first with a
+#      shard failing (the script must stop, exit 1), then rerun to the answer; it checks every
 #      step's tasks, and compares plan.json, plan.csv, plan.md, plan.html and the stored
 #      replications (evaluations/) byte for byte with a local `prestage plan` of the same command;
 #   7. checks docs/cluster/prestage-sweep-indexed-job.yaml with PyYAML and runs its container
@@ -454,28 +455,50 @@ adopt_jobs() {
 }
 "$e2e_bin" plan "$e2e_plan_scenario" "${e2e_plan_args[@]}" --out "$tmp/plan-local" > "$tmp/log/plan-local.log" 2>&1 \
   || die "local plan '$e2e_bin plan $e2e_plan_scenario ${e2e_plan_args[*]}' failed (log: $tmp/log/plan-local.log)"
-# The README's command, from the job log directory, as a child whose PID is known; waited for with
-# the same bounds and checks as the jobs above.
-(cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$e2e_bin" PRESTAGE_POLL_SECONDS=1 \
-  bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$plan_shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
-  > "$tmp/log/plan-slurm.log" 2>&1 &
-plan_pid=$!
-pids+=("$plan_pid")
-pid_names+=(prestage-plan-slurm)
-stuck_polls=0
-for ((i = 0; ; i++)); do
-  kill -0 "$plan_pid" 2>/dev/null || break
-  stuck=$(stuck_reasons)
-  if [ -n "$stuck" ]; then stuck_polls=$((stuck_polls + 1)); else stuck_polls=0; fi
-  [ "$stuck_polls" -lt 3 ] || { adopt_jobs; die "plan jobs can never start on this cluster: ${stuck//$'\n'/, }"; }
-  alive slurmctld && alive slurmd && alive munged || { adopt_jobs; die "a daemon exited while the plan ran"; }
-  [ "$i" -lt "$((jobs_timeout_seconds * 2))" ] \
-    || { adopt_jobs; die "the plan through Slurm did not finish within ${jobs_timeout_seconds}s (log: $tmp/log/plan-slurm.log)"; }
-  sleep 0.5
-done
-plan_rc=0
-wait "$plan_pid" || plan_rc=$?
+# run_plan_script BIN LOG: the README's command with PRESTAGE_BIN=BIN, from the job log directory,
+# as a child whose PID is known, waited for with the same bounds and checks as the jobs above;
+# sets plan_rc to its exit status.
+run_plan_script() {
+  local bin=$1 log=$2 pid stuck stuck_polls=0 i
+  (cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$bin" PRESTAGE_POLL_SECONDS=1 \
+    bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$plan_shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
+    > "$log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  pid_names+=(prestage-plan-slurm)
+  for ((i = 0; ; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    stuck=$(stuck_reasons)
+    if [ -n "$stuck" ]; then stuck_polls=$((stuck_polls + 1)); else stuck_polls=0; fi
+    [ "$stuck_polls" -lt 3 ] || { adopt_jobs; die "plan jobs can never start on this cluster: ${stuck//$'\n'/, }"; }
+    alive slurmctld && alive slurmd && alive munged || { adopt_jobs; die "a daemon exited while the plan ran"; }
+    [ "$i" -lt "$((jobs_timeout_seconds * 2))" ] \
+      || { adopt_jobs; die "the plan through Slurm did not finish within ${jobs_timeout_seconds}s (log: $log)"; }
+    sleep 0.5
+  done
+  plan_rc=0
+  wait "$pid" || plan_rc=$?
+}
+# A lost step: every step's shard 0 fails (a wrapper around the real binary), so the first step's
+# merge is cancelled; the script must stop with exit 1 naming the step. Rerun with the real binary,
+# it continues at the next step number and answers the plan.
+failing_bin=$tmp/prestage-failing-shard-0
+cat > "$failing_bin" <<WRAPPER
+#!/usr/bin/env bash
+# Written by Tests/cluster/slurm-e2e.sh: sweep ... --shard 0/N fails, everything else is $e2e_bin.
+[ "\$1" = sweep ] && [[ " \$* " == *" --shard 0/"* ]] && { echo "injected failure of shard 0" >&2; exit 1; }
+exec "$e2e_bin" "\$@"
+WRAPPER
+chmod +x "$failing_bin"
+run_plan_script "$failing_bin" "$tmp/log/plan-slurm-failing.log"
+[ "$plan_rc" = 1 ] && grep -q '^prestage-plan-slurm.sh: step 0: no merged results' "$tmp/log/plan-slurm-failing.log" \
+  || { adopt_jobs; die "with shard 0 failing, prestage-plan-slurm.sh exited $plan_rc instead of 1 naming step 0 (log: $tmp/log/plan-slurm-failing.log)"; }
+[ ! -e "$tmp/plan-slurm/plan.json" ] || die "with shard 0 failing, the plan was written anyway"
+phase_done "plan through Slurm with shard 0 failing: stopped at step 0 (exit 1, merge cancelled)"
+run_plan_script "$e2e_bin" "$tmp/log/plan-slurm.log"
 [ "$plan_rc" = 0 ] || { adopt_jobs; die "docs/cluster/prestage-plan-slurm.sh exited $plan_rc (log: $tmp/log/plan-slurm.log)"; }
+grep -q '^prestage-plan-slurm: step 1: ' "$tmp/log/plan-slurm.log" \
+  || die "the rerun did not continue at step 1 after the failed step 0 (log: $tmp/log/plan-slurm.log)"
 mapfile -t plan_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: array job \([0-9]*\) .*/\1/p' "$tmp/log/plan-slurm.log")
 mapfile -t plan_merge_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: .*, merge job \([0-9]*\)$/\1/p' "$tmp/log/plan-slurm.log")
 [ "${#plan_merge_jobs[@]}" = "${#plan_jobs[@]}" ] || die "the plan script logged ${#plan_jobs[@]} array jobs but ${#plan_merge_jobs[@]} merge jobs"
