@@ -77,12 +77,13 @@ phase_done() {
   phase_started=$now
 }
 
-case "$shards" in '' | *[!0-9]*) die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'" ;; esac
-[ "$shards" -ge 1 ] && [ "$shards" -le "$shards_max" ] \
-  || die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'"
-case "$plan_shards" in '' | *[!0-9]*) die "PRESTAGE_E2E_PLAN_SHARDS: expected an integer in 1...$shards_max, found '$plan_shards'" ;; esac
-[ "$plan_shards" -ge 1 ] && [ "$plan_shards" -le "$shards_max" ] \
-  || die "PRESTAGE_E2E_PLAN_SHARDS: expected an integer in 1...$shards_max, found '$plan_shards'"
+# check_shards NAME VALUE: VALUE is an integer in 1...shards_max, else fail naming NAME.
+check_shards() {
+  case "$2" in '' | *[!0-9]*) die "$1: expected an integer in 1...$shards_max, found '$2'" ;; esac
+  [ "${#2}" -le 9 ] && [ "$2" -ge 1 ] && [ "$2" -le "$shards_max" ] || die "$1: expected an integer in 1...$shards_max, found '$2'"
+}
+check_shards PRESTAGE_E2E_SHARDS "$shards"
+check_shards PRESTAGE_E2E_PLAN_SHARDS "$plan_shards"
 case "$jobs_timeout_seconds" in '' | *[!0-9]*) die "PRESTAGE_E2E_TIMEOUT_SECONDS: expected seconds, found '$jobs_timeout_seconds'" ;; esac
 case "$ctld_port" in '' | *[!0-9]*) die "PRESTAGE_E2E_PORT: expected a port number, found '$ctld_port'" ;; esac
 [ "$ctld_port" -ge 1024 ] && [ "$ctld_port" -le 65534 ] || die "PRESTAGE_E2E_PORT: expected 1024...65534, found $ctld_port"

@@ -47,12 +47,13 @@ shard_count_max=10000
 poll_seconds=${PRESTAGE_POLL_SECONDS:-10}
 poll_seconds_max=3600
 
-case "$count" in '' | *[!0-9]*) usage "SHARD_COUNT: expected an integer in 1...$shard_count_max, found '$count'" ;; esac
-[ "$count" -ge 1 ] && [ "$count" -le "$shard_count_max" ] \
-  || usage "SHARD_COUNT: expected an integer in 1...$shard_count_max, found '$count'"
-case "$poll_seconds" in '' | *[!0-9]*) usage "PRESTAGE_POLL_SECONDS: expected an integer in 1...$poll_seconds_max, found '$poll_seconds'" ;; esac
-[ "$poll_seconds" -ge 1 ] && [ "$poll_seconds" -le "$poll_seconds_max" ] \
-  || usage "PRESTAGE_POLL_SECONDS: expected an integer in 1...$poll_seconds_max, found '$poll_seconds'"
+# check_integer NAME VALUE MAX: VALUE is an integer in 1...MAX, else a usage error naming NAME.
+check_integer() {
+  case "$2" in '' | *[!0-9]*) usage "$1: expected an integer in 1...$3, found '$2'" ;; esac
+  [ "${#2}" -le 9 ] && [ "$2" -ge 1 ] && [ "$2" -le "$3" ] || usage "$1: expected an integer in 1...$3, found '$2'"
+}
+check_integer SHARD_COUNT "$count" "$shard_count_max"
+check_integer PRESTAGE_POLL_SECONDS "$poll_seconds" "$poll_seconds_max"
 case "$out_dir" in /*) ;; *) usage "OUT_DIR: expected an absolute path (the jobs run elsewhere), found '$out_dir'" ;; esac
 for option in "$@"; do
   case "$option" in
