@@ -41,9 +41,21 @@ public enum ScenarioFieldUnit: Sendable, Equatable {
         }
     }
 
-    /// The unit of the field at the `--set` path `path` (e.g. `campaigns[0].warm.aheadSeconds`).
+    /// Members of a distribution (docs/scenario-format.md, Distributions) in the unit of the field
+    /// holding it: `serviceSeconds.mean` is seconds. The others (`mu`, `sigma`, `shape`, …) have none.
+    static let distributionMembersInFieldUnit: Set<String> = ["value", "lower", "upper", "mean", "sd", "median", "p90", "scale", "offset"]
+    /// Keys that nest a distribution inside another (`mixture`, `shift`).
+    static let distributionNesting: Set<String> = ["distribution", "components"]
+
+    /// The unit of the field at the `--set` path `path` (e.g. `campaigns[0].warm.aheadSeconds`); a
+    /// distribution's member in the field's unit takes the unit of the field holding it.
     public init(path: String, isInteger: Bool) {
-        self.init(key: path.split(separator: ".").last.map(String.init) ?? path, isInteger: isInteger)
+        let keys = path.split(separator: ".").map { String($0.split(separator: "[").first ?? $0) }
+        guard let last = keys.last else { self = .none; return }
+        guard Self.distributionMembersInFieldUnit.contains(last),
+              let field = keys.dropLast().last(where: { !Self.distributionNesting.contains($0) && !Self.distributionMembersInFieldUnit.contains($0) })
+        else { self.init(key: last, isInteger: isInteger); return }
+        self.init(key: field, isInteger: false)
     }
 
     /// The unit as docs/scenario-format.md writes it ("" for none).

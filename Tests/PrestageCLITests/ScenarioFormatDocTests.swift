@@ -145,6 +145,11 @@ final class ScenarioFormatDocTests: XCTestCase {
         XCTAssertGreaterThan(checked, 80)
         XCTAssertEqual(ScenarioFieldUnit(path: "campaigns[0].sendRatePerMinute", isInteger: false), .pushesPerMinute)
         XCTAssertEqual(ScenarioFieldUnit(path: "infra.topology.popOverrides[0].cacheCapacityBytes", isInteger: true), .bytes)
+        // A distribution's members: location and scale in the field's unit, shape parameters without one.
+        XCTAssertEqual(ScenarioFieldUnit(path: "infra.origin.serviceSeconds.mean", isInteger: false), .seconds)
+        XCTAssertEqual(ScenarioFieldUnit(path: "users.tapDelaySeconds.components[1].distribution.median", isInteger: false), .seconds)
+        XCTAssertEqual(ScenarioFieldUnit(path: "population.freeStorageBytes.median", isInteger: false), .bytes)
+        XCTAssertEqual(ScenarioFieldUnit(path: "population.freeStorageBytes.sigma", isInteger: false), .none)
     }
 
     /// The `--set` path of a documented row, on the every-field fixture: array sections take their
