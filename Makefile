@@ -54,7 +54,8 @@ test-bench: deps
 
 ## test-cluster: end-to-end test of the Slurm path (installs slurm-wlm and munge if missing, starts a
 ## throwaway single-node Slurm, runs a sharded sweep as an array job, merges, compares with a local
-## run, stops everything) and of the Kubernetes manifest. Needs root. See docs/cluster/README.md.
+## run, runs a `prestage plan` step by step through it and compares with a local plan, stops
+## everything) and of the Kubernetes manifest. Needs root. See docs/cluster/README.md.
 test-cluster: deps
 	$(SWIFT) build --product prestage
 	bash Tests/cluster/slurm-e2e.sh

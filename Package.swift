@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "ExperimentsTests", dependencies: ["Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "PreloadKit"]),
         .testTarget(
             name: "PrestageCLITests",
-            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "ReportKitTesting"]
+            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "ReportKit", "ReportKitTesting"]
         ),
         // The layer rules above, checked against this file and every source file's imports.
         .testTarget(name: "ArchitectureTests"),

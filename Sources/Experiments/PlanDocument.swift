@@ -109,18 +109,20 @@ public struct PlanDocument: Codable, Sendable, Equatable {
             let title = p.forValue.map { "\(forKnob?.path ?? "") = \(ScenarioKnob.numberText($0))" } ?? "Evaluations"
             var blocks: [ReportBlock] = [.table(evaluationTable(p, caption: title))]
             let sorted = p.evaluations.sorted { $0.value < $1.value }
+            let axis = knobAxis
             for (i, o) in objectives.enumerated() {
-                func line(_ name: String, _ pick: (SLOEvaluation) -> Double?) -> TimeSeries {
-                    TimeSeries(name: name, points: sorted.compactMap { e in pick(e.slo.evaluations[i]).map { TimePoint(seconds: e.value, value: $0) } })
+                let points = sorted.compactMap { e -> LinePoint? in
+                    let s = e.slo.evaluations[i]
+                    return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower, upper: s.upper) }
                 }
-                let threshold = TimeSeries(name: "threshold", color: .automatic(7),
-                                           points: [TimePoint(seconds: knob.lower, value: o.threshold), TimePoint(seconds: knob.upper, value: o.threshold)])
-                let markers = [p.answer.lastPass.map { ChartMarker(at: $0, label: "last pass") }, p.answer.firstFail.map { ChartMarker(at: $0, label: "first fail") }]
-                blocks.append(.chart(.timeSeries(TimeSeriesChart(
+                let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
+                               p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]
+                blocks.append(.chart(.line(LineChart(
                     title: "\(o.metric) against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
-                    summary: "Mean and \(Int(o.confidence * 100)) % interval bounds of \(o.metric) at each evaluated value (horizontal axis: \(knob.path), not seconds); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold)).",
-                    valueAxis: ValueAxis(label: o.metric, unit: ""), valueDecimals: 3,
-                    series: [line("mean", \.mean), line("lower bound", \.lower), line("upper bound", \.upper), threshold],
+                    summary: "Mean and \(Int(o.confidence * 100)) % interval of \(o.metric) at each evaluated value of \(axis.axis.title); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold)).",
+                    xAxis: axis.axis, yAxis: ValueAxis(label: o.metric, unit: ""), xDecimals: axis.decimals, yDecimals: 3,
+                    series: [LineSeries(name: "mean", points: points)],
+                    referenceLines: [ReferenceLine(value: o.threshold, label: "threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))", kind: .target)],
                     markers: markers.compactMap { $0 }))))
             }
             sections.append(ReportSection(title: title, blocks: blocks))
@@ -128,6 +130,23 @@ public struct PlanDocument: Codable, Sendable, Equatable {
         return Report(title: "Plan: \(scenarioName)", scenario: ScenarioSummary(name: scenarioName, question: question),
                       provenance: RunProvenance(seed: seed, replications: initialReplications, toolVersion: toolVersion, scenarioHash: scenarioHash),
                       headlines: [], sections: sections)
+    }
+
+    /// The charts' horizontal axis: the knob's path in its declared unit, scaled for people (bytes
+    /// in kB/MB/GB, seconds below one as ms, fractions as %); `multiplier` takes a knob value there.
+    var knobAxis: (axis: ValueAxis, multiplier: Double, decimals: Int) {
+        let magnitude = max(abs(knob.lower), abs(knob.upper))
+        func scaled(_ unit: MeasuredUnit) -> (axis: ValueAxis, multiplier: Double, decimals: Int) {
+            let scale = HumanScale.choose(for: unit, magnitude: magnitude)
+            return (ValueAxis(label: knob.path, unit: scale.unit), scale.multiplier, scale.decimals)
+        }
+        switch knob.unit {
+        case .seconds: return scaled(.seconds)
+        case .bytes: return scaled(.bytes)
+        case .fraction: return scaled(.ratio)
+        case .none: return (ValueAxis(label: knob.path, unit: ""), 1, 2)
+        case .bitsPerSecond, .pushesPerMinute, .pushesPerHour, .count: return (ValueAxis(label: knob.path, unit: knob.unit.text), 1, 0)
+        }
     }
 
     private func evaluationTable(_ p: PlanFrontierPoint, caption: String) -> Table {

@@ -20,7 +20,7 @@ enum FitCommand {
         OptionSpec("replay", .string, valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones"),
         OptionSpec("replay-devices", .integer(1...1_000_000), valueName: "N", help: "devices in the replay (default 2000)"),
     ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the replay or the output failed"),
-                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows)")])
+                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, an --out in a missing directory)")])
 
     static let helpFooter = """
 
@@ -44,6 +44,7 @@ enum FitCommand {
         guard let format = LogFormat(rawValue: formatName) else {
             return fail("--format \(formatName): expected one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        if let out = parsed.string("out"), let problem = OutputFilePath.problem(option: "out", path: out) { return fail(problem) }
         var request = FitRequest(logs: logs, format: format)
         request.pushLogs = parsed.strings("push")
         do {

@@ -32,9 +32,12 @@ enum PlanCommand {
                        help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)"),
             OptionSpec("ingest", .string, valueName: "DIR", help: "first store the replications of merged sweep results DIR"),
             OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
-        ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput),
+        ], exitCodes: [ExitCodeDoc(.ok, "the plan ran, whatever its answer (or --emit-sweep wrote the next step)"),
+                       ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
+                       ExitCodeDoc(.badInput, "bad input, naming the argument (--vary, --for, --tolerance, --ingest, SCENARIO, …)"),
                        ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
-                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes")])
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes"),
+                       ExitCodeDoc(.terminated, "terminated (SIGTERM, e.g. a scheduler's time limit); as for 130")])
 
     static let helpFooter = """
 
@@ -50,12 +53,6 @@ enum PlanCommand {
       prestage plan send-rate-vs-origin --vary campaigns[0].sendRatePerMinute=60000..3000000 --tolerance 10%
       prestage plan black-friday-plan --vary campaigns[0].sendRatePerMinute=300000..6000000 \\
           --for campaigns[0].warm.aheadSeconds=0,120,300,600
-
-    exit codes:
-      0  the plan ran (whatever its answer)
-      1  a replication failed or files could not be written
-      2  bad input (naming the argument: --vary, --for, --tolerance, SCENARIO)
-      3  --fail-on-slo and nothing in the range passes
     """
 
     static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
@@ -100,6 +97,8 @@ enum PlanCommand {
         let err = env.standardError
         let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
         let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
+        let emitPath = parsed.string("emit-sweep")
+        if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
         if let ingest = parsed.string("ingest") {
             do {
                 let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), knobPath: knob.path, candidates: { value in
@@ -108,7 +107,6 @@ enum PlanCommand {
                 env.standardError.write("prestage plan: --ingest: stored \(count) replications from \(ingest)\n")
             } catch { return bad("--ingest: \(ingest): \(error)") }
         }
-        let emitPath = parsed.string("emit-sweep")
         evaluator.emitOnly = emitPath != nil
         let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)

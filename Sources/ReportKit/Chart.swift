@@ -110,7 +110,8 @@ public struct ValueAxis: Sendable, Equatable {
 
 /// A labelled vertical line at a position on the horizontal axis, e.g. "500 ms" or "send start".
 public struct ChartMarker: Sendable, Equatable {
-    /// Position in the horizontal axis' unit (ms on a CDF, virtual seconds on a time series).
+    /// Position in the horizontal axis' unit (ms on a CDF, virtual seconds on a time series, the x
+    /// axis' unit on a line chart).
     public var at: Double
     /// The text drawn next to the line.
     public var label: String

@@ -17,10 +17,12 @@ public struct LineChart: Sendable, Equatable {
     public var series: [LineSeries]
     /// Horizontal lines at fixed values, e.g. an alarm level.
     public var referenceLines: [ReferenceLine]
+    /// Vertical lines at positions on the x axis (in its unit), e.g. "last pass".
+    public var markers: [ChartMarker]
 
     /// Creates the value from its properties (see their documentation).
     public init(title: String, summary: String, xAxis: ValueAxis, yAxis: ValueAxis, xDecimals: Int = 0, yDecimals: Int = 2,
-                series: [LineSeries], referenceLines: [ReferenceLine] = []) {
+                series: [LineSeries], referenceLines: [ReferenceLine] = [], markers: [ChartMarker] = []) {
         self.title = title
         self.summary = summary
         self.xAxis = xAxis
@@ -29,6 +31,7 @@ public struct LineChart: Sendable, Equatable {
         self.yDecimals = yDecimals
         self.series = series
         self.referenceLines = referenceLines
+        self.markers = markers
     }
 
     /// One row per series and point: x, y and the interval.

@@ -199,7 +199,8 @@ extension SVGChartRenderer {
         let legend = chart.series.enumerated().map { index, series in
             LegendItem(name: series.name, color: series.color ?? .automatic(index), mark: .line(dash: (series.dash ?? .automatic(index)).pattern))
         }
-        let frame = PlotFrame(layout: layout, legend: legend, hasMarkers: false)
+        let markers = chart.markers.filter { $0.at.isFinite }
+        let frame = PlotFrame(layout: layout, legend: legend, hasMarkers: !markers.isEmpty)
         let x = AxisMap(ticks: xTicks, scale: chart.xAxis.scale, start: frame.left, length: frame.width, inverted: false)
         let y = AxisMap(ticks: yTicks, scale: chart.yAxis.scale, start: frame.top, length: frame.height, inverted: true)
 
@@ -235,6 +236,7 @@ extension SVGChartRenderer {
         }
         svg.close("g")
         drawReferenceLines(&svg, frame: frame, map: y, lines: chart.referenceLines)
+        drawMarkers(&svg, frame: frame, map: x, markers: markers)
         drawLegend(&svg, frame: frame, items: legend)
         if xs.isEmpty { drawNoData(&svg, frame: frame) }
         svg.close("svg")

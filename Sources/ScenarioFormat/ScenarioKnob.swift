@@ -91,6 +91,9 @@ public struct ScenarioKnob: Sendable, Equatable, Codable {
 
     /// The value `x` snapped to what this knob can take (integers for an integer field).
     public func snapped(_ x: Double) -> Double { isInteger ? x.rounded(.down) : x }
+
+    /// The unit of the field varied, as its name declares it.
+    public var unit: ScenarioFieldUnit { ScenarioFieldUnit(path: path, isInteger: isInteger) }
 }
 
 /// `--for PATH=v1,v2,…`: a second knob given as a list of values (one plan per value).

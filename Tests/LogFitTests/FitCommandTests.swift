@@ -31,6 +31,25 @@ final class FitCommandTests: XCTestCase {
                                         environment: environment(out, err)), .badInput)
     }
 
+    /// An `--out` that cannot be a file (its directory missing, or a directory itself) is bad input,
+    /// refused before the logs are read, with the path, what is wrong and what was expected.
+    func testOutIntoAMissingDirectoryOrOntoADirectoryExitsTwo() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let missing = dir.url.appendingPathComponent("no-such-dir/overlay.json").path
+        for (out, message) in [
+            (missing, "--out \(missing): the directory \(dir.url.appendingPathComponent("no-such-dir").path) does not exist; expected a file in an existing directory"),
+            (dir.url.path, "--out \(dir.url.path): is a directory; expected a file path"),
+        ] {
+            let stdout = CapturedOutput(), err = CapturedOutput()
+            let code = PrestageCLI.main(["fit", Samples.path("cloudfront.log"), "--format", "cloudfront", "--out", out], environment: environment(stdout, err))
+            XCTAssertEqual(code, .badInput, err.text)
+            XCTAssertTrue(err.text.contains(message), err.text)
+            XCTAssertFalse(err.text.contains("malformed"), "refused before the logs are read: \(err.text)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("no-such-dir").path))
+    }
+
     func testNoUsableRowsAndBadOptionsExitTwoWithTheReason() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -35,6 +35,27 @@ final class CommandLineDocsTests: XCTestCase {
         }
     }
 
+    /// The exit codes are stated once, by the command table: one "exit codes" block in the
+    /// program's help and in each command's (`plan` once added a hand-written second one to its
+    /// footer), and one "Exit codes:" list per command in the man page.
+    func testEveryHelpStatesItsExitCodesOnce() throws {
+        func blocks(_ text: String) -> Int {
+            text.split(separator: "\n").filter { $0.lowercased().hasPrefix("exit codes") }.count
+        }
+        XCTAssertEqual(blocks(try output(["help"]).1), 1)
+        for command in PrestageCLI.spec.commands {
+            let (code, help, _) = try output(["help", command.name])
+            XCTAssertEqual(code, .ok, command.name)
+            XCTAssertEqual(blocks(help), 1, "\(command.name):\n\(help)")
+        }
+        let page = try output(["man"]).1
+        let sections = page.components(separatedBy: "\n.SS ").dropFirst()
+        XCTAssertEqual(sections.count, PrestageCLI.spec.commands.count)
+        for section in sections {
+            XCTAssertEqual(blocks(section), 1, "man page: \(section.prefix(60))")
+        }
+    }
+
     /// Every option of every command keeps at least two spaces between its name and its help text,
     /// however long the name (`bench --require-instructions` once ran into its text).
     func testEveryOptionNameStandsApartFromItsHelp() throws {

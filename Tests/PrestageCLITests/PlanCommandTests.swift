@@ -1,4 +1,5 @@
 import Foundation
+import ReportKit
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
@@ -79,6 +80,40 @@ final class PlanCommandTests: XCTestCase {
                        try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")))
     }
 
+    /// The charts of plan.html and plan.md put the knob on the horizontal axis as its path and its
+    /// unit (they once said "Virtual time (s)" whatever the knob): pushes/min for a send rate, s for
+    /// a duration, count for an integer count, bytes scaled for people for a cache size.
+    func testPlanChartsLabelTheKnobAxisWithItsPathAndUnit() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let out = t.root.appendingPathComponent("plan").path
+        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "50%",
+                              "--replications-max", "2", "--out", out]), .ok, t.err.text)
+        let html = try String(contentsOfFile: out + "/plan.html", encoding: .utf8)
+        let markdown = try String(contentsOfFile: out + "/plan.md", encoding: .utf8)
+        // Markdown escapes the brackets of the path.
+        func escaped(_ s: String) -> String { s.replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]") }
+        XCTAssertTrue(html.contains("campaigns[0].sendRatePerMinute (pushes/min)"), html)
+        XCTAssertTrue(markdown.contains(escaped("campaigns[0].sendRatePerMinute (pushes/min)")), markdown)
+        for text in [html, markdown] {
+            XCTAssertFalse(text.contains("Virtual time") || text.contains("Peak at (s)"), text)
+        }
+        // The same evaluations as if another knob had been varied.
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/plan.json"))) as? [String: Any])
+        for (path, isInteger, title) in [("infra.edgeCache.capacityBytes", true, "infra.edgeCache.capacityBytes (kB)"),
+                                         ("campaigns[0].warm.aheadSeconds", false, "campaigns[0].warm.aheadSeconds (s)"),
+                                         ("infra.origin.workers", true, "infra.origin.workers (count)")] {
+            var edited = json, knob = try XCTUnwrap(json["knob"] as? [String: Any])
+            knob["path"] = path
+            knob["isInteger"] = isInteger
+            edited["knob"] = knob
+            let document = try JSONDecoder().decode(PlanDocument.self, from: JSONSerialization.data(withJSONObject: edited))
+            let html = HTMLRenderer().render(document.report), markdown = MarkdownRenderer().render(document.report)
+            XCTAssertTrue(html.contains(title) && markdown.contains(escaped(title)), "\(path): \(markdown)")
+        }
+    }
+
     func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
@@ -93,6 +128,8 @@ final class PlanCommandTests: XCTestCase {
             (["--vary", "campaigns[0].sendRatePerMinute"], "--vary: expected PATH=LO..HI"),
             (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--for", "campaigns[0].warm.aheadSecond=0,60"], "--for: "),
             ([], "--vary: required"),
+            (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--emit-sweep", t.root.appendingPathComponent("none/step.json").path],
+             "--emit-sweep \(t.root.appendingPathComponent("none/step.json").path): the directory"),
         ]
         for (extra, message) in cases {
             let before = t.err.text.count

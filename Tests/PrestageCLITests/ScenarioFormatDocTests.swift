@@ -30,7 +30,7 @@ final class ScenarioFormatDocTests: XCTestCase {
     }
     """
 
-    struct Row { let section: String; let field: String; let typeCell: String; let defaultCell: String }
+    struct Row { let section: String; let field: String; let typeCell: String; let unitCell: String; let defaultCell: String }
 
     /// Rows of every `### \`path\`` section's table ("(top level)" is the root).
     static func documentedRows() throws -> [Row] {
@@ -49,7 +49,7 @@ final class ScenarioFormatDocTests: XCTestCase {
             guard line.hasPrefix("| `"), !sections.isEmpty else { continue }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 6, let field = codeSpans(cells[1]).first else { continue }
-            for s in sections { rows.append(Row(section: s, field: field, typeCell: cells[2], defaultCell: cells[4])) }
+            for s in sections { rows.append(Row(section: s, field: field, typeCell: cells[2], unitCell: cells[3], defaultCell: cells[4])) }
         }
         return rows
     }
@@ -121,6 +121,35 @@ final class ScenarioFormatDocTests: XCTestCase {
                            "\(row.section).\(row.field): documented default \(spans[0]) differs from the decoder's")
         }
         XCTAssertGreaterThan(checked, 100)
+    }
+
+    /// Every documented numeric field's unit as its name declares it (`ScenarioFieldUnit`, which
+    /// `prestage plan` labels its knob axis with) is the unit its row documents.
+    func testDocumentedUnitsAreTheUnitsTheFieldNamesDeclare() throws {
+        var checked = 0
+        for row in try Self.documentedRows() where row.typeCell == "number" || row.typeCell == "integer" {
+            let expected: ScenarioFieldUnit
+            switch row.unitCell {
+            case "s": expected = .seconds
+            case "bytes": expected = .bytes
+            case "bit/s": expected = .bitsPerSecond
+            case "pushes/min": expected = .pushesPerMinute
+            case "pushes/h": expected = .pushesPerHour
+            case "share", "probability": expected = .fraction
+            default: expected = row.typeCell == "integer" ? .count : .none
+            }
+            XCTAssertEqual(ScenarioFieldUnit(key: row.field, isInteger: row.typeCell == "integer"), expected,
+                           "\(row.section).\(row.field): documented unit \(row.unitCell)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 80)
+        XCTAssertEqual(ScenarioFieldUnit(path: "campaigns[0].sendRatePerMinute", isInteger: false), .pushesPerMinute)
+        XCTAssertEqual(ScenarioFieldUnit(path: "infra.topology.popOverrides[0].cacheCapacityBytes", isInteger: true), .bytes)
+        // A distribution's members: location and scale in the field's unit, shape parameters without one.
+        XCTAssertEqual(ScenarioFieldUnit(path: "infra.origin.serviceSeconds.mean", isInteger: false), .seconds)
+        XCTAssertEqual(ScenarioFieldUnit(path: "users.tapDelaySeconds.components[1].distribution.median", isInteger: false), .seconds)
+        XCTAssertEqual(ScenarioFieldUnit(path: "population.freeStorageBytes.median", isInteger: false), .bytes)
+        XCTAssertEqual(ScenarioFieldUnit(path: "population.freeStorageBytes.sigma", isInteger: false), .none)
     }
 
     /// The `--set` path of a documented row, on the every-field fixture: array sections take their

@@ -12,9 +12,15 @@
 #      and waits for both (bounded);
 #   5. checks every array task COMPLETED with exit code 0, then compares the merged output with a
 #      local unsharded run (diff -r: same files, byte-identical);
-#   6. checks docs/cluster/prestage-sweep-indexed-job.yaml with PyYAML and runs its container
+#   6. drives `prestage plan` through the same Slurm with docs/cluster/prestage-plan-slurm.sh (each
+#      step the plan needs: plan --emit-sweep, the sweep array job and the merge job above, wait,
+#      plan --ingest; until the plan is answered) on Tests/cluster/e2e-plan.json: first with a
+#      shard failing (the script must stop, exit 1), then rerun to the answer; it checks every
+#      step's tasks, and compares plan.json, plan.csv, plan.md, plan.html and the stored
+#      replications (evaluations/) byte for byte with a local `prestage plan` of the same command;
+#   7. checks docs/cluster/prestage-sweep-indexed-job.yaml with PyYAML and runs its container
 #      scripts locally (Tests/cluster/check-k8s-manifest.py), again byte-identical to the local run;
-#   7. always (trap EXIT) cancels its jobs, stops the daemons it started (by PID) and any job
+#   8. always (trap EXIT) cancels its jobs, stops the daemons it started (by PID) and any job
 #      process they left, and removes the temp directory (kept with PRESTAGE_E2E_KEEP=1).
 # Exits non-zero with a message naming the failed step, and the daemon and job logs, on any failure.
 #
@@ -23,7 +29,9 @@
 #                            (default: .build/debug/prestage)
 #   PRESTAGE_E2E_SWEEP_FILE  sweep file for it (default: Tests/cluster/e2e-sweep.json)
 #   PRESTAGE_E2E_SHARDS      array size N (default 4, 1...64)
-#   PRESTAGE_E2E_TIMEOUT_SECONDS  longest wait for the sweep + merge jobs (default 300)
+#   PRESTAGE_E2E_PLAN_SHARDS array size of each plan step (default 2, 1...64)
+#   PRESTAGE_E2E_TIMEOUT_SECONDS  longest wait for the sweep + merge jobs, and for the whole plan
+#                            (default 300 each)
 #   PRESTAGE_E2E_PORT        slurmctld port; slurmd uses the next one (default: the first free
 #                            pair of 16817-16836)
 #   PRESTAGE_E2E_KEEP=1      keep the temp directory for inspection
@@ -36,8 +44,17 @@ repo=$(cd "$here/../.." && pwd)
 # builds it first) on a 6-point × 2-replication sweep of 200 devices: 12 work items, seconds in debug.
 e2e_bin=${PRESTAGE_E2E_BIN:-$repo/.build/debug/prestage}
 e2e_sweep_file=${PRESTAGE_E2E_SWEEP_FILE:-$here/e2e-sweep.json}
+# The plan: a 600-device cold CDN whose origin rejects from about 12 000 pushes/min. 7 steps: the two
+# ends (pass, fail), values refined from 2 to 4 replications (one fails, one stays undecided at the
+# cap), a pass; each a fraction of a second of simulation in debug, the rest is Slurm's latency.
+e2e_plan_scenario=$here/e2e-plan.json
+e2e_plan_args=(--vary 'campaigns[0].sendRatePerMinute=6000..24000' --tolerance 25% --replications-max 4)
+e2e_plan_files=(plan.json plan.csv plan.md plan.html)
 
 shards=${PRESTAGE_E2E_SHARDS:-4}
+# The plan's steps have 2 or 4 work items: 2 shards keep each step one wave on a 2-core node
+# (Slurm latency per wave is most of a step's time; the sweep above covers 4 shards).
+plan_shards=${PRESTAGE_E2E_PLAN_SHARDS:-2}
 shards_max=64
 jobs_timeout_seconds=${PRESTAGE_E2E_TIMEOUT_SECONDS:-300}
 node_timeout_seconds=60
@@ -60,9 +77,13 @@ phase_done() {
   phase_started=$now
 }
 
-case "$shards" in '' | *[!0-9]*) die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'" ;; esac
-[ "$shards" -ge 1 ] && [ "$shards" -le "$shards_max" ] \
-  || die "PRESTAGE_E2E_SHARDS: expected an integer in 1...$shards_max, found '$shards'"
+# check_shards NAME VALUE: VALUE is an integer in 1...shards_max, else fail naming NAME.
+check_shards() {
+  case "$2" in '' | *[!0-9]*) die "$1: expected an integer in 1...$shards_max, found '$2'" ;; esac
+  [ "${#2}" -le 9 ] && [ "$2" -ge 1 ] && [ "$2" -le "$shards_max" ] || die "$1: expected an integer in 1...$shards_max, found '$2'"
+}
+check_shards PRESTAGE_E2E_SHARDS "$shards"
+check_shards PRESTAGE_E2E_PLAN_SHARDS "$plan_shards"
 case "$jobs_timeout_seconds" in '' | *[!0-9]*) die "PRESTAGE_E2E_TIMEOUT_SECONDS: expected seconds, found '$jobs_timeout_seconds'" ;; esac
 case "$ctld_port" in '' | *[!0-9]*) die "PRESTAGE_E2E_PORT: expected a port number, found '$ctld_port'" ;; esac
 [ "$ctld_port" -ge 1024 ] && [ "$ctld_port" -le 65534 ] || die "PRESTAGE_E2E_PORT: expected 1024...65534, found $ctld_port"
@@ -426,7 +447,92 @@ diff -r "$tmp/local" "$tmp/out/merged" > "$tmp/log/diff-slurm-rerun.log" 2>&1 \
   || die "after re-running shard $rerun, the merged output differs from the local run (diff -r in $tmp/log/diff-slurm-rerun.log)"
 phase_done "Slurm: shard $rerun re-run alone (PRESTAGE_SHARDS=$shards --array=$rerun), merged again == local run"
 
-# --- 6. the Kubernetes manifest ---------------------------------------------------------------
+# --- 6. a plan driven through Slurm -----------------------------------------------------------
+# adopt_jobs: every job this cluster knows, for cleanup to cancel (the plan script submits its own).
+adopt_jobs() {
+  local id
+  for id in $(timeout 10 squeue -h -o %A 2>/dev/null | sort -u); do job_ids+=("$id"); done
+  return 0
+}
+"$e2e_bin" plan "$e2e_plan_scenario" "${e2e_plan_args[@]}" --out "$tmp/plan-local" > "$tmp/log/plan-local.log" 2>&1 \
+  || die "local plan '$e2e_bin plan $e2e_plan_scenario ${e2e_plan_args[*]}' failed (log: $tmp/log/plan-local.log)"
+# run_plan_script BIN LOG: the README's command with PRESTAGE_BIN=BIN, from the job log directory,
+# as a child whose PID is known, waited for with the same bounds and checks as the jobs above;
+# sets plan_rc to its exit status.
+run_plan_script() {
+  local bin=$1 log=$2 pid stuck stuck_polls=0 i
+  (cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$bin" PRESTAGE_POLL_SECONDS=1 \
+    bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$plan_shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
+    > "$log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  pid_names+=(prestage-plan-slurm)
+  for ((i = 0; ; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    stuck=$(stuck_reasons)
+    if [ -n "$stuck" ]; then stuck_polls=$((stuck_polls + 1)); else stuck_polls=0; fi
+    [ "$stuck_polls" -lt 3 ] || { adopt_jobs; die "plan jobs can never start on this cluster: ${stuck//$'\n'/, }"; }
+    alive slurmctld && alive slurmd && alive munged || { adopt_jobs; die "a daemon exited while the plan ran"; }
+    [ "$i" -lt "$((jobs_timeout_seconds * 2))" ] \
+      || { adopt_jobs; die "the plan through Slurm did not finish within ${jobs_timeout_seconds}s (log: $log)"; }
+    sleep 0.5
+  done
+  plan_rc=0
+  wait "$pid" || plan_rc=$?
+}
+# A lost step: every step's shard 0 fails (a wrapper around the real binary), so the first step's
+# merge is cancelled; the script must stop with exit 1 naming the step. Rerun with the real binary,
+# it continues at the next step number and answers the plan.
+failing_bin=$tmp/prestage-failing-shard-0
+cat > "$failing_bin" <<WRAPPER
+#!/usr/bin/env bash
+# Written by Tests/cluster/slurm-e2e.sh: sweep ... --shard 0/N fails, everything else is $e2e_bin.
+[ "\$1" = sweep ] && [[ " \$* " == *" --shard 0/"* ]] && { echo "injected failure of shard 0" >&2; exit 1; }
+exec "$e2e_bin" "\$@"
+WRAPPER
+chmod +x "$failing_bin"
+run_plan_script "$failing_bin" "$tmp/log/plan-slurm-failing.log"
+[ "$plan_rc" = 1 ] && grep -q '^prestage-plan-slurm.sh: step 0: no merged results' "$tmp/log/plan-slurm-failing.log" \
+  || { adopt_jobs; die "with shard 0 failing, prestage-plan-slurm.sh exited $plan_rc instead of 1 naming step 0 (log: $tmp/log/plan-slurm-failing.log)"; }
+[ ! -e "$tmp/plan-slurm/plan.json" ] || die "with shard 0 failing, the plan was written anyway"
+phase_done "plan through Slurm with shard 0 failing: stopped at step 0 (exit 1, merge cancelled)"
+run_plan_script "$e2e_bin" "$tmp/log/plan-slurm.log"
+[ "$plan_rc" = 0 ] || { adopt_jobs; die "docs/cluster/prestage-plan-slurm.sh exited $plan_rc (log: $tmp/log/plan-slurm.log)"; }
+grep -q '^prestage-plan-slurm: step 1: ' "$tmp/log/plan-slurm.log" \
+  || die "the rerun did not continue at step 1 after the failed step 0 (log: $tmp/log/plan-slurm.log)"
+mapfile -t plan_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: array job \([0-9]*\) .*/\1/p' "$tmp/log/plan-slurm.log")
+mapfile -t plan_merge_jobs < <(sed -n 's/^prestage-plan-slurm: step [0-9]*: .*, merge job \([0-9]*\)$/\1/p' "$tmp/log/plan-slurm.log")
+[ "${#plan_merge_jobs[@]}" = "${#plan_jobs[@]}" ] || die "the plan script logged ${#plan_jobs[@]} array jobs but ${#plan_merge_jobs[@]} merge jobs"
+for job in "${plan_merge_jobs[@]}"; do
+  line=$(timeout 10 scontrol -o show job "$job")
+  grep -q ' JobState=COMPLETED ' <<< "$line" && grep -q ' ExitCode=0:0 ' <<< "$line" \
+    || die "plan merge job $job did not complete with exit code 0: $line"
+done
+local_steps=$(grep -c ' replications → ' "$tmp/log/plan-local.log" || true)
+[ "${#plan_jobs[@]}" = "$local_steps" ] \
+  || die "the plan took ${#plan_jobs[@]} Slurm steps, the local plan $local_steps evaluations (logs: $tmp/log/plan-slurm.log, plan-local.log)"
+[ "${#plan_jobs[@]}" -ge 3 ] || die "the plan took only ${#plan_jobs[@]} steps; expected a bisection of several"
+for job in "${plan_jobs[@]}"; do
+  lines=$(timeout 10 scontrol -o show job "$job")
+  [ "$(grep -c 'ArrayTaskId=' <<< "$lines")" = "$plan_shards" ] || die "plan array job $job: expected $plan_shards tasks, scontrol shows: $lines"
+  for ((i = 0; i < plan_shards; i++)); do
+    line=$(grep " ArrayTaskId=$i " <<< "$lines") || die "plan array job $job has no task $i"
+    grep -q ' JobState=COMPLETED ' <<< "$line" && grep -q ' ExitCode=0:0 ' <<< "$line" \
+      || die "plan array task ${job}_$i did not complete with exit code 0: $line"
+    grep -qx "prestage-sweep: shard $i/$plan_shards on .*, job ${job}_$i" "$tmp/jobs/prestage-sweep-${job}_$i.out" \
+      || die "plan array task ${job}_$i: its log does not show shard $i/$plan_shards running under Slurm"
+  done
+done
+for f in "${e2e_plan_files[@]}"; do
+  cmp "$tmp/plan-local/$f" "$tmp/plan-slurm/$f" > /dev/null 2>&1 \
+    || die "$f of the plan through Slurm differs from the local plan's (diff $tmp/plan-local/$f $tmp/plan-slurm/$f)"
+done
+# The replications stored from the merged sweeps are the files the local plan wrote as it ran them.
+diff -r "$tmp/plan-local/evaluations" "$tmp/plan-slurm/evaluations" > "$tmp/log/diff-plan-evaluations.log" 2>&1 \
+  || die "the plan's stored replications (evaluations/) differ between Slurm and local (diff -r in $tmp/log/diff-plan-evaluations.log)"
+phase_done "plan through Slurm: ${#plan_jobs[@]} steps (array jobs ${plan_jobs[0]}..${plan_jobs[${#plan_jobs[@]} - 1]}); ${e2e_plan_files[*]} and evaluations/ == local plan"
+
+# --- 7. the Kubernetes manifest ---------------------------------------------------------------
 "$yaml_python" "$here/check-k8s-manifest.py" "$repo/docs/cluster/prestage-sweep-indexed-job.yaml" \
   --run "$e2e_bin" "$e2e_sweep_file" "$tmp/k8s" || die "Kubernetes manifest check failed (above)"
 diff -r "$tmp/local" "$tmp/k8s/merged" > "$tmp/log/diff-k8s.log" 2>&1 \
