@@ -156,7 +156,7 @@ public struct PlanDocument: Codable, Sendable, Equatable {
             [.text(ScenarioKnob.numberText(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
                 .text((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
                       + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
-                      + " " + s.verdict.rawValue)
+                      + " " + s.verdictText)
             }
         }
         return Table(caption: caption, columns: columns, rows: rows)
