@@ -145,7 +145,7 @@ extension CacheConfig: Decodable, Encodable, ConfigReadable {
     static var fields: [ConfigField<CacheConfig>] {
         [
             .init("capacityBytes", \.capacityBytes, cacheBytes),
-            .init("entriesMax", \.entriesMax, ConfigRule("an integer in 1...100000000") { $0 >= 1 && $0 <= 100_000_000 }),
+            .init("entriesMax", \.entriesMax, .integers(1...100_000_000)),
             .init("background", \.background),
         ]
     }
@@ -169,8 +169,8 @@ extension TopologyConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: TopologyConfig { TopologyConfig() }
     static var fields: [ConfigField<TopologyConfig>] {
         [
-            .init("popCount", \.popCount, ConfigRule("an integer in 1...10000") { $0 >= 1 && $0 <= 10_000 }),
-            .init("shieldCount", \.shieldCount, ConfigRule("an integer in 1...1000") { $0 >= 1 && $0 <= 1_000 }),
+            .init("popCount", \.popCount, .integers(1...10_000)),
+            .init("shieldCount", \.shieldCount, .integers(1...1_000)),
             .init("regions", \.regions, ConfigRule("at most 1000000", found: { "\($0.count) regions" }) { $0.count <= 1_000_000 }),
             .init("popOverrides", \.popOverrides),
         ]
@@ -208,9 +208,9 @@ extension OriginConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: OriginConfig { OriginConfig() }
     static var fields: [ConfigField<OriginConfig>] {
         [
-            .init("workers", \.workers, ConfigRule("an integer in 1...100000") { $0 >= 1 && $0 <= 100_000 }),
+            .init("workers", \.workers, .integers(1...100_000)),
             .init("serviceSeconds", \.serviceSeconds, .nonNegativeMean),
-            .init("queueMax", \.queueMax, ConfigRule("an integer in 0...10000000") { $0 >= 0 && $0 <= 10_000_000 }),
+            .init("queueMax", \.queueMax, .integers(0...10_000_000)),
         ]
     }
 }
