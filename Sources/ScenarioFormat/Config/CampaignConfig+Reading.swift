@@ -48,7 +48,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("type", \.type),
             .init("priority", \.priority),
             .init("bytes", \.bytes, assetBytes),
-            .init("variants", \.variants, ConfigRule("at most \(payloadLimits.variantsMax) variants", found: { "\($0.count)" }) { $0.count <= payloadLimits.variantsMax }),
+            .init("variants", \.variants, .counts(0...payloadLimits.variantsMax, "at most \(payloadLimits.variantsMax) variants")),
         ]
     }
 
@@ -105,7 +105,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("androidPriority", \.androidPriority),
             .init("androidHandler", \.androidHandler),
             .init("messageTtlSeconds", \.messageTtlSeconds, .numbers(0...2_419_200, unit: "seconds")),
-            .init("assets", \.assets, ConfigRule("1...\(payloadLimits.assetsMax) assets", found: { "\($0.count)" }) { (1...payloadLimits.assetsMax).contains($0.count) }),
+            .init("assets", \.assets, .counts(1...payloadLimits.assetsMax, "1...\(payloadLimits.assetsMax) assets")),
             .init("ttlSeconds", \.ttlSeconds, .integers(60...86_400)),
             .init("cacheControl", \.cacheControl),
             .init("tokenLifetimeSeconds", \.tokenLifetimeSeconds, .numbers(1...604_800, unit: "seconds")),

@@ -22,15 +22,37 @@ struct ConfigRule<Value> {
         self.verdict = verdict
         self.schema = schema
     }
+
+    /// This rule with `keywords` added to its schema.
+    func adding(_ keywords: [String: JSONValue]) -> ConfigRule {
+        var copy = self
+        for (k, v) in keywords { copy.schema[k] = v }
+        return copy
+    }
 }
 
 extension ConfigRule where Value: BinaryInteger {
-    /// An integer in `range`.
-    static func integers(_ range: ClosedRange<Value>) -> ConfigRule {
-        ConfigRule("an integer in \(range.lowerBound)...\(range.upperBound)",
+    /// An integer in `range`, worded `expected` (default "an integer in LO...HI").
+    static func integers(_ range: ClosedRange<Value>, saying expected: String? = nil) -> ConfigRule {
+        ConfigRule(expected ?? "an integer in \(range.lowerBound)...\(range.upperBound)",
                    schema: ["minimum": .integer(Int64(clamping: range.lowerBound)), "maximum": .integer(Int64(clamping: range.upperBound))]) {
             range.contains($0)
         }
+    }
+}
+
+extension ConfigRule where Value: Collection {
+    /// A count of elements in `range`, worded `expected`; what was found is the count unless `found` says.
+    static func counts(_ range: ClosedRange<Int>, _ expected: String, found: @escaping (Value) -> String = { "\($0.count)" }) -> ConfigRule {
+        ConfigRule(expected, found: found, schema: ["minItems": .integer(Int64(range.lowerBound)), "maxItems": .integer(Int64(range.upperBound))]) {
+            range.contains($0.count)
+        }
+    }
+
+    /// This rule, then (when it holds) `next` on the same value; the schema keywords are this rule's.
+    func then(_ next: @escaping (Value) -> (expected: String, found: String)?) -> ConfigRule {
+        let first = verdict
+        return ConfigRule(schema: schema, verdict: { first($0) ?? next($0) })
     }
 }
 
@@ -40,6 +62,20 @@ extension ConfigRule where Value == Double {
         ConfigRule("a number in \(range.lowerBound)...\(range.upperBound)\(unit.isEmpty ? "" : " \(unit)")",
                    schema: ["minimum": .number(range.lowerBound), "maximum": .number(range.upperBound)]) {
             $0.isFinite && range.contains($0)
+        }
+    }
+
+    /// A finite number in `range`, worded `expected`.
+    static func numbers(_ range: ClosedRange<Double>, saying expected: String) -> ConfigRule {
+        ConfigRule(expected, schema: ["minimum": .number(range.lowerBound), "maximum": .number(range.upperBound)]) {
+            $0.isFinite && range.contains($0)
+        }
+    }
+
+    /// A finite number ≥ `lower` (> `lower` when `exclusive`), worded `expected`.
+    static func atLeast(_ lower: Double, exclusive: Bool = false, saying expected: String) -> ConfigRule {
+        ConfigRule(expected, schema: [exclusive ? "exclusiveMinimum" : "minimum": .number(lower)]) {
+            $0.isFinite && (exclusive ? $0 > lower : $0 >= lower)
         }
     }
 

@@ -63,11 +63,7 @@ struct SchemaContext {
 
     /// The schema of a value of `type` here, with `keywords` added (and `null` allowed when `nullable`).
     func schema(of type: Any.Type, adding keywords: [String: JSONValue] = [:], nullable: Bool = false) -> JSONValue {
-        var s = base(type)
-        if case var .object(o) = s {
-            for (k, v) in keywords { o[k] = v }
-            s = .object(o)
-        }
+        let s = base(type).merging(keywords)
         return nullable ? .object(["anyOf": .array([s, .object(["type": .string("null")])])]) : s
     }
 
@@ -113,6 +109,16 @@ struct SchemaContext {
 }
 
 extension JSONValue {
+    /// This object with `keywords` added; an object-valued keyword (`items`) is merged into the one
+    /// already there, so a rule's bounds join the element type's schema.
+    func merging(_ keywords: [String: JSONValue]) -> JSONValue {
+        guard case var .object(o) = self else { return self }
+        for (k, v) in keywords {
+            if case let .object(inner)? = o[k], case let .object(extra) = v { o[k] = JSONValue.object(inner).merging(extra) } else { o[k] = v }
+        }
+        return .object(o)
+    }
+
     /// A JSON number: an integer when `x` is integral (and fits), else a double.
     static func number(_ x: Double) -> JSONValue {
         x == x.rounded() && abs(x) < 9e15 ? .integer(Int64(x)) : .double(x)
