@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import InfraModel
 import PushModel
 @testable import PrestageCLI
 @testable import ScenarioFormat
@@ -144,6 +145,29 @@ final class ScenarioSchemaTests: XCTestCase {
         XCTAssertEqual(node(["properties", "$schema"])?["type"] as? String, "string")
     }
 
+    /// The kinds and members of the background pressure, written by hand next to its reader, are
+    /// the ones it encodes (and so decodes).
+    func testBackgroundKindsAreTheReaders() throws {
+        let schema = try JSONSerialization.jsonObject(with: Data(ScenarioSchema.generate(.scenario).text.utf8)) as? [String: Any]
+        let infra = (schema?["properties"] as? [String: Any])?["infra"] as? [String: Any]
+        let cache = ((infra?["properties"] as? [String: Any])?["edgeCache"] as? [String: Any])?["properties"] as? [String: Any]
+        let cases = (cache?["background"] as? [String: Any])?["allOf"] as? [[String: Any]] ?? []
+        var schemaKeys: [String: Set<String>] = [:]
+        for c in cases {
+            let kind = (((c["if"] as? [String: Any])?["properties"] as? [String: Any])?["kind"] as? [String: Any])?["const"] as? String
+            let then = c["then"] as? [String: Any]
+            schemaKeys[kind ?? ""] = Set((then?["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+            XCTAssertEqual(Set(then?["required"] as? [String] ?? []), schemaKeys[kind ?? ""])
+        }
+        var readerKeys: [String: Set<String>] = [:]
+        for value in [BackgroundPressure.none, .explicitStream(requestsPerSecond: 1, catalogueObjects: 1, zipfExponent: 1, objectBytes: 1),
+                      .characteristicTime(seconds: 1)] {
+            let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any] ?? [:]
+            readerKeys[object["kind"] as? String ?? ""] = Set(object.keys)
+        }
+        XCTAssertEqual(schemaKeys, readerKeys)
+    }
+
     // MARK: `$schema` in files
 
     /// The relative `$schema` path from `file` (relative to the package root) to the committed schema.
@@ -203,8 +227,9 @@ final class ScenarioSchemaTests: XCTestCase {
     }
 
     /// For each (schema, files): every error `jsonschema` finds, as the path of the value it is
-    /// about. An unknown key is reported by `additionalProperties` at its object, naming it; its
-    /// path is the object's plus the key, where `prestage validate` reports it.
+    /// about. An unknown key is reported by `additionalProperties`, a missing one by `required`, at
+    /// their object, naming the key; its path is the object's plus the key, where `prestage
+    /// validate` reports it.
     static let validatorScript = #"""
     import json, sys
     import jsonschema
@@ -224,6 +249,8 @@ final class ScenarioSchemaTests: XCTestCase {
                 if e.validator == "additionalProperties" and e.validator_value is False:
                     known = set(e.schema.get("properties", {}))
                     paths += [p + [k] for k in sorted(e.instance) if k not in known]
+                elif e.validator == "required":
+                    paths += [p + [k] for k in e.validator_value if k not in e.instance]
                 else:
                     paths.append(p)
             out["files"][name] = paths
@@ -279,6 +306,10 @@ final class ScenarioSchemaTests: XCTestCase {
             ("network-probability", #"{"name": "s", "question": "q?", "infra": {"networks": {"wifi": {"failureProbability": 2}}}}"#),
             ("slo", #"{"name": "s", "question": "q?", "slo": [{"metric": "origin.rejected503", "op": "<", "threshold": 0}]}"#),
             ("name", #"{"name": ".hidden", "question": "q?"}"#),
+            ("missing-key", #"{"name": "s"}"#),
+            ("background", #"{"name": "s", "question": "q?", "infra": {"edgeCache": {"background": {"kind": "characteristicTime", "second": 60}}}}"#),
+            ("distribution-member", #"{"name": "s", "question": "q?", "users": {"tapDelaySeconds": {"kind": "lognormal", "mu": 1, "sigmaa": 1}}}"#),
+            ("distribution-kind", #"{"name": "s", "question": "q?", "users": {"renderSeconds": {"kind": "lognormale", "mu": 1, "sigma": 1}}}"#),
         ]
         let sweeps: [(name: String, text: String)] = [
             ("sweep-unknown-key", #"{"scenario": "default", "replication": 2, "grid": {"campaigns[0].ttlSeconds": [60]}}"#),
