@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift test-bench test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift schema test-bench test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
 
 all: build
 
@@ -40,10 +40,21 @@ run: build
 ## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed.
 test: test-swift test-bench test-cluster test-notebooks test-testbed
 
-## test-swift: build and run the Swift test suite.
-test-swift: deps
+# Python with jsonschema for ScenarioSchemaTests (the bundled scenario and sweep files against
+# docs/schema/): a venv under .build with the pinned requirements, reinstalled when they change.
+SCHEMA_VENV  := .build/schema-venv
+SCHEMA_STAMP := $(SCHEMA_VENV)/installed-requirements.txt
+
+$(SCHEMA_STAMP): Tests/schema/requirements.txt
+	rm -rf $(SCHEMA_VENV)
+	python3 -m venv $(SCHEMA_VENV)
+	$(SCHEMA_VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/schema/requirements.txt
+	cp Tests/schema/requirements.txt $@
+
+## test-swift: build and run the Swift test suite (ScenarioSchemaTests uses $(SCHEMA_VENV)'s jsonschema).
+test-swift: deps $(SCHEMA_STAMP)
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	PRESTAGE_SCHEMA_PYTHON=$(CURDIR)/$(SCHEMA_VENV)/bin/python $(SWIFT) test --skip-build
 
 ## test-bench: the regression gate: `prestage bench` (release) against results/baseline/; fails on a
 ## significant regression beyond its threshold, a changed fingerprint, or more than 3 % more
@@ -123,6 +134,13 @@ bench: build
 bench-baseline: deps
 	$(SWIFT) build -c $(CONFIG) --product prestage
 	$(BIN)/prestage bench --update-baseline
+
+## schema: regenerate docs/schema/*.schema.json (JSON Schema of scenario and sweep files) with the CLI.
+schema: deps
+	$(SWIFT) build --product prestage
+	mkdir -p docs/schema
+	.build/debug/prestage schema scenario > docs/schema/scenario.schema.json
+	.build/debug/prestage schema sweep > docs/schema/sweep.schema.json
 
 clean:
 	rm -rf .build

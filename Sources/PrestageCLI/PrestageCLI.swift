@@ -131,6 +131,7 @@ public enum PrestageCLI {
         CommandSpec("man", summary: "print the manual page (roff; view with `prestage man > prestage.1 && man -l prestage.1`)", options: [],
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         PlanCommand.spec,
+        SchemaCommand.spec,
     ])
 
     /// Exit codes of the commands that run simulations.
@@ -196,6 +197,8 @@ public enum PrestageCLI {
             return FitCommand.helpFooter
         case "plan":
             return PlanCommand.helpFooter
+        case "schema":
+            return SchemaCommand.helpFooter
         default:
             return "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
         }
@@ -240,6 +243,7 @@ public enum PrestageCLI {
             case "fit": return FitCommand.execute(logs: parsed.positionals + extraPositionals, parsed: parsed, environment: env)
             case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             case "plan": return PlanCommand.execute(parsed, environment: env)
+            case "schema": return SchemaCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput

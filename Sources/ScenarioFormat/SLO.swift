@@ -47,8 +47,9 @@ public struct ServiceLevelObjective: Codable, Sendable, Equatable {
         var problems: [ConfigIssue] = []
         if let issue = Self.metricIssue(metric) { problems.append(issue) }
         if !threshold.isFinite { problems.append(ConfigIssue(key: "threshold", expected: "a finite number", found: "\(threshold)")) }
-        if !(confidence >= 0.5 && confidence <= 0.999) {
-            problems.append(ConfigIssue(key: "confidence", expected: "a number in [0.5, 0.999]", found: "\(confidence)"))
+        let levels = ScenarioLimits.confidenceLevels
+        if !levels.contains(confidence) {
+            problems.append(ConfigIssue(key: "confidence", expected: "a number in [\(levels.lowerBound), \(levels.upperBound)]", found: "\(confidence)"))
         }
         if !problems.isEmpty { throw ConfigIssues(problems) }
     }

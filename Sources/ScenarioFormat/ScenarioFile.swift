@@ -47,8 +47,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
         if let devices {
             check((1...ScenarioLimits.devicesMax).contains(devices), .devices, "an integer in 1...\(ScenarioLimits.devicesMax)", "\(devices)")
         }
-        check((1...1_000_000_000_000).contains(eventsMax), .eventsMax, "an integer in 1...1000000000000", "\(eventsMax)")
-        check(confidenceLevel >= 0.5 && confidenceLevel <= 0.999, .confidenceLevel, "a number in [0.5, 0.999]", "\(confidenceLevel)")
+        let events = ScenarioLimits.eventsMaxRange, levels = ScenarioLimits.confidenceLevels
+        check(events.contains(eventsMax), .eventsMax, "an integer in \(events.lowerBound)...\(events.upperBound)", "\(eventsMax)")
+        check(levels.contains(confidenceLevel), .confidenceLevel, "a number in [\(levels.lowerBound), \(levels.upperBound)]", "\(confidenceLevel)")
         check(relativeHalfWidthTarget > 0 && relativeHalfWidthTarget <= 1, .relativeHalfWidthTarget, "a number in (0, 1]",
               "\(relativeHalfWidthTarget)")
         if !problems.isEmpty { throw ConfigIssues(problems) }
@@ -99,8 +100,10 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         self.world = world
     }
 
-    /// The top-level keys this type reads itself (the world's sections are the rest).
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, question, notes, run, slo }
+    /// The top-level keys this type reads itself (the world's sections are the rest). `$schema`
+    /// (the JSON Schema an editor validates the file with) is read and not kept: it never reaches
+    /// the resolved scenario, its hash or any output.
+    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", name, question, notes, run, slo }
     /// Most `notes` lines, and their longest length in characters.
     static let notesMax = 50, noteCharactersMax = 500
 
@@ -108,6 +111,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // Everything through decodeIfPresent first: problems there are recorded at their path and
         // the pass goes on, so a bad name, question, run section and world are reported together.
+        _ = try c.decodeIfPresent(String.self, forKey: .schema)
         run = try c.decodeIfPresent(RunSettings.self, forKey: .run) ?? RunSettings()
         notes = try c.decodeIfPresent(Notes.self, forKey: .notes)?.lines ?? []
         let name = try c.decodeIfPresent(Name.self, forKey: .name)?.value

@@ -6,4 +6,8 @@ public enum ScenarioLimits {
     public static let devicesMax = 50_000_000
     /// Most campaigns of one world.
     public static let campaignsMax = 64
+    /// Most events of one replication (`run.eventsMax`).
+    static let eventsMaxRange: ClosedRange<UInt64> = 1...1_000_000_000_000
+    /// Confidence levels of intervals (`run.confidenceLevel`, `slo[].confidence`).
+    static let confidenceLevels: ClosedRange<Double> = 0.5...0.999
 }

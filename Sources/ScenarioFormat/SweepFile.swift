@@ -101,12 +101,14 @@ struct SweepFile: Decodable, Sendable, Equatable {
     /// and the last one varies fastest.
     var grid: [String: [SweepValue]]
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case scenario, replications, seed, devices, set, grid }
+    /// `$schema` (the JSON Schema an editor validates the file with) is read and not kept.
+    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", scenario, replications, seed, devices, set, grid }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // Optional fields through decodeIfPresent of validating types: a bad one is recorded at its
         // path and the pass goes on, so it is reported together with the grid's problems.
+        _ = try c.decodeIfPresent(String.self, forKey: .schema)
         replications = try c.decodeIfPresent(Checked<ReplicationsRange>.self, forKey: .replications)?.value
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
         devices = try c.decodeIfPresent(Checked<DevicesRange>.self, forKey: .devices)?.value

@@ -34,6 +34,12 @@ extension Distribution {
         }
     }
 
+    /// Every `kind` name with the keys its JSON form accepts besides `kind` (sorted), in
+    /// declaration order: what a schema of the JSON form is generated from.
+    public static var jsonForms: [(kind: String, keys: [String])] {
+        Kind.allCases.map { ($0.rawValue, $0.allowedKeys.subtracting(["kind"]).sorted()) }
+    }
+
     var kind: Kind {
         switch self {
         case .constant: return .constant

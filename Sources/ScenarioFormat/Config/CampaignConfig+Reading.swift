@@ -13,7 +13,8 @@ extension AndroidHandlerConfig: Codable {}
 
 /// A name of 1–64 bytes from `[A-Za-z0-9._-]` (plus `:` when `colon`).
 private func nameRule(colon: Bool) -> ConfigRule<String> {
-    ConfigRule("1–64 characters from [A-Za-z0-9._\(colon ? ":" : "")-]", found: { "\"\($0)\"" }) { name in
+    ConfigRule("1–64 characters from [A-Za-z0-9._\(colon ? ":" : "")-]", found: { "\"\($0)\"" },
+               schema: ["pattern": .string("^[A-Za-z0-9._\(colon ? ":" : "")-]{1,64}$")]) { name in
         !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D
                 || (colon && b == 0x3A)
@@ -32,7 +33,8 @@ extension AssetVariantConfig: Codable, ConfigReadable {
     static var fields: [ConfigField<AssetVariantConfig>] {
         [
             .init("network", \.network, required: true,
-                  ConfigRule("one of \(networkKeys.joined(separator: ", "))", found: { "\"\($0)\"" }) { networkKeys.contains($0) }),
+                  ConfigRule("one of \(networkKeys.joined(separator: ", "))", found: { "\"\($0)\"" },
+                             schema: ["enum": .array(networkKeys.map(JSONValue.string))]) { networkKeys.contains($0) }),
             .init("bytes", \.bytes, required: true, assetBytes),
         ]
     }
@@ -46,7 +48,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("type", \.type),
             .init("priority", \.priority),
             .init("bytes", \.bytes, assetBytes),
-            .init("variants", \.variants, ConfigRule("at most \(payloadLimits.variantsMax) variants", found: { "\($0.count)" }) { $0.count <= payloadLimits.variantsMax }),
+            .init("variants", \.variants, .counts(0...payloadLimits.variantsMax, "at most \(payloadLimits.variantsMax) variants")),
         ]
     }
 
@@ -103,7 +105,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("androidPriority", \.androidPriority),
             .init("androidHandler", \.androidHandler),
             .init("messageTtlSeconds", \.messageTtlSeconds, .numbers(0...2_419_200, unit: "seconds")),
-            .init("assets", \.assets, ConfigRule("1...\(payloadLimits.assetsMax) assets", found: { "\($0.count)" }) { (1...payloadLimits.assetsMax).contains($0.count) }),
+            .init("assets", \.assets, .counts(1...payloadLimits.assetsMax, "1...\(payloadLimits.assetsMax) assets")),
             .init("ttlSeconds", \.ttlSeconds, .integers(60...86_400)),
             .init("cacheControl", \.cacheControl),
             .init("tokenLifetimeSeconds", \.tokenLifetimeSeconds, .numbers(1...604_800, unit: "seconds")),

@@ -81,9 +81,9 @@ extension RegionConfig: Decodable, Encodable, ConfigReadable {
     static var fields: [ConfigField<RegionConfig>] {
         [
             .init("popIndex", \.popIndex, required: true),
-            .init("pathRttSeconds", \.pathRttSeconds, ConfigRule("seconds in [0, 10]") { $0 >= 0 && $0 <= 10 }),
-            .init("audienceWeight", \.audienceWeight, ConfigRule("a finite weight >= 0") { $0 >= 0 && $0.isFinite }),
-            .init("capacityScale", \.capacityScale, ConfigRule("a finite factor > 0") { $0 > 0 && $0.isFinite }),
+            .init("pathRttSeconds", \.pathRttSeconds, .numbers(0...10, saying: "seconds in [0, 10]")),
+            .init("audienceWeight", \.audienceWeight, .atLeast(0, saying: "a finite weight >= 0")),
+            .init("capacityScale", \.capacityScale, .atLeast(0, exclusive: true, saying: "a finite factor > 0")),
         ]
     }
 }
@@ -138,14 +138,14 @@ extension BackgroundPressure: Decodable, Encodable {
 }
 
 /// Bytes of one cache's capacity (a PoP override's too).
-private var cacheBytes: ConfigRule<Int64> { ConfigRule("bytes in 0...2^50") { $0 >= 0 && $0 <= 1 << 50 } }
+private var cacheBytes: ConfigRule<Int64> { .integers(0...(1 << 50), saying: "bytes in 0...2^50") }
 
 extension CacheConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: CacheConfig { CacheConfig() }
     static var fields: [ConfigField<CacheConfig>] {
         [
             .init("capacityBytes", \.capacityBytes, cacheBytes),
-            .init("entriesMax", \.entriesMax, ConfigRule("an integer in 1...100000000") { $0 >= 1 && $0 <= 100_000_000 }),
+            .init("entriesMax", \.entriesMax, .integers(1...100_000_000)),
             .init("background", \.background),
         ]
     }
@@ -169,9 +169,9 @@ extension TopologyConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: TopologyConfig { TopologyConfig() }
     static var fields: [ConfigField<TopologyConfig>] {
         [
-            .init("popCount", \.popCount, ConfigRule("an integer in 1...10000") { $0 >= 1 && $0 <= 10_000 }),
-            .init("shieldCount", \.shieldCount, ConfigRule("an integer in 1...1000") { $0 >= 1 && $0 <= 1_000 }),
-            .init("regions", \.regions, ConfigRule("at most 1000000", found: { "\($0.count) regions" }) { $0.count <= 1_000_000 }),
+            .init("popCount", \.popCount, .integers(1...10_000)),
+            .init("shieldCount", \.shieldCount, .integers(1...1_000)),
+            .init("regions", \.regions, .counts(0...1_000_000, "at most 1000000", found: { "\($0.count) regions" })),
             .init("popOverrides", \.popOverrides),
         ]
     }
@@ -208,9 +208,9 @@ extension OriginConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: OriginConfig { OriginConfig() }
     static var fields: [ConfigField<OriginConfig>] {
         [
-            .init("workers", \.workers, ConfigRule("an integer in 1...100000") { $0 >= 1 && $0 <= 100_000 }),
+            .init("workers", \.workers, .integers(1...100_000)),
             .init("serviceSeconds", \.serviceSeconds, .nonNegativeMean),
-            .init("queueMax", \.queueMax, ConfigRule("an integer in 0...10000000") { $0 >= 0 && $0 <= 10_000_000 }),
+            .init("queueMax", \.queueMax, .integers(0...10_000_000)),
         ]
     }
 }
@@ -220,7 +220,7 @@ extension PlaceholderPolicy: Decodable, Encodable, ConfigReadable {
     static var fields: [ConfigField<PlaceholderPolicy>] {
         [
             .init("enabled", \.enabled),
-            .init("placeholderBytes", \.placeholderBytes, ConfigRule("bytes in 1...2^24") { $0 >= 1 && $0 <= 1 << 24 }),
+            .init("placeholderBytes", \.placeholderBytes, .integers(1...(1 << 24), saying: "bytes in 1...2^24")),
             .init("onSaveData", \.onSaveData),
             .init("maxEffectiveConnectionType", \.maxEffectiveConnectionType),
         ]
@@ -243,9 +243,9 @@ extension InfraConfig: Decodable, Encodable, ConfigReadable {
             .init("cacheKeyIncludesSignedToken", \.cacheKeyIncludesSignedToken),
             .init("placeholder", \.placeholder),
             .init("metricsHorizonSeconds", \.metricsHorizonSeconds,
-                  ConfigRule("seconds in 1...604800") { $0 >= 1 && $0 <= 7 * 86_400 }),
-            .init("requestsInFlightMax", \.requestsInFlightMax, ConfigRule("an integer in 1...2^26") { $0 >= 1 && $0 <= 1 << 26 }),
-            .init("fetchesInFlightMax", \.fetchesInFlightMax, ConfigRule("an integer in 1...2^26") { $0 >= 1 && $0 <= 1 << 26 }),
+                  .integers(1...(7 * 86_400), saying: "seconds in 1...604800")),
+            .init("requestsInFlightMax", \.requestsInFlightMax, .integers(1...(1 << 26), saying: "an integer in 1...2^26")),
+            .init("fetchesInFlightMax", \.fetchesInFlightMax, .integers(1...(1 << 26), saying: "an integer in 1...2^26")),
         ]
     }
 }

@@ -33,10 +33,9 @@ extension IOSRulesConfig: Codable, ConfigReadable {
 
 /// One value per standby bucket, each meeting `element`.
 private func perBucket<V>(_ what: String, _ element: ConfigRule<V>) -> ConfigRule<[V]> {
-    ConfigRule(verdict: { values in
-        if values.count != 5 { return ("5 \(what) (active, workingSet, frequent, rare, restricted)", "\(values.count) values") }
-        return values.lazy.compactMap(element.verdict).first
-    })
+    ConfigRule<[V]>.counts(5...5, "5 \(what) (active, workingSet, frequent, rare, restricted)", found: { "\($0.count) values" })
+        .then { values in values.lazy.compactMap(element.verdict).first }
+        .adding(["items": .object(element.schema)])
 }
 
 extension StandbyBucketLimitsConfig: Codable, ConfigReadable {
@@ -87,7 +86,7 @@ extension UserSegmentConfig: Codable, ConfigReadable {
     static var fields: [ConfigField<UserSegmentConfig>] {
         [
             .init("name", \.name, ConfigRule("at most 64 bytes", found: { "\($0.utf8.count) bytes" }) { $0.utf8.count <= 64 }),
-            .init("share", \.share, ConfigRule("a weight ≥ 0") { $0.isFinite && $0 >= 0 }),
+            .init("share", \.share, .atLeast(0, saying: "a weight ≥ 0")),
             .init("iosOpenProbability", \.iosOpenProbability, .probability),
             .init("androidOpenProbability", \.androidOpenProbability, .probability),
         ]
@@ -98,10 +97,9 @@ extension UsersConfig: Codable, ConfigReadable {
     static var defaultValue: UsersConfig { UsersConfig() }
     static var fields: [ConfigField<UsersConfig>] {
         [
-            .init("segments", \.segments, ConfigRule(verdict: { segments in
-                if !(1...64).contains(segments.count) { return ("1...64 segments", "\(segments.count)") }
-                return ConfigRule<[Double]>.weights.verdict(segments.map(\.share))
-            })),
+            .init("segments", \.segments, ConfigRule.counts(1...64, "1...64 segments").then { segments in
+                ConfigRule<[Double]>.weights.verdict(segments.map(\.share))
+            }),
             .init("tapDelaySeconds", \.tapDelaySeconds),
             .init("renderSeconds", \.renderSeconds),
             .init("foregroundTimeoutSeconds", \.foregroundTimeoutSeconds, .numbers(0.001...600, unit: "seconds")),

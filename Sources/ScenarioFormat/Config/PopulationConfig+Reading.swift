@@ -4,7 +4,7 @@ import PushModel
 // The scenario format of the device population (`population`).
 
 /// A share: finite and ≥ 0.
-private var weight: ConfigRule<Double> { ConfigRule("a weight ≥ 0") { $0.isFinite && $0 >= 0 } }
+private var weight: ConfigRule<Double> { .atLeast(0, saying: "a weight ≥ 0") }
 
 /// `weights` (already checked one by one where each has its own key) have a positive sum;
 /// reported at `key`.
@@ -85,7 +85,7 @@ extension PopulationConfig: Codable, ConfigReadable {
             .init("devices", \.devices, .integers(1...ScenarioLimits.devicesMax)),
             .init("iosShare", \.iosShare, .probability),
             .init("iosForceQuitShare", \.iosForceQuitShare, .probability),
-            .init("regionWeights", \.regionWeights, ConfigRule(verdict: { $0.isEmpty ? nil : ConfigRule<[Double]>.weights.verdict($0) })),
+            .init("regionWeights", \.regionWeights, ConfigRule(schema: ConfigRule<[Double]>.weights.schema, verdict: { $0.isEmpty ? nil : ConfigRule<[Double]>.weights.verdict($0) })),
             .init("networkMix", \.networkMix),
             .init("regionNetworkMix", \.regionNetworkMix),
             .init("lowDataModeShare", \.lowDataModeShare, .probability),

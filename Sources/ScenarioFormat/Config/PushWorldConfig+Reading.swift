@@ -13,9 +13,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("population", \.population),
             .init("platforms", \.platforms),
             .init("users", \.users),
-            .init("campaigns", \.campaigns, ConfigRule("1...\(ScenarioLimits.campaignsMax) campaigns", found: { "\($0.count)" }) {
-                (1...ScenarioLimits.campaignsMax).contains($0.count)
-            }),
+            .init("campaigns", \.campaigns, .counts(1...ScenarioLimits.campaignsMax, "1...\(ScenarioLimits.campaignsMax) campaigns")),
             .init("preloadPolicy", \.preloadPolicy),
             .init("infra", \.infra),
             .init("horizonSeconds", \.horizonSeconds, .numbers(1...604_800, unit: "seconds")),
