@@ -181,7 +181,7 @@ final class ScenarioSchemaTests: XCTestCase {
             let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(dir).path)
             out += names.filter { $0.hasSuffix(".json") }.sorted().map { (dir + "/" + $0, kind) }
         }
-        return out
+        return out + [("Tests/cluster/e2e-plan.json", .scenario), ("Tests/cluster/e2e-sweep.json", .sweep)]
     }
 
     func testEveryBundledFileNamesItsSchemaAndLoads() throws {
@@ -282,7 +282,7 @@ final class ScenarioSchemaTests: XCTestCase {
     }
 
     func testEveryBundledFileIsValidUnderTheSchema() throws {
-        let files = try Self.bundled() + [("Tests/cluster/e2e-sweep.json", .sweep)]
+        let files = try Self.bundled()
         let jobs = ScenarioSchema.Kind.allCases.map { kind in
             (Self.root.appendingPathComponent(ScenarioSchema.committedPath(kind)).path,
              files.filter { $0.kind == kind }.map { Self.root.appendingPathComponent($0.path).path })
