@@ -78,6 +78,15 @@ extension InfraWorld {
         freeRequestIfDone(i)
     }
 
+    /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
+    /// result without the copy of the whole world that calling the non-mutating `result` from
+    /// another module makes first.
+    public mutating func takeResult(_ id: UInt32) -> FetchResult {
+        let r = result(id)
+        release(id)
+        return r
+    }
+
     /// The requester gives request `id` up (the app cancelled the task, or the OS ended the
     /// process holding it). Its transfer leaves the shared link now, so the flows left there
     /// speed up; an upstream fetch it waits on carries on and fills the cache; its timeout is

@@ -62,7 +62,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         var state: SlotState
     }
 
-    enum FetchState: Equatable {
+    @usableFromInline
+    enum FetchState: Equatable, Sendable {
         case inFlight
         /// Completed, refused at completion, or failed: further reports are errors.
         case finished
@@ -71,7 +72,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// Whether a fetch's asset was handed to the driver to store.
-    enum CommitState: Equatable {
+    enum CommitState: Equatable, Sendable {
         /// No `.storeAsset` emitted for this fetch.
         case none
         /// `.storeAsset` emitted; the driver may still report `.storeFailed`.
@@ -80,18 +81,22 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         case failed
     }
 
-    struct FetchRecord {
+    @usableFromInline
+    struct FetchRecord: Sendable {
         let id: FetchID
         /// Index into `slots`, or -1 for the manifest fetch.
         let slot: Int
         let byteLimit: Int64
-        let timeoutAt: Instant
-        var state: FetchState
+        @usableFromInline let timeoutAt: Instant
+        @usableFromInline var state: FetchState
         var bytesReceived: Int64
         var commit: CommitState = .none
     }
 
     public let policy: PreloadPolicy
+    /// `policy.effectiveConcurrency`, computed once (`pump` reads it per input; calling the getter
+    /// from a mutating method copied the whole policy first).
+    let concurrencyLimit: Int
     /// The device's preload store; take it back when the session is finished.
     public private(set) var store: PreloadStore
     public private(set) var phase: Phase = .idle
@@ -107,7 +112,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     var lastNow: Instant = Instant(microseconds: .min)
     var slots: [Slot] = []
-    var fetches: [FetchRecord] = []
+    @usableFromInline var fetches: [FetchRecord] = []
     /// Emitted actions; `pollAction` moves each one out (`take()`), leaving nil, so an action is
     /// never copied (no retain/release of its strings and arrays on the way to the driver).
     var actions: [Action?] = []
@@ -128,6 +133,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     public init(policy: PreloadPolicy, store: PreloadStore) throws(PolicyError) {
         try policy.validate()
         self.policy = policy
+        self.concurrencyLimit = policy.effectiveConcurrency
         self.store = store
     }
 
@@ -160,6 +166,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// True once delivered and nothing is running.
+    @inlinable
     public var isFinished: Bool { phase == .finished }
 
     /// True once `.deliver` has been emitted.
@@ -181,13 +188,16 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// and the running fetches' timeouts; nil when finished (or before the push). This one timer
     /// is the only one a driver arms: the session owns every timeout (see `FetchRequest.timeoutMicroseconds`).
     /// - Complexity: O(fetches started), at most a few.
+    @inlinable
     public func nextDeadline() -> Instant? {
         switch phase {
         case .idle, .finished:
             return nil
         case .fetchingManifest, .fetchingAssets, .backgroundOnly:
             var earliest = hardDeadline
-            for f in fetches where f.state == .inFlight && f.timeoutAt < earliest { earliest = f.timeoutAt }
+            for f in fetches where f.timeoutAt < earliest {
+                if case .inFlight = f.state { earliest = f.timeoutAt }
+            }
             return earliest
         }
     }
@@ -308,6 +318,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     // MARK: - Validation (no mutation)
 
+    @inline(__always)
     func validate(_ c: DeviceContext) throws(SessionError) {
         if c.freeStorageBytes < 0 {
             throw .invalidContext(field: "freeStorageBytes", value: "\(c.freeStorageBytes)", expected: ">= 0")
@@ -319,6 +330,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The record index of a fetch that is in flight; nil when the session cancelled it (the
     /// caller logs and ignores the input). Throws for ids never issued or already finished.
+    @inline(__always)
     func liveFetch(_ id: FetchID, _ kind: InputKind) throws(SessionError) -> Int? {
         let index = Int(id.rawValue) - 1
         guard index >= 0, index < fetches.count else { throw .unknownFetch(id, kind) }
@@ -330,6 +342,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// The record index of a fetch whose `.storeAsset` was emitted and not yet reported failed.
+    @inline(__always)
     func committedFetch(_ id: FetchID) throws(SessionError) -> Int {
         let index = Int(id.rawValue) - 1
         guard index >= 0, index < fetches.count else { throw .unknownFetch(id, .storeFailed) }
@@ -340,6 +353,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         }
     }
 
+    @inline(__always)
     func validateProgress(_ index: Int, _ received: Int64) throws(SessionError) {
         let f = fetches[index]
         if received < f.bytesReceived {
@@ -347,6 +361,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         }
     }
 
+    @inline(__always)
     func validateCompletion(_ index: Int, _ c: FetchCompletion) throws(SessionError) {
         let f = fetches[index]
         if c.bytesReceived < f.bytesReceived {
@@ -442,8 +457,11 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Asset `i` is not selected (not critical, a duplicate, over the limit).
     mutating func skipped(_ i: Int, _ reason: SkipReason) { log(.assetSkipped(assetIndex: i, reason)) }
 
-    var selectedCount: Int { slots.count }
+    var selectedCount: Int {
+        @inline(__always) get { slots.count }
+    }
 
+    @inline(__always)
     func hasSelected(_ key: StoreKey) -> Bool {
         for s in slots where s.key == key { return true }
         return false
@@ -456,6 +474,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// Gates shared by manifests and assets: network class, Low Data Mode, Save-Data, storage.
+    @inline(__always)
     func gateCommon() -> SkipReason? {
         guard let context else { return .offline }
         if context.network == .offline { return .offline }
@@ -468,6 +487,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         return nil
     }
 
+    @inline(__always)
     func gateManifest() -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         let limit = min(Int64(policy.manifestBytesMax), meteredRemainingBytes)
@@ -477,6 +497,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The byte limit for an asset of `declaredBytes` (nil: unknown), or why it must not be fetched.
     /// Unknown sizes are fetched with the tightest applicable cap as the limit.
+    @inline(__always)
     func gateAsset(declaredBytes: Int64?) -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         guard let context else { return .skip(.offline) }
@@ -507,7 +528,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Starts queued fetches (blocking ones first, each group in priority/payload order) while the
     /// concurrency limit allows.
     mutating func pump(now: Instant) {
-        let concurrency = policy.effectiveConcurrency
+        let concurrency = concurrencyLimit
         for pass in 0..<2 {
             var i = 0
             while i < slots.count && inFlightCount < concurrency {
@@ -572,6 +593,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// True when `contentType` names a kind `type` accepts (manifests, `type` nil: JSON).
     /// - Complexity: O(kinds × n) for a header of n bytes; no allocation.
+    @inline(__always)
     func acceptedKind(contentType: String, type: AssetType?) -> Bool {
         for kind in Self.mediaKinds where (type?.accepts(kind) ?? (kind == .json)) {
             if MediaSniffer.mimeType(contentType, matches: kind) { return true }
@@ -582,6 +604,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Status, length and type checks shared by headers and completion; nil when acceptable.
     /// `checkType: false` leaves the MIME check to the caller (a completion checks MIME against
     /// the sniffed kind, which is cheaper and stricter).
+    @inline(__always)
     func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
         if h.status != 200 { return .httpStatus(h.status) }
@@ -764,6 +787,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         phase = .finished
     }
 
+    @inline(__always)
     func isInFlight(_ state: SlotState) -> Bool {
         if case .inFlight = state { return true }
         return false
@@ -786,6 +810,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The first selected asset that is usable, of an attachable kind and within the iOS limit
     /// for it; only for visible notifications.
+    @inline(__always)
     func attachment(now: Instant) -> Attachment? {
         guard policy.attachMedia, let context, !context.handlerKind.isSilent else { return nil }
         for s in slots {
