@@ -113,10 +113,14 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     var lastNow: Instant = Instant(microseconds: .min)
     var slots: [Slot] = []
     @usableFromInline var fetches: [FetchRecord] = []
-    /// Emitted actions; `pollAction` moves each one out (`take()`), leaving nil, so an action is
-    /// never copied (no retain/release of its strings and arrays on the way to the driver).
-    var actions: [Action?] = []
-    var actionHead = 0
+    /// Emitted actions: `actions[actionHead..<actionCount]` are pending. `pollAction` swaps each
+    /// one out for a payload-free `.log(.manifestUnavailable)`, so an action is never copied (no
+    /// retain/release of its strings and arrays on the way to the driver), and `emit` overwrites
+    /// the polled slots: the buffer is never emptied element by element (an `[Action?]` emptied
+    /// with `removeAll` destroyed each slot through the runtime's generic value witnesses).
+    @usableFromInline var actions: [Action] = []
+    @usableFromInline var actionHead = 0
+    @usableFromInline var actionCount = 0
     var inFlightCount = 0
     var meteredRemainingBytes: Int64 = .max
     var diskLimitBytes: Int64 = 0
@@ -155,8 +159,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         lastNow = Instant(microseconds: .min)
         slots.removeAll(keepingCapacity: true)
         fetches.removeAll(keepingCapacity: true)
-        actions.removeAll(keepingCapacity: true)
+        for i in actionHead..<actionCount { actions[i] = .log(.manifestUnavailable) }
         actionHead = 0
+        actionCount = 0
         inFlightCount = 0
         meteredRemainingBytes = .max
         diskLimitBytes = 0
@@ -173,13 +178,15 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     public var isDelivered: Bool { delivery != nil }
 
     /// The next action to perform, in order; nil when drained.
+    @inlinable
     public mutating func pollAction() -> Action? {
-        guard actionHead < actions.count else { return nil }
-        let action = actions[actionHead].take()
+        guard actionHead < actionCount else { return nil }
+        var action = Action.log(.manifestUnavailable)
+        swap(&action, &actions[actionHead])
         actionHead += 1
-        if actionHead == actions.count {
-            actions.removeAll(keepingCapacity: true)
+        if actionHead == actionCount {
             actionHead = 0
+            actionCount = 0
         }
         return action
     }
@@ -207,7 +214,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// - Throws: `SessionError` for protocol violations; the session is then unchanged.
     public mutating func handle(_ input: Input, now: Instant) throws(SessionError) {
         if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
-        let pending = actions.count - actionHead
+        let pending = actionCount - actionHead
         if pending > 0 { throw .actionsNotDrained(pending: pending) }
         try transition(input, now: now)
         checkInvariants()
@@ -423,7 +430,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// Makes asset `i` (resolved to `url`/`key`/`declaredBytes` for the device's network) a slot:
     /// consults the store and queues a fetch if the gates pass (`CriticalAssetSelection`).
-    mutating func selected(_ i: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+    mutating func selected(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
         guard let context else { return }
         let now = lastNow
         var blocking = false
@@ -451,7 +458,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             }
         }
         if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
-        slots.append(Slot(assetIndex: i, url: url, key: key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+        slots.append(Slot(assetIndex: i, url: url, key: key, type: type, byteLimit: byteLimit, blocking: blocking, state: state))
     }
 
     /// Asset `i` is not selected (not critical, a duplicate, over the limit).
@@ -463,7 +470,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     @inline(__always)
     func hasSelected(_ key: StoreKey) -> Bool {
-        for s in slots where s.key == key { return true }
+        for i in slots.indices where slots[i].key == key { return true }
         return false
     }
 
@@ -658,14 +665,15 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             return completeManifest(index, c, now: now)
         }
         let contentType = c.headers.contentType ?? ""
-        let slot = slots[slotIndex]
+        // Fields read in place: a copy of the slot would retain and release its URL.
+        let slotType = slots[slotIndex].type, slotKey = slots[slotIndex].key, slotBlocking = slots[slotIndex].blocking
         let sniffed = MediaSniffer.sniff(c.prefix)
-        guard let kind = sniffed, slot.type.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
+        guard let kind = sniffed, slotType.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
             // Name the first failing layer: MIME type, then magic bytes, then their disagreement.
             let rejection: FetchRejection
-            if !acceptedKind(contentType: contentType, type: slot.type) {
+            if !acceptedKind(contentType: contentType, type: slotType) {
                 rejection = .contentTypeNotAllowed(PayloadRejection.clip(contentType))
-            } else if let kind = sniffed, slot.type.accepts(kind) {
+            } else if let kind = sniffed, slotType.accepts(kind) {
                 rejection = .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: kind)
             } else {
                 rejection = .magicBytesNotAllowed(sniffed)
@@ -682,10 +690,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if received > storeLimit {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
-        while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slot.key) {
+        while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slotKey) {
             emit(.evict(victim.key, .space))
         }
-        let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
+        let entry = PreloadStore.Entry(key: slotKey, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
                                        lastUsed: now, manifestTag: request.manifestTag, kind: kind)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
@@ -695,7 +703,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         fetches[index].commit = .emitted
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
-        if tapped && slot.blocking { emit(.paintReady(slot.key)) }
+        if tapped && slotBlocking { emit(.paintReady(slotKey)) }
         pump(now: now)
         settle(now: now)
     }
@@ -779,11 +787,11 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     mutating func settle(now: Instant) {
         if phase == .fetchingManifest { return }
         if delivery == nil {
-            for s in slots where s.blocking && (s.state == .queued || isInFlight(s.state)) { return }
+            for i in slots.indices where slots[i].blocking && (slots[i].state == .queued || isInFlight(slots[i].state)) { return }
             deliver(startedBlockingFetch ? .assetsSettled : .nothingToFetch, now: now)
             phase = .backgroundOnly
         }
-        for s in slots where s.state == .queued || isInFlight(s.state) { return }
+        for i in slots.indices where slots[i].state == .queued || isInFlight(slots[i].state) { return }
         phase = .finished
     }
 
@@ -797,7 +805,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func deliver(_ reason: DeliveryReason, now: Instant) {
         var ready = 0
-        for s in slots where store.freshness(of: s.key, at: now) != .missing { ready += 1 }
+        for i in slots.indices where store.freshness(of: slots[i].key, at: now) != .missing { ready += 1 }
         let d = Delivery(reason: reason, attachment: attachment(now: now), readyAssets: ready, selectedAssets: slots.count, at: now)
         delivery = d
         emit(.deliver(d))
@@ -813,8 +821,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     @inline(__always)
     func attachment(now: Instant) -> Attachment? {
         guard policy.attachMedia, let context, !context.handlerKind.isSilent else { return nil }
-        for s in slots {
-            guard let i = store.index(of: s.key) else { continue }
+        for k in slots.indices {
+            guard let i = store.index(of: slots[k].key) else { continue }
             let e = store.entries[i]
             guard e.freshness(at: now) != .missing, let category = AttachmentCategory(kind: e.kind),
                   e.bytes <= policy.attachmentLimits[category] else { continue }
@@ -826,16 +834,20 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     mutating func answerTap(now: Instant) {
         var answers: [AssetReadiness] = []
         answers.reserveCapacity(slots.count)
-        for s in slots {
-            let f = store.freshness(of: s.key, at: now)
-            if f != .missing { store.touch(s.key, at: now) }
-            answers.append(AssetReadiness(key: s.key, freshness: f))
+        for i in slots.indices {
+            let key = slots[i].key
+            let f = store.freshness(of: key, at: now)
+            if f != .missing { store.touch(key, at: now) }
+            answers.append(AssetReadiness(key: key, freshness: f))
         }
         tapped = true
         emit(.tapAnswer(TapAnswer(assets: answers, assetsKnown: assetsKnown)))
     }
 
-    mutating func emit(_ action: Action) { actions.append(action) }
+    mutating func emit(_ action: Action) {
+        if actionCount < actions.count { actions[actionCount] = action } else { actions.append(action) }
+        actionCount += 1
+    }
 
     /// Internal consistency (debug builds): the in-flight counter, slot/fetch agreement, delivery
     /// before finishing, and nothing running once finished.
@@ -854,7 +866,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     mutating func log(_ event: LogEvent) {
-        if policy.emitsLogEvents { actions.append(.log(event)) }
+        if policy.emitsLogEvents { emit(.log(event)) }
     }
 
     /// `CacheControl.parse(header)`, reusing the last result when the header is the same text.

@@ -87,6 +87,7 @@ struct SessionDriver {
     }
 
     /// Whether slot `s` still serves its device (its session has not ended).
+    @inline(__always)
     func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
 
     mutating func allocateSlot() -> Int {
