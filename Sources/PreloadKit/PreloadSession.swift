@@ -157,8 +157,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         hardDeadline = .distantFuture
         delivery = nil
         lastNow = Instant(microseconds: .min)
-        slots.removeAll(keepingCapacity: true)
-        fetches.removeAll(keepingCapacity: true)
+        // Skipped when already empty (a slot's session is reset at its end and again at its next
+        // start): the generic removeAll costs a hundred instructions even then.
+        if !slots.isEmpty { slots.removeAll(keepingCapacity: true) }
+        if !fetches.isEmpty { fetches.removeAll(keepingCapacity: true) }
         for i in actionHead..<actionCount { actions[i] = .log(.manifestUnavailable) }
         actionHead = 0
         actionCount = 0

@@ -128,7 +128,7 @@ struct SessionDriver {
         if parked.hasStore(d) {
             store = parked.unpark(d, plans: plans, reserving: policy.criticalAssetsMax)
         } else {
-            store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
+            store = parked.emptyStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
             store.reserveCapacity(entries: 1 + policy.criticalAssetsMax)
             if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
