@@ -56,7 +56,11 @@ extension InfraWorld {
     }
 
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
-    public func result(_ id: UInt32) -> FetchResult {
+    public func result(_ id: UInt32) -> FetchResult { InfraWorld.result(of: requests, id) }
+
+    /// `result(_:)` read from the request table alone: a static function, so that a caller
+    /// holding the world `inout` does not copy the whole world to call it.
+    static func result(of requests: [RequestRecord], _ id: UInt32) -> FetchResult {
         let i = Int(id)
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
         return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
@@ -76,6 +80,15 @@ extension InfraWorld {
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
         requests[i].released = true
         freeRequestIfDone(i)
+    }
+
+    /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
+    /// result without the copy of the whole world that calling the non-mutating `result` makes
+    /// first.
+    public mutating func takeResult(_ id: UInt32) -> FetchResult {
+        let r = InfraWorld.result(of: requests, id)
+        release(id)
+        return r
     }
 
     /// The requester gives request `id` up (the app cancelled the task, or the OS ended the
@@ -101,7 +114,7 @@ extension InfraWorld {
         requests[i].outcome = FetchOutcome.cancelled.rawValue
         requests[i].endTicks = kernel.now.ticks
         requests[i].replied = true
-        let r = result(id)
+        let r = InfraWorld.result(of: requests, id)
         requests[i].released = true
         freeRequestIfDone(i)
         return r

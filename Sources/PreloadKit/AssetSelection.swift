@@ -9,9 +9,9 @@ protocol CriticalAssetSelection {
     var selectedCount: Int { get }
     /// True when an asset with store key `key` is already selected.
     func hasSelected(_ key: StoreKey) -> Bool
-    /// Asset `assetIndex` is selected, resolved for the device's network to `url`, `key` and
-    /// `declaredBytes`.
-    mutating func selected(_ assetIndex: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?)
+    /// Asset `assetIndex` (of declared `type`) is selected, resolved for the device's network to
+    /// `url`, `key` and `declaredBytes`.
+    mutating func selected(_ assetIndex: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?)
     /// Asset `assetIndex` is not selected: `.notCritical`, `.duplicateOf`, `.overCriticalLimit` or
     /// `.oneAssetPerSilentPush`.
     mutating func skipped(_ assetIndex: Int, _ reason: SkipReason)
@@ -46,15 +46,14 @@ struct SelectionRule {
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
             guard let priority = AssetPriority(rawValue: raw) else { continue }
             for i in assets.indices where assets[i].priority == priority {
-                let asset = assets[i]
-                let resolved = asset.resolved(for: context.network)
+                let resolved = assets[i].resolved(for: context.network)
                 if selection.hasSelected(resolved.key) {
                     let first = firstInSelectionOrder(resolved.key, of: request, network: context.network, current: i)
                     selection.skipped(i, .duplicateOf(assetIndex: first))
                 } else if selection.selectedCount >= limit {
                     selection.skipped(i, limit < criticalAssetsMax ? .oneAssetPerSilentPush : .overCriticalLimit(max: criticalAssetsMax))
                 } else {
-                    selection.selected(i, asset, url: resolved.url, key: resolved.key, declaredBytes: resolved.declaredBytes)
+                    selection.selected(i, type: assets[i].type, url: resolved.url, key: resolved.key, declaredBytes: resolved.declaredBytes)
                 }
             }
         }
@@ -97,7 +96,7 @@ struct TapAnswerSelection: CriticalAssetSelection {
         return false
     }
 
-    mutating func selected(_ assetIndex: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+    mutating func selected(_ assetIndex: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
         assets.append(AssetReadiness(key: key, freshness: store.freshness(of: key, at: now)))
     }
 

@@ -165,8 +165,10 @@ public struct AssetSpec: Sendable, Equatable {
 
     /// The URL, key and declared size to use on `network`: the variant for exactly that class if
     /// the manifest offers one, else the asset's own URL.
+    @inlinable
     public func resolved(for network: NetworkClass) -> (url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
-        for v in variants where v.network == network { return (v.url, v.key, v.declaredBytes) }
+        // An index loop: iterating by value would retain and release each variant's URL.
+        for i in variants.indices where variants[i].network == network { return (variants[i].url, variants[i].key, variants[i].declaredBytes) }
         return (url, key, declaredBytes)
     }
 }

@@ -62,7 +62,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         var state: SlotState
     }
 
-    enum FetchState: Equatable {
+    @usableFromInline
+    enum FetchState: Equatable, Sendable {
         case inFlight
         /// Completed, refused at completion, or failed: further reports are errors.
         case finished
@@ -71,7 +72,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// Whether a fetch's asset was handed to the driver to store.
-    enum CommitState: Equatable {
+    enum CommitState: Equatable, Sendable {
         /// No `.storeAsset` emitted for this fetch.
         case none
         /// `.storeAsset` emitted; the driver may still report `.storeFailed`.
@@ -80,18 +81,22 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         case failed
     }
 
-    struct FetchRecord {
+    @usableFromInline
+    struct FetchRecord: Sendable {
         let id: FetchID
         /// Index into `slots`, or -1 for the manifest fetch.
         let slot: Int
         let byteLimit: Int64
-        let timeoutAt: Instant
-        var state: FetchState
+        @usableFromInline let timeoutAt: Instant
+        @usableFromInline var state: FetchState
         var bytesReceived: Int64
         var commit: CommitState = .none
     }
 
     public let policy: PreloadPolicy
+    /// `policy.effectiveConcurrency`, computed once (`pump` reads it per input; calling the getter
+    /// from a mutating method copied the whole policy first).
+    let concurrencyLimit: Int
     /// The device's preload store; take it back when the session is finished.
     public private(set) var store: PreloadStore
     public private(set) var phase: Phase = .idle
@@ -107,11 +112,15 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     var lastNow: Instant = Instant(microseconds: .min)
     var slots: [Slot] = []
-    var fetches: [FetchRecord] = []
-    /// Emitted actions; `pollAction` moves each one out (`take()`), leaving nil, so an action is
-    /// never copied (no retain/release of its strings and arrays on the way to the driver).
-    var actions: [Action?] = []
-    var actionHead = 0
+    @usableFromInline var fetches: [FetchRecord] = []
+    /// Emitted actions: `actions[actionHead..<actionCount]` are pending. `pollAction` swaps each
+    /// one out for a payload-free `.log(.manifestUnavailable)`, so an action is never copied (no
+    /// retain/release of its strings and arrays on the way to the driver), and `emit` overwrites
+    /// the polled slots: the buffer is never emptied element by element (an `[Action?]` emptied
+    /// with `removeAll` destroyed each slot through the runtime's generic value witnesses).
+    @usableFromInline var actions: [Action] = []
+    @usableFromInline var actionHead = 0
+    @usableFromInline var actionCount = 0
     var inFlightCount = 0
     var meteredRemainingBytes: Int64 = .max
     var diskLimitBytes: Int64 = 0
@@ -128,6 +137,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     public init(policy: PreloadPolicy, store: PreloadStore) throws(PolicyError) {
         try policy.validate()
         self.policy = policy
+        self.concurrencyLimit = policy.effectiveConcurrency
         self.store = store
     }
 
@@ -147,10 +157,13 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         hardDeadline = .distantFuture
         delivery = nil
         lastNow = Instant(microseconds: .min)
-        slots.removeAll(keepingCapacity: true)
-        fetches.removeAll(keepingCapacity: true)
-        actions.removeAll(keepingCapacity: true)
+        // Skipped when already empty (a slot's session is reset at its end and again at its next
+        // start): the generic removeAll costs a hundred instructions even then.
+        if !slots.isEmpty { slots.removeAll(keepingCapacity: true) }
+        if !fetches.isEmpty { fetches.removeAll(keepingCapacity: true) }
+        for i in actionHead..<actionCount { actions[i] = .log(.manifestUnavailable) }
         actionHead = 0
+        actionCount = 0
         inFlightCount = 0
         meteredRemainingBytes = .max
         diskLimitBytes = 0
@@ -160,19 +173,22 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// True once delivered and nothing is running.
+    @inlinable
     public var isFinished: Bool { phase == .finished }
 
     /// True once `.deliver` has been emitted.
     public var isDelivered: Bool { delivery != nil }
 
     /// The next action to perform, in order; nil when drained.
+    @inlinable
     public mutating func pollAction() -> Action? {
-        guard actionHead < actions.count else { return nil }
-        let action = actions[actionHead].take()
+        guard actionHead < actionCount else { return nil }
+        var action = Action.log(.manifestUnavailable)
+        swap(&action, &actions[actionHead])
         actionHead += 1
-        if actionHead == actions.count {
-            actions.removeAll(keepingCapacity: true)
+        if actionHead == actionCount {
             actionHead = 0
+            actionCount = 0
         }
         return action
     }
@@ -181,13 +197,16 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// and the running fetches' timeouts; nil when finished (or before the push). This one timer
     /// is the only one a driver arms: the session owns every timeout (see `FetchRequest.timeoutMicroseconds`).
     /// - Complexity: O(fetches started), at most a few.
+    @inlinable
     public func nextDeadline() -> Instant? {
         switch phase {
         case .idle, .finished:
             return nil
         case .fetchingManifest, .fetchingAssets, .backgroundOnly:
             var earliest = hardDeadline
-            for f in fetches where f.state == .inFlight && f.timeoutAt < earliest { earliest = f.timeoutAt }
+            for f in fetches where f.timeoutAt < earliest {
+                if case .inFlight = f.state { earliest = f.timeoutAt }
+            }
             return earliest
         }
     }
@@ -197,7 +216,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// - Throws: `SessionError` for protocol violations; the session is then unchanged.
     public mutating func handle(_ input: Input, now: Instant) throws(SessionError) {
         if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
-        let pending = actions.count - actionHead
+        let pending = actionCount - actionHead
         if pending > 0 { throw .actionsNotDrained(pending: pending) }
         try transition(input, now: now)
         checkInvariants()
@@ -308,6 +327,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     // MARK: - Validation (no mutation)
 
+    @inline(__always)
     func validate(_ c: DeviceContext) throws(SessionError) {
         if c.freeStorageBytes < 0 {
             throw .invalidContext(field: "freeStorageBytes", value: "\(c.freeStorageBytes)", expected: ">= 0")
@@ -319,6 +339,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The record index of a fetch that is in flight; nil when the session cancelled it (the
     /// caller logs and ignores the input). Throws for ids never issued or already finished.
+    @inline(__always)
     func liveFetch(_ id: FetchID, _ kind: InputKind) throws(SessionError) -> Int? {
         let index = Int(id.rawValue) - 1
         guard index >= 0, index < fetches.count else { throw .unknownFetch(id, kind) }
@@ -330,6 +351,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// The record index of a fetch whose `.storeAsset` was emitted and not yet reported failed.
+    @inline(__always)
     func committedFetch(_ id: FetchID) throws(SessionError) -> Int {
         let index = Int(id.rawValue) - 1
         guard index >= 0, index < fetches.count else { throw .unknownFetch(id, .storeFailed) }
@@ -340,6 +362,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         }
     }
 
+    @inline(__always)
     func validateProgress(_ index: Int, _ received: Int64) throws(SessionError) {
         let f = fetches[index]
         if received < f.bytesReceived {
@@ -347,6 +370,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         }
     }
 
+    @inline(__always)
     func validateCompletion(_ index: Int, _ c: FetchCompletion) throws(SessionError) {
         let f = fetches[index]
         if c.bytesReceived < f.bytesReceived {
@@ -408,7 +432,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// Makes asset `i` (resolved to `url`/`key`/`declaredBytes` for the device's network) a slot:
     /// consults the store and queues a fetch if the gates pass (`CriticalAssetSelection`).
-    mutating func selected(_ i: Int, _ asset: AssetSpec, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+    mutating func selected(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
         guard let context else { return }
         let now = lastNow
         var blocking = false
@@ -436,16 +460,19 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             }
         }
         if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
-        slots.append(Slot(assetIndex: i, url: url, key: key, type: asset.type, byteLimit: byteLimit, blocking: blocking, state: state))
+        slots.append(Slot(assetIndex: i, url: url, key: key, type: type, byteLimit: byteLimit, blocking: blocking, state: state))
     }
 
     /// Asset `i` is not selected (not critical, a duplicate, over the limit).
     mutating func skipped(_ i: Int, _ reason: SkipReason) { log(.assetSkipped(assetIndex: i, reason)) }
 
-    var selectedCount: Int { slots.count }
+    var selectedCount: Int {
+        @inline(__always) get { slots.count }
+    }
 
+    @inline(__always)
     func hasSelected(_ key: StoreKey) -> Bool {
-        for s in slots where s.key == key { return true }
+        for i in slots.indices where slots[i].key == key { return true }
         return false
     }
 
@@ -456,7 +483,11 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// Gates shared by manifests and assets: network class, Low Data Mode, Save-Data, storage.
-    func gateCommon() -> SkipReason? {
+    // The gates are `mutating` only so that a call from a mutating method passes the session in
+    // place: a non-mutating call copied the whole session (667 bytes) first. They change nothing.
+
+    @inline(__always)
+    mutating func gateCommon() -> SkipReason? {
         guard let context else { return .offline }
         if context.network == .offline { return .offline }
         if context.network.forbidsPrefetch { return .slowNetwork(context.network) }
@@ -468,7 +499,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         return nil
     }
 
-    func gateManifest() -> Gate {
+    @inline(__always)
+    mutating func gateManifest() -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         let limit = min(Int64(policy.manifestBytesMax), meteredRemainingBytes)
         if limit <= 0 { return .skip(.meteredCapExceeded(bytes: Int64(policy.manifestBytesMax), remainingBytes: meteredRemainingBytes)) }
@@ -477,7 +509,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The byte limit for an asset of `declaredBytes` (nil: unknown), or why it must not be fetched.
     /// Unknown sizes are fetched with the tightest applicable cap as the limit.
-    func gateAsset(declaredBytes: Int64?) -> Gate {
+    @inline(__always)
+    mutating func gateAsset(declaredBytes: Int64?) -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
         guard let context else { return .skip(.offline) }
         let storageLimit = min(store.capacityBytes, diskLimitBytes)
@@ -507,7 +540,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Starts queued fetches (blocking ones first, each group in priority/payload order) while the
     /// concurrency limit allows.
     mutating func pump(now: Instant) {
-        let concurrency = policy.effectiveConcurrency
+        let concurrency = concurrencyLimit
         for pass in 0..<2 {
             var i = 0
             while i < slots.count && inFlightCount < concurrency {
@@ -572,6 +605,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// True when `contentType` names a kind `type` accepts (manifests, `type` nil: JSON).
     /// - Complexity: O(kinds × n) for a header of n bytes; no allocation.
+    @inline(__always)
     func acceptedKind(contentType: String, type: AssetType?) -> Bool {
         for kind in Self.mediaKinds where (type?.accepts(kind) ?? (kind == .json)) {
             if MediaSniffer.mimeType(contentType, matches: kind) { return true }
@@ -582,6 +616,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Status, length and type checks shared by headers and completion; nil when acceptable.
     /// `checkType: false` leaves the MIME check to the caller (a completion checks MIME against
     /// the sniffed kind, which is cheaper and stricter).
+    @inline(__always)
     func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
         if h.status != 200 { return .httpStatus(h.status) }
@@ -635,14 +670,15 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             return completeManifest(index, c, now: now)
         }
         let contentType = c.headers.contentType ?? ""
-        let slot = slots[slotIndex]
+        // Fields read in place: a copy of the slot would retain and release its URL.
+        let slotType = slots[slotIndex].type, slotKey = slots[slotIndex].key, slotBlocking = slots[slotIndex].blocking
         let sniffed = MediaSniffer.sniff(c.prefix)
-        guard let kind = sniffed, slot.type.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
+        guard let kind = sniffed, slotType.accepts(kind), MediaSniffer.mimeType(contentType, matches: kind) else {
             // Name the first failing layer: MIME type, then magic bytes, then their disagreement.
             let rejection: FetchRejection
-            if !acceptedKind(contentType: contentType, type: slot.type) {
+            if !acceptedKind(contentType: contentType, type: slotType) {
                 rejection = .contentTypeNotAllowed(PayloadRejection.clip(contentType))
-            } else if let kind = sniffed, slot.type.accepts(kind) {
+            } else if let kind = sniffed, slotType.accepts(kind) {
                 rejection = .contentTypeDisagreesWithMagic(contentType: PayloadRejection.clip(contentType), sniffed: kind)
             } else {
                 rejection = .magicBytesNotAllowed(sniffed)
@@ -659,10 +695,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if received > storeLimit {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
-        while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slot.key) {
+        while let victim = store.evictOneForSpace(bytes: received, limitBytes: diskLimitBytes, replacing: slotKey) {
             emit(.evict(victim.key, .space))
         }
-        let entry = PreloadStore.Entry(key: slot.key, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
+        let entry = PreloadStore.Entry(key: slotKey, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
                                        lastUsed: now, manifestTag: request.manifestTag, kind: kind)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
@@ -672,7 +708,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         fetches[index].commit = .emitted
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
-        if tapped && slot.blocking { emit(.paintReady(slot.key)) }
+        if tapped && slotBlocking { emit(.paintReady(slotKey)) }
         pump(now: now)
         settle(now: now)
     }
@@ -756,14 +792,15 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     mutating func settle(now: Instant) {
         if phase == .fetchingManifest { return }
         if delivery == nil {
-            for s in slots where s.blocking && (s.state == .queued || isInFlight(s.state)) { return }
+            for i in slots.indices where slots[i].blocking && (slots[i].state == .queued || isInFlight(slots[i].state)) { return }
             deliver(startedBlockingFetch ? .assetsSettled : .nothingToFetch, now: now)
             phase = .backgroundOnly
         }
-        for s in slots where s.state == .queued || isInFlight(s.state) { return }
+        for i in slots.indices where slots[i].state == .queued || isInFlight(slots[i].state) { return }
         phase = .finished
     }
 
+    @inline(__always)
     func isInFlight(_ state: SlotState) -> Bool {
         if case .inFlight = state { return true }
         return false
@@ -773,7 +810,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func deliver(_ reason: DeliveryReason, now: Instant) {
         var ready = 0
-        for s in slots where store.freshness(of: s.key, at: now) != .missing { ready += 1 }
+        for i in slots.indices where store.freshness(of: slots[i].key, at: now) != .missing { ready += 1 }
         let d = Delivery(reason: reason, attachment: attachment(now: now), readyAssets: ready, selectedAssets: slots.count, at: now)
         delivery = d
         emit(.deliver(d))
@@ -786,10 +823,11 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     /// The first selected asset that is usable, of an attachable kind and within the iOS limit
     /// for it; only for visible notifications.
+    @inline(__always)
     func attachment(now: Instant) -> Attachment? {
         guard policy.attachMedia, let context, !context.handlerKind.isSilent else { return nil }
-        for s in slots {
-            guard let i = store.index(of: s.key) else { continue }
+        for k in slots.indices {
+            guard let i = store.index(of: slots[k].key) else { continue }
             let e = store.entries[i]
             guard e.freshness(at: now) != .missing, let category = AttachmentCategory(kind: e.kind),
                   e.bytes <= policy.attachmentLimits[category] else { continue }
@@ -801,16 +839,20 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     mutating func answerTap(now: Instant) {
         var answers: [AssetReadiness] = []
         answers.reserveCapacity(slots.count)
-        for s in slots {
-            let f = store.freshness(of: s.key, at: now)
-            if f != .missing { store.touch(s.key, at: now) }
-            answers.append(AssetReadiness(key: s.key, freshness: f))
+        for i in slots.indices {
+            let key = slots[i].key
+            let f = store.freshness(of: key, at: now)
+            if f != .missing { store.touch(key, at: now) }
+            answers.append(AssetReadiness(key: key, freshness: f))
         }
         tapped = true
         emit(.tapAnswer(TapAnswer(assets: answers, assetsKnown: assetsKnown)))
     }
 
-    mutating func emit(_ action: Action) { actions.append(action) }
+    mutating func emit(_ action: consuming Action) {
+        if actionCount < actions.count { actions[actionCount] = action } else { actions.append(action) }
+        actionCount += 1
+    }
 
     /// Internal consistency (debug builds): the in-flight counter, slot/fetch agreement, delivery
     /// before finishing, and nothing running once finished.
@@ -829,7 +871,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     mutating func log(_ event: LogEvent) {
-        if policy.emitsLogEvents { actions.append(.log(event)) }
+        if policy.emitsLogEvents { emit(.log(event)) }
     }
 
     /// `CacheControl.parse(header)`, reusing the last result when the header is the same text.

@@ -139,6 +139,13 @@ public struct PreloadStore: Sendable, Equatable {
         return entry
     }
 
+    /// Removes every entry; with `keepingCapacity`, the entry array keeps its room, so a driver
+    /// that recycles one emptied store for the next device allocates nothing per session.
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        entries.removeAll(keepingCapacity: keepingCapacity)
+        usedBytes = 0
+    }
+
     /// Removes the entry with `key`; returns whether it was present.
     @discardableResult
     public mutating func remove(_ key: StoreKey) -> Bool {

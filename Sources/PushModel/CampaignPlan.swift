@@ -131,6 +131,7 @@ struct CampaignPlans {
 
     /// The index of `key` in the sorted key table.
     /// - Complexity: O(log objects); no allocation.
+    @inline(__always)
     func keyIndex(of key: StoreKey) -> Int? {
         var lo = 0, hi = keys.count
         while lo < hi {
@@ -142,6 +143,7 @@ struct CampaignPlans {
 
     /// The object id of an asset URL's store key.
     /// - Complexity: O(log objects); no allocation.
+    @inline(__always)
     func object(for key: StoreKey) -> UInt32? {
         guard let i = keyIndex(of: key) else { return nil }
         return keyObjects[i]

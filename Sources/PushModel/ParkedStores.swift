@@ -34,6 +34,9 @@ struct ParkedStores {
     /// Free blocks per size class (class k holds 2^k entries).
     private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 8)
     private var overflow: [PreloadStore] = []
+    /// The last store parked in packed form, emptied: `emptyStore` hands its entry buffer to the
+    /// next session, so a session neither allocates nor frees a store buffer once warm.
+    private var spare: PreloadStore?
     private var overflowFree: [UInt32] = []
 
     let capacityBytes: Int64
@@ -96,10 +99,19 @@ struct ParkedStores {
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object])
     }
 
+    /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
+    mutating func emptyStore(capacityBytes: Int64, entriesMax: Int) -> PreloadStore {
+        if let s = spare, s.capacityBytes == capacityBytes && s.entriesMax == entriesMax {
+            spare = nil
+            return s
+        }
+        return PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
+    }
+
     /// Device `d`'s store (an empty one if none was parked); the parked copy is released.
-    /// - Complexity: O(entries); allocates the store's entry array.
+    /// - Complexity: O(entries); allocates the store's entry array unless the spare's is reused.
     mutating func unpark(_ d: Int, plans: CampaignPlans, reserving extra: Int) -> PreloadStore {
-        var store = PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
+        var store = emptyStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
         let n = count[d]
         if n == ParkedStores.overflowCount {
             let i = Int(offset[d])
@@ -124,13 +136,14 @@ struct ParkedStores {
     /// Entries held in packed form, and the pool's slots (for memory reports).
     var poolSlots: Int { ref.count }
 
-    /// Parks device `d`'s store.
+    /// Parks device `d`'s store; a store packed here becomes the spare (emptied) when there is none.
     /// - Complexity: O(entries · log keys); no allocation once the pool is warm.
-    mutating func park(_ d: Int, _ store: PreloadStore, plans: CampaignPlans) {
+    mutating func park(_ d: Int, _ store: consuming PreloadStore, plans: CampaignPlans) {
         precondition(count[d] == 0 && offset[d] == 0, "device \(d) already has a parked store")
         let n = store.entries.count
         if n == 0 {
             offset[d] = ParkedStores.emptyOffset
+            if spare == nil { spare = store }
             return
         }
         let base: Int
@@ -159,6 +172,10 @@ struct ParkedStores {
             if packed {
                 offset[d] = UInt32(base)
                 count[d] = UInt8(n)
+                if spare == nil {
+                    store.removeAll(keepingCapacity: true)
+                    spare = store
+                }
                 return
             }
             release(base: base, count: n)

@@ -87,7 +87,8 @@ extension PushWorld {
     /// Performs the session's actions.
     mutating func drain(_ s: Int, kernel: inout Kernel) throws {
         while let action = driver.sessions[s].pollAction() {
-            switch action {
+            // Consumed: a payload is moved out, not copied and released twice.
+            switch consume action {
             case .startFetch(let r):
                 try driver.startFetch(s, r, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .cancelFetch(let id, let reason):

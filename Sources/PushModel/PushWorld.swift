@@ -139,8 +139,9 @@ struct PushWorld: EventHandler {
         }
         switch k {
         case PushKind.fetchReply.rawValue:
-            if let r = try driver.reply(to: event, now: kernel.now.ticks, infra: &infra, metrics: &metrics) {
-                try feed(r.slot, r.input, kernel: &kernel)
+            var input = Input.timerFired
+            if let s = try driver.reply(to: event, now: kernel.now.ticks, infra: &infra, metrics: &metrics, input: &input) {
+                try feed(s, input, kernel: &kernel)
             }
         case PushKind.sessionTimer.rawValue:
             if let s = driver.timerFired(event) { try feed(s, .timerFired, kernel: &kernel) }

@@ -87,6 +87,7 @@ struct SessionDriver {
     }
 
     /// Whether slot `s` still serves its device (its session has not ended).
+    @inline(__always)
     func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
 
     mutating func allocateSlot() -> Int {
@@ -127,7 +128,7 @@ struct SessionDriver {
         if parked.hasStore(d) {
             store = parked.unpark(d, plans: plans, reserving: policy.criticalAssetsMax)
         } else {
-            store = PreloadStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
+            store = parked.emptyStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
             store.reserveCapacity(entries: 1 + policy.criticalAssetsMax)
             if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
         }
@@ -290,12 +291,14 @@ struct SessionDriver {
         return (s, .kill)
     }
 
-    /// InfraWorld's reply to a session fetch: its traffic is counted; the input for the live
-    /// session whose fetch is still open, else nil.
-    mutating func reply(to event: Event, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics) throws -> (slot: Int, input: Input)? {
+    /// InfraWorld's reply to a session fetch: its traffic is counted; the slot of the live
+    /// session whose fetch is still open, with its input in `input`, else nil. (The input is
+    /// written through `inout`: an optional `(slot, input)` result was destroyed through the
+    /// runtime's generic value witnesses, about 220 instructions a reply.)
+    mutating func reply(to event: Event, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
+                        input: inout Input) throws -> Int? {
         let (tag, requestID) = InfraWorld.decodeReply(event.payload)
-        let result = infra.result(requestID)
-        infra.release(requestID)
+        let result = infra.takeResult(requestID)
         let s = Int(event.target)
         let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && isLive(s)
         let w = PushWord(slot[s].push)
@@ -305,7 +308,6 @@ struct SessionDriver {
         guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return nil }
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
 
-        let input: Input
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder:
             let tokenExpired = now - w.sendTicks > rt[w.campaign].tokenLifetimeTicks
@@ -334,7 +336,7 @@ struct SessionDriver {
         case .cancelled:
             throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
         }
-        return (s, input)
+        return s
     }
 
     /// Sessions still running that have not delivered (cut by the horizon).

@@ -108,6 +108,7 @@ public enum MediaSniffer {
     }
 
     /// True when `bytes` equal the ASCII text `expected`, ignoring ASCII case.
+    @inline(__always)
     private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
         let count = expected.utf8CodeUnitCount
         guard bytes.count == count else { return false }
@@ -141,7 +142,8 @@ public enum MediaSniffer {
     }
 
     /// Up to the first 16 bytes of a prefix, held without allocating: bytes 0-7 and 8-15 as two
-    /// big-endian words, so a signature test is a shift, a mask and one compare.
+    /// big-endian words, so a signature test is a shift, a mask and one compare. Its members are
+    /// inlined: `sniff` runs per completed fetch and a dozen calls cost more than the tests.
     private struct Head {
         /// Bytes 0-7 (byte 0 in the top bits), zero-padded past `count`.
         private var high: UInt64 = 0
@@ -149,6 +151,7 @@ public enum MediaSniffer {
         private var low: UInt64 = 0
         private(set) var count = 0
 
+        @inline(__always)
         init<C: Collection>(_ prefix: C) where C.Element == UInt8 {
             // Arrays (the common case) are read through a pointer; other collections by iteration.
             let loaded: Void? = prefix.withContiguousStorageIfAvailable { buffer in
@@ -159,6 +162,7 @@ public enum MediaSniffer {
             }
         }
 
+        @inline(__always)
         private mutating func append(_ byte: UInt8) {
             if count < 8 {
                 high |= UInt64(byte) << UInt64(56 - 8 * count)
@@ -168,12 +172,14 @@ public enum MediaSniffer {
             count += 1
         }
 
+        @inline(__always)
         subscript(offset: Int) -> UInt8 {
             precondition(offset >= 0 && offset < count, "Head offset out of range")
             return UInt8(truncatingIfNeeded: window(at: offset) >> 56)
         }
 
         /// The 8 bytes from `offset` (0..<16) as a big-endian word, zero-padded past byte 15.
+        @inline(__always)
         private func window(at offset: Int) -> UInt64 {
             if offset == 0 { return high }
             if offset < 8 { return high << UInt64(8 * offset) | low >> UInt64(64 - 8 * offset) }
@@ -182,12 +188,14 @@ public enum MediaSniffer {
 
         /// True when the `byteCount` bytes at `offset` are `pattern` written big-endian
         /// (e.g. `0xFFD8FF`, 3 bytes); false when fewer bytes are present.
+        @inline(__always)
         func matches(at offset: Int, _ pattern: UInt64, byteCount: Int) -> Bool {
             guard offset >= 0, byteCount >= 1, byteCount <= 8, offset + byteCount <= count else { return false }
             return window(at: offset) >> UInt64(64 - 8 * byteCount) == pattern
         }
 
         /// Big-endian 32-bit word at `offset` (caller checks `offset + 4 <= count`).
+        @inline(__always)
         func word(at offset: Int) -> UInt32 {
             UInt32(truncatingIfNeeded: window(at: offset) >> 32)
         }
