@@ -190,7 +190,7 @@ extension InfraWorld {
         timeSeries.bytes(at: now, tier: .edge, bytes)
         if requests[i].stall { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
-        requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps)
+        requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps) + lossTicks(i, bytes: bytes)
         let link = linkOfRegionClass[Int(requests[i].region) * NetworkClass.count + Int(requests[i].networkClass)]
         if link >= 0 {
             try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
@@ -201,7 +201,19 @@ extension InfraWorld {
         }
     }
 
-/// Link `link` finished flows: each request among them ends now, or at its own downlink
+    /// Time request `i`'s response of `bytes` loses to segment loss: Binomial(segments, p) losses,
+    /// one RTO each (``LossRecovery``). Draws nothing when the class has no loss.
+    @inline(__always)
+    func lossTicks(_ i: Int, bytes: Int64) -> Int64 {
+        let p = segmentLossProbability[Int(requests[i].networkClass)]
+        guard p > 0 else { return 0 }
+        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: requests[i].entity, purpose: purposeLoss))
+        let lost = deviceRng.binomial(p, trials: LossRecovery.segments(bytes: bytes))
+        guard lost > 0 else { return 0 }
+        return Int64(lost) * sampledTicks(LossRecovery.timeoutSeconds(rttSeconds: Double(requests[i].rttTicks) / 1e6))
+    }
+
+    /// Link `link` finished flows: each request among them ends now, or at its own downlink
     /// cap when that is later.
     @inline(__always)
     mutating func linkCompletion(_ link: UInt32, kernel: inout Kernel) throws {

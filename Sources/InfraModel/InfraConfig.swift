@@ -8,8 +8,8 @@ func lognormalMedian(_ median: Double, sigma: Double) -> Distribution {
     .lognormal(mu: log(median), sigma: sigma)
 }
 
-/// One access-network class: round-trip time and downlink throughput distributions, failure and
-/// stall probabilities, and the capacity of the shared bottleneck per region.
+/// One access-network class: round-trip time and downlink throughput distributions, failure,
+/// stall and segment loss probabilities, and the capacity of the shared bottleneck per region.
 public struct NetworkProfile: Sendable, Equatable {
     /// Device ↔ network round-trip time (radio access + core), seconds, per request.
     public var rttSeconds: Distribution
@@ -22,21 +22,25 @@ public struct NetworkProfile: Sendable, Equatable {
     /// Capacity of this class's shared bottleneck in one region (cell cluster), bits per second,
     /// shared by processor sharing among active flows; 0 = not shared (e.g. home Wi-Fi).
     public var sharedCapacityBitsPerSecond: Double
+    /// Probability that one TCP segment of a response is lost; each loss holds the transfer one
+    /// retransmission timeout (``LossRecovery``). 0 = no loss.
+    public var segmentLossProbability: Double
 
     public init(rttSeconds: Distribution, downlinkBitsPerSecond: Distribution, failureProbability: Double,
-                stallProbability: Double, sharedCapacityBitsPerSecond: Double) {
+                stallProbability: Double, sharedCapacityBitsPerSecond: Double, segmentLossProbability: Double = 0) {
         self.rttSeconds = rttSeconds
         self.downlinkBitsPerSecond = downlinkBitsPerSecond
         self.failureProbability = failureProbability
         self.stallProbability = stallProbability
         self.sharedCapacityBitsPerSecond = sharedCapacityBitsPerSecond
+        self.segmentLossProbability = segmentLossProbability
     }
 
     /// Default profile of `c`. Medians follow WebPageTest's connectivity presets where one exists
     /// (Cable 28 ms; LTE 70 ms / 12 Mbit/s; 4G 170 ms / 9 Mbit/s; 3G 300 ms / 1.6 Mbit/s;
     /// 2G 800 ms / 280 kbit/s); slow-2G sits past Chrome's slow-2g thresholds (≥ 2000 ms, ≤ 50 kbit/s);
     /// Wi-Fi downlink (20 Mbit/s), 5G (30 ms / 100 Mbit/s), failure/stall rates and shared
-    /// capacities are assumptions to be replaced by measured data. RTT is lognormal with σ = 0.3,
+    /// capacities are assumptions to be replaced by measured data; no segment loss. RTT is lognormal with σ = 0.3,
     /// downlink lognormal with σ = 0.5 around those medians.
     public static func standard(_ c: NetworkClass) -> NetworkProfile {
         func p(_ rtt: Double, _ bps: Double, _ fail: Double, _ shared: Double) -> NetworkProfile {

@@ -25,7 +25,10 @@ import Stochastic
 /// shared bottleneck for the class (processor sharing) and is capped by the device's own
 /// downlink: it ends at max(PS completion, transfer start + bits/downlink). That cap is an
 /// approximation — a capped flow still holds its full PS share — exact when either limit
-/// dominates throughout. A stalled transfer never ends and the timeout replies. A 503 costs
+/// dominates throughout. Segment loss (``LossRecovery``) adds lost segments × RTO to the device's
+/// own time (bits/downlink + losses × RTO), drawn as one binomial variate per response from a
+/// stream of its own; on a shared link the PS completion still bounds the end from below. A
+/// stalled transfer never ends and the timeout replies. A 503 costs
 /// edge processing + ½ RTT and carries no bytes.
 ///
 /// ## Cost
@@ -62,6 +65,7 @@ public struct InfraWorld: EventHandler {
     let downlinkSamplers: [Sampler]
     let failureProbability: [Double]
     let stallProbability: [Double]
+    let segmentLossProbability: [Double]
     let setupRoundTrips: Int
 
     // Nodes
@@ -95,6 +99,7 @@ public struct InfraWorld: EventHandler {
     let backgroundRng: RandomStream
     let purposeNetwork: UInt64
     let purposeEdge: UInt64
+    let purposeLoss: UInt64
     let purgeDelaySampler: Sampler
     let warmDelaySampler: Sampler
 
@@ -153,6 +158,7 @@ public struct InfraWorld: EventHandler {
         }
         failureProbability = NetworkClass.allCases.map { config.networks[$0].failureProbability }
         stallProbability = NetworkClass.allCases.map { config.networks[$0].stallProbability }
+        segmentLossProbability = NetworkClass.allCases.map { config.networks[$0].segmentLossProbability }
         setupRoundTrips = config.connectionSetup.totalRoundTrips
 
         let wiring = try InfraWorld.tierWiring(config: config)
@@ -177,6 +183,7 @@ public struct InfraWorld: EventHandler {
         backgroundRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.background"))
         purposeNetwork = StreamPurpose("infra.network").rawValue
         purposeEdge = StreamPurpose("infra.edge").rawValue
+        purposeLoss = StreamPurpose("infra.loss").rawValue
         purgeDelaySampler = try makeSampler(config.purgePropagationSeconds, "purgePropagationSeconds")
         warmDelaySampler = try makeSampler(config.warmPropagationSeconds, "warmPropagationSeconds")
         origin = OriginPool(workers: config.origin.workers, queueMax: config.origin.queueMax,

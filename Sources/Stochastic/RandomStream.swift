@@ -142,6 +142,12 @@ public final class RandomStream {
     @inlinable
     public func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
 
+    /// The number of successes in `trials` independent trials of probability `p`: one GSL binomial
+    /// variate (`gsl_ran_binomial`, Kachitvichyanukul & Schmeiser's BTPE; inversion for small
+    /// `trials · p`). `p` outside [0, 1] acts as its nearest bound; `trials` ≤ UInt32.max.
+    @inlinable
+    public func binomial(_ p: Double, trials: UInt32) -> UInt32 { UInt32(gsl_ran_binomial(rng, min(1, max(0, p)), trials)) }
+
     /// An exponential variate with mean `mean` (> 0): `gsl_ran_exponential`, one uniform.
     @inlinable
     public func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }

@@ -3,8 +3,9 @@
 /// the target machines, and `tc tbf` shapes a whole namespace, not each connection.
 ///
 /// Each listener stands for one network class in front of one PoP (or the edge → shield path).
-/// Every accepted connection takes the next `[rttSeconds, bitsPerSecond]` pair of its listener's
-/// list (drawn by the testbed from the scenario's distributions) and, in each direction:
+/// Every accepted connection takes the next `[rttSeconds, bitsPerSecond, timeoutSeconds]` entry of its
+/// listener's list (drawn by the testbed from the scenario's distributions; the retransmission
+/// timeout is `LossRecovery`'s, from the RTT) and, in each direction:
 /// - paces its bytes at `bitsPerSecond` (each slice of about 10 ms is released when the previous
 ///   one has been serialised: a token bucket with a one-slice burst; 0 = unlimited; when the event
 ///   loop runs late while bytes wait, it catches up on the schedule instead of shifting it), and
@@ -12,17 +13,24 @@
 ///   bounded queue so a slow reader back-pressures the sender.
 /// The first request byte is held `handshakeRoundTrips × rtt` more (DNS + TCP + TLS set-up of the
 /// scenario's `connectionSetup`; the loopback connect itself is instant).
-/// So a response of B bytes on a new connection arrives (handshake + 1) × RTT + 8B / rate after
-/// the request was written.
+/// Downstream, each 1460-byte segment (counted from the connection's first response byte; a slice
+/// holds those that start in it) is lost with the listener's `segmentLossProbability`: its slice,
+/// and so everything after it (head-of-line, as TCP delivers in order), leaves one timeout later.
+/// The draws come from a generator seeded with (`lossSeed`, listener, connection index), so a
+/// connection's losses are reproducible.
+/// So a response of B bytes on a new connection with k lost segments arrives
+/// (handshake + 1) × RTT + 8B / rate + k × timeout after the request was written.
 ///
-/// It writes per-listener connection and byte counts to `statsFile` when it stops, and exits when
-/// its parent dies (no stray process) or on SIGTERM / SIGINT.
+/// It writes per-listener connection and byte counts, and the lost segments of each connection in
+/// accept order, to `statsFile` when it stops, and exits when its parent dies (no stray process)
+/// or on SIGTERM / SIGINT.
 enum LinkShaperScript {
     static let fileName = "link_shaper.py"
     static let source = #"""
-import asyncio, json, os, signal, sys, time
+import asyncio, json, os, random, signal, sys, time
 
 SLICE_SECONDS = 0.010
+SEGMENT_BYTES = 1460
 QUEUE_SLICES = 64
 UNLIMITED_CHUNK = 65536
 
@@ -32,12 +40,35 @@ class Listener:
         self.port = spec["port"]
         self.upstream = spec["upstreamPort"]
         self.handshake = spec.get("handshakeRoundTrips", 0)
-        self.links = spec["links"] or [[0.0, 0.0]]
+        self.links = spec["links"] or [[0.0, 0.0, 0.0]]
+        self.loss = spec.get("segmentLossProbability", 0.0)
+        self.seed = spec.get("lossSeed", 0)
+        self.lost = []
         self.connections = 0
         self.bytes_down = 0
         self.bytes_up = 0
 
-async def pump(reader, writer, rate, delay, hold, listener, down):
+class Loss:
+    """Segment loss on one connection's downstream: each segment starting in a slice is lost with
+    probability p, and each loss holds the slice (and what follows) one timeout."""
+    def __init__(self, listener, index, timeout):
+        self.p = listener.loss
+        self.timeout = timeout
+        self.rng = random.Random("%d/%s/%d" % (listener.seed, listener.name, index))
+        self.position = 0
+        self.slot = len(listener.lost)
+        self.listener = listener
+        listener.lost.append(0)
+
+    def delay(self, size):
+        first = -(-self.position // SEGMENT_BYTES)
+        self.position += size
+        last = -(-self.position // SEGMENT_BYTES)
+        lost = sum(1 for _ in range(last - first) if self.rng.random() < self.p)
+        self.listener.lost[self.slot] += lost
+        return lost * self.timeout
+
+async def pump(reader, writer, rate, delay, hold, listener, down, loss=None):
     queue = asyncio.Queue(maxsize=QUEUE_SLICES)
     chunk = UNLIMITED_CHUNK if rate <= 0 else max(1460, min(UNLIMITED_CHUNK, int(rate / 8 * SLICE_SECONDS)))
 
@@ -55,6 +86,8 @@ async def pump(reader, writer, rate, delay, hold, listener, down):
                     break
                 now = loop.time()
                 start = sent_until if behind else max(now, sent_until)
+                if loss is not None:
+                    start += loss.delay(len(data))
                 sent_until = start + (len(data) * 8 / rate if rate > 0 else 0)
                 await queue.put((sent_until + delay, data))
                 wait = sent_until - loop.time()
@@ -92,7 +125,8 @@ async def pump(reader, writer, rate, delay, hold, listener, down):
 async def handle(listener, client_reader, client_writer):
     index = listener.connections
     listener.connections += 1
-    rtt, rate = listener.links[index % len(listener.links)]
+    rtt, rate, timeout = (listener.links[index % len(listener.links)] + [0.0, 0.0, 0.0])[:3]
+    loss = Loss(listener, index, timeout) if listener.loss > 0 else None
     try:
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", listener.upstream)
     except OSError:
@@ -102,7 +136,7 @@ async def handle(listener, client_reader, client_writer):
     try:
         await asyncio.gather(
             pump(client_reader, up_writer, 0.0, rtt / 2, hold, listener, False),
-            pump(up_reader, client_writer, rate, rtt / 2, 0.0, listener, True))
+            pump(up_reader, client_writer, rate, rtt / 2, 0.0, listener, True, loss))
     finally:
         for w in (up_writer, client_writer):
             try:
@@ -132,7 +166,8 @@ async def main(config):
     await asyncio.gather(stop.wait(), watch_parent(config["parentPid"], stop))
     for s in servers:
         s.close()
-    stats = {l.name: {"connections": l.connections, "bytesDown": l.bytes_down, "bytesUp": l.bytes_up} for l in listeners}
+    stats = {l.name: {"connections": l.connections, "bytesDown": l.bytes_down, "bytesUp": l.bytes_up, "lostSegments": l.lost}
+             for l in listeners}
     with open(config["statsFile"], "w") as f:
         json.dump(stats, f, sort_keys=True)
 

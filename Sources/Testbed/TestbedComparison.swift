@@ -162,9 +162,9 @@ public struct TestbedComparison: Sendable {
             }
         }
         distribution("extension download latency", downloads, modelDownloads,
-                     "The testbed's median overhead per download (calibration devices) is subtracted, but overhead varies with load and asset size; the shaper works in 10 ms slices; the model draws RTT and rate per request, the shaper per connection.")
+                     "The testbed's median overhead per download (calibration devices) is subtracted, but overhead varies with load and asset size; the shaper works in 10 ms slices; the model draws RTT, rate and segment losses per request, the shaper per connection.")
         distribution("tap-to-paint", paints, modelTapToPaint,
-                     "Few taps fall inside a short run, so the tail rests on a handful of foreground fetches; the testbed's device waits for a running session to end before fetching what is missing (the model paints on the session's `paintReady`).")
+                     "Few taps fall inside a short run, so the tail rests on a handful of foreground fetches; the testbed's device waits for a running session to end before fetching what is missing (the model paints on the session's `paintReady`); with segment loss, each lost segment of a foreground fetch adds a whole RTO to that tail.")
 
         // Counts: |Δ| ≤ max(3, 25 % of the model + 2·√model).
         func countRow(_ metric: String, _ unit: String, _ tb: Double, _ md: Double?, _ why: String) {

@@ -37,8 +37,9 @@ public struct TestbedOptions: Sendable, Equatable {
 ///   15 % of the run (taps after the horizon are not made, on both sides);
 /// - at most 3 PoPs (each an edge Varnish) and 2 shields, one region per PoP, no per-PoP
 ///   overrides; no background cache pressure; no placeholder redirects;
-/// - links: RTT and downlink per connection from the scenario's distributions (shaper), no
-///   failure or stall injection and no shared cell bottleneck (set to 0 in the model too);
+/// - links: RTT, downlink and segment loss per connection from the scenario's distributions and
+///   loss probabilities (shaper), no failure or stall injection and no shared cell bottleneck (set
+///   to 0 in the model too);
 /// - edge processing: a 1 ms constant (loopback Varnish); warm and purge propagation: 10 ms
 ///   (the testbed calls every node directly).
 public struct TestbedPlan: Sendable {

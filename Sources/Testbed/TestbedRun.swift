@@ -209,7 +209,8 @@ public struct TestbedRunner: Sendable {
                                     "downlink.\(pop).\(cls)", lower: 1_000, upper: 10e9)
                 index[Int(cls.rawValue)] = links.count
                 links.append(TestbedStack.Link(name: "pop\(pop)-\(cls)", upstreamPort: 0, handshakeRoundTrips: handshake,
-                                               links: zip(rtt, bps).map { [$0, $1] }))
+                                               links: zip(rtt, bps).map { [$0, $1, LossRecovery.timeoutSeconds(rttSeconds: $0)] },
+                                               segmentLossProbability: profile.segmentLossProbability))
             }
             accessLinks.append(links)
             linkIndex.append(index)
@@ -242,7 +243,8 @@ public struct TestbedRunner: Sendable {
         let cacheMegabytes = Int(max(64, min(512, min(infra.edgeCache.capacityBytes, infra.shieldCache.capacityBytes) >> 20)))
         let layout = TestbedStack.Layout(workDirectory: workDirectory, python: python, origin: origin, shieldSpecs: shieldSpecs,
                                          edgeSpecs: (0..<plan.popCount).map { _ in spec("edge") }, edgeShield: edgeShield,
-                                         backboneLinks: backbone, accessLinks: accessLinks, cacheMegabytes: cacheMegabytes)
+                                         backboneLinks: backbone, accessLinks: accessLinks, cacheMegabytes: cacheMegabytes,
+                                         lossSeed: seed)
         // Payloads need the link ports: built in `drive` once the stack is up.
         var specs = (0..<n).map { i in
             DeviceSpec(index: i, pop: pops[i], networkName: nets[i].description, network: CampaignPayload.preloadNetwork(nets[i]),

@@ -40,8 +40,11 @@ public final class TestbedStack: @unchecked Sendable {
         public var name: String
         public var upstreamPort: Int
         public var handshakeRoundTrips: Int
-        /// `[rttSeconds, bitsPerSecond]` per connection, used in order (0 bits/s = unlimited).
+        /// `[rttSeconds, bitsPerSecond, retransmissionTimeoutSeconds]` per connection, used in order
+        /// (0 bits/s = unlimited).
         public var links: [[Double]]
+        /// Probability that a downstream segment is lost (costing the connection's timeout).
+        public var segmentLossProbability: Double = 0
     }
 
     /// What to start.
@@ -60,6 +63,8 @@ public final class TestbedStack: @unchecked Sendable {
         /// Access links per PoP (upstream port filled in with the edge's).
         public var accessLinks: [[Link]]
         public var cacheMegabytes: Int
+        /// Seeds the shapers' segment-loss draws (with the listener and the connection index).
+        public var lossSeed: UInt64 = 0
     }
 
     public static let startAttempts = 3
@@ -81,9 +86,16 @@ public final class TestbedStack: @unchecked Sendable {
     public private(set) var edgeDirectories: [URL] = []
     public private(set) var shieldDirectories: [URL] = []
     public let layout: Layout
+    /// `n` distinct ports believed free on 127.0.0.1, or nil (tests inject a taken one).
+    let freePorts: @Sendable (Int) -> [Int]?
     private let lock = NSLock()
 
-    public init(layout: Layout) { self.layout = layout }
+    public convenience init(layout: Layout) { self.init(layout: layout, freePorts: LoopbackHTTP.freePorts) }
+
+    init(layout: Layout, freePorts: @escaping @Sendable (Int) -> [Int]?) {
+        self.layout = layout
+        self.freePorts = freePorts
+    }
 
     /// Every component started so far.
     public var components: [ChildProcess] {
@@ -114,7 +126,8 @@ public final class TestbedStack: @unchecked Sendable {
     func startOrigin(interrupted: @escaping @Sendable () -> Bool) throws(TestbedError) {
         let dir = layout.workDirectory
         let originScript = try writeFile(dir.appendingPathComponent(OriginServerScript.fileName), OriginServerScript.source)
-        (origin, originPort) = try withRetries("origin") { port throws(TestbedError) in
+        let (p, ports) = try withRetries("origin", ports: 1) { ports throws(TestbedError) in
+            let port = ports[0]
             var config = layout.origin.json
             config["port"] = port
             config["parentPid"] = Int(getpid())
@@ -127,6 +140,8 @@ public final class TestbedStack: @unchecked Sendable {
             try waitForFile(ready, of: p, interrupted: interrupted)
             return p
         }
+        lock.withLock { origin = p }
+        originPort = ports[0]
     }
 
     private func startTiers(interrupted: @escaping @Sendable () -> Bool) throws(TestbedError) {
@@ -188,7 +203,8 @@ public final class TestbedStack: @unchecked Sendable {
         let dir = layout.workDirectory.appendingPathComponent("varnish-" + directoryName, isDirectory: true)
         let vcl = try writeFile(layout.workDirectory.appendingPathComponent(directoryName + ".vcl"), VCLGenerator.render(spec))
         var directory = dir
-        let (p, port) = try withRetries(name) { port throws(TestbedError) in
+        let (p, ports) = try withRetries(name, ports: 1) { ports throws(TestbedError) in
+            let port = ports[0]
             try? FileManager.default.removeItem(at: dir)
             let args = ["-F", "-j", "none", "-n", dir.path, "-a", "127.0.0.1:\(port)", "-T", "none", "-f", vcl.path,
                         "-s", "malloc,\(layout.cacheMegabytes)m",
@@ -212,45 +228,42 @@ public final class TestbedStack: @unchecked Sendable {
             throw .componentFailed(component: name, reason: "not ready after \(Int(Self.readySeconds)) s", log: p.logTail())
         }
         directory = dir
-        return (p, port, directory)
+        return (p, ports[0], directory)
     }
 
     func startShaper(_ name: String, name file: String, links: [Link],
                              interrupted: @escaping @Sendable () -> Bool) throws(TestbedError) -> (ChildProcess, [Int]) {
         let dir = layout.workDirectory
         let script = try writeFile(dir.appendingPathComponent(LinkShaperScript.fileName), LinkShaperScript.source)
-        var lastError = TestbedError.componentFailed(component: name, reason: "no free ports on 127.0.0.1", log: nil)
-        for _ in 0..<Self.startAttempts {
-            guard let ports = LoopbackHTTP.freePorts(links.count) else { continue }
+        return try withRetries(name, ports: links.count) { ports throws(TestbedError) in
             let ready = dir.appendingPathComponent(file + ".ready")
             try? FileManager.default.removeItem(at: ready)
             let listeners: [[String: Any]] = zip(links, ports).map { l, port in
-                ["name": l.name, "port": port, "upstreamPort": l.upstreamPort, "handshakeRoundTrips": l.handshakeRoundTrips, "links": l.links]
+                ["name": l.name, "port": port, "upstreamPort": l.upstreamPort, "handshakeRoundTrips": l.handshakeRoundTrips, "links": l.links,
+                 "segmentLossProbability": l.segmentLossProbability, "lossSeed": layout.lossSeed]
             }
             let config: [String: Any] = ["parentPid": Int(getpid()), "readyFile": ready.path,
-                                         "statsFile": dir.appendingPathComponent(file + "-stats.json").path, "listeners": listeners]
+                                         "statsFile": statsURL(file).path, "listeners": listeners]
             let configURL = try writeJSON(dir.appendingPathComponent(file + ".json"), config)
-            do {
-                let p = try ChildProcess(name: name, executable: layout.python, arguments: [script.path, configURL.path],
-                                         logURL: dir.appendingPathComponent(file + ".log"))
-                try waitForFile(ready, of: p, interrupted: interrupted)
-                return (p, ports)
-            } catch {
-                if error == .interrupted { throw error }
-                lastError = error
-            }
+            let p = try ChildProcess(name: name, executable: layout.python, arguments: [script.path, configURL.path],
+                                     logURL: dir.appendingPathComponent(file + ".log"))
+            try waitForFile(ready, of: p, interrupted: interrupted)
+            return p
         }
-        throw lastError
     }
 
-    /// Runs `start` on a free port, again on another one when it fails (port taken between the
-    /// probe and the bind), at most ``startAttempts`` times.
-    private func withRetries(_ name: String, _ start: (Int) throws(TestbedError) -> ChildProcess) throws(TestbedError) -> (ChildProcess, Int) {
+    /// Where shaper `file` writes its counts when it stops.
+    func statsURL(_ file: String) -> URL { layout.workDirectory.appendingPathComponent(file + "-stats.json") }
+
+    /// Runs `start` on `ports` free ports, again on fresh ones when it fails (a port taken between
+    /// the probe and the bind), at most ``startAttempts`` times.
+    private func withRetries(_ name: String, ports count: Int,
+                             _ start: ([Int]) throws(TestbedError) -> ChildProcess) throws(TestbedError) -> (ChildProcess, [Int]) {
         var lastError = TestbedError.componentFailed(component: name, reason: "no free port on 127.0.0.1", log: nil)
         for _ in 0..<Self.startAttempts {
-            guard let port = LoopbackHTTP.freePort() else { continue }
+            guard let ports = freePorts(count) else { continue }
             do {
-                return (try start(port), port)
+                return (try start(ports), ports)
             } catch {
                 if error == .interrupted { throw error }
                 lastError = error

@@ -61,6 +61,24 @@ final class InfraConfigReadingTests: XCTestCase {
         XCTAssertEqual(c.networks[.lte], NetworkProfile.standard(.lte))
     }
 
+    /// Segment loss: read per class; 0 (the default) is not written, so scenarios without it
+    /// encode (and hash) as before the field existed; 1 and beyond are rejected at the path.
+    func testSegmentLossProbability() throws {
+        let c = try decode(InfraConfig.self, #"{"networks": {"3g": {"segmentLossProbability": 0.01}}}"#)
+        XCTAssertEqual(c.networks[.threeG].segmentLossProbability, 0.01)
+        XCTAssertEqual(c.networks[.lte].segmentLossProbability, 0)
+        let written = String(decoding: try JSONEncoder().encode(c), as: UTF8.self)
+        XCTAssertEqual(written.components(separatedBy: "segmentLossProbability").count - 1, 1, written)
+        XCTAssertEqual(try StrictJSONDecoder().decode(InfraConfig.self, from: Data(written.utf8)).get(), c)
+        for bad in ["1", "1.5", "-0.01"] {
+            assertRejected(#"{"networks": {"3g": {"segmentLossProbability": \#(bad)}}}"#, path: "networks.3g.segmentLossProbability")
+        }
+        switch StrictJSONDecoder().decode(InfraConfig.self, from: Data(#"{"networks": {"3g": {"segmentLossProbability": 1}}}"#.utf8)) {
+        case .success: XCTFail("accepted 1")
+        case let .failure(errors): XCTAssertTrue(errors.description.contains("a probability in [0, 1)"), errors.description)
+        }
+    }
+
     func testErrorsNameThePath() {
         assertRejected(#"{"origin": {"workers": 0}}"#, path: "origin.workers")
         assertRejected(#"{"origin": {"queueMax": -1}}"#, path: "origin.queueMax")

@@ -62,6 +62,27 @@ final class GSLDrawTests: XCTestCase {
         }
     }
 
+    /// Binomial(n, p) draws: mean n·p and variance n·p·(1 − p). The mean of m draws has standard
+    /// deviation sqrt(n p (1 − p) / m); 5 of them. p = 0 and p = 1 are exact.
+    func testBinomialMeanAndBounds() {
+        let r = RandomStream(masterSeed: 31, entity: 0, purpose: purpose)
+        for (p, n) in [(0.01, UInt32(718)), (0.3, 20), (0.9, 1_000)] {
+            let m = 50_000
+            var sum = 0.0
+            for _ in 0..<m {
+                let k = r.binomial(p, trials: n)
+                XCTAssertLessThanOrEqual(k, n)
+                sum += Double(k)
+            }
+            let mean = Double(n) * p
+            XCTAssertEqual(sum / Double(m), mean, accuracy: 5 * (mean * (1 - p) / Double(m)).squareRoot(), "p \(p) n \(n)")
+        }
+        for _ in 0..<100 {
+            XCTAssertEqual(r.binomial(0, trials: 500), 0)
+            XCTAssertEqual(r.binomial(1, trials: 500), 500)
+        }
+    }
+
     func testDiscreteTableFrequencies() throws {
         let weights = [1.0, 2, 0, 3, 4]
         let table = try DiscreteTable(weights: weights)

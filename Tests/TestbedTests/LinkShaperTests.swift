@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import InfraModel
 @testable import Testbed
 
 /// The user-space link shaper moves bytes at the configured rate after the configured delays.
@@ -22,23 +23,32 @@ final class LinkShaperTests: XCTestCase {
         Double(Self.handshakeRoundTrips + 1) * Self.rttSeconds + Double(Self.bytes) * 8 / Self.bitsPerSecond
     }
 
-    func testShapedMegabyteTakesTheExpectedTimeOnEachConnection() throws {
-        try requireTestbedEnvironment()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shaper-test-\(getpid())", isDirectory: true)
+    static let object = TestbedCatalog.Object(path: "/one-mebibyte.bin", bytes: Int64(bytes), contentType: "application/octet-stream",
+                                              prefix: [1, 2, 3], cacheControl: "no-store")
+
+    /// A stack with the origin alone, serving ``object``, in a fresh directory (removed by the caller).
+    func originStack(_ name: String) throws -> (TestbedStack, URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())", isDirectory: true)
+        try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let object = TestbedCatalog.Object(path: "/one-mebibyte.bin", bytes: Int64(Self.bytes), contentType: "application/octet-stream",
-                                           prefix: [1, 2, 3], cacheControl: "no-store")
         let layout = TestbedStack.Layout(
             workDirectory: dir, python: "python3",
-            origin: .init(workers: 8, queueMax: 8, serviceSeconds: [0], toOriginSeconds: [0], objects: [object], surrogateKey: "k"),
-            shieldSpecs: [], edgeSpecs: [], edgeShield: [], backboneLinks: [], accessLinks: [], cacheMegabytes: 16)
+            origin: .init(workers: 8, queueMax: 8, serviceSeconds: [0], toOriginSeconds: [0], objects: [Self.object], surrogateKey: "k"),
+            shieldSpecs: [], edgeSpecs: [], edgeShield: [], backboneLinks: [], accessLinks: [], cacheMegabytes: 16, lossSeed: 42)
         let stack = TestbedStack(layout: layout)
         try stack.startOrigin(interrupted: { false })
+        return (stack, dir)
+    }
+
+    func testShapedMegabyteTakesTheExpectedTimeOnEachConnection() throws {
+        try requireTestbedEnvironment()
+        let (stack, dir) = try originStack("shaper-test")
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { stack.stop() }
+        let object = Self.object
         // Three connections on one listener: shaping is per connection, so each takes T, not 3T.
         let link = TestbedStack.Link(name: "test", upstreamPort: stack.originPort, handshakeRoundTrips: Self.handshakeRoundTrips,
-                                     links: [[Self.rttSeconds, Self.bitsPerSecond]])
+                                     links: [[Self.rttSeconds, Self.bitsPerSecond, 0]])
         let (shaper, ports) = try stack.startShaper("link shaper", name: "test-shaper", links: [link], interrupted: { false })
         defer { shaper.stop() }
         let results = ResultBox<[(Double, Int)]>()
@@ -64,5 +74,52 @@ final class LinkShaperTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(t, lower, "expected ≥ \(lower) s (T = \(expectedSeconds) s)")
             XCTAssertLessThanOrEqual(t, upper, "expected ≤ \(upper) s (T = \(expectedSeconds) s)")
         }
+    }
+
+    /// With segment loss p, a connection whose response lost k segments takes T + k·RTO
+    /// (RTO = RTT + 200 ms, ``LossRecovery``), within the bounds above applied to T + k·RTO; the
+    /// shaper reports each connection's k. Over c connections of n segments each (n from the bytes
+    /// the shaper sent down), Σk is Binomial(c·n, p): it must lie within 5 standard deviations,
+    /// √(c·n·p·(1 − p)), of c·n·p (a correct shaper fails with probability below 6e-7). So the
+    /// expected time of one transfer is T + n·p·RTO. The draws are seeded: the same listener and
+    /// connection index lose the same segments in another run.
+    func testSegmentLossAddsOneTimeoutPerLostSegment() throws {
+        try requireTestbedEnvironment()
+        let (stack, dir) = try originStack("shaper-loss-test")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { stack.stop() }
+        let rtt = 0.050, rate = 8e6, p = 0.01, connections = 3
+        let rto = LossRecovery.timeoutSeconds(rttSeconds: rtt)
+        let base = Double(Self.handshakeRoundTrips + 1) * rtt + Double(Self.bytes) * 8 / rate
+        let link = TestbedStack.Link(name: "lossy", upstreamPort: stack.originPort, handshakeRoundTrips: Self.handshakeRoundTrips,
+                                     links: [[rtt, rate, rto]], segmentLossProbability: p)
+        func run(_ count: Int) throws -> (times: [Double], lost: [Int], bytesDown: Int) {
+            let (shaper, ports) = try stack.startShaper("link shaper", name: "loss-shaper", links: [link], interrupted: { false })
+            var times: [Double] = []
+            for _ in 0..<count {  // one at a time: connection i is the i-th request
+                let began = Date()
+                let r = LoopbackHTTP.request(port: ports[0], path: Self.object.path, timeoutSeconds: 60)
+                times.append(Date().timeIntervalSince(began))
+                XCTAssertEqual(r?.body.count, Self.bytes)
+            }
+            shaper.stop()  // SIGTERM: the shaper writes its counts
+            let data = try Data(contentsOf: stack.statsURL("loss-shaper"))
+            let stats = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["lossy"] as? [String: Any])
+            return (times, try XCTUnwrap(stats["lostSegments"] as? [Int]), try XCTUnwrap(stats["bytesDown"] as? Int))
+        }
+        let first = try run(connections)
+        XCTAssertEqual(first.lost.count, connections)
+        for (t, k) in zip(first.times, first.lost) {
+            let expected = base + Double(k) * rto
+            XCTAssertGreaterThanOrEqual(t, expected - 0.010, "\(k) lost: expected ≥ \(expected - 0.010) s")
+            XCTAssertLessThanOrEqual(t, 1.05 * expected + 0.5, "\(k) lost: expected ≤ \(1.05 * expected + 0.5) s")
+        }
+        let n = Double(LossRecovery.segments(bytes: Int64(first.bytesDown / connections)))
+        let trials = Double(connections) * n
+        let total = Double(first.lost.reduce(0, +))
+        XCTAssertEqual(total, trials * p, accuracy: 5 * (trials * p * (1 - p)).squareRoot(), "segments lost over \(Int(trials))")
+        XCTAssertGreaterThan(total, 0)
+        let again = try run(1)
+        XCTAssertEqual(again.lost, [first.lost[0]], "the first connection's losses are seeded")
     }
 }

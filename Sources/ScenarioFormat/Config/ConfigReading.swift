@@ -124,6 +124,17 @@ struct ConfigField<Root> {
         }
     }
 
+    /// A field written only when it differs from `unwritten` (its default): a field added after
+    /// results were published, so that scenarios leaving it at its default encode, and hash, as
+    /// they did before it existed.
+    init<V: Codable & Equatable>(_ key: String, _ keyPath: WritableKeyPath<Root, V>, unwritten: V, _ rule: ConfigRule<V>? = nil) {
+        let plain = ConfigField(key, keyPath, rule)
+        self.key = key
+        read = plain.read
+        write = { c, root in if root[keyPath: keyPath] != unwritten { try plain.write(&c, root) } }
+        check = plain.check
+    }
+
     /// An optional field: absent or null is nil, and nil is not written.
     init<V: Codable>(_ key: String, optional keyPath: WritableKeyPath<Root, V?>, _ rule: ConfigRule<V>? = nil) {
         self.key = key

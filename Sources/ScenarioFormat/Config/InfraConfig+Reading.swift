@@ -32,6 +32,9 @@ extension NetworkProfile: Decodable, Encodable, ConfigReadable {
             .init("stallProbability", \.stallProbability, .probability),
             .init("sharedCapacityBitsPerSecond", \.sharedCapacityBitsPerSecond,
                   ConfigRule("a finite value >= 0 (0 = not shared)") { $0 >= 0 && $0.isFinite }),
+            // Below 1: at 1 every segment would be lost and no transfer would end.
+            .init("segmentLossProbability", \.segmentLossProbability, unwritten: defaultValue.segmentLossProbability,
+                  ConfigRule("a probability in [0, 1)") { $0 >= 0 && $0 < 1 }),
         ]
     }
 }
