@@ -133,6 +133,8 @@ struct ConfigField<Root> {
         read = plain.read
         write = { c, root in if root[keyPath: keyPath] != unwritten { try plain.write(&c, root) } }
         check = plain.check
+        isRequired = false
+        schema = plain.schema
     }
 
     /// An optional field: absent or null is nil, and nil is not written.

@@ -34,7 +34,7 @@ extension NetworkProfile: Decodable, Encodable, ConfigReadable {
                   ConfigRule("a finite value >= 0 (0 = not shared)") { $0 >= 0 && $0.isFinite }),
             // Below 1: at 1 every segment would be lost and no transfer would end.
             .init("segmentLossProbability", \.segmentLossProbability, unwritten: defaultValue.segmentLossProbability,
-                  ConfigRule("a probability in [0, 1)") { $0 >= 0 && $0 < 1 }),
+                  ConfigRule("a probability in [0, 1)", schema: ["minimum": .number(0), "exclusiveMaximum": .number(1)]) { $0 >= 0 && $0 < 1 }),
         ]
     }
 }

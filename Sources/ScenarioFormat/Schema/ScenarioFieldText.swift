@@ -48,6 +48,7 @@ enum ScenarioFieldText {
         "infra.networks.CLASS|downlinkBitsPerSecond": "The device's own downlink throughput, per request.",
         "infra.networks.CLASS|failureProbability": "A request fails outright after set-up.",
         "infra.networks.CLASS|rttSeconds": "Device ↔ network round-trip time, per request.",
+        "infra.networks.CLASS|segmentLossProbability": "Each 1460-byte TCP segment of a response is lost with this probability; each loss holds the rest of the transfer one retransmission timeout, RTT + 200 ms ([packet loss](testbed.md#packet-loss)). 0 = no loss; below 1.",
         "infra.networks.CLASS|sharedCapacityBitsPerSecond": "Capacity of the class's shared bottleneck per region, processor-shared among flows.",
         "infra.networks.CLASS|stallProbability": "A transfer stalls and ends by the request timeout.",
         "infra.networks|2g": "2G.",
