@@ -43,9 +43,11 @@ enum PlanCommand {
 
     The scenario needs an `slo` section (docs/scenario-format.md). Each value tried runs
     replications 0..N−1 with the same seed (common random numbers); a verdict is pass when every
-    objective's whole interval is on the good side, fail when one is wholly on the bad side,
-    undecided otherwise; undecided values get more replications up to --replications-max, and a
-    value still undecided there counts as not passing. Objectives are assumed monotone in the knob.
+    objective's whole interval is on the good side, fail when one is wholly on the bad side (or one
+    replication is beyond a threshold at the edge of the metric's range, as 503s <= 0), undecided
+    otherwise; undecided values get more replications up to --replications-max, and a value still
+    undecided there counts as not passing. Objectives are assumed monotone in the knob. A relative
+    --tolerance bisects on a log scale; the far end runs only after a value between has passed.
     Writes DIR/plan.json, plan.csv, plan.md, plan.html; each replication is kept in
     DIR/evaluations/ as it finishes, so a rerun (or a run after Ctrl-C) reuses it.
 
