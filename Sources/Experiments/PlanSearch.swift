@@ -150,41 +150,29 @@ public struct PlanSearch: Sendable {
                                             firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
                                             bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
         }
-        // The far end is evaluated only once a value between passes: when the first midpoint does
-        // not pass, monotonicity says the far end does not either, and the (often most expensive)
-        // far end is never run.
+        // The far end is run only once a value between has passed (or no value is left between):
+        // when the first midpoint does not pass, monotonicity says the far end does not either,
+        // and the (often most expensive) far end is never run. nil: not run.
         var pass = safe
         var farEval: PlanEvaluation? = nil
-        var farIsNext = false
         while true {
             let notPassing = farEval?.value ?? far
-            if farEval == nil, farIsNext {
-                let e = try decide(far)
-                guard e.verdict != .pass else {
-                    return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
-                }
-                farEval = e
-                continue
-            }
-            let width = tolerance.width(passing: pass, failing: notPassing)
             let gap = abs(notPassing - pass)
-            if gap <= width || (isInteger && gap <= 1) {
-                if farEval == nil { farIsNext = true; continue }
-                break
-            }
             var mid = midpoint(pass, notPassing)
             if isInteger { mid = goal == .maximize ? mid.rounded(.down) : mid.rounded(.up) }
-            if mid == pass || mid == notPassing {
-                if farEval == nil { farIsNext = true; continue }
-                break
-            }
-            let e = try decide(mid)
-            if e.verdict == .pass {
+            let bracketed = gap <= tolerance.width(passing: pass, failing: notPassing) || (isInteger && gap <= 1)
+                || mid == pass || mid == notPassing
+            if !bracketed {
+                let e = try decide(mid)
+                if e.verdict != .pass { farEval = e; continue }
                 pass = mid
-                if farEval == nil { farIsNext = true }
-            } else {
-                farEval = e
             }
+            guard farEval == nil else { if bracketed { break } else { continue } }
+            let e = try decide(far)
+            guard e.verdict != .pass else {
+                return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
+            }
+            farEval = e
         }
         guard let farEval else { preconditionFailure("the loop leaves only with a value that does not pass") }
         // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided ones before it.
