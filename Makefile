@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift schema test-bench test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift schema test-bench bench-plan test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
 
 all: build
 
@@ -129,6 +129,13 @@ bench: build
 	$(BIN)/prestage-kernel-bench
 	$(BIN)/prestage bench
 	bash Tests/bench/fit-throughput.sh $(BIN)/prestage
+
+## bench-plan: the time-to-answer benchmark (about 5 min on 2 cores, target 15 min): black-friday-plan
+## at 5 M devices, the highest send rate to 10 % at 95 % for warm-ahead 0 (docs/performance.md).
+bench-plan: build
+	rm -rf results/bench/plan-black-friday
+	/usr/bin/time -v $(BIN)/prestage plan black-friday-plan --set 'campaigns[0].warm.aheadSeconds=0' \
+	  --vary 'campaigns[0].sendRatePerMinute=6000..6000000' --tolerance 10% --out results/bench/plan-black-friday
 
 ## bench-baseline: record results/baseline/ deliberately; review `git diff results/baseline` and commit.
 bench-baseline: deps
