@@ -73,17 +73,9 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
             replicationsToDecide = 2
             return
         }
-        let good: Bool, bad: Bool
-        switch objective.op {
-        case .atMost: good = hi <= objective.threshold; bad = lo > objective.threshold
-        case .atLeast: good = lo >= objective.threshold; bad = hi < objective.threshold
-        }
-        let offTheEdge: Bool
-        switch objective.op {
-        case .atMost: offTheEdge = bounds.map { objective.threshold <= $0.lowerBound } == true && finite.contains { $0 > objective.threshold }
-        case .atLeast: offTheEdge = bounds.map { objective.threshold >= $0.upperBound } == true && finite.contains { $0 < objective.threshold }
-        }
-        verdict = good ? .pass : (bad || offTheEdge ? .fail : .undecided)
+        let offTheEdge = bounds.map { objective.isCrossedAtTheEdge(of: $0, by: finite) } ?? false
+        verdict = objective.holds(lower: lo, upper: hi) ? .pass
+            : (objective.fails(lower: lo, upper: hi) || offTheEdge ? .fail : .undecided)
         let gap = abs(m - objective.threshold)
         if verdict == .undecided, gap > 0, t > 0 {
             let needed = (t * s / gap) * (t * s / gap)
@@ -97,8 +89,7 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
     /// edge of the metric's range decided a failure the interval alone would leave undecided.
     public var verdictText: String {
         guard verdict == .fail, let lo = lower, let hi = upper else { return verdict.rawValue }
-        let wholly = objective.op == .atMost ? lo > objective.threshold : hi < objective.threshold
-        return wholly ? verdict.rawValue : "fail (a replication beyond the metric's edge)"
+        return objective.fails(lower: lo, upper: hi) ? verdict.rawValue : "fail (a replication beyond the metric's edge)"
     }
 
     /// How far the mean is on the bad side, as a share of the threshold's magnitude (negative:
@@ -166,6 +157,23 @@ extension SLOReport {
         let sentence = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
             + "fails when it lies wholly on the bad side, and is undecided otherwise. Overall: \(verdict.rawValue)."
         return ReportSection(title: "Service-level objectives", blocks: [.paragraph(sentence), .table(table)])
+    }
+}
+
+extension ServiceLevelObjective {
+    /// Whether the interval [lower, upper] lies wholly on the good side of the threshold.
+    func holds(lower: Double, upper: Double) -> Bool { op == .atMost ? upper <= threshold : lower >= threshold }
+
+    /// Whether the interval [lower, upper] lies wholly on the bad side of the threshold.
+    func fails(lower: Double, upper: Double) -> Bool { op == .atMost ? lower > threshold : upper < threshold }
+
+    /// Whether the threshold sits at the edge of the metric's range `bounds` (at or below its
+    /// floor for "at most", at or above its ceiling for "at least") and one of `values` is beyond it.
+    func isCrossedAtTheEdge(of bounds: ClosedRange<Double>, by values: [Double]) -> Bool {
+        switch op {
+        case .atMost: return threshold <= bounds.lowerBound && values.contains { $0 > threshold }
+        case .atLeast: return threshold >= bounds.upperBound && values.contains { $0 < threshold }
+        }
     }
 }
 
