@@ -151,6 +151,12 @@ public enum MetricID: String, Sendable, CaseIterable {
     case osAndroidDeprioritised = "os.androidDeprioritised"
     case osExpeditedJobDenied = "os.expeditedJobDenied"
     case osBackgroundTokenExpired = "os.backgroundTokenExpired"
+    // Delivery receipts (emitted only when `preloadPolicy.receiptsEnabled`).
+    case receiptsSent = "receipts.sent"
+    case receiptsPerPush = "receipts.perPush"
+    case receiptsBeyondHorizon = "receipts.beyondHorizon"
+    case analyticsPeakRequestsPerSecond = "analytics.peakRequestsPerSecond"
+    case analyticsP99RequestsPerSecond = "analytics.p99RequestsPerSecond"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -319,6 +325,15 @@ public enum MetricTable {
         case .osAndroidDeprioritised: return MetricSpec(n, .count, .lower, "High-priority messages deprioritised")
         case .osExpeditedJobDenied: return MetricSpec(n, .count, .lower, "Expedited jobs denied")
         case .osBackgroundTokenExpired: return MetricSpec(n, .count, .lower, "Pre-stage fetches with an expired signed URL")
+        case .receiptsSent: return MetricSpec(n, .count, .none, "Delivery receipts sent")
+        case .receiptsPerPush:
+            return MetricSpec(n, .ratio, .none, "Delivery receipts per push",
+                              ratio: ("delivery receipts scheduled (one per push a PreloadKit session delivered)", "pushes targeted"))
+        case .receiptsBeyondHorizon: return MetricSpec(n, .count, .none, "Delivery receipts due after the horizon")
+        case .analyticsPeakRequestsPerSecond:
+            return MetricSpec(n, .perSecond, .lower, "Analytics endpoint peak requests per second")
+        case .analyticsP99RequestsPerSecond:
+            return MetricSpec(n, .perSecond, .lower, "Analytics endpoint requests per second, p99 over the receipt span")
         }
     }
 }

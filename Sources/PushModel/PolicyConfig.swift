@@ -4,6 +4,14 @@ import PreloadKit
 /// PreloadKit's `PreloadPolicy` knobs in scenario form (seconds and bytes), plus the device store
 /// limits. Every default is read from PreloadKit (`PreloadPolicy` and `PreloadStore`), so a
 /// scenario that omits a knob gets exactly what an app shipping PreloadKit gets.
+///
+/// Delivery receipts are off by default, as in practice: an SDK's delivery report is something
+/// the app turns on (Firebase Cloud Messaging exports delivery data only after
+/// `setDeliveryMetricsExportToBigQuery(true)`, and on iOS only from a notification service
+/// extension the app adds the call to). The 300 s jitter window is engineering judgement, not a
+/// published figure: receipts feed analytics that are processed in batches (Firebase states its
+/// delivery reports can lag by up to 24 hours), so five minutes of spread cost nothing, while a
+/// send that reaches a million devices within a minute would otherwise receipt at ~17 000/s.
 public struct PreloadPolicyConfig: Sendable, Equatable {
     /// PreloadKit's default knobs. The manifest options are a placeholder: only the knobs are read.
     private static let kit = PreloadPolicy(manifestOptions: PayloadOptions(urlPolicy: URLPolicy(allowlist: []), signingKey: []))
@@ -35,6 +43,10 @@ public struct PreloadPolicyConfig: Sendable, Equatable {
     /// Preload store capacity (25 MB, the low end of practice's 25–50 MB) and entry limit.
     public var storeCapacityBytes: Int64 = kitStore.capacityBytes
     public var storeEntriesMax: Int = kitStore.entriesMax
+    /// Each delivered push schedules a delivery receipt to the analytics endpoint.
+    public var receiptsEnabled: Bool = kit.receiptsEnabled
+    /// A receipt is sent at delivery + uniform × this window (the device's own uniform draw).
+    public var receiptJitterWindowSeconds: Double = seconds(kit.receiptJitterWindowMicroseconds)
 
     public init() {}
 
@@ -61,6 +73,8 @@ public struct PreloadPolicyConfig: Sendable, Equatable {
         p.freeStorageFloorBytes = freeStorageFloorBytes
         p.oneAssetPerSilentPush = oneAssetPerSilentPush
         p.attachMedia = attachMedia
+        p.receiptsEnabled = receiptsEnabled
+        p.receiptJitterWindowMicroseconds = Self.micros(receiptJitterWindowSeconds)
         p.emitsLogEvents = false  // the driver ignores them
         return p
     }

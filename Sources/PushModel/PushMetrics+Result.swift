@@ -159,6 +159,13 @@ extension PushMetrics {
         add(.osAndroidDeprioritised, Double(counters.deprioritised))
         add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
         add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
+        if let a = analytics {
+            add(.receiptsSent, Double(a.receipts))
+            add(.receiptsPerPush, Double(a.receipts) / Double(max(1, pushesTargeted)))
+            add(.receiptsBeyondHorizon, Double(a.arrivals.beyondHorizonCount))
+            add(.analyticsPeakRequestsPerSecond, Double(a.peakRequestsPerSecond))
+            add(.analyticsP99RequestsPerSecond, Double(a.perSecondQuantile(0.99) ?? 0))
+        }
         m.sort { $0.name < $1.name }
         return m
     }

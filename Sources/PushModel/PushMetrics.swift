@@ -25,6 +25,8 @@ struct PushMetrics {
     let firstSendTicks: Int64
     var bytes = ByteCounts()
     var counters = DriverCounters()
+    /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
+    var analytics: AnalyticsEndpoint?
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -51,6 +53,7 @@ struct PushMetrics {
             tapToPaintWindows = try WindowedLatencyHistogram(horizonSeconds: h, preferredWindowSeconds: min(h, PushMetrics.tapToPaintWindowSeconds))
             series = PushTimeSeries(pushesSent: counter, deliveries: counter, prestageEdgeRequests: counter, prestageEdgeHits: counter,
                                     originRequests: counter, origin503: counter, taps: counter, paints: counter)
+            if config.preloadPolicy.receiptsEnabled { analytics = try AnalyticsEndpoint(horizonSeconds: h) }
         } catch {
             throw PushModelError(path: "horizonSeconds", reason: "\(error)")
         }

@@ -107,7 +107,9 @@ extension PushWorld {
             case .paintReady(let key):
                 let t = driver.slot[s].tap
                 if t >= 0 && taps.assetReady(Int(t), key: key) { try finishTap(Int(t), kernel: &kernel) }
-            case .scheduleReceipt, .log:
+            case .scheduleReceipt(let receipt):
+                metrics.analytics?.receive(receipt)
+            case .log:
                 break
             }
         }

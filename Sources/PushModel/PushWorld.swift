@@ -52,6 +52,7 @@ struct PushWorld: EventHandler {
         rt = config.campaigns.map(CampaignRuntime.init)
         let rules = RulesRuntime(config)
         driver = try SessionDriver(config: config, policy: policy, rules: rules, rt: rt, plans: plans)
+        if policy.receiptsEnabled { driver.receiptJitter = ReceiptJitterDraw(runSeed: runSeed) }
         deliveryLatency = try config.campaigns.enumerated().map { i, c in
             try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
         }

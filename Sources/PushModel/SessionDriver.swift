@@ -55,6 +55,8 @@ struct SessionDriver {
     /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
     /// creative swap's purge not yet arrived). Empty when no campaign swaps its creative.
     var staleStored: [UInt64] = []
+    /// Each push's receipt-jitter uniform; nil (nothing drawn) when receipts are off.
+    var receiptJitter: ReceiptJitterDraw?
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -136,7 +138,8 @@ struct SessionDriver {
         // their capacity): no validation and no allocation per push.
         sessions[s].reset(store: store)
         let context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
-                                    isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes, receiptJitterUniform: 0)
+                                    isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes,
+                                    receiptJitterUniform: receiptJitter?.uniform(device: d, push: w) ?? 0)
         let request = plans.requests[w.campaign][w.part]
 
         // OS deadlines of the handler kind.

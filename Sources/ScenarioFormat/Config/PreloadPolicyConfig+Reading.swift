@@ -33,6 +33,10 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
             .init("attachMedia", \.attachMedia),
             .init("storeCapacityBytes", \.storeCapacityBytes, .integers(0...(1 << 40))),
             .init("storeEntriesMax", \.storeEntriesMax, .integers(1...1_024)),
+            // Written only when set: scenarios without receipts encode and hash as before.
+            .init("receiptsEnabled", \.receiptsEnabled, unwritten: defaultValue.receiptsEnabled),
+            .init("receiptJitterWindowSeconds", \.receiptJitterWindowSeconds, unwritten: defaultValue.receiptJitterWindowSeconds,
+                  .numbers(0...86_400, unit: "seconds")),
         ]
     }
 
@@ -69,7 +73,8 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
         case .meteredSessionBytesMax: return "meteredSessionBytesMax"
         case .assetBytesMax: return "assetBytesMax"
         case .freeStorageFloorBytes: return "freeStorageFloorBytes"
-        case .manifestBytesMax, .attachmentLimits, .receiptJitterWindow, .manifestOptions, nil: return nil
+        case .receiptJitterWindow: return "receiptJitterWindowSeconds"
+        case .manifestBytesMax, .attachmentLimits, .manifestOptions, nil: return nil
         }
     }
 }
