@@ -14,6 +14,7 @@ extension PushMetrics {
             if ts.originRequests[sec] > 0 { s.originRequests.add(atMicroseconds: Int64(sec) * 1_000_000, times: UInt64(ts.originRequests[sec])) }
             if ts.origin503[sec] > 0 { s.origin503.add(atMicroseconds: Int64(sec) * 1_000_000, times: UInt64(ts.origin503[sec])) }
         }
+        s.analyticsReceipts = analytics?.arrivals
         var b = bytes
         b.cdnEgressBytes = infra.tierCounters(.edge).bytesServed
 

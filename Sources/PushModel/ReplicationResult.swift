@@ -141,6 +141,9 @@ public struct PushTimeSeries: Codable, Sendable, Equatable {
     public var origin503: PerSecondCounter
     public var taps: PerSecondCounter
     public var paints: PerSecondCounter
+    /// Delivery receipts arriving at the analytics endpoint (by `Receipt.sendAt`); absent when
+    /// the policy sends none.
+    public var analyticsReceipts: PerSecondCounter?
 }
 
 /// Byte and storage counters.
