@@ -178,6 +178,8 @@ enum ScenarioFieldText {
         "preloadPolicy|parallelFetches": "Fetch up to `fetchConcurrencyMax` assets at once (`false`: one at a time).",
         "preloadPolicy|prefetchInLowDataMode": "Pre-stage even in Low Data Mode.",
         "preloadPolicy|prefetchWithSaveData": "Pre-stage even with `Save-Data: on`.",
+        "preloadPolicy|receiptJitterWindowSeconds": "A receipt is sent at delivery + U × this window, U the device's uniform draw in [0, 1) (0–86 400). 300 s is engineering judgement, not a published figure: receipts feed analytics processed in batches (Firebase's delivery reports lag by up to 24 h), so five minutes of spread cost nothing, while a send reaching a million devices in a minute would otherwise receipt at ~17 000/s.",
+        "preloadPolicy|receiptsEnabled": "Each push PreloadKit delivers schedules a delivery receipt to the app's analytics endpoint (metrics `receipts.*`, `analytics.*`). Off by default as in practice: SDK delivery reports are opt-in (Firebase Cloud Messaging exports delivery data only after `setDeliveryMetricsExportToBigQuery(true)`, on iOS from a notification service extension the app adds the call to).",
         "preloadPolicy|requestTimeoutSeconds": "Timeout of one pre-stage request.",
         "preloadPolicy|storeCapacityBytes": "Device preload store capacity (LRU).",
         "preloadPolicy|storeEntriesMax": "Device preload store entry limit.",
