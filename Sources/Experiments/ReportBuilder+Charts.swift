@@ -179,6 +179,17 @@ extension ReportBuilder {
         let originView = focusAndBin(sendRanges + warm.map { TimeRange(fromSeconds: $0.at, toSeconds: $0.at) }, horizonSeconds: s.horizonSeconds)
         let tapView = tapFocusAndBin(aggregate, sendRanges: sendRanges)
         let focusNote = " The main plot shows the busy interval; the strip below it shows the whole run."
+        var receiptCharts: [TimeSeriesChart] = []
+        if let receipts = s.analyticsReceipts {
+            let view = focusAndBin(activity([receipts]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
+            receiptCharts.append(TimeSeriesChart(
+                title: "Delivery receipts at the analytics endpoint",
+                summary: "Receipts arriving per second (each at its jittered send time), averaged over replications, in \(binText(view.bin)) "
+                    + "(the headline analytics peak is each replication's busiest 1-second bin, averaged)." + focusNote,
+                valueAxis: ValueAxis(label: "Requests", unit: "req/s"), valueDecimals: 1,
+                series: [TimeSeries(name: "receipts", color: .orange, style: .area, points: binned(receipts, replications: reps, bin: view.bin))],
+                bands: bands, markers: [], focus: view.focus))
+        }
         return [
             TimeSeriesChart(title: "Edge hit ratio of pre-stage requests",
                             summary: "Hits ÷ requests at the edge for background pre-stage fetches, in \(binText(hitView.bin)) (gaps: no requests); the red line is the alarm level." + focusNote,
@@ -203,7 +214,7 @@ extension ReportBuilder {
                             series: [TimeSeries(name: "taps", color: .green, points: binned(s.column("taps"), replications: reps, bin: tapView.bin)),
                                      TimeSeries(name: "paints", color: .purple, points: binned(s.column("paints"), replications: reps, bin: tapView.bin), dash: .dashed)],
                             bands: bands, markers: [], focus: tapView.focus),
-        ]
+        ] + receiptCharts
     }
 
     static func outcomeChart(_ aggregate: RunAggregate) -> BreakdownChart {

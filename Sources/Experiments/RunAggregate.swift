@@ -27,6 +27,9 @@ public struct RunAggregate: Sendable {
         var horizonSeconds: Int
         /// `columns[i][second]`: the sum over replications of series `names[i]`.
         var columns: [[UInt64]]
+        /// Delivery receipts arriving at the analytics endpoint per second, summed over
+        /// replications; nil when the scenario sends none (timeseries.csv then has no column for it).
+        var analyticsReceipts: [UInt64]? = nil
 
         /// The summed series `name`.
         func column(_ name: String) -> [UInt64] {
@@ -101,7 +104,8 @@ public struct RunAggregate: Sendable {
                 for second in 0..<min(horizon, counter.horizonSeconds) { columns[i][second] &+= counter[second] }
             }
         }
-        series = SummedSeries(horizonSeconds: horizon, columns: columns)
+        series = SummedSeries(horizonSeconds: horizon, columns: columns,
+                              analyticsReceipts: Self.summedReceipts(results.map(\.series.analyticsReceipts), horizonSeconds: horizon))
         tapToPaintWindows = try WindowedLatencyHistogram.pooled(results.map(\.tapToPaintWindows),
                                                                 quantiles: MetricTable.WindowQuantile.allCases.map(\.probability))
         var o = OutcomeCounts(), b = ByteCounts()
@@ -126,6 +130,18 @@ public struct RunAggregate: Sendable {
         }
         outcomes = o
         bytes = b
+    }
+}
+
+extension RunAggregate {
+    /// The replications' receipt series summed per second (nil when none has one).
+    static func summedReceipts(_ counters: [PerSecondCounter?], horizonSeconds: Int) -> [UInt64]? {
+        guard counters.contains(where: { $0 != nil }) else { return nil }
+        var sum = [UInt64](repeating: 0, count: horizonSeconds)
+        for counter in counters.compactMap({ $0 }) {
+            for second in 0..<min(horizonSeconds, counter.horizonSeconds) { sum[second] &+= counter[second] }
+        }
+        return sum
     }
 }
 
@@ -162,13 +178,16 @@ public enum ResultFiles {
     public static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
         let s = aggregate.series
         let n = Double(max(1, aggregate.replications))
-        var out = "second," + RunAggregate.SummedSeries.names.joined(separator: ",") + ",prestageEdgeHitRatio\n"
+        let receipts = s.analyticsReceipts
+        var out = "second," + RunAggregate.SummedSeries.names.joined(separator: ",") + ",prestageEdgeHitRatio"
+            + (receipts == nil ? "" : ",analyticsReceipts") + "\n"
         let requests = s.column("prestageEdgeRequests"), hits = s.column("prestageEdgeHits")
         out.reserveCapacity(s.horizonSeconds * 40)
         for second in 0..<s.horizonSeconds {
             out += String(second)
             for column in s.columns { out += "," + csvNumber(Double(column[second]) / n) }
             out += "," + (requests[second] > 0 ? csvNumber(Double(hits[second]) / Double(requests[second])) : "")
+            if let receipts { out += "," + csvNumber(Double(receipts[second]) / n) }
             out += "\n"
         }
         return Data(out.utf8)
