@@ -12,17 +12,9 @@ final class BackgroundPressureTests: XCTestCase {
     /// placeholder, no warming. 64 PoPs and a steady 8 pushes/s for 500 s: each PoP sees about
     /// 0.125 requests/s, the thinning of a regular stream into 64 parts, close to Poisson.
     func pressureWorld(characteristicSeconds: Double?) -> PushWorldConfig {
-        var c = smallWorld(devices: 4_000)
+        var c = oneAssetWorld(devices: 4_000)
         c.infra.topology = TopologyConfig(popCount: 64, shieldCount: 2)
         c.population.iosShare = 1
-        c.population.lowDataModeShare = 0
-        c.population.saveDataShare = 0
-        c.infra.placeholder.enabled = false
-        for cls in InfraNetworkClass.allCases {
-            c.infra.networks[cls] = NetworkProfile(rttSeconds: .constant(value: 0.05), downlinkBitsPerSecond: .constant(value: 50e6),
-                                                   failureProbability: 0, stallProbability: 0, sharedCapacityBitsPerSecond: 0)
-        }
-        c.campaigns[0].assets = [AssetConfig()]
         c.campaigns[0].sendRatePerMinute = 480
         for i in c.users.segments.indices {
             c.users.segments[i].iosOpenProbability = 0

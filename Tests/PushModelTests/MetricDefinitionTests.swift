@@ -6,20 +6,6 @@ import XCTest
 /// Each metric people plan and gate with means what its definition says, also where the
 /// world is built to make a careless definition go wrong.
 final class MetricDefinitionTests: XCTestCase {
-    /// One critical image, no warming, every network fast and reliable.
-    func oneAssetWorld(devices: Int = 1_000) -> PushWorldConfig {
-        var c = smallWorld(devices: devices)
-        c.campaigns[0].assets = [AssetConfig()]
-        c.population.lowDataModeShare = 0
-        c.population.saveDataShare = 0
-        c.infra.placeholder.enabled = false
-        for cls in InfraNetworkClass.allCases {
-            c.infra.networks[cls] = NetworkProfile(rttSeconds: .constant(value: 0.05), downlinkBitsPerSecond: .constant(value: 50e6),
-                                                   failureProbability: 0, stallProbability: 0, sharedCapacityBitsPerSecond: 0)
-        }
-        return c
-    }
-
     /// The origin is 9 s away and PreloadKit gives a request 8 s: every pre-stage request that
     /// misses at the edge times out (or is cancelled) before its fill arrives. Those requests
     /// reached the edge and missed: they are in the denominator of the hit ratio. (Filing them

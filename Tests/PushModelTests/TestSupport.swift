@@ -15,6 +15,20 @@ func smallWorld(devices: Int = 3_000) -> PushWorldConfig {
     return c
 }
 
+/// One critical image, no warming, every network fast and reliable.
+func oneAssetWorld(devices: Int = 1_000) -> PushWorldConfig {
+    var c = smallWorld(devices: devices)
+    c.campaigns[0].assets = [AssetConfig()]
+    c.population.lowDataModeShare = 0
+    c.population.saveDataShare = 0
+    c.infra.placeholder.enabled = false
+    for cls in InfraNetworkClass.allCases {
+        c.infra.networks[cls] = NetworkProfile(rttSeconds: .constant(value: 0.05), downlinkBitsPerSecond: .constant(value: 50e6),
+                                               failureProbability: 0, stallProbability: 0, sharedCapacityBitsPerSecond: 0)
+    }
+    return c
+}
+
 func simulate(_ c: PushWorldConfig, seed: UInt64, replication: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws -> ReplicationResult {
     do {
         return try PushSimulation.run(c, masterSeed: seed, replication: replication)
