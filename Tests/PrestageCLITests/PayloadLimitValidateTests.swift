@@ -23,5 +23,9 @@ final class PayloadLimitValidateTests: XCTestCase {
             XCTAssertTrue(t.err.text.contains(#"send the manifest by reference (payloadForm "manifestReference")"#), t.err.text)
         }
         XCTAssertEqual(t.run(["validate", big, "--set", #"campaigns[0].payloadForm="manifestReference""#]), .ok, t.err.text)
+        // The push sizes are reported per campaign (a reference is a few hundred bytes).
+        let line = t.out.text.split(separator: "\n").first { $0.hasPrefix("  campaigns[0] catalogue: manifestReference push of ") }
+        XCTAssertNotNil(line, t.out.text)
+        XCTAssertTrue(line?.hasSuffix(" bytes (APNs/FCM limit 4096)") ?? false, t.out.text)
     }
 }
