@@ -1,5 +1,6 @@
 import Foundation
 import ScenarioFormat
+import PushModel
 
 /// `prestage validate FILE...`.
 enum ValidateCommand {
@@ -10,6 +11,12 @@ enum ValidateCommand {
             do {
                 let (url, scenario) = try ScenarioLoader.load(file, library: library, set: try OverlayOption.assignments(parsed))
                 env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
+                for (i, bytes) in ((try? scenario.world.pushPayloadBytes()) ?? []).enumerated() {  // the load ran the same checks
+                    guard let bytes else { continue }
+                    let c = scenario.world.campaigns[i]
+                    env.standardOutput.write("  campaigns[\(i)] \(c.name): \(c.payloadForm.rawValue) push of \(bytes) bytes "
+                                             + "(APNs/FCM limit \(CampaignPayload.pushBytesMax))\n")
+                }
             } catch {
                 bad += 1
                 let count = error.problemCount

@@ -89,6 +89,23 @@ public enum IOSPushKindConfig: String, Sendable, CaseIterable {
     case silent
 }
 
+/// How a campaign's push carries its pre-stage content: PreloadKit's four payload forms
+/// (`PayloadFormat`).
+public enum PayloadFormConfig: String, Sendable, CaseIterable {
+    /// `cdn_preload` with every asset listed in the push (manifest by value).
+    case inline
+    /// `cdn_preload` with a `manifest_url`: the handler first fetches the signed manifest, a
+    /// small JSON document cached at the edge like the assets (its own round trip), then the
+    /// assets it lists. Keeps the push small whatever the number of assets.
+    case manifestReference
+    /// Silent push with one `pre_stage_url` (iOS: `content-available`, so `iosPush` must be
+    /// `silent`, or a carousel, whose pushes are silent).
+    case silentURL
+    /// Rich push with one attachment URL (`au`, `at`): an alert with `mutable-content` (so
+    /// `iosPush` must be `alert`), the asset within PreloadKit's attachment limits.
+    case richAttachment
+}
+
 /// FCM message priority.
 public enum AndroidPriorityConfig: String, Sendable, CaseIterable {
     case high, normal
@@ -158,6 +175,10 @@ public struct CampaignConfig: Sendable, Equatable {
     /// provider would no longer deliver is not worth acting on either). A push reaching its
     /// handler after `exp` (plus PreloadKit's clock-skew tolerance) is refused and fetches nothing.
     public var payloadLifetimeSeconds: Double? = nil
+    /// The push's payload form (default `inline`). `silentURL` and `richAttachment` carry one
+    /// asset: a campaign with several sends them as a carousel (`silentURL` only), else it is
+    /// refused; `manifestReference` and `richAttachment` are not carousels.
+    public var payloadForm: PayloadFormConfig = .inline
 
     public init() {}
 

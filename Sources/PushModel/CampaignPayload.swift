@@ -2,49 +2,118 @@ import Foundation
 import InfraModel
 import PreloadKit
 
-/// A campaign's push as the campaign service sends it: an inline `cdn_preload` manifest, signed
-/// with the app's key (PreloadKit's canonical form, HMAC-SHA256, `v1=` hex), and the mapping of
-/// the model's network classes onto PreloadKit's. Used by the simulation's campaign plans and by
-/// the loopback testbed's real devices, so both receive the same payloads.
+/// A campaign's push as the campaign service sends it, in one of PreloadKit's four payload forms
+/// (`PayloadFormConfig`), signed with the app's key (PreloadKit's canonical form, HMAC-SHA256,
+/// `v1=` hex); the manifest a `manifestReference` push points at; and the mapping of the model's
+/// network classes onto PreloadKit's. Used by the simulation's campaign plans and by the loopback
+/// testbed's real devices, so both receive the same payloads.
 public enum CampaignPayload {
-    /// The signed push JSON for `assets` (indices into `campaign.assets`); each asset's URL is
-    /// `url(asset, variantNetwork)` (nil: the asset's own URL). The manifest is bound to the
-    /// campaign (`campaign_id`) and, with `expirySeconds`, expires then (`exp`, whole seconds on
-    /// PreloadKit's `Instant` timeline), both covered by the signature.
+    /// The largest push payload the providers deliver, bytes: "APNs still caps you at 4KB … FCM is
+    /// similarly strict at around 4KB" (the reference article); Apple documents 4 096 bytes for a
+    /// regular remote notification, the figure taken for both.
+    public static let pushBytesMax = 4_096
+
+    /// A document built around its signature field (nil: unsigned).
+    public typealias Document = (_ signature: String?) -> [UInt8]
+
+    /// The push JSON of `form` for `assets` (indices into `campaign.assets`; `silentURL` and
+    /// `richAttachment` use the first); each asset's URL is `url(asset, variantNetwork)` (nil: the
+    /// asset's own URL); `manifestURL` is the referenced manifest's (`manifestReference` only).
+    /// The push is bound to the campaign (`campaign_id`) and, with `expirySeconds`, expires then
+    /// (`exp`, whole seconds on PreloadKit's `Instant` timeline), both covered by the signature.
+    public static func pushDocument(_ campaign: CampaignConfig, form: PayloadFormConfig, assets: [Int], silent: Bool, expirySeconds: Int64?,
+                                    manifestURL: String = "", url: @escaping (AssetConfig, String?) -> String) -> Document {
+        let aps = silent ? #""aps":{"content-available":1}"# : #""aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1}"#
+        let replay = replayMembers(campaign, expirySeconds: expirySeconds)
+        return { signature in
+            var s = "{" + aps + ","
+            switch form {
+            case .inline:
+                s += #""cdn_preload":"# + inlineManifest(campaign, assets: assets, expirySeconds: expirySeconds, signature: signature, url: url)
+            case .manifestReference:
+                s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","manifest_url":"\#(manifestURL)""# + replay
+                    + signatureMember(signature) + "}"
+            case .silentURL:
+                let asset = campaign.assets[assets[0]]
+                s += #""pre_stage_url":"\#(url(asset, nil))","pre_stage_id":"\#(campaign.name)","pre_stage_type":"\#(asset.type.rawValue)""#
+                    + replay + signatureMember(signature)
+            case .richAttachment:
+                let asset = campaign.assets[assets[0]]
+                s += #""au":"\#(url(asset, nil))","at":"\#(fileExtension(asset.type))""# + replay + signatureMember(signature)
+            }
+            return Array((s + "}").utf8)
+        }
+    }
+
+    /// The manifest document a `manifestReference` push points at: the inline manifest of every
+    /// asset (`{"cdn_preload":{...}}`), bound to the campaign and expiring like the push.
+    public static func manifestDocument(_ campaign: CampaignConfig, expirySeconds: Int64?, url: @escaping (AssetConfig, String?) -> String) -> Document {
+        { signature in
+            Array((#"{"cdn_preload":"# + inlineManifest(campaign, assets: Array(campaign.assets.indices), expirySeconds: expirySeconds,
+                                                        signature: signature, url: url) + "}").utf8)
+        }
+    }
+
+    /// The signed inline-manifest push JSON for `assets` (`pushDocument` of the `inline` form, signed).
     /// - Throws: PreloadKit's rejection when the unsigned document is not a valid payload.
     public static func signedJSON(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
-                                  url: (AssetConfig, String?) -> String) throws(PayloadRejection) -> [UInt8] {
-        func json(signature: String?) -> [UInt8] {
-            var s = silent ? #"{"aps":{"content-available":1},"# : #"{"aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1},"#
-            s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","assets":["#
-            for (i, a) in assets.enumerated() {
-                let asset = campaign.assets[a]
-                if i > 0 { s += "," }
-                s += #"{"url":"\#(url(asset, nil))","type":"\#(asset.type.rawValue)","#
-                s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
-                if !asset.variants.isEmpty {
-                    s += #","variants":{"#
-                    for (j, v) in asset.variants.enumerated() {
-                        if j > 0 { s += "," }
-                        s += #""\#(v.network)":{"url":"\#(url(asset, v.network))","bytes":\#(v.bytes)}"#
-                    }
-                    s += "}"
+                                  url: @escaping (AssetConfig, String?) -> String) throws(PayloadRejection) -> [UInt8] {
+        try signed(pushDocument(campaign, form: .inline, assets: assets, silent: silent, expirySeconds: expirySeconds, url: url), options: options)
+    }
+
+    /// `document` signed with `options.signingKey`.
+    /// - Throws: PreloadKit's rejection when the unsigned document is not a valid payload.
+    public static func signed(_ document: Document, options: PayloadOptions) throws(PayloadRejection) -> [UInt8] {
+        let unsigned = try PayloadValue.parseJSON(document(nil), limits: options.limits)
+        let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
+        let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = Array("v1=".utf8)
+        for b in mac { hex += [digits[Int(b >> 4)], digits[Int(b & 0x0F)]] }
+        return document(String(decoding: hex, as: UTF8.self))
+    }
+
+    /// The bytes of `document` once signed: a `v1` signature is always `v1=` and 64 hex digits, so
+    /// the size is known before signing (and before PreloadKit's own document limit is applied).
+    public static func signedBytes(_ document: Document) -> Int {
+        document("v1=" + String(repeating: "0", count: 64)).count
+    }
+
+    /// The members of an inline manifest object, `{` to `}`.
+    static func inlineManifest(_ campaign: CampaignConfig, assets: [Int], expirySeconds: Int64?, signature: String?,
+                               url: (AssetConfig, String?) -> String) -> String {
+        var s = #"{"manifest_id":"\#(campaign.name)","assets":["#
+        for (i, a) in assets.enumerated() {
+            let asset = campaign.assets[a]
+            if i > 0 { s += "," }
+            s += #"{"url":"\#(url(asset, nil))","type":"\#(asset.type.rawValue)","#
+            s += #""priority":"\#(asset.priority.rawValue)","bytes":\#(asset.bytes)"#
+            if !asset.variants.isEmpty {
+                s += #","variants":{"#
+                for (j, v) in asset.variants.enumerated() {
+                    if j > 0 { s += "," }
+                    s += #""\#(v.network)":{"url":"\#(url(asset, v.network))","bytes":\#(v.bytes)}"#
                 }
                 s += "}"
             }
-            s += #"],"ttl":\#(campaign.ttlSeconds),"campaign_id":"\#(campaign.name)""#
-            if let expirySeconds { s += #","exp":\#(expirySeconds)"# }
-            if let signature { s += #","signature":"\#(signature)""# }
-            s += "}}"
-            return Array(s.utf8)
+            s += "}"
         }
-        let unsigned = try PayloadValue.parseJSON(json(signature: nil), limits: options.limits)
-        let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
-        let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
-        var hex = "v1="
-        for b in mac { hex += String(b, radix: 16).count == 1 ? "0" + String(b, radix: 16) : String(b, radix: 16) }
-        return json(signature: hex)
+        s += #"],"ttl":\#(campaign.ttlSeconds)"# + replayMembers(campaign, expirySeconds: expirySeconds) + signatureMember(signature)
+        return s + "}"
     }
+
+    /// `,"campaign_id":…` and, with an expiry, `,"exp":…`.
+    static func replayMembers(_ campaign: CampaignConfig, expirySeconds: Int64?) -> String {
+        #","campaign_id":"\#(campaign.name)""# + (expirySeconds.map { #","exp":\#($0)"# } ?? "")
+    }
+
+    static func signatureMember(_ signature: String?) -> String {
+        signature.map { #","signature":"\#($0)""# } ?? ""
+    }
+
+    /// The path of a campaign's referenced manifest on the CDN host: `/manifests/CAMPAIGN.json`
+    /// (outside `/preload/`, so no asset's path can be the same).
+    public static func manifestPath(campaign: String) -> String { "/manifests/\(campaign).json" }
 
     /// The path of an asset (or of its variant for `network`) on the CDN host:
     /// `/preload/CAMPAIGN/ASSET[-NETWORK].EXT`.

@@ -42,10 +42,22 @@ struct CampaignPlans {
     var criticalObjects: [[UInt32]] = []
     var criticalCount: [Int] = []
     var payloadOptions: PayloadOptions
+    /// Per campaign: the encoded bytes of its largest push (the signed JSON the provider carries).
+    var pushBytes: [Int] = []
+    /// Per campaign: its referenced manifest's object (`UInt32.max`: the campaign's pushes carry
+    /// no manifest reference).
+    var manifestObject: [UInt32] = []
+    /// Per campaign: the request whose TTL and manifest tag the stored entries carry (the push's;
+    /// for a manifest by reference, the fetched manifest's).
+    var entryRequests: [PreStageRequest] = []
 
     init(campaigns: [CampaignConfig]) throws {
         let urlPolicy = URLPolicy(allowlist: [CampaignPlans.cdnHost])
         payloadOptions = PayloadOptions(urlPolicy: urlPolicy, signingKey: CampaignPlans.signingKey, signatureRequirement: .required)
+        // A whole campaign as one manifest (the paint set, a referenced manifest) is bounded by
+        // PreloadKit's manifest limit, not by a push's.
+        var manifestOptions = payloadOptions
+        manifestOptions.limits.documentBytesMax = CampaignPlans.manifestBytesMax
         var table: [(StoreKey, UInt32)] = []
         for (c, campaign) in campaigns.enumerated() {
             let path = "campaigns[\(c)]"
@@ -80,15 +92,22 @@ struct CampaignPlans {
                 throw PushModelError(path: path, reason: "\(error)")
             }
 
-            // Payloads: one push with every asset, or one silent push per asset (carousel).
+            // Payloads: one push with every asset, or one silent push per asset (carousel), in
+            // the campaign's payload form; a manifest by reference adds its manifest object.
+            try CampaignPlans.checkPayloadForm(campaign, path: path)
             var parts: [PreStageRequest] = []
+            var largestPushBytes = 0
             let groups: [[Int]] = campaign.carouselIntervalSeconds == nil ? [Array(campaign.assets.indices)] : campaign.assets.indices.map { [$0] }
             for (part, group) in groups.enumerated() {
-                parts.append(try CampaignPlans.parsedPayload(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
-                                                            expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
-                                                            options: payloadOptions, path: path))
+                let push = try CampaignPlans.parsedPush(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
+                                                        expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
+                                                        options: payloadOptions, path: path)
+                parts.append(push.request)
+                largestPushBytes = max(largestPushBytes, push.bytes)
             }
             requests.append(parts)
+            pushBytes.append(largestPushBytes)
+            try addReferencedManifest(c, campaign, push: parts[0], policy: policy, path: path)
 
             // The paint set of a tap: every critical asset of the campaign, i.e. what the app's
             // screen needs to paint, resolved per network class by PreloadKit's own variant rule
@@ -98,7 +117,7 @@ struct CampaignPlans {
             // PreloadKit's answer (`PreloadStore.paintSetAnswer` over `paintRequests[c]`, in this
             // order); the keys and objects here map its answer to foreground fetches.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
-                                                        expirySeconds: nil, options: payloadOptions, path: path)
+                                                        expirySeconds: nil, options: manifestOptions, path: path)
             var ks: [StoreKey] = []
             var os: [UInt32] = []
             let critical = whole.assets.filter { $0.priority == .critical }
@@ -188,15 +207,23 @@ struct CampaignPlans {
     /// bound to the campaign (`campaign_id`) and, with `expirySeconds`, expiring then (`exp`).
     static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
                               path: String) throws -> PreStageRequest {
+        let document = CampaignPayload.pushDocument(campaign, form: .inline, assets: assets, silent: silent, expirySeconds: expirySeconds,
+                                                    url: assetURL(campaign))
+        return try parse(document, options: options, path: path)
+    }
+
+    /// `document` signed and parsed by `PayloadParser`.
+    static func parse(_ document: CampaignPayload.Document, options: PayloadOptions, path: String) throws -> PreStageRequest {
         do {
-            let signed = try CampaignPayload.signedJSON(campaign, assets: assets, silent: silent, expirySeconds: expirySeconds,
-                                                        options: options) { asset, network in
-                url(campaign: campaign.name, asset: asset, network: network, token: "t1")
-            }
-            return try PayloadParser.parse(json: signed, options: options)
+            return try PayloadParser.parse(json: try CampaignPayload.signed(document, options: options), options: options)
         } catch {
             throw PushModelError(path: path, reason: "PreloadKit refused the campaign payload: \(error)")
         }
+    }
+
+    /// The URLs the campaign service puts in `campaign`'s payloads (token `t1`).
+    static func assetURL(_ campaign: CampaignConfig) -> (AssetConfig, String?) -> String {
+        { asset, network in url(campaign: campaign.name, asset: asset, network: network, token: "t1") }
     }
 
     /// The media kind of the bytes the simulated CDN serves for `type` (see `response`).

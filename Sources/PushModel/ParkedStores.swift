@@ -61,8 +61,8 @@ struct ParkedStores {
         objectKind = plans.objectKind
         objectBytes = plans.catalog.bytes
         campaignCacheControl = campaigns.map { CacheControl.parse($0.cacheControl.headerValue) }
-        campaignTTLSeconds = plans.requests.map { $0[0].ttlSeconds }
-        campaignTag = plans.requests.map { $0[0].manifestTag }
+        campaignTTLSeconds = plans.entryRequests.map(\.ttlSeconds)
+        campaignTag = plans.entryRequests.map(\.manifestTag)
         self.placeholderBytes = placeholderBytes
     }
 

@@ -218,13 +218,7 @@ extension PushWorld {
             metrics.counters.tapsInstant += 1
             return try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
         }
-        if now - taps.tSend[t] > rt[c].tokenLifetimeTicks {
-            // The signed URLs in the push have expired: one round trip to refresh them first.
-            metrics.counters.tokenRefreshes += 1
-            try taps.foregroundFetch(t, object: plans.tokenObject[c], index: 255, infra: &infra, metrics: &metrics, kernel: &kernel)
-        } else {
-            try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
-        }
+        try fetchForTap(t, kernel: &kernel)
     }
 
     mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
@@ -232,6 +226,7 @@ extension PushWorld {
         switch step {
         case .wait: break
         case .fetchMissing: try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
+        case .manifestFetched: try onTapManifest(t, kernel: &kernel)
         case .paint: try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
         case .fail:
             metrics.counters.paintsFailed += 1

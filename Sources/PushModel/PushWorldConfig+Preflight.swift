@@ -14,4 +14,14 @@ extension PushWorldConfig {
             _ = try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
         }
     }
+
+    /// Per campaign, the encoded bytes of its largest push as the provider carries it (signature
+    /// included), in its payload form; nil for a campaign that does not pre-stage (a plain alert).
+    /// What `preflight` checks against `CampaignPayload.pushBytesMax`, for planners to see the
+    /// headroom.
+    /// - Throws: what `preflight` throws for the campaigns.
+    public func pushPayloadBytes() throws -> [Int?] {
+        let plans = try CampaignPlans(campaigns: campaigns)
+        return campaigns.indices.map { campaigns[$0].preStage ? plans.pushBytes[$0] : nil }
+    }
 }

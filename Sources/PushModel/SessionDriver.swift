@@ -57,6 +57,10 @@ struct SessionDriver {
     var staleStored: [UInt64] = []
     /// Each push's receipt-jitter uniform; nil (nothing drawn) when receipts are off.
     var receiptJitter: ReceiptJitterDraw?
+    /// Per device, bit c: the device holds campaign c's referenced manifest (a session or a tap
+    /// fetched it), so a tap knows the screen's asset URLs. Empty when no campaign's pushes carry
+    /// a manifest reference (8 bytes a device otherwise).
+    var manifestHeld: [UInt64] = []
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -81,11 +85,18 @@ struct SessionDriver {
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
+        if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
     }
 
     /// Whether device `d` pre-staged campaign `c`'s superseded creative.
     func hasStaleCreative(_ d: Int, campaign c: Int) -> Bool {
         !staleStored.isEmpty && staleStored[d] & (1 << UInt64(c)) != 0
+    }
+
+    /// Whether device `d` needs campaign `c`'s referenced manifest before it can fetch the
+    /// screen's assets (its pushes carry one, and the device has not fetched it).
+    func needsManifest(_ d: Int, campaign c: Int) -> Bool {
+        !manifestHeld.isEmpty && plans.manifestObject[c] != .max && manifestHeld[d] & (1 << UInt64(c)) == 0
     }
 
     /// Whether slot `s` still serves its device (its session has not ended).
@@ -195,12 +206,20 @@ struct SessionDriver {
     /// PreloadKit asks slot `s` to fetch `r`: an InfraWorld request, recorded for its reply.
     mutating func startFetch(_ s: Int, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
                              kernel: inout Kernel) throws {
-        guard case .asset(let key) = r.purpose, let object = plans.object(for: key) else {
-            preconditionFailure("the simulator only sends inline manifests of its own asset URLs")
-        }
         precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
         let d = Int(slot[s].device)
         let w = PushWord(slot[s].push)
+        // An asset of the campaign's, or its referenced manifest (an object of the catalogue too,
+        // answered with the manifest parsed once: `CampaignPlans.addReferencedManifest`).
+        let object: UInt32
+        switch r.purpose {
+        case .asset(let key):
+            guard let o = plans.object(for: key) else { preconditionFailure("the simulator only sends its own asset URLs") }
+            object = o
+        case .manifest:
+            object = plans.manifestObject[w.campaign]
+            precondition(object != .max, "a manifest fetch for a campaign without a manifest reference")
+        }
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
@@ -323,6 +342,9 @@ struct SessionDriver {
                 input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
+                if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
+                    manifestHeld[Int(slot[s].device)] |= 1 << UInt64(w.campaign)
+                }
                 if result.supersededCopy {
                     metrics.counters.stalePrestages += 1
                     if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= 1 << UInt64(w.campaign) }

@@ -161,6 +161,9 @@ struct TapTracker {
         }
     }
 
+    /// The foreground fetch index of a campaign's referenced manifest (255: the signed-URL refresh).
+    static let manifestIndex = 254
+
     /// A foreground fetch of `object` for tap `t` (`index` 255: the signed-URL refresh).
     mutating func foregroundFetch(_ t: Int, object: UInt32, index: Int, infra: inout InfraWorld, metrics: inout PushMetrics,
                                   kernel: inout Kernel) throws {
@@ -182,6 +185,8 @@ struct TapTracker {
         case wait
         /// The signed URLs were refreshed: fetch the missing assets.
         case fetchMissing
+        /// The campaign's referenced manifest arrived: go on to the assets it lists.
+        case manifestFetched
         /// Every asset arrived: paint.
         case paint
         /// An asset or the refresh failed: no paint.
@@ -203,6 +208,7 @@ struct TapTracker {
         }
         let index = Int(tag & 0xFF)
         if index == 255 { return (t, ok ? .fetchMissing : .fail) }
+        if index == TapTracker.manifestIndex { return (t, ok ? .manifestFetched : .fail) }
         guard tPending[t] & (1 << UInt32(index)) != 0 else { return (t, .wait) }
         tPending[t] &= ~(1 << UInt32(index))
         if !ok { tFailed[t] = true }

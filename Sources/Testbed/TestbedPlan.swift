@@ -80,6 +80,11 @@ public struct TestbedPlan: Sendable {
         guard first.preStage else {
             throw .unsupportedScenario(path: "campaigns[0].preStage", found: "false", expected: "true (the testbed compares pre-staging)")
         }
+        guard first.payloadForm == .inline else {
+            // The testbed's origin serves assets only, and its devices are sent inline manifests.
+            throw .unsupportedScenario(path: "campaigns[0].payloadForm", found: "\"\(first.payloadForm.rawValue)\"",
+                                       expected: "\"inline\" (the testbed sends inline manifests only; run the other forms in the simulator)")
+        }
         var notes: [String] = []
         var s = scenario.resolved
         let t = options.seconds

@@ -12,7 +12,7 @@ final class LibraryAndMemoryTests: XCTestCase {
         let entries = library.entries()
         let required = ["default", "black-friday-flash-sale", "sports-breaking-news", "weekly-mix", "warm-ahead-sweep",
                         "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration",
-                        "black-friday-plan", "receipt-storm", "background-pressure"]
+                        "black-friday-plan", "receipt-storm", "background-pressure", "payload-forms"]
         XCTAssertEqual(Set(required).subtracting(entries.map(\.name)), [], "missing library scenarios")
         for entry in entries {
             do {

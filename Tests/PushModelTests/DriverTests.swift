@@ -77,10 +77,11 @@ final class DriverTests: XCTestCase {
         XCTAssertEqual(plans.catalog.bytes[Int(plans.criticalObjects[0][wifi])], 700_000)
     }
 
-    /// A payload PreloadKit refuses (too many bytes for a push) is reported with its campaign path.
+    /// A payload too large for a push is reported with its campaign path (the providers' 4 KB
+    /// limit is checked on the encoded push before PreloadKit's own 8 KiB document limit).
     func testRefusedPayloadNamesCampaign() {
         var big = CampaignConfig()
-        // 16 assets × 7 URLs of ~120 bytes ≈ 17 KB of JSON, above PayloadLimits.documentBytesMax (8 KiB).
+        // 16 assets × 7 URLs of ~120 bytes ≈ 17 KB of JSON, above the APNs/FCM 4 KB limit.
         let name = String(repeating: "x", count: 60)
         big.assets = (0..<16).map { i in
             AssetConfig(name: "\(name)\(i)", variants: AssetVariantConfig.networkKeys.map { AssetVariantConfig(network: $0, bytes: 1_000) })
@@ -88,7 +89,7 @@ final class DriverTests: XCTestCase {
         XCTAssertThrowsError(try CampaignPlans(campaigns: [CampaignConfig(), big])) { error in
             guard let e = error as? PushModelError else { return XCTFail("\(error)") }
             XCTAssertEqual(e.path, "campaigns[1]")
-            XCTAssertTrue(e.reason.contains("PreloadKit refused"), e.reason)
+            XCTAssertTrue(e.reason.contains("over the APNs/FCM limit of 4096 bytes"), e.reason)
         }
     }
 

@@ -83,4 +83,15 @@ final class TestbedComparisonTests: XCTestCase {
         XCTAssertEqual(plan.scaled.run.replications, 3)
         XCTAssertThrowsError(try TestbedPlan(scenario: scenario, options: TestbedOptions(devices: 0)))
     }
+
+    /// The testbed sends inline manifests only: another payload form is refused, naming the field.
+    func testPlanRefusesAPayloadFormOtherThanInline() {
+        var world = PushWorldConfig()
+        world.campaigns[0].payloadForm = .manifestReference
+        let scenario = ScenarioFile(name: "ref", question: "q", world: world)
+        XCTAssertThrowsError(try TestbedPlan(scenario: scenario, options: TestbedOptions())) { error in
+            guard case .unsupportedScenario(let path, _, _)? = error as? TestbedError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, "campaigns[0].payloadForm")
+        }
+    }
 }

@@ -10,6 +10,7 @@ extension WarmModeConfig: Codable {}
 extension IOSPushKindConfig: Codable {}
 extension AndroidPriorityConfig: Codable {}
 extension AndroidHandlerConfig: Codable {}
+extension PayloadFormConfig: Codable {}
 
 /// A name of 1–64 bytes from `[A-Za-z0-9._-]` (plus `:` when `colon`).
 private func nameRule(colon: Bool) -> ConfigRule<String> {
@@ -113,6 +114,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("carouselIntervalSeconds", optional: \.carouselIntervalSeconds, .numbers(0...86_400, unit: "seconds")),
             .init("creativeSwap", optional: \.creativeSwap),
             .init("payloadLifetimeSeconds", optional: \.payloadLifetimeSeconds, .numbers(1...2_419_200, unit: "seconds")),
+            .init("payloadForm", \.payloadForm),
         ]
     }
 
