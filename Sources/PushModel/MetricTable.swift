@@ -151,6 +151,11 @@ public enum MetricID: String, Sendable, CaseIterable {
     case osAndroidDeprioritised = "os.androidDeprioritised"
     case osExpeditedJobDenied = "os.expeditedJobDenied"
     case osBackgroundTokenExpired = "os.backgroundTokenExpired"
+    case osDozeDeferred = "os.dozeDeferred"
+    case osDozeDeferralMeanSeconds = "os.dozeDeferralMeanSeconds"
+    case networkSessionsChanged = "network.sessionsChanged"
+    case networkFetchesFailed = "network.fetchesFailed"
+    case networkTapsOnOtherNetwork = "network.tapsOnOtherNetwork"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -319,6 +324,14 @@ public enum MetricTable {
         case .osAndroidDeprioritised: return MetricSpec(n, .count, .lower, "High-priority messages deprioritised")
         case .osExpeditedJobDenied: return MetricSpec(n, .count, .lower, "Expedited jobs denied")
         case .osBackgroundTokenExpired: return MetricSpec(n, .count, .lower, "Pre-stage fetches with an expired signed URL")
+        case .osDozeDeferred: return MetricSpec(n, .count, .lower, "Android messages deferred by Doze")
+        case .osDozeDeferralMeanSeconds:
+            return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait",
+                              ratio: ("summed waits from arrival to the maintenance window (or morning pick-up) of the messages Doze deferred",
+                                      "Android messages Doze deferred (os.dozeDeferred)"))
+        case .networkSessionsChanged: return MetricSpec(n, .count, .lower, "Sessions whose device changed network")
+        case .networkFetchesFailed: return MetricSpec(n, .count, .lower, "Pre-stage fetches failed by a network change")
+        case .networkTapsOnOtherNetwork: return MetricSpec(n, .count, .none, "Taps on another network than at push handling")
         }
     }
 }

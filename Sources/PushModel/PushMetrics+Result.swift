@@ -159,6 +159,11 @@ extension PushMetrics {
         add(.osAndroidDeprioritised, Double(counters.deprioritised))
         add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
         add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
+        add(.osDozeDeferred, Double(counters.dozeDeferred))
+        if counters.dozeDeferred > 0 { add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(counters.dozeDeferred)) }
+        add(.networkSessionsChanged, Double(counters.sessionsNetworkChanged))
+        add(.networkFetchesFailed, Double(counters.fetchesNetworkChanged))
+        add(.networkTapsOnOtherNetwork, Double(counters.tapsOnOtherNetwork))
         m.sort { $0.name < $1.name }
         return m
     }

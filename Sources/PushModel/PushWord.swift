@@ -29,6 +29,8 @@ enum PushKind {
     static let creativeSwap = EventKind(0x020B)
     /// Re-warm after a creative swap (target = campaign).
     static let rewarm = EventKind(0x020C)
+    /// A running session's device changes network (target = slot, payload = generation).
+    static let networkChange = EventKind(0x020D)
 }
 
 /// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16

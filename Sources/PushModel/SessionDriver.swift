@@ -55,6 +55,8 @@ struct SessionDriver {
     /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
     /// creative swap's purge not yet arrived). Empty when no campaign swaps its creative.
     var staleStored: [UInt64] = []
+    /// Each device's network over time (empty per-device state when network changes are off).
+    var networks: NetworkChanges
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -79,6 +81,17 @@ struct SessionDriver {
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
+        networks = try NetworkChanges(config: config)
+    }
+
+    /// How long the OS lets a handler of `kind` run before it kills it.
+    func budgetTicks(_ kind: HandlerKind) -> Int64 {
+        switch kind {
+        case .iOSServiceExtension: return rules.nseBudgetTicks
+        case .iOSSilentBackground: return rules.silentBackgroundTicks
+        case .androidFCMHandler: return rules.handlerTicks
+        case .androidWorkManagerJob: return rules.jobTicks
+        }
     }
 
     /// Whether device `d` pre-staged campaign `c`'s superseded creative.
@@ -149,8 +162,7 @@ struct SessionDriver {
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
                                                           target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
-            let ticks = kind == .iOSSilentBackground ? rules.silentBackgroundTicks
-                : kind == .androidFCMHandler ? rules.handlerTicks : rules.jobTicks
+            let ticks = budgetTicks(kind)
             slot[s].warn = nil
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
                                                           target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
