@@ -326,9 +326,7 @@ public enum MetricTable {
         case .osBackgroundTokenExpired: return MetricSpec(n, .count, .lower, "Pre-stage fetches with an expired signed URL")
         case .osDozeDeferred: return MetricSpec(n, .count, .lower, "Android messages deferred by Doze")
         case .osDozeDeferralMeanSeconds:
-            return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait",
-                              ratio: ("summed waits from arrival to the maintenance window (or morning pick-up) of the messages Doze deferred",
-                                      "Android messages Doze deferred (os.dozeDeferred)"))
+            return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait")
         case .networkSessionsChanged: return MetricSpec(n, .count, .lower, "Sessions whose device changed network")
         case .networkFetchesFailed: return MetricSpec(n, .count, .lower, "Pre-stage fetches failed by a network change")
         case .networkTapsOnOtherNetwork: return MetricSpec(n, .count, .none, "Taps on another network than at push handling")

@@ -160,7 +160,8 @@ extension PushMetrics {
         add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
         add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
         add(.osDozeDeferred, Double(counters.dozeDeferred))
-        if counters.dozeDeferred > 0 { add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(counters.dozeDeferred)) }
+        // The mean wait of the messages Doze deferred; 0 when none was (no message waited).
+        add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(max(1, counters.dozeDeferred)))
         add(.networkSessionsChanged, Double(counters.sessionsNetworkChanged))
         add(.networkFetchesFailed, Double(counters.fetchesNetworkChanged))
         add(.networkTapsOnOtherNetwork, Double(counters.tapsOnOtherNetwork))
