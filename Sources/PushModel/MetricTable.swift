@@ -156,6 +156,9 @@ public enum MetricID: String, Sendable, CaseIterable {
     case networkSessionsChanged = "network.sessionsChanged"
     case networkFetchesFailed = "network.fetchesFailed"
     case networkTapsOnOtherNetwork = "network.tapsOnOtherNetwork"
+    case fallbackEnqueued = "fallback.enqueued"
+    case fallbackExpedited = "fallback.expedited"
+    case fallbackCompleted = "fallback.completed"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -330,6 +333,9 @@ public enum MetricTable {
         case .networkSessionsChanged: return MetricSpec(n, .count, .lower, "Sessions whose device changed network")
         case .networkFetchesFailed: return MetricSpec(n, .count, .lower, "Pre-stage fetches failed by a network change")
         case .networkTapsOnOtherNetwork: return MetricSpec(n, .count, .none, "Taps on another network than at push handling")
+        case .fallbackEnqueued: return MetricSpec(n, .count, .none, "Fallback jobs enqueued at the FCM deadline")
+        case .fallbackExpedited: return MetricSpec(n, .count, .none, "Fallback jobs run expedited")
+        case .fallbackCompleted: return MetricSpec(n, .count, .higher, "Fallback jobs that stored every critical asset")
         }
     }
 }

@@ -165,6 +165,9 @@ extension PushMetrics {
         add(.networkSessionsChanged, Double(counters.sessionsNetworkChanged))
         add(.networkFetchesFailed, Double(counters.fetchesNetworkChanged))
         add(.networkTapsOnOtherNetwork, Double(counters.tapsOnOtherNetwork))
+        add(.fallbackEnqueued, Double(counters.fallbacksEnqueued))
+        add(.fallbackExpedited, Double(counters.fallbacksExpedited))
+        add(.fallbackCompleted, Double(counters.fallbacksCompleted))
         m.sort { $0.name < $1.name }
         return m
     }

@@ -189,4 +189,9 @@ struct DriverCounters {
     var fetchesNetworkChanged: UInt64 = 0
     /// Taps on a different network class than the device's previous look (its push handling).
     var tapsOnOtherNetwork: UInt64 = 0
+    /// Android fallback WorkManager jobs PreloadKit enqueued at the FCM handler's deadline, those
+    /// that ran expedited, and those whose delivery had every critical asset ready.
+    var fallbacksEnqueued: UInt64 = 0
+    var fallbacksExpedited: UInt64 = 0
+    var fallbacksCompleted: UInt64 = 0
 }

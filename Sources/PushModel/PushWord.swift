@@ -47,6 +47,8 @@ struct PushWord {
     static let flagJob: UInt8 = 2
     /// Android: delivered as a high-priority message (counts toward deprioritisation).
     static let flagHighPriority: UInt8 = 4
+    /// Android: a fallback WorkManager job PreloadKit enqueued at the FCM handler's deadline.
+    static let flagFallback: UInt8 = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
     static let sendMask: UInt64 = (1 << 40) - 1
 

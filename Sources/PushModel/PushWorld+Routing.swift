@@ -111,6 +111,8 @@ extension PushWorld {
                 if t >= 0 && taps.assetReady(Int(t), key: key) { try finishTap(Int(t), kernel: &kernel) }
             case .scheduleReceipt, .log:
                 break
+            case .enqueueFallback:
+                try onFallback(s, kernel: &kernel)
             }
         }
     }
@@ -120,7 +122,10 @@ extension PushWorld {
         let w = PushWord(driver.slot[s].push)
         let d = Int(driver.slot[s].device)
         let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
-        if w.flags & PushWord.flagDeferred != 0 {
+        if w.flags & PushWord.flagFallback != 0 && complete { metrics.counters.fallbacksCompleted += 1 }
+        if driver.slot[s].fallbackEnqueued {
+            // The push's outcome is its fallback job's.
+        } else if w.flags & PushWord.flagDeferred != 0 {
             if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
                 metrics.outcomes.deferredThenCompleted += 1
             } else {

@@ -134,6 +134,7 @@ struct SessionDriver {
         slot[s].tap = -1
         slot[s].timerAt = Int64.max
         slot[s].fetchTimedOut = false
+        slot[s].fallbackEnqueued = false
 
         // The device's store moves into the session.
         var store: PreloadStore
@@ -410,4 +411,7 @@ struct SessionSlot {
     var highPriority = false
     /// One of this push's fetches ended by a timeout (PreloadKit's or InfraModel's).
     var fetchTimedOut = false
+    /// PreloadKit handed this push to a fallback WorkManager job (`.enqueueFallback`): the job's
+    /// session counts the push's outcome.
+    var fallbackEnqueued = false
 }

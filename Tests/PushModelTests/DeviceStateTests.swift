@@ -112,3 +112,44 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(night.outcomes.total, night.pushesTargeted, "seed \(seed)")
     }
 }
+
+/// Android's fallback: a WorkManager job enqueued when the FCM handler's deadline comes with
+/// critical assets missing.
+final class FallbackJobTests: XCTestCase {
+    /// Android only, awake, on 3G with a 2 s handler deadline (the deadline often comes first; 2G
+    /// would be gated as too slow to pre-stage at all). With the
+    /// fallback, the pushes the handler left incomplete get a job of up to 120 s, run at once
+    /// (expedited: one push per device, every bucket's quota ≥ 1): more pushes complete, and every
+    /// push still has exactly one outcome. With every quota 0 each fallback is denied expedition
+    /// and waits for its bucket's regular-job delay (up to 0 s, 2 h, 8 h, 24 h, 24 h) — past the
+    /// 1 h horizon for most of them.
+    func testFallbackCompletesMorePushesAndQuotaExhaustionShows() throws {
+        let seed: UInt64 = 73
+        var c = smallWorld(devices: 1_500)
+        c.population.iosShare = 0
+        c.population.doze = DozeSharesConfig()
+        c.population.doze.awake = 1
+        c.population.doze.lightDoze = 0
+        c.population.doze.deepDoze = 0
+        c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 0, fourG: 0, threeG: 1, twoG: 0, slow2G: 0)
+        c.preloadPolicy.androidMessageHandlerDeadlineSeconds = 2
+        let off = try simulate(c, seed: seed)
+        c.preloadPolicy.fallbackOnHandlerDeadline = true
+        let on = try simulate(c, seed: seed)
+        c.platforms.android.standbyBuckets.expeditedJobs = [0, 0, 0, 0, 0]
+        let denied = try simulate(c, seed: seed)
+
+        XCTAssertEqual(off.value("fallback.enqueued"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(off.outcomes.timedOutOrKilled, 0, "the handler deadline must bite (seed \(seed))")
+        XCTAssertGreaterThan(on.value("fallback.enqueued"), 0, "seed \(seed)")
+        XCTAssertEqual(on.value("fallback.expedited"), on.value("fallback.enqueued"), "seed \(seed)")
+        XCTAssertGreaterThan(on.value("fallback.completed"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(on.value("outcomes.completedShare"), off.value("outcomes.completedShare"), "seed \(seed)")
+        XCTAssertEqual(on.outcomes.total, on.pushesTargeted, "every push in one outcome (seed \(seed))")
+
+        XCTAssertEqual(denied.value("fallback.expedited"), 0, "seed \(seed)")
+        XCTAssertEqual(denied.value("os.expeditedJobDenied"), denied.value("fallback.enqueued"), "seed \(seed)")
+        XCTAssertLessThan(denied.value("outcomes.completedShare"), on.value("outcomes.completedShare"), "seed \(seed)")
+        XCTAssertEqual(denied.outcomes.total, denied.pushesTargeted, "every push in one outcome (seed \(seed))")
+    }
+}
