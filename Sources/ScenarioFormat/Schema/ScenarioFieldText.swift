@@ -174,6 +174,7 @@ enum ScenarioFieldText {
         "preloadPolicy|assetBytesMax": "Larger assets are refused.",
         "preloadPolicy|attachMedia": "Attach the pre-staged image to the notification.",
         "preloadPolicy|criticalAssetsMax": "Most critical assets pre-staged per push.",
+        "preloadPolicy|fallbackOnHandlerDeadline": "Android: when the FCM handler's deadline comes with critical assets missing, PreloadKit asks the app to enqueue expedited WorkManager work (`.enqueueFallback`) that pre-stages the push again in a job (`androidJobDeadlineSeconds`): expedited while the device's standby bucket has quota left (`platforms.android.standbyBuckets.expeditedJobs`), else a regular job delayed by the bucket and Doze; the job's session decides the push's outcome. Firebase's \"Receive messages\" guide sends work that may outlast `onMessageReceived` to WorkManager.",
         "preloadPolicy|fetchBufferBytes": "Buffer per fetch; reserved + buffers ≤ budget.",
         "preloadPolicy|fetchConcurrencyMax": "Concurrent fetches when parallel.",
         "preloadPolicy|fetchWindowMinSeconds": "No fetch is started with less than this left before the deadline.",
