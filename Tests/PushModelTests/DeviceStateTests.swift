@@ -127,9 +127,7 @@ final class FallbackJobTests: XCTestCase {
         let seed: UInt64 = 73
         var c = smallWorld(devices: 1_500)
         c.population.iosShare = 0
-        c.population.doze = DozeSharesConfig()
-        c.population.doze.awake = 1
-        c.population.doze.lightDoze = 0
+        c.population.doze.lightDoze = 0  // every device awake (the weights are normalised)
         c.population.doze.deepDoze = 0
         c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 0, fourG: 0, threeG: 1, twoG: 0, slow2G: 0)
         c.preloadPolicy.androidMessageHandlerDeadlineSeconds = 2
