@@ -93,7 +93,8 @@ struct NetworkChanges {
         let lambda = toCellular[r] + toWifi[r]
         var to = from
         if t > 0 {
-            let rng = population.stream(entity: StreamSeed.mix(UInt64(d) << 40 ^ UInt64(now)), purpose: NetworkChanges.purposeLook)
+            // One look per device and second (a second look in the same second draws nothing).
+            let rng = population.stream(entity: UInt64(d) | UInt64(UInt32(bitPattern: nowSeconds)) << 32, purpose: NetworkChanges.purposeLook)
             let u = rng.uniform()
             let piWifi = lambda > 0 ? toWifi[r] / lambda : 0
             let decay = exp(-lambda * t)

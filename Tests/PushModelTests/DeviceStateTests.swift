@@ -44,6 +44,34 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertLessThan(abs(onWifi / n - w), 4.5 * (w * (1 - w) / n).squareRoot(), "Wi-Fi share \(onWifi / n) (seed \(seed))")
     }
 
+    /// In a run, the share of taps on another class than at push handling is the closed form's.
+    /// Mix Wi-Fi w = 0.6, LTE 0.4, no handovers, r = 24 switches a day: a = 1/(2w), b = 1/(2(1 − w))
+    /// per hour, λ = a + b. Every tap comes 3 600 s after its notification, which is shown at most
+    /// 30 s after the handler's look (the NSE deadline is 22 s, the FCM one 8 s), so t ∈ [3 600,
+    /// 3 630] s; the device's class at the look follows the (stationary) mix, so a tap is on
+    /// another class with probability 2w(1 − w)(1 − e^{−λt}), independently across devices:
+    /// binomial, 4.5 sd around the range of that probability over t.
+    func testTapsOnAnotherNetworkMatchTheClosedForm() throws {
+        let seed: UInt64 = 79
+        var c = smallWorld(devices: 3_000)
+        c.horizonSeconds = 7_200
+        c.infra.metricsHorizonSeconds = 7_200
+        c.population.networkMix = NetworkMixConfig(wifi: 0.6, fiveG: 0, lte: 0.4, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        c.population.networkChanges.switchesPerDay = 24
+        c.users.segments[0].iosOpenProbability = 1
+        c.users.segments[0].androidOpenProbability = 1
+        c.users.tapDelaySeconds = .constant(value: 3_600)
+        let r = try simulate(c, seed: seed)
+        let taps = r.value("taps.count")
+        let w = 0.6, lambda = (1 / (2 * w) + 1 / (2 * (1 - w))) / 3_600
+        let low = 2 * w * (1 - w) * (1 - exp(-lambda * 3_600)), high = 2 * w * (1 - w) * (1 - exp(-lambda * 3_630))
+        let share = r.value("network.tapsOnOtherNetwork") / taps
+        let sd = (high * (1 - high) / taps).squareRoot()
+        XCTAssertGreaterThan(taps, 1_000, "seed \(seed)")
+        XCTAssertGreaterThan(share, low - 4.5 * sd, "share \(share) of \(taps) taps, expected \(low)...\(high) (seed \(seed))")
+        XCTAssertLessThan(share, high + 4.5 * sd, "share \(share) of \(taps) taps, expected \(low)...\(high) (seed \(seed))")
+    }
+
     /// Network changes while a pre-stage runs fail its open fetches: a higher rate completes fewer
     /// pushes. On 3G (slow: a session lasts seconds) with 720 switches an hour (one per 5 s on
     /// average at w = 0.5) a change falls inside a session of a few seconds with probability
