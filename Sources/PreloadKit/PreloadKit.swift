@@ -43,7 +43,8 @@
 /// session's store never counts an asset the disk lacks), `.evict` (delete the file; its
 /// `EvictionReason` says whether LRU made room or the entry had expired), `.deliver` (call the
 /// content handler exactly this once, with the attachment if any), `.tapAnswer` / `.paintReady`
-/// (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.log`.
+/// (tell the UI), `.scheduleReceipt` (send at `sendAt`), `.enqueueFallback` (Android: enqueue
+/// expedited WorkManager work that runs the push again as a job), `.log`.
 ///
 /// ## Timeouts: the session owns them all
 /// The one timer a driver arms is at `nextDeadline()`, which covers the hard deadline and every

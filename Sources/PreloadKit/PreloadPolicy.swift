@@ -111,6 +111,13 @@ public struct PreloadPolicy: Sendable, Equatable {
     /// Emit `.log` actions. A driver that discards them (the simulator, at millions of pushes)
     /// turns this off to save building, queueing and polling them; every other action is the same.
     public var emitsLogEvents: Bool = true
+    /// Android: when the FCM handler's hard deadline arrives before every selected critical asset
+    /// is stored, emit `.enqueueFallback` so the app enqueues expedited WorkManager work that
+    /// pre-stages the push again (the notification is still delivered now). Firebase's "Receive
+    /// messages" guide: `onMessageReceived` work that may not finish in its ~10 s is to be
+    /// scheduled with WorkManager; expedited work runs at once while the app's standby-bucket
+    /// quota lasts. Default false.
+    public var fallbackOnHandlerDeadline: Bool = false
     /// How referenced manifests are parsed and verified (URL policy, signing key, limits).
     public var manifestOptions: PayloadOptions
 

@@ -784,8 +784,20 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             emit(.cancelFetch(id, reason))
         }
         for i in slots.indices where slots[i].state == .queued { slots[i].state = .done }
+        if delivery == nil && deliveryReason == .hardDeadline { enqueueFallbackIfMissing(now: now) }
         if delivery == nil { deliver(deliveryReason, now: now) }
         phase = .finished
+    }
+
+    /// Android FCM handler at its hard deadline (`PreloadPolicy.fallbackOnHandlerDeadline`): hand
+    /// the push to a WorkManager job when a selected critical asset is missing or the assets are
+    /// still unknown.
+    mutating func enqueueFallbackIfMissing(now: Instant) {
+        guard policy.fallbackOnHandlerDeadline, let request, context?.handlerKind == .androidFCMHandler else { return }
+        var ready = 0
+        for i in slots.indices where store.freshness(of: slots[i].key, at: now) != .missing { ready += 1 }
+        guard !assetsKnown || ready < slots.count else { return }
+        emit(.enqueueFallback(FallbackRequest(manifestTag: request.manifestTag, readyAssets: ready, selectedAssets: slots.count)))
     }
 
     /// Delivers once nothing blocking is pending, and finishes once nothing runs at all.

@@ -363,6 +363,22 @@ public enum Action: Sendable, Equatable {
     case paintReady(StoreKey)
     case scheduleReceipt(Receipt)
     case log(LogEvent)
+    /// Android (`PreloadPolicy.fallbackOnHandlerDeadline`): the FCM handler's hard deadline came
+    /// with critical assets still missing. Enqueue expedited WorkManager work for this push
+    /// (`OutOfQuotaPolicy.RUN_AS_NON_EXPEDITED_WORK_REQUEST`: a regular job once the standby
+    /// bucket's quota is spent, with a network constraint) that runs a new session with handler
+    /// kind `.androidWorkManagerJob`. Emitted at most once, before the `.deliver`.
+    case enqueueFallback(FallbackRequest)
+}
+
+/// A pre-stage to finish in a WorkManager job (`Action.enqueueFallback`).
+public struct FallbackRequest: Sendable, Equatable {
+    /// The push's manifest tag (identifies the request to pre-stage again).
+    public let manifestTag: UInt64
+    /// Selected critical assets usable now, and selected in all (0 when a referenced manifest
+    /// had not arrived: the assets are unknown).
+    public let readyAssets: Int
+    public let selectedAssets: Int
 }
 
 /// A driver broke the protocol; the session state is unchanged by the offending input.

@@ -34,6 +34,11 @@ public struct PreloadDriverConfiguration: Sendable {
     /// Told when, after a tap, a missing critical asset became ready (`.paintReady`): its key and
     /// stored file.
     public var paintReadyHandler: (@Sendable (StoreKey, URL) -> Void)?
+    /// Android: told when the FCM handler's deadline came with critical assets missing
+    /// (`.enqueueFallback`, `PreloadPolicy.fallbackOnHandlerDeadline`): enqueue expedited
+    /// WorkManager work that runs this push again with handler kind `.androidWorkManagerJob`.
+    /// Called on the driver, before the delivery resolves; nil: the request is dropped.
+    public var fallbackHandler: (@Sendable (FallbackRequest) -> Void)?
 
     /// Checks the policy, the payload options and the driver's own limits.
     /// - Throws: `.invalidPolicy` or `.invalidConfiguration`, naming the field.

@@ -16,7 +16,7 @@ import PreloadKit
 /// (stop, delete the partial file), `.storeAsset` (atomic rename to `StoreKey.fileName`; if that
 /// fails, `.storeFailed` is fed right after the drain so the session forgets the entry),
 /// `.evict` (delete), `.deliver` (the content handler, exactly once), `.tapAnswer`, `.paintReady`,
-/// `.scheduleReceipt` (handed to `receiptHandler` at `sendAt`) and `.log`. Then it persists the
+/// `.scheduleReceipt` (to `receiptHandler` at `sendAt`), `.enqueueFallback` (to `fallbackHandler`), `.log`. Then it persists the
 /// store value if it changed (atomic JSON index) and re-arms its one session timer at
 /// `session.nextDeadline()`.
 ///
@@ -425,7 +425,7 @@ public actor PreloadDriver {
                 if let attachment = delivery.attachment { run.attachmentFileURL = copyAttachment(attachment, run) }
             case .tapAnswer(let answer): tapAnswer = answer
             case .paintReady(let key): configuration.paintReadyHandler?(key, fileStore.fileURL(for: key))
-            case .scheduleReceipt(let receipt): scheduleReceipt(receipt)
+            case .scheduleReceipt, .enqueueFallback: handToApp(action)
             case .log(let event): run.log.append(event)
             }
         }

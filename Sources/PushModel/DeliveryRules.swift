@@ -110,8 +110,10 @@ struct DeliveryRules {
         var word = w
         if high { word.flags |= PushWord.flagHighPriority }
         let nowSeconds = Double(now) / 1e6
-        let window = high ? nowSeconds : doze.nextWindow(atOrAfter: nowSeconds, state: a.doze, phase: a.dozePhase)
+        let window = high ? nowSeconds : doze.nextWindow(atOrAfter: nowSeconds, device: a)
         if window > nowSeconds {
+            counters.dozeDeferred += 1
+            counters.dozeDeferralMicroseconds &+= UInt64(SimDuration.seconds(window - nowSeconds).ticks)
             word.flags |= PushWord.flagDeferred
             return deferral(d, word, seconds: window, ttlFrom: Double(w.sendTicks) / 1e6)
         }
@@ -156,7 +158,7 @@ struct DeliveryRules {
         let maxDelay = regularJobDelayMaxSeconds[a.standbyBucket]
         let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: DeliveryRules.purposeJob)
         let ready = Double(now) / 1e6 + rng.flat(0, maxDelay)
-        let start = doze.nextWindow(atOrAfter: ready, state: a.doze, phase: a.dozePhase)
+        let start = doze.nextWindow(atOrAfter: ready, device: a)
         if start <= Double(now) / 1e6 { return .handleNow(.androidWorkManagerJob, job) }
         job.flags |= PushWord.flagDeferred
         return deferral(d, job, seconds: start, ttlFrom: start)

@@ -157,6 +157,14 @@ public enum MetricID: String, Sendable, CaseIterable {
     case receiptsBeyondHorizon = "receipts.beyondHorizon"
     case analyticsPeakRequestsPerSecond = "analytics.peakRequestsPerSecond"
     case analyticsP99RequestsPerSecond = "analytics.p99RequestsPerSecond"
+    case osDozeDeferred = "os.dozeDeferred"
+    case osDozeDeferralMeanSeconds = "os.dozeDeferralMeanSeconds"
+    case networkSessionsChanged = "network.sessionsChanged"
+    case networkFetchesFailed = "network.fetchesFailed"
+    case networkTapsOnOtherNetwork = "network.tapsOnOtherNetwork"
+    case fallbackEnqueued = "fallback.enqueued"
+    case fallbackExpedited = "fallback.expedited"
+    case fallbackCompleted = "fallback.completed"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -334,6 +342,15 @@ public enum MetricTable {
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint peak requests per second")
         case .analyticsP99RequestsPerSecond:
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint requests per second, p99 over the receipt span")
+        case .osDozeDeferred: return MetricSpec(n, .count, .lower, "Android messages deferred by Doze")
+        case .osDozeDeferralMeanSeconds:
+            return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait")
+        case .networkSessionsChanged: return MetricSpec(n, .count, .lower, "Sessions whose device changed network")
+        case .networkFetchesFailed: return MetricSpec(n, .count, .lower, "Pre-stage fetches failed by a network change")
+        case .networkTapsOnOtherNetwork: return MetricSpec(n, .count, .none, "Taps on another network than at push handling")
+        case .fallbackEnqueued: return MetricSpec(n, .count, .none, "Fallback jobs enqueued at the FCM deadline")
+        case .fallbackExpedited: return MetricSpec(n, .count, .none, "Fallback jobs run expedited")
+        case .fallbackCompleted: return MetricSpec(n, .count, .higher, "Fallback jobs that stored every critical asset")
         }
     }
 }

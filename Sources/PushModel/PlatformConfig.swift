@@ -57,6 +57,14 @@ public struct AndroidRulesConfig: Sendable, Equatable {
     public var lightMaintenanceWindowSeconds: Double = 60
     /// Standby bucket limits.
     public var standbyBuckets = StandbyBucketLimitsConfig()
+    /// Night-cycle devices (`PopulationConfig.dozeNight`): light Doze begins this long after the
+    /// screen goes off unplugged. Default 300 s (AOSP DeviceIdleController's light-idle-after-
+    /// inactive timeout, 3–5 min across releases).
+    public var lightDozeAfterScreenOffSeconds: Double = 300
+    /// Night-cycle devices: deep Doze begins this long after the screen goes off, the device lying
+    /// still. Default 1 800 s (AOSP DeviceIdleController's 30 min inactive timeout; the few
+    /// minutes of motion sensing after it are left out).
+    public var deepDozeAfterScreenOffSeconds: Double = 1_800
 
     public init() {}
 }

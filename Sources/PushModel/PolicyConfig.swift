@@ -40,6 +40,9 @@ public struct PreloadPolicyConfig: Sendable, Equatable {
     public var freeStorageFloorBytes: Int64 = kit.freeStorageFloorBytes
     public var oneAssetPerSilentPush: Bool = kit.oneAssetPerSilentPush
     public var attachMedia: Bool = kit.attachMedia
+    /// Android: enqueue a WorkManager job when the FCM handler's deadline comes with critical
+    /// assets missing (`PreloadPolicy.fallbackOnHandlerDeadline`). Default false.
+    public var fallbackOnHandlerDeadline: Bool = kit.fallbackOnHandlerDeadline
     /// Preload store capacity (25 MB, the low end of practice's 25–50 MB) and entry limit.
     public var storeCapacityBytes: Int64 = kitStore.capacityBytes
     public var storeEntriesMax: Int = kitStore.entriesMax
@@ -75,6 +78,7 @@ public struct PreloadPolicyConfig: Sendable, Equatable {
         p.attachMedia = attachMedia
         p.receiptsEnabled = receiptsEnabled
         p.receiptJitterWindowMicroseconds = Self.micros(receiptJitterWindowSeconds)
+        p.fallbackOnHandlerDeadline = fallbackOnHandlerDeadline
         p.emitsLogEvents = false  // the driver ignores them
         return p
     }

@@ -5,6 +5,9 @@ import Stochastic
 /// Android Doze state of a device for the run.
 enum DozeState: UInt8 {
     case awake = 0, light, deep
+    /// Follows the night cycle (`PopulationConfig.dozeNight`): awake by day, dozing from bedtime
+    /// until the morning pick-up (`DeviceAttributes.nightBedSeconds`, `nightIdleSeconds`).
+    case night
 }
 
 /// A device's attributes, derived on demand (never stored).
@@ -22,6 +25,10 @@ struct DeviceAttributes: Equatable {
     /// Deep Doze: seconds since entering deep idle at t = 0; light Doze: phase of the window
     /// cycle in [0, 1).
     var dozePhase: Double
+    /// Night cycle: the virtual time of a bedtime (every bedtime is this plus whole days), seconds.
+    var nightBedSeconds: Double = 0
+    /// Night cycle: how long the screen stays off from bedtime, seconds (< one day).
+    var nightIdleSeconds: Double = 0
     var segment: Int
     var freeStorageBytes: Int64
     var preexistingStoreBytes: Int64
@@ -55,11 +62,18 @@ final class Population {
     let openAndroid: [Double]
     let tapDelay: Sampler
     let render: Sampler
+    /// Night cycle (`PopulationConfig.dozeNight`): share of Android devices, clock at t = 0,
+    /// bedtime and screen-off length.
+    let nightShare: Double
+    let nightClockAtStartSeconds: Double
+    let nightBedtime: Sampler
+    let nightIdle: Sampler
 
     private let rng = RandomStream(seed: 1)
     private let purposeDevice = StreamPurpose("push.device").rawValue
     private let purposeUser = StreamPurpose("push.user").rawValue
     private let purposeRender = StreamPurpose("push.user.render").rawValue
+    private let purposeNight = StreamPurpose("push.device.night").rawValue
 
     init(config: PushWorldConfig, runSeed: UInt64) throws {
         self.runSeed = runSeed
@@ -90,6 +104,10 @@ final class Population {
         openAndroid = config.users.segments.map(\.androidOpenProbability)
         tapDelay = try Population.sampler(config.users.tapDelaySeconds, "users.tapDelaySeconds")
         render = try Population.sampler(config.users.renderSeconds, "users.renderSeconds")
+        nightShare = p.dozeNight.deviceShare
+        nightClockAtStartSeconds = p.dozeNight.clockAtStartSeconds
+        nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
+        nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
     }
 
     static func sampler(_ d: Distribution, _ path: String) throws -> Sampler {
@@ -120,12 +138,25 @@ final class Population {
         let segment = segmentTable.draw(rng)
         let free = freeStorage.sample(rng, clampedTo: 0...9e18)
         let pre = preexisting.sample(rng, clampedTo: 0...1e12)
-        return DeviceAttributes(
+        var a = DeviceAttributes(
             isIOS: isIOS, forceQuit: isIOS && forceQuit, region: UInt32(region),
             network: InfraNetworkClass(rawValue: UInt8(net)) ?? .wifi, lowDataMode: lowData, saveData: saveData,
             standbyBucket: bucket, doze: isIOS ? .awake : (DozeState(rawValue: UInt8(doze)) ?? .awake),
             dozePhase: doze == 2 ? phase * deepDozeElapsedMaxSeconds : phase, segment: segment,
             freeStorageBytes: Int64(free), preexistingStoreBytes: Int64(pre))
+        if nightShare > 0 && !isIOS { drawNight(d, into: &a) }
+        return a
+    }
+
+    /// Whether Android device `d` follows the night cycle, and its bedtime and screen-off length:
+    /// a stream of its own, so the other attributes keep their draws (none when the share is 0).
+    private func drawNight(_ d: Int, into a: inout DeviceAttributes) {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d), purpose: purposeNight))
+        guard rng.bernoulli(nightShare) else { return }
+        let bedtime = nightBedtime.sample(rng, clampedTo: 0...172_800)
+        a.doze = .night
+        a.nightBedSeconds = bedtime - nightClockAtStartSeconds
+        a.nightIdleSeconds = nightIdle.sample(rng, clampedTo: 0...86_399)
     }
 
     /// Per (device, campaign) user draws: in the audience, opens the notification, tap delay.

@@ -65,6 +65,57 @@ public struct DozeSharesConfig: Sendable, Equatable {
     var weights: [Double] { [awake, lightDoze, deepDoze] }
 }
 
+/// Devices that change network over time: Wi-Fi <-> cellular switches and cellular handovers, a
+/// continuous-time Markov process per device (see `NetworkChanges`). Default: off (0, 0), so a
+/// scenario that does not ask for it keeps every device on its network class from push to tap.
+///
+/// No published per-device transition rate was found to cite; the figures a scenario sets are
+/// engineering judgement. A phone that moves between home Wi-Fi, a commute on cellular and
+/// office Wi-Fi makes about 4 Wi-Fi <-> cellular switches a day; a cellular
+/// handover that breaks a connection (a change of radio technology, e.g. LTE -> 3G) is rarer than
+/// the cell changes of a moving phone, which keep the IP address.
+public struct NetworkChangesConfig: Sendable, Equatable {
+    /// Wi-Fi <-> cellular switches per device per day, in the long run (0: none). The two
+    /// directions' rates follow from the region's Wi-Fi share w so that share stays the share of
+    /// devices on Wi-Fi at every instant: Wi-Fi -> cellular r / (2w), cellular -> Wi-Fi r / (2(1 − w)).
+    public var switchesPerDay: Double = 0
+    /// Cellular handovers per day spent on cellular (0: none): the device moves to a cellular
+    /// class drawn from the region's cellular mix and its open connections break.
+    public var handoversPerDay: Double = 0
+
+    public init() {}
+
+    /// Whether devices change network at all.
+    public var isOn: Bool { switchesPerDay > 0 || handoversPerDay > 0 }
+}
+
+/// Android devices whose Doze state follows a night: the screen goes off at bedtime with the
+/// device unplugged, it enters light Doze and later deep Doze (`AndroidRulesConfig`'s
+/// `lightDozeAfterScreenOffSeconds` and `deepDozeAfterScreenOffSeconds`), runs deferred work in
+/// the maintenance windows `DozeSchedule` describes, and wakes when the user picks it up in the
+/// morning; during the day it is awake. The rest of the Android devices keep a fixed Doze state
+/// drawn from `PopulationConfig.doze`. Default share 0: no device follows the night.
+///
+/// Behaviour from Android's "Optimize for Doze and App Standby"
+/// (developer.android.com/training/monitoring-device-state/doze-standby). The bedtime and idle
+/// length defaults are engineering judgement (a bedtime around 23:00 give or take an hour, about
+/// 7.5 h with the screen off), not a published measurement.
+public struct DozeNightConfig: Sendable, Equatable {
+    /// Share of Android devices that follow the night cycle (screen off and unplugged overnight).
+    /// Default 0.
+    public var deviceShare: Double = 0
+    /// Local clock time at virtual t = 0, seconds after midnight. Default 0 (t = 0 is midnight).
+    public var clockAtStartSeconds: Double = 0
+    /// Bedtime (screen off), seconds after midnight; values above 86 400 are after the next
+    /// midnight. Default normal, mean 23:00, sd 1 h, truncated to 19:00...03:00.
+    public var bedtimeSeconds: Distribution = .normal(mean: 82_800, sd: 3_600, lower: 68_400, upper: 97_200)
+    /// How long the screen stays off from bedtime until the morning pick-up, seconds. Default
+    /// normal, mean 7.5 h, sd 1 h, truncated to 4...12 h.
+    public var idleSeconds: Distribution = .normal(mean: 27_000, sd: 3_600, lower: 14_400, upper: 43_200)
+
+    public init() {}
+}
+
 /// The device population. Every attribute is derived on demand from
 /// (seed, device id, purpose), so devices cost no storage until they are active.
 public struct PopulationConfig: Sendable, Equatable {
@@ -91,6 +142,10 @@ public struct PopulationConfig: Sendable, Equatable {
     public var doze = DozeSharesConfig()
     /// A device in deep Doze entered it up to this long before t = 0 (uniform), seconds. Default 8 h.
     public var deepDozeElapsedMaxSeconds: Double = 28_800
+    /// Android devices that follow a night of Doze instead of a fixed state.
+    public var dozeNight = DozeNightConfig()
+    /// Network changes over time.
+    public var networkChanges = NetworkChangesConfig()
     /// Free storage on the device, bytes (lognormal, median 8 GB, p90 ≈ 42 GB by default).
     public var freeStorageBytes: Distribution = .lognormal(mu: log(8e9), sigma: 1.3)
     /// Bytes of older pre-staged content already in the preload store at t = 0 (one LRU-oldest

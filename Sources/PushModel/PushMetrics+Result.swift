@@ -167,6 +167,15 @@ extension PushMetrics {
             add(.analyticsPeakRequestsPerSecond, Double(a.peakRequestsPerSecond))
             add(.analyticsP99RequestsPerSecond, Double(a.perSecondQuantile(0.99) ?? 0))
         }
+        add(.osDozeDeferred, Double(counters.dozeDeferred))
+        // The mean wait of the messages Doze deferred; 0 when none was (no message waited).
+        add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(max(1, counters.dozeDeferred)))
+        add(.networkSessionsChanged, Double(counters.sessionsNetworkChanged))
+        add(.networkFetchesFailed, Double(counters.fetchesNetworkChanged))
+        add(.networkTapsOnOtherNetwork, Double(counters.tapsOnOtherNetwork))
+        add(.fallbackEnqueued, Double(counters.fallbacksEnqueued))
+        add(.fallbackExpedited, Double(counters.fallbacksExpedited))
+        add(.fallbackCompleted, Double(counters.fallbacksCompleted))
         m.sort { $0.name < $1.name }
         return m
     }

@@ -181,4 +181,20 @@ struct DriverCounters {
     var stalePrestages: UInt64 = 0
     /// Taps that painted with a superseded creative (of the taps painted).
     var staleTaps: UInt64 = 0
+    // Devices that change state (Doze over the night, network changes).
+    /// Android messages Doze deferred to a maintenance window (or the morning), and the sum of
+    /// their waits.
+    var dozeDeferred: UInt64 = 0
+    var dozeDeferralMicroseconds: UInt64 = 0
+    /// Pre-stage sessions whose device changed network while they ran (their open fetches failed).
+    var sessionsNetworkChanged: UInt64 = 0
+    /// Pre-stage fetches failed by a network change.
+    var fetchesNetworkChanged: UInt64 = 0
+    /// Taps on a different network class than the device's previous look (its push handling).
+    var tapsOnOtherNetwork: UInt64 = 0
+    /// Android fallback WorkManager jobs PreloadKit enqueued at the FCM handler's deadline, those
+    /// that ran expedited, and those whose delivery had every critical asset ready.
+    var fallbacksEnqueued: UInt64 = 0
+    var fallbacksExpedited: UInt64 = 0
+    var fallbacksCompleted: UInt64 = 0
 }

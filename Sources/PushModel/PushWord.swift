@@ -29,6 +29,8 @@ enum PushKind {
     static let creativeSwap = EventKind(0x020B)
     /// Re-warm after a creative swap (target = campaign).
     static let rewarm = EventKind(0x020C)
+    /// A running session's device changes network (target = slot, payload = generation).
+    static let networkChange = EventKind(0x020D)
 }
 
 /// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16
@@ -45,6 +47,8 @@ struct PushWord {
     static let flagJob: UInt8 = 2
     /// Android: delivered as a high-priority message (counts toward deprioritisation).
     static let flagHighPriority: UInt8 = 4
+    /// Android: a fallback WorkManager job PreloadKit enqueued at the FCM handler's deadline.
+    static let flagFallback: UInt8 = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
     static let sendMask: UInt64 = (1 << 40) - 1
 

@@ -64,8 +64,10 @@ extension PushWorld {
         }
         let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
         metrics.counters.sessionsStarted += 1
-        let started = try driver.start(device: d, push: w, kind: kind, attributes: a, user: user, now: now, kernel: &kernel)
+        let started = try driver.start(device: d, push: w, kind: kind, attributes: networkNow(d, a, now: now, tap: false), user: user,
+                                       now: now, kernel: &kernel)
         try feed(started.slot, started.input, kernel: &kernel)
+        try armNetworkChange(started.slot, kernel: &kernel)
     }
 
     /// Feeds one input to slot `s`'s session at the kernel's now, performs every action, then
@@ -111,6 +113,8 @@ extension PushWorld {
                 metrics.analytics?.receive(receipt)
             case .log:
                 break
+            case .enqueueFallback:
+                try onFallback(s, kernel: &kernel)
             }
         }
     }
@@ -120,7 +124,10 @@ extension PushWorld {
         let w = PushWord(driver.slot[s].push)
         let d = Int(driver.slot[s].device)
         let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
-        if w.flags & PushWord.flagDeferred != 0 {
+        if w.flags & PushWord.flagFallback != 0 && complete { metrics.counters.fallbacksCompleted += 1 }
+        if driver.slot[s].fallbackEnqueued {
+            // The push's outcome is its fallback job's.
+        } else if w.flags & PushWord.flagDeferred != 0 {
             if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
                 metrics.outcomes.deferredThenCompleted += 1
             } else {
@@ -193,7 +200,7 @@ extension PushWorld {
         let d = Int(event.target)
         let c = Int(event.payload >> 48)
         metrics.series.taps.add(atMicroseconds: now)
-        let a = population.device(d)
+        let a = networkNow(d, population.device(d), now: now, tap: true)
         let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask),
                            staleStored: driver.hasStaleCreative(d, campaign: c))
         let s = Int(driver.deviceSlot[d])

@@ -190,6 +190,7 @@ struct PushWorld: EventHandler {
                 let at = kernel.now.ticks + SimDuration.seconds(config.campaigns[c].creativeSwap?.rewarmDelaySeconds ?? CreativeSwapConfig().rewarmDelaySeconds).ticks
                 if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.rewarm, target: UInt32(c)) }
             }
+        case PushKind.networkChange.rawValue: try onNetworkChange(event, kernel: &kernel)
         case PushKind.rewarm.rawValue:
             let c = Int(event.target)
             if let target = warmTarget(config.campaigns[c].warm) {

@@ -61,6 +61,8 @@ struct SessionDriver {
     /// fetched it), so a tap knows the screen's asset URLs. Empty when no campaign's pushes carry
     /// a manifest reference (8 bytes a device otherwise).
     var manifestHeld: [UInt64] = []
+    /// Each device's network over time (empty per-device state when network changes are off).
+    var networks: NetworkChanges
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -86,6 +88,17 @@ struct SessionDriver {
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
+        networks = try NetworkChanges(config: config)
+    }
+
+    /// How long the OS lets a handler of `kind` run before it kills it.
+    func budgetTicks(_ kind: HandlerKind) -> Int64 {
+        switch kind {
+        case .iOSServiceExtension: return rules.nseBudgetTicks
+        case .iOSSilentBackground: return rules.silentBackgroundTicks
+        case .androidFCMHandler: return rules.handlerTicks
+        case .androidWorkManagerJob: return rules.jobTicks
+        }
     }
 
     /// Whether device `d` pre-staged campaign `c`'s superseded creative.
@@ -134,6 +147,7 @@ struct SessionDriver {
         slot[s].tap = -1
         slot[s].timerAt = Int64.max
         slot[s].fetchTimedOut = false
+        slot[s].fallbackEnqueued = false
 
         // The device's store moves into the session.
         var store: PreloadStore
@@ -163,8 +177,7 @@ struct SessionDriver {
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
                                                           target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
-            let ticks = kind == .iOSSilentBackground ? rules.silentBackgroundTicks
-                : kind == .androidFCMHandler ? rules.handlerTicks : rules.jobTicks
+            let ticks = budgetTicks(kind)
             slot[s].warn = nil
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
                                                           target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
@@ -423,4 +436,7 @@ struct SessionSlot {
     var highPriority = false
     /// One of this push's fetches ended by a timeout (PreloadKit's or InfraModel's).
     var fetchTimedOut = false
+    /// PreloadKit handed this push to a fallback WorkManager job (`.enqueueFallback`): the job's
+    /// session counts the push's outcome.
+    var fallbackEnqueued = false
 }

@@ -61,12 +61,17 @@ extension AndroidRulesConfig: Codable, ConfigReadable {
             .init("lightIdleSeconds", \.lightIdleSeconds, .numbers(1...86_400, unit: "seconds")),
             .init("lightMaintenanceWindowSeconds", \.lightMaintenanceWindowSeconds, .numbers(1...3_600, unit: "seconds")),
             .init("standbyBuckets", \.standbyBuckets),
+            .init("lightDozeAfterScreenOffSeconds", \.lightDozeAfterScreenOffSeconds, .numbers(0...86_400, unit: "seconds")),
+            .init("deepDozeAfterScreenOffSeconds", \.deepDozeAfterScreenOffSeconds),
         ]
     }
 
-    /// Deep Doze's longest idle period is at least its first.
+    /// Deep Doze's longest idle period is at least its first; deep Doze begins no earlier than
+    /// light Doze after the screen goes off.
     static func relations(_ r: AndroidRulesConfig) -> [ConfigIssue] {
         secondsUpTo(r.deepIdleMaxSeconds, lower: r.deepIdleFirstSeconds, upper: 86_400, key: "deepIdleMaxSeconds")
+            + secondsUpTo(r.deepDozeAfterScreenOffSeconds, lower: r.lightDozeAfterScreenOffSeconds, upper: 86_400,
+                          key: "deepDozeAfterScreenOffSeconds")
     }
 }
 

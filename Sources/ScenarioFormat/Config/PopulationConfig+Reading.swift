@@ -73,6 +73,28 @@ extension DozeSharesConfig: Codable, ConfigReadable {
     static func relations(_ s: DozeSharesConfig) -> [ConfigIssue] { shares([s.awake, s.lightDoze, s.deepDoze], at: "awake") }
 }
 
+extension NetworkChangesConfig: Codable, ConfigReadable {
+    static var defaultValue: NetworkChangesConfig { NetworkChangesConfig() }
+    static var fields: [ConfigField<NetworkChangesConfig>] {
+        [
+            .init("switchesPerDay", \.switchesPerDay, .numbers(0...86_400, unit: "per day")),
+            .init("handoversPerDay", \.handoversPerDay, .numbers(0...86_400, unit: "per day")),
+        ]
+    }
+}
+
+extension DozeNightConfig: Codable, ConfigReadable {
+    static var defaultValue: DozeNightConfig { DozeNightConfig() }
+    static var fields: [ConfigField<DozeNightConfig>] {
+        [
+            .init("deviceShare", \.deviceShare, .probability),
+            .init("clockAtStartSeconds", \.clockAtStartSeconds, .numbers(0...86_400, unit: "seconds")),
+            .init("bedtimeSeconds", \.bedtimeSeconds),
+            .init("idleSeconds", \.idleSeconds),
+        ]
+    }
+}
+
 /// `values` as shares (`ConfigRule.weights`), reported at `key`.
 private func shares(_ values: [Double], at key: String) -> [ConfigIssue] {
     ConfigRule<[Double]>.weights.verdict(values).map { [ConfigIssue(key: key, expected: $0.expected, found: $0.found)] } ?? []
@@ -93,6 +115,8 @@ extension PopulationConfig: Codable, ConfigReadable {
             .init("standbyBuckets", \.standbyBuckets),
             .init("doze", \.doze),
             .init("deepDozeElapsedMaxSeconds", \.deepDozeElapsedMaxSeconds, .numbers(0...604_800, unit: "seconds")),
+            .init("dozeNight", \.dozeNight),
+            .init("networkChanges", \.networkChanges),
             .init("freeStorageBytes", \.freeStorageBytes),
             .init("preexistingStoreBytes", \.preexistingStoreBytes),
         ]

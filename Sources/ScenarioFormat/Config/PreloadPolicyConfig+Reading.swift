@@ -31,6 +31,7 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
             .init("freeStorageFloorBytes", \.freeStorageFloorBytes, .integers(0...(1 << 44))),
             .init("oneAssetPerSilentPush", \.oneAssetPerSilentPush),
             .init("attachMedia", \.attachMedia),
+            .init("fallbackOnHandlerDeadline", \.fallbackOnHandlerDeadline),
             .init("storeCapacityBytes", \.storeCapacityBytes, .integers(0...(1 << 40))),
             .init("storeEntriesMax", \.storeEntriesMax, .integers(1...1_024)),
             // Written only when set: scenarios without receipts encode and hash as before.
