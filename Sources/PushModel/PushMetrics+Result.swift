@@ -159,6 +159,13 @@ extension PushMetrics {
         add(.osAndroidDeprioritised, Double(counters.deprioritised))
         add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
         add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
+        add(.tapsAbandoned, Double(counters.tapsAbandoned))
+        add(.tapsAbandonedShare, s.taps.totalCount > 0 ? Double(counters.tapsAbandoned) / Double(s.taps.totalCount) : 0)
+        add(.tapsForegroundKept, Double(counters.foregroundKept))
+        add(.tapsForegroundNotKept, Double(counters.foregroundNotKept))
+        add(.tapsForegroundNotKeptSessionRunning, Double(counters.foregroundNotKeptSessionRunning))
+        add(.readsCount, Double(counters.reads))
+        add(.readsPerPush, Double(counters.reads) / total)
         m.sort { $0.name < $1.name }
         return m
     }
