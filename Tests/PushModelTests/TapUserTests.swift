@@ -46,6 +46,16 @@ final class TapUserTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(on.tapToPaint.meanMicroseconds), try XCTUnwrap(off.tapToPaint.meanMicroseconds), "seed \(seed)")
     }
 
+    /// An asset naming another campaign's URL must be that asset (same type and bytes): one URL
+    /// is one CDN object.
+    func testASharedURLWithOtherBytesIsRefused() {
+        var c = followUpWorld(devices: 10)
+        c.campaigns[1].assets[0].bytes += 1
+        XCTAssertThrowsError(try PushSimulation.run(c, masterSeed: 1, replication: 0)) { error in
+            XCTAssertTrue("\(error)".contains("campaigns[1].assets[0]"), "\(error)")
+        }
+    }
+
     /// A store too small for both campaigns' assets evicts (LRU) to keep what the follow-up's
     /// foreground fetch brought, and stays within its capacity (PreloadKit refuses an insert that
     /// does not fit; the invariant build checks usedBytes ≤ capacity on every insert).
