@@ -27,8 +27,8 @@ final class TapUserTests: XCTestCase {
     /// when the same device tapped the story (open probability ≈ 1/3, independent draws) before it
     /// and within the 4 h lifetime, so ≈ 1/3 · P(story tap first) of the follow-up taps, which
     /// are about half of all taps: with P(story tap first) ≥ 1/2 (the story is sent 2 h earlier,
-    /// same delay law), the share is ≥ 1/12 ≈ 0.08 in expectation. Over ≈ 1 300 taps the count
-    /// of instant taps has sd ≤ √(1300 · 0.08) ≈ 10 (≈ 0.008 as a share), so 0.04 is ≥ 5 sd
+    /// same delay law), the share is ≥ 1/12 ≈ 0.08 in expectation. Over ≈ 1 200 taps the count
+    /// of instant taps has sd ≤ √(1200 · 0.08) ≈ 10 (≈ 0.008 as a share), so 0.04 is ≥ 4 sd
     /// below the expectation.
     func testKeptForegroundFetchesLetAFollowUpPaintInstantly() throws {
         let seed: UInt64 = 41
