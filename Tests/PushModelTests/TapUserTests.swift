@@ -93,6 +93,26 @@ final class TapUserTests: XCTestCase {
         XCTAssertEqual(r1.value("reads.count") + r1.value("taps.abandoned"), r1.value("taps.count"), accuracy: 0, "seed \(seed)")
     }
 
+    /// Taps still loading when the run ends count as abandoned once their user has left: on
+    /// slow-2G a 50 KB screen takes far longer than the 10 s left after the taps, and with every
+    /// user gone by 0.5 s the abandoned taps exceed the painted plus failed ones (each of those is
+    /// abandoned too, every paint taking over 0.5 s), the excess being the censored taps.
+    func testTapsStillLoadingAtTheEndCountWhenTheirUserLeft() throws {
+        let seed: UInt64 = 51
+        var c = smallWorld(devices: 500)
+        c.campaigns[0].preStage = false
+        c.population.networkMix = NetworkMixConfig(wifi: 0, fiveG: 0, lte: 0, fourG: 0, threeG: 0, twoG: 0, slow2G: 1)
+        c.users.tapDelaySeconds = .constant(value: 1)
+        c.users.abandonment = AbandonmentConfig(waitSeconds: [0.5], leftShare: [1])
+        c.horizonSeconds = 312
+        c.infra.metricsHorizonSeconds = 312
+        let r = try simulate(c, seed: seed)
+        XCTAssertGreaterThan(r.value("taps.count"), 0, "seed \(seed)")
+        XCTAssertEqual(r.value("reads.count"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(r.value("taps.abandoned"), Double(r.tapToPaint.count) + r.value("taps.paintFailed"), "seed \(seed)")
+        XCTAssertLessThanOrEqual(r.value("taps.abandoned"), r.value("taps.count"), "seed \(seed)")
+    }
+
     /// Pre-staging lowers the abandoned share and raises reads per push (the same users, common
     /// random numbers; LTE so that foreground fetches take seconds).
     func testPreStagingKeepsTappersAndRaisesReads() throws {
