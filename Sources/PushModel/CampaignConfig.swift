@@ -35,6 +35,11 @@ public struct AssetConfig: Sendable, Equatable {
     public var bytes: Int64
     /// Per-network renditions (at most one per network key).
     public var variants: [AssetVariantConfig]
+    /// The earlier campaign whose same-named asset this is (nil: this campaign's own): the URL
+    /// path is that campaign's, so both pushes name one URL, one CDN object and one store entry
+    /// (a follow-up push linking the same article). The asset must match the earlier one (type,
+    /// bytes, variants); its CDN object keeps the earlier campaign's cache policy and purges.
+    public var urlCampaign: String? = nil
 
     public init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
                 bytes: Int64 = 48_200, variants: [AssetVariantConfig] = []) {

@@ -118,7 +118,7 @@ public enum CampaignPayload {
     /// The path of an asset (or of its variant for `network`) on the CDN host:
     /// `/preload/CAMPAIGN/ASSET[-NETWORK].EXT`.
     public static func path(campaign: String, asset: AssetConfig, network: String?) -> String {
-        "/preload/\(campaign)/\(asset.name)\(network.map { "-\($0)" } ?? "").\(fileExtension(asset.type))"
+        "/preload/\(asset.urlCampaign ?? campaign)/\(asset.name)\(network.map { "-\($0)" } ?? "").\(fileExtension(asset.type))"
     }
 
     /// The file extension of a declared type's URLs.

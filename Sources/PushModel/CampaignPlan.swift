@@ -59,6 +59,9 @@ struct CampaignPlans {
         var manifestOptions = payloadOptions
         manifestOptions.limits.documentBytesMax = CampaignPlans.manifestBytesMax
         var table: [(StoreKey, UInt32)] = []
+        // The object of each asset URL so far, for an asset naming an earlier campaign's URL
+        // (`AssetConfig.urlCampaign`); looked up only, never iterated.
+        var objectOfKey: [StoreKey: UInt32] = [:]
         for (c, campaign) in campaigns.enumerated() {
             let path = "campaigns[\(c)]"
             let policy = CachePolicy(maxAgeSeconds: Double(campaign.cacheControl.maxAgeSeconds),
@@ -68,6 +71,14 @@ struct CampaignPlans {
                 for (variantIndex, bytes) in ([asset.bytes] + asset.variants.map(\.bytes)).enumerated() {
                     let network = variantIndex == 0 ? nil : asset.variants[variantIndex - 1].network
                     let url = CampaignPlans.url(campaign: campaign.name, asset: asset, network: network, token: nil)
+                    let key = StoreKey(cacheKey: try CampaignPlans.cacheKey(url, path: "\(path).assets[\(a)]"))
+                    if asset.urlCampaign != nil, let shared = objectOfKey[key] {
+                        guard catalog.bytes[Int(shared)] == bytes, objectKind[Int(shared)] == CampaignPlans.mediaKind(asset.type) else {
+                            throw PushModelError(path: "\(path).assets[\(a)]", reason: "expected the type and bytes of campaign \(asset.urlCampaign ?? "")'s asset \(asset.name) whose URL it names")
+                        }
+                        objects.append(shared)
+                        continue
+                    }
                     let id: UInt32
                     do {
                         id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c))
@@ -78,7 +89,8 @@ struct CampaignPlans {
                     responses.append(CampaignPlans.response(type: asset.type, bytes: bytes, cacheControl: campaign.cacheControl.headerValue))
                     objectCampaign.append(Int32(c))
                     objectKind.append(CampaignPlans.mediaKind(asset.type))
-                    table.append((StoreKey(cacheKey: try CampaignPlans.cacheKey(url, path: "\(path).assets[\(a)]")), id))
+                    table.append((key, id))
+                    objectOfKey[key] = id
                 }
             }
             warmObjects.append(objects)

@@ -165,6 +165,13 @@ public enum MetricID: String, Sendable, CaseIterable {
     case fallbackEnqueued = "fallback.enqueued"
     case fallbackExpedited = "fallback.expedited"
     case fallbackCompleted = "fallback.completed"
+    case tapsAbandoned = "taps.abandoned"
+    case tapsAbandonedShare = "taps.abandonedShare"
+    case tapsForegroundKept = "taps.foregroundKept"
+    case tapsForegroundNotKept = "taps.foregroundNotKept"
+    case tapsForegroundNotKeptSessionRunning = "taps.foregroundNotKeptSessionRunning"
+    case readsCount = "reads.count"
+    case readsPerPush = "reads.perPush"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -351,6 +358,19 @@ public enum MetricTable {
         case .fallbackEnqueued: return MetricSpec(n, .count, .none, "Fallback jobs enqueued at the FCM deadline")
         case .fallbackExpedited: return MetricSpec(n, .count, .none, "Fallback jobs run expedited")
         case .fallbackCompleted: return MetricSpec(n, .count, .higher, "Fallback jobs that stored every critical asset")
+        case .tapsAbandoned: return MetricSpec(n, .count, .lower, "Taps whose user left before the paint")
+        case .tapsAbandonedShare:
+            return MetricSpec(n, .ratio, .lower, "Taps whose user left before the paint, share",
+                              ratio: ("taps whose user left before the screen painted (taps that could not paint, and taps still loading "
+                                          + "at the end whose user had already left, included)", "taps (painted or not)"))
+        case .tapsForegroundKept: return MetricSpec(n, .count, .none, "Foreground-fetched assets kept in the store")
+        case .tapsForegroundNotKept: return MetricSpec(n, .count, .none, "Foreground-fetched assets PreloadKit refused to keep")
+        case .tapsForegroundNotKeptSessionRunning:
+            return MetricSpec(n, .count, .none, "Foreground-fetched assets not kept: a handler held the store")
+        case .readsCount: return MetricSpec(n, .count, .higher, "Articles read after a push")
+        case .readsPerPush:
+            return MetricSpec(n, .ratio, .higher, "Push to article read",
+                              ratio: ("taps that painted before their user left and were read", outcomeShare))
         }
     }
 }

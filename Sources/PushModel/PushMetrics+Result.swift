@@ -176,6 +176,13 @@ extension PushMetrics {
         add(.fallbackEnqueued, Double(counters.fallbacksEnqueued))
         add(.fallbackExpedited, Double(counters.fallbacksExpedited))
         add(.fallbackCompleted, Double(counters.fallbacksCompleted))
+        add(.tapsAbandoned, Double(counters.tapsAbandoned))
+        add(.tapsAbandonedShare, s.taps.totalCount > 0 ? Double(counters.tapsAbandoned) / Double(s.taps.totalCount) : 0)
+        add(.tapsForegroundKept, Double(counters.foregroundKept))
+        add(.tapsForegroundNotKept, Double(counters.foregroundNotKept))
+        add(.tapsForegroundNotKeptSessionRunning, Double(counters.foregroundNotKeptSessionRunning))
+        add(.readsCount, Double(counters.reads))
+        add(.readsPerPush, Double(counters.reads) / total)
         m.sort { $0.name < $1.name }
         return m
     }

@@ -197,4 +197,13 @@ struct DriverCounters {
     var fallbacksEnqueued: UInt64 = 0
     var fallbacksExpedited: UInt64 = 0
     var fallbacksCompleted: UInt64 = 0
+    /// Foreground-fetched critical assets written to the device's store (PreloadKit admitted
+    /// them), refused by PreloadKit, and not written because a session held the store.
+    var foregroundKept: UInt64 = 0
+    var foregroundNotKept: UInt64 = 0
+    var foregroundNotKeptSessionRunning: UInt64 = 0
+    /// Taps whose user left before the paint (failed paints, and taps still waiting at the end
+    /// whose user had left, included), and taps read ("push to article read").
+    var tapsAbandoned: UInt64 = 0
+    var reads: UInt64 = 0
 }

@@ -229,24 +229,26 @@ extension PushWorld {
     }
 
     mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
-        let (t, step) = taps.reply(to: event, infra: &infra, metrics: &metrics)
+        let (t, step) = taps.reply(to: event, now: kernel.now.ticks, driver: &driver, infra: &infra, metrics: &metrics)
         switch step {
         case .wait: break
         case .fetchMissing: try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
         case .manifestFetched: try onTapManifest(t, kernel: &kernel)
         case .paint: try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
-        case .fail:
-            metrics.counters.paintsFailed += 1
-            taps.free(t, driver: &driver)
+        case .fail: failTap(t)
         }
+    }
+
+    /// Tap `t` cannot paint: its user leaves without the article (abandoned, not read).
+    mutating func failTap(_ t: Int) {
+        metrics.counters.paintsFailed += 1
+        metrics.counters.tapsAbandoned += 1
+        taps.free(t, driver: &driver)
     }
 
     /// Every asset of tap `t`'s paint set is there: paint, unless one failed.
     mutating func finishTap(_ t: Int, kernel: inout Kernel) throws {
-        if taps.tFailed[t] {
-            metrics.counters.paintsFailed += 1
-            return taps.free(t, driver: &driver)
-        }
+        if taps.tFailed[t] { return failTap(t) }
         try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
     }
 
@@ -254,8 +256,14 @@ extension PushWorld {
         let t = Int(event.target)
         guard UInt64(taps.tGen[t]) == event.payload else { return }
         let now = kernel.now.ticks
-        metrics.recordPaint(latency: now - taps.tStart[t], isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
+        let latency = now - taps.tStart[t]
+        metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
         if taps.tStale[t] { metrics.counters.staleTaps += 1 }
+        // Tap-to-paint counts every painted tap, abandoned or not: the paint time is what the
+        // app achieved; the user's leaving is counted beside it.
+        let user = taps.patience.painted(device: Int(taps.tDevice[t]), campaign: taps.tCampaign[t], waitTicks: latency, population: population)
+        if user.abandoned { metrics.counters.tapsAbandoned += 1 }
+        if user.read { metrics.counters.reads += 1 }
         taps.free(t, driver: &driver)
     }
 }

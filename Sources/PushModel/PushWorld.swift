@@ -64,7 +64,7 @@ struct PushWorld: EventHandler {
         }
         far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush,
                           isBucketing: bucketFarEvents)
-        taps = TapTracker(plans: plans, rules: rules, horizonTicks: horizonTicks)
+        taps = TapTracker(plans: plans, rules: rules, users: config.users, horizonTicks: horizonTicks)
         sendCursor = [Int](repeating: 0, count: config.campaigns.count)
         sendCredit = [Double](repeating: 0, count: config.campaigns.count)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
@@ -108,6 +108,7 @@ struct PushWorld: EventHandler {
     /// Accounts the pushes never sent and builds the result.
     mutating func finish(kernel: Kernel, outcome: RunOutcome) throws -> ReplicationResult {
         try finishUnsent()
+        metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)

@@ -150,15 +150,8 @@ struct SessionDriver {
         slot[s].fallbackEnqueued = false
 
         // The device's store moves into the session.
-        var store: PreloadStore
         // Room for the assets this push may store (a capacity hint: one allocation per push).
-        if parked.hasStore(d) {
-            store = parked.unpark(d, plans: plans, reserving: policy.criticalAssetsMax)
-        } else {
-            store = parked.emptyStore(capacityBytes: rules.storeCapacityBytes, entriesMax: rules.storeEntriesMax)
-            store.reserveCapacity(entries: 1 + policy.criticalAssetsMax)
-            if a.preexistingStoreBytes > 0 { store.insert(ParkedStores.fillerEntry(d, bytes: a.preexistingStoreBytes)) }
-        }
+        let store = takeStore(d, preexistingBytes: a.preexistingStoreBytes, reserving: policy.criticalAssetsMax)
         // The slot's session value is reused (policy validated once, in `init`; buffers keep
         // their capacity): no validation and no allocation per push.
         sessions[s].reset(store: store)

@@ -4,11 +4,17 @@ import SimKernel
 
 /// Users' taps: scheduling a tap when a notification is shown, taps in progress (struct of
 /// arrays, indexed by tap slot, recycled), which of the app screen's assets are still missing,
-/// foreground fetches of those, and first paint.
+/// foreground fetches of those (kept in the device's store through PreloadKit), first paint, and
+/// whether the tapper stayed for it and read.
 struct TapTracker {
     let plans: CampaignPlans
     let rules: RulesRuntime
     let horizonTicks: Int64
+    /// Foreground-fetched assets are written to the device's store (`UsersConfig.foregroundFetchesKept`).
+    let keepsForegroundFetches: Bool
+    let patience: TapperPatience
+    /// The declared type of each critical asset, laid out as `CampaignPlans.criticalKeys`.
+    let criticalTypes: [[AssetType]]
 
     // Taps in progress.
     var tDevice: [UInt32] = []
@@ -29,15 +35,32 @@ struct TapTracker {
     /// The session slot answering the tap, or -1.
     var tSlot: [Int32] = []
     var tSend: [Int64] = []
+    /// The device's free storage and preexisting store bytes (PreloadKit's store limit, and the
+    /// filler entry of a device that never had a store).
+    var tFreeStorage: [Int64] = []
+    var tPreexisting: [Int64] = []
     var tapFree: [Int32] = []
     /// PreloadKit's paint-set answer of the tap being looked at (a reused buffer).
     var readiness: [AssetReadiness] = []
+    /// Keys PreloadKit evicted to keep a foreground fetch (a reused buffer).
+    var evicted: [StoreKey] = []
 
-    init(plans: CampaignPlans, rules: RulesRuntime, horizonTicks: Int64) {
+    init(plans: CampaignPlans, rules: RulesRuntime, users: UsersConfig, horizonTicks: Int64) {
         self.plans = plans
         self.rules = rules
         self.horizonTicks = horizonTicks
+        keepsForegroundFetches = users.foregroundFetchesKept
+        patience = TapperPatience(users: users)
+        criticalTypes = plans.paintRequests.indices.map { c in
+            plans.criticalKeys[c].map { key in
+                let spec = plans.paintRequests[c].assets.first { (a: AssetSpec) in
+                    a.priority == .critical && PKNetworkClass.allCases.contains { a.resolved(for: $0).key == key }
+                }
+                return spec?.type ?? .image
+            }
+        }
         readiness.reserveCapacity(plans.criticalCount.max() ?? 0)
+        evicted.reserveCapacity(rules.storeEntriesMax)
     }
 
     /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
@@ -59,7 +82,7 @@ struct TapTracker {
         if let t = tapFree.popLast() { return Int(t) }
         tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
         tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false)
-        tSlot.append(-1); tSend.append(0)
+        tSlot.append(-1); tSend.append(0); tFreeStorage.append(0); tPreexisting.append(0)
         return tDevice.count - 1
     }
 
@@ -78,6 +101,8 @@ struct TapTracker {
         tFailed[t] = false
         tStale[t] = staleStored
         tSend[t] = sendTicks
+        tFreeStorage[t] = a.freeStorageBytes
+        tPreexisting[t] = a.preexistingStoreBytes
         let n = plans.criticalCount[c]
         tPending[t] = n >= 32 ? UInt32.max : (UInt32(1) << UInt32(n)) - 1
         return t
@@ -193,8 +218,10 @@ struct TapTracker {
         case fail
     }
 
-    /// InfraWorld's reply to a foreground fetch of tap `t` (its traffic is counted).
-    mutating func reply(to event: Event, infra: inout InfraWorld, metrics: inout PushMetrics) -> (tap: Int, step: ForegroundStep) {
+    /// InfraWorld's reply to a foreground fetch of tap `t` (its traffic is counted; an asset that
+    /// arrived is kept in the device's store when the app keeps foreground fetches).
+    mutating func reply(to event: Event, now: Int64, driver: inout SessionDriver, infra: inout InfraWorld,
+                        metrics: inout PushMetrics) -> (tap: Int, step: ForegroundStep) {
         let (tag, requestID) = InfraWorld.decodeReply(event.payload)
         let result = infra.result(requestID)
         infra.release(requestID)
@@ -213,8 +240,48 @@ struct TapTracker {
         tPending[t] &= ~(1 << UInt32(index))
         if !ok { tFailed[t] = true }
         if ok && result.supersededCopy { tStale[t] = true }
+        if ok && keepsForegroundFetches {
+            keep(t, index: index, placeholder: result.outcome == .placeholder, now: now, driver: &driver, metrics: &metrics)
+        }
         if tPending[t] != 0 { return (t, .wait) }
         return (t, tFailed[t] ? .fail : .paint)
+    }
+
+    /// Writes critical asset `index` of tap `t`'s paint set, just fetched in the foreground, to the
+    /// device's store as PreloadKit admits it (`PreloadStore.admitForeground`). The parked store
+    /// only: while a session runs on the device (for this campaign or another) the handler holds
+    /// the store, and the app's write would be lost when the handler's copy is saved (last writer
+    /// wins; the session stores this campaign's assets itself); counted as not kept.
+    mutating func keep(_ t: Int, index i: Int, placeholder: Bool, now: Int64, driver: inout SessionDriver, metrics: inout PushMetrics) {
+        let d = Int(tDevice[t])
+        if driver.deviceSlot[d] >= 0 {
+            metrics.counters.foregroundNotKeptSessionRunning += 1
+            return
+        }
+        let (c, _, base) = paintSet(t)
+        var store = driver.takeStore(d, preexistingBytes: tPreexisting[t], reserving: 1)
+        let response = placeholder ? driver.placeholderResponses[c] : plans.responses[Int(plans.criticalObjects[c][base + i])]
+        let admission = store.admitForeground(response.completion, key: plans.criticalKeys[c][base + i], type: criticalTypes[c][base + i],
+                                              request: plans.paintRequests[c], policy: driver.policy, freeStorageBytes: tFreeStorage[t],
+                                              now: Instant(microseconds: now), evicted: &evicted)
+        if case .stored = admission { metrics.counters.foregroundKept += 1 } else { metrics.counters.foregroundNotKept += 1 }
+        metrics.bytes.evictedForSpace += UInt64(evicted.count)
+        driver.parked.park(d, store, plans: plans)
+    }
+
+    /// Taps still waiting for their paint when the run ends at `now` whose tapper has already
+    /// left: counted as abandoned (the wait so far is a lower bound, so this can only undercount
+    /// abandonment, never hide it).
+    func censoredAbandoned(now: Int64, population: Population) -> UInt64 {
+        var free = [Bool](repeating: false, count: tDevice.count)
+        for t in tapFree { free[Int(t)] = true }
+        var n: UInt64 = 0
+        for t in tDevice.indices where !free[t] {
+            if patience.leftWhileWaiting(device: Int(tDevice[t]), campaign: tCampaign[t], waitTicks: now - tStart[t], population: population) {
+                n += 1
+            }
+        }
+        return n
     }
 
     /// Schedules tap `t`'s first paint after the device's launch + render time.

@@ -17,11 +17,12 @@ final class ScenarioFormatDocTests: XCTestCase {
       "run": { "devices": 10 },
       "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "confidence": 0.9 } ],
       "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
-      "users": { "segments": [ { "name": "a" } ] },
+      "users": { "segments": [ { "name": "a" } ], "foregroundFetchesKept": false,
+                 "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9 },
       "campaigns": [ {
         "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
-      } ],
+      }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ] } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60 },
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ],

@@ -50,6 +50,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("priority", \.priority),
             .init("bytes", \.bytes, assetBytes),
             .init("variants", \.variants, .counts(0...payloadLimits.variantsMax, "at most \(payloadLimits.variantsMax) variants")),
+            .init("urlCampaign", optional: \.urlCampaign, nameRule(colon: false)),
         ]
     }
 

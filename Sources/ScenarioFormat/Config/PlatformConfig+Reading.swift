@@ -109,6 +109,31 @@ extension UsersConfig: Codable, ConfigReadable {
             .init("renderSeconds", \.renderSeconds),
             .init("foregroundTimeoutSeconds", \.foregroundTimeoutSeconds, .numbers(0.001...600, unit: "seconds")),
             .init("foregroundConnectionWarm", \.foregroundConnectionWarm),
+            .init("foregroundFetchesKept", \.foregroundFetchesKept, unwritten: defaultValue.foregroundFetchesKept),
+            .init("abandonment", \.abandonment, unwritten: defaultValue.abandonment),
+            .init("readProbability", \.readProbability, unwritten: defaultValue.readProbability, .probability),
         ]
+    }
+}
+
+extension AbandonmentConfig: Codable, ConfigReadable {
+    static var defaultValue: AbandonmentConfig { AbandonmentConfig() }
+    static var fields: [ConfigField<AbandonmentConfig>] {
+        [
+            .init("waitSeconds", \.waitSeconds, ConfigRule.counts(1...64, "1...64 waits").then { waits in
+                if let bad = waits.first(where: { !($0.isFinite && $0 > 0 && $0 <= 3_600) }) { return ("waits in (0, 3600] seconds", "\(bad)") }
+                return zip(waits, waits.dropFirst()).allSatisfy { $0 < $1 } ? nil : ("strictly increasing waits", "\(waits)")
+            }.adding(["items": .object(["exclusiveMinimum": .integer(0), "maximum": .integer(3_600)])])),
+            .init("leftShare", \.leftShare, ConfigRule.counts(1...64, "1...64 shares").then { shares in
+                if let bad = shares.first(where: { !($0 >= 0 && $0 <= 1) }) { return ("shares in [0, 1]", "\(bad)") }
+                return zip(shares, shares.dropFirst()).allSatisfy { $0 <= $1 } ? nil : ("non-decreasing shares", "\(shares)")
+            }.adding(["items": .object(["minimum": .integer(0), "maximum": .integer(1)])])),
+        ]
+    }
+
+    /// One share per wait.
+    static func relations(_ a: AbandonmentConfig) -> [ConfigIssue] {
+        guard a.waitSeconds.count != a.leftShare.count else { return [] }
+        return [ConfigIssue(key: "leftShare", expected: "one share per wait (\(a.waitSeconds.count))", found: "\(a.leftShare.count) shares")]
     }
 }

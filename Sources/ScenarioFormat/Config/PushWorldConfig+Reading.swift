@@ -27,6 +27,15 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         if Set(names).count != names.count {
             issues.append(ConfigIssue(key: "campaigns", expected: "distinct campaign names", found: "\(names)"))
         }
+        for (c, campaign) in w.campaigns.enumerated() {
+            for (i, asset) in campaign.assets.enumerated() {
+                guard let from = asset.urlCampaign else { continue }
+                if !w.campaigns[..<c].contains(where: { $0.name == from && $0.assets.contains { $0.name == asset.name } }) {
+                    issues.append(issue([.key("campaigns"), .index(c), .key("assets"), .index(i), .key("urlCampaign")],
+                                        "the name of an earlier campaign with an asset named \"\(asset.name)\"", "\"\(from)\""))
+                }
+            }
+        }
         let regions = w.infra.topology.effectiveRegions.count
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
             issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
