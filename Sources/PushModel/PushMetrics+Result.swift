@@ -159,6 +159,7 @@ extension PushMetrics {
         add(.osAndroidDeprioritised, Double(counters.deprioritised))
         add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
         add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
+        appendCachingMetrics(to: &m, infra: infra)
         m.sort { $0.name < $1.name }
         return m
     }
