@@ -23,7 +23,7 @@ public enum Freshness: UInt8, Sendable, Equatable, CustomStringConvertible {
 /// `StoreKey.fileName` in the app-group container, or nowhere in the simulator). The session
 /// mutates its copy and tells the driver through `.storeAsset` / `.evict` actions, so the two stay
 /// in lockstep. One store per device is cheap enough for millions of simulated devices
-/// (≈ 72 bytes per entry, no per-entry allocation).
+/// (≈ 88 bytes per entry, no per-entry allocation).
 ///
 /// Invariants (checked under `PRESTAGE_INVARIANTS`): `usedBytes` is the sum of entry sizes and
 /// never exceeds `capacityBytes`; `entries.count <= entriesMax`; keys are unique.
@@ -47,8 +47,11 @@ public struct PreloadStore: Sendable, Equatable {
         public var manifestTag: UInt64
         /// The media kind established at download (MIME type and magic bytes agreed).
         public var kind: MediaKind
+        /// The response's validator, if it had one: a stale entry is revalidated with it.
+        public var etag: EntityTag?
 
-        public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64, kind: MediaKind) {
+        public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64,
+                    kind: MediaKind, etag: EntityTag? = nil) {
             self.key = key
             self.bytes = bytes
             self.storedAt = storedAt
@@ -57,6 +60,7 @@ public struct PreloadStore: Sendable, Equatable {
             self.lastUsed = lastUsed
             self.manifestTag = manifestTag
             self.kind = kind
+            self.etag = etag
         }
 
         /// Freshness of this entry at `now`.
