@@ -6,9 +6,11 @@
 /// stored file (the real driver's file index); a driver whose tags are small numbers (a
 /// version) may use them as the fingerprint directly.
 public struct EntityTag: Hashable, Sendable {
+    /// Never 0 (a store entry uses 0 for "no validator").
     public let fingerprint: UInt64
 
-    public init(fingerprint: UInt64) { self.fingerprint = fingerprint }
+    /// A tag from a driver's own nonzero number (0 becomes 1).
+    public init(fingerprint: UInt64) { self.fingerprint = max(1, fingerprint) }
 
     /// The fingerprint of an `ETag` header value, as received (quotes and a weak `W/` prefix
     /// included: two values match when their bytes do): FNV-1a over its UTF-8 bytes.
@@ -18,6 +20,6 @@ public struct EntityTag: Hashable, Sendable {
             h ^= UInt64(b)
             h &*= 0x0000_0100_0000_01B3
         }
-        fingerprint = h
+        fingerprint = max(1, h)
     }
 }

@@ -23,7 +23,7 @@ public enum Freshness: UInt8, Sendable, Equatable, CustomStringConvertible {
 /// `StoreKey.fileName` in the app-group container, or nowhere in the simulator). The session
 /// mutates its copy and tells the driver through `.storeAsset` / `.evict` actions, so the two stay
 /// in lockstep. One store per device is cheap enough for millions of simulated devices
-/// (≈ 88 bytes per entry, no per-entry allocation).
+/// (≈ 80 bytes per entry, no per-entry allocation).
 ///
 /// Invariants (checked under `PRESTAGE_INVARIANTS`): `usedBytes` is the sum of entry sizes and
 /// never exceeds `capacityBytes`; `entries.count <= entriesMax`; keys are unique.
@@ -48,7 +48,12 @@ public struct PreloadStore: Sendable, Equatable {
         /// The media kind established at download (MIME type and magic bytes agreed).
         public var kind: MediaKind
         /// The response's validator, if it had one: a stale entry is revalidated with it.
-        public var etag: EntityTag?
+        public var etag: EntityTag? {
+            get { etagFingerprint == 0 ? nil : EntityTag(fingerprint: etagFingerprint) }
+            set { etagFingerprint = newValue?.fingerprint ?? 0 }
+        }
+        /// `etag`'s fingerprint, 0 for none (8 bytes where an optional takes 16 in the array).
+        var etagFingerprint: UInt64
 
         public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64,
                     kind: MediaKind, etag: EntityTag? = nil) {
@@ -60,7 +65,7 @@ public struct PreloadStore: Sendable, Equatable {
             self.lastUsed = lastUsed
             self.manifestTag = manifestTag
             self.kind = kind
-            self.etag = etag
+            self.etagFingerprint = etag?.fingerprint ?? 0
         }
 
         /// Freshness of this entry at `now`.
