@@ -595,6 +595,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func reject(_ index: Int, _ rejection: FetchRejection, received: Int64, completed: Bool, now: Instant) {
         let id = fetches[index].id
+        if case .httpStatus(let status) = rejection, status >= 500 && status <= 599 { useStoredOnError(index, now: now) }
         endFetch(index, as: completed ? .finished : .cancelled, received: received)
         log(.fetchRejected(id, rejection))
         emit(.cancelFetch(id, .rejected(rejection)))
@@ -651,11 +652,21 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func onFailed(_ index: Int, _ failure: FetchFailure, now: Instant) {
         let id = fetches[index].id
+        useStoredOnError(index, now: now)
         endFetch(index, as: .finished, received: fetches[index].bytesReceived)
         log(.fetchFailed(id, failure))
         if fetches[index].slot < 0 { log(.manifestUnavailable); phase = .fetchingAssets }
         pump(now: now)
         settle(now: now)
+    }
+
+    /// Asset fetch `index` failed with an error (a transport failure or a 5xx answer): a stored
+    /// copy within stale-if-error becomes usable again instead of the asset staying missing
+    /// (RFC 5861 §4). Timeouts the session itself enforces do not count.
+    mutating func useStoredOnError(_ index: Int, now: Instant) {
+        let slot = fetches[index].slot
+        guard slot >= 0, store.useOnError(slots[slot].key, at: now) else { return }
+        log(.storeHit(assetIndex: slots[slot].assetIndex, .stale))
     }
 
     mutating func onCompleted(_ index: Int, _ c: FetchCompletion, now: Instant) {
@@ -706,7 +717,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             emit(.evict(victim.key, .space))
         }
         let entry = PreloadStore.Entry(key: slotKey, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
-                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind, etag: c.headers.etag)
+                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind, etag: c.headers.etag,
+                                       errorUntil: life.errorUntil)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
@@ -738,6 +750,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         entry.storedAt = now
         entry.expiresAt = life.expiresAt
         entry.staleUntil = life.staleUntil
+        entry.errorUntil = life.errorUntil
         entry.lastUsed = now
         entry.manifestTag = request.manifestTag
         if let tag = c.headers.etag { entry.etag = tag }

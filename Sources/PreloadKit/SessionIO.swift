@@ -353,7 +353,7 @@ public enum LogEvent: Sendable, Equatable {
 public enum EvictionReason: UInt8, Sendable, Equatable {
     /// Least recently used, evicted to make room for a new asset.
     case space
-    /// Past its usable lifetime (`staleUntil`), removed when a session begins.
+    /// Past its usable lifetime, even on error (`errorUntil`), removed when a session begins.
     case expired
 }
 

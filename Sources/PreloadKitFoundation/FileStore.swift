@@ -173,6 +173,8 @@ struct FileStore {
         var kind: String
         /// The response's `ETag` text, if it had one (absent in indexes written before validators).
         var etag: String? = nil
+        /// End of stale-if-error (absent in older indexes: `staleUntil`).
+        var errorUntil: Int64? = nil
     }
 
     struct IndexFile: Codable {
@@ -243,7 +245,8 @@ struct FileStore {
         return .success(PreloadStore.Entry(key: key, bytes: r.bytes, storedAt: Instant(microseconds: r.storedAt),
                                            expiresAt: Instant(microseconds: r.expiresAt), staleUntil: Instant(microseconds: r.staleUntil),
                                            lastUsed: Instant(microseconds: r.lastUsed), manifestTag: tag, kind: kind,
-                                           etag: r.etag.flatMap { validators.record($0) }))
+                                           etag: r.etag.flatMap { validators.record($0) },
+                                           errorUntil: r.errorUntil.map { Instant(microseconds: $0) }))
     }
 
     // MARK: - Writes
@@ -253,7 +256,8 @@ struct FileStore {
         let records = store.entries.map { e in
             IndexRecord(key: e.key.hex, bytes: e.bytes, storedAt: e.storedAt.microseconds, expiresAt: e.expiresAt.microseconds,
                         staleUntil: e.staleUntil.microseconds, lastUsed: e.lastUsed.microseconds,
-                        manifestTag: Self.hex16(e.manifestTag), kind: e.kind.rawValue, etag: e.etag.flatMap { validators.text(for: $0) })
+                        manifestTag: Self.hex16(e.manifestTag), kind: e.kind.rawValue, etag: e.etag.flatMap { validators.text(for: $0) },
+                        errorUntil: e.errorUntil == e.staleUntil ? nil : e.errorUntil.microseconds)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

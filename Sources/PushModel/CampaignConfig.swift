@@ -77,7 +77,8 @@ public struct CacheControlConfig: Sendable, Equatable {
     public var maxAgeSeconds: Int64
     public var staleWhileRevalidateSeconds: Int64
     /// RFC 5861 `stale-if-error`: past max-age, a cached copy younger than max-age + this is
-    /// served when the upstream answers an error (0 = absent from the header, never).
+    /// served when the upstream answers an error, at the PoPs and shields and in the device
+    /// store (0 = absent from the header, never).
     public var staleIfErrorSeconds: Int64
 
     public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400, staleIfErrorSeconds: Int64 = 0) {

@@ -14,7 +14,7 @@ enum ScenarioFieldText {
         "campaigns[].assets[]|type": "Declared asset type.",
         "campaigns[].assets[]|variants": "Smaller renditions per network class (at most one per network, at most 6).",
         "campaigns[].cacheControl|maxAgeSeconds": "`max-age` of the assets at the edge and on devices.",
-        "campaigns[].cacheControl|staleIfErrorSeconds": "RFC 5861 `stale-if-error`: past `max-age`, a PoP or shield serves its copy younger than `max-age` + this instead of an upstream error (origin 503); 0 leaves the directive out, as in the reference article's header; a day (`86400`) is our judgement for riding out an origin incident.",
+        "campaigns[].cacheControl|staleIfErrorSeconds": "RFC 5861 `stale-if-error`: past `max-age`, a PoP or shield serves its copy younger than `max-age` + this instead of an upstream error (origin 503), and a device keeps its stored copy that long and uses it when the refetch fails; 0 leaves the directive out, as in the reference article's header; a day (`86400`) is our judgement for riding out an origin incident.",
         "campaigns[].cacheControl|staleWhileRevalidateSeconds": "`stale-while-revalidate`.",
         "campaigns[].creativeSwap|rewarmDelaySeconds": "With warming configured, the new creative is warmed this long after the purge call (0–3 600).",
         "campaigns[].creativeSwap|secondsBeforeSend": "The swap (purge by surrogate key) happens this long before `sendStartSeconds`.",
