@@ -8,14 +8,9 @@ final class SessionRevalidationTests: XCTestCase {
 
     func article() throws -> PreStageRequest { try Sessions.request(Payloads.inline()) }
 
-    /// Cover fresh; preview stale (expired at 10 s, usable until 5000 s) with validator `tag`.
+    /// Cover fresh; preview stale (expired at 10 s, usable until 5000 s) with validator `etag`.
     func storeWithStalePreview(_ r: PreStageRequest, etag: EntityTag?) -> PreloadStore {
-        var store = PreloadStore()
-        store.insert(PreloadStore.Entry(key: r.assets[0].key, bytes: 48_200, storedAt: ms(0), expiresAt: ms(1_000_000), staleUntil: ms(1_000_000),
-                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .webp))
-        store.insert(PreloadStore.Entry(key: r.assets[1].key, bytes: 300_000, storedAt: ms(0), expiresAt: ms(10_000), staleUntil: ms(5_000_000),
-                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .m3u8, etag: etag))
-        return store
+        Sessions.storeWithExpiredPreview(r, staleUntil: ms(5_000_000), etag: etag)
     }
 
     func testStaleEntryRevalidatesWithItsETagAnd304RefreshesIt() throws {

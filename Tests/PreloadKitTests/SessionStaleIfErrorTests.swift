@@ -18,14 +18,9 @@ final class SessionStaleIfErrorTests: XCTestCase {
         XCTAssertEqual(none?.errorUntil, none?.staleUntil, "no directive: no extra life")
     }
 
-    /// Cover fresh; preview expired at 10 s (no stale-while-revalidate), kept until 100 s.
+    /// Cover fresh; preview expired at 10 s (no stale-while-revalidate), kept until `errorUntil`.
     func store(_ r: PreStageRequest, errorUntil: Instant) -> PreloadStore {
-        var store = PreloadStore()
-        store.insert(PreloadStore.Entry(key: r.assets[0].key, bytes: 48_200, storedAt: ms(0), expiresAt: ms(1_000_000), staleUntil: ms(1_000_000),
-                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .webp))
-        store.insert(PreloadStore.Entry(key: r.assets[1].key, bytes: 300_000, storedAt: ms(0), expiresAt: ms(10_000), staleUntil: ms(10_000),
-                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .m3u8, errorUntil: errorUntil))
-        return store
+        Sessions.storeWithExpiredPreview(r, staleUntil: ms(10_000), errorUntil: errorUntil)
     }
 
     func testFailedRefetchUsesTheCopyWithinStaleIfError() throws {
