@@ -58,8 +58,9 @@ public struct PreloadStore: Sendable, Equatable {
             set { etagFingerprint = newValue?.fingerprint ?? 0 }
         }
         /// `etag`'s fingerprint, 0 for none (8 bytes where an optional takes 16 in the array).
-        var etagFingerprint: UInt64
+        @usableFromInline var etagFingerprint: UInt64
 
+        @inlinable
         public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64,
                     kind: MediaKind, etag: EntityTag? = nil, errorUntil: Instant? = nil) {
             self.key = key
@@ -274,6 +275,7 @@ public struct PreloadStore: Sendable, Equatable {
     /// - `staleUntil = min(expiresAt + stale-while-revalidate, now + ttl)`,
     /// - `errorUntil = max(staleUntil, min(expiresAt + stale-if-error, now + ttl))`,
     /// and nil when the response must not be stored (`no-store`, or no usable lifetime at all).
+    @inlinable
     public static func lifetime(of cacheControl: CacheControl, ttlSeconds: Int64,
                                 storedAt now: Instant) -> (expiresAt: Instant, staleUntil: Instant, errorUntil: Instant)? {
         if cacheControl.noStore { return nil }
