@@ -125,6 +125,8 @@ public struct InfraWorld: EventHandler {
     var fRegistered: [Bool] = []
     var fWaiterHead: [Int32] = []
     var fWaiterTail: [Int32] = []
+    /// Entity tags: per surrogate key and per fetch (``ValidatorTables``).
+    var validators: ValidatorTables
     var fetchSlots: SlotPool
     /// Upstream fetches started and not yet answered.
     public var fetchesInFlight: Int { fetchSlots.inUse }
@@ -175,6 +177,7 @@ public struct InfraWorld: EventHandler {
         purgeCurrent = [Int64](repeating: Int64.min, count: nodes * keys)
         purgePrevious = purgeCurrent
         purgeIssued = [Int64](repeating: Int64.min, count: keys)
+        validators = ValidatorTables(surrogateKeys: keys)
         popsByAudience = InfraWorld.popsByAudience(popCount: popCount, regions: regions)
 
         deviceRng = RandomStream(seed: 1)

@@ -3,7 +3,8 @@
 ///
 /// Entries carry the times the freshness logic needs (`originTicks`: when the origin generated
 /// the response, the RFC 9111 age base; `storedTicks`: when this cache stored it, for purges;
-/// `lastAccessTicks`: for the characteristic-time eviction of ``BackgroundPressure``).
+/// `lastAccessTicks`: for the characteristic-time eviction of ``BackgroundPressure``; `version`:
+/// the entity tag the entry was stored with, for conditional revalidation).
 ///
 /// Storage grows on demand up to `entriesMax` entries (amortised; freed slots are reused from
 /// a free list), so an idle PoP costs almost nothing and a busy one allocates nothing per request
@@ -27,6 +28,7 @@ public struct LRUCache: Sendable {
     var originTicks: [Int64] = []
     var storedTicks: [Int64] = []
     var lastAccessTicks: [Int64] = []
+    var versions: [UInt32] = []
     private var prev: [Int32] = []
     private var next: [Int32] = []
     private var head: Int32 = -1
@@ -58,6 +60,10 @@ public struct LRUCache: Sendable {
     /// Whether `key` is present, without side effects (ignores the characteristic time).
     public func contains(_ key: UInt64) -> Bool { index.find(key) >= 0 }
 
+    /// The slot holding `key`, or -1, without side effects (ignores the characteristic time;
+    /// for a caller that has just looked `key` up at the same instant).
+    @inline(__always) public func slot(of key: UInt64) -> Int32 { index.find(key) }
+
     /// Mark `slot` most recently used at `nowTicks`.
     /// - Complexity: O(1).
     public mutating func touch(_ slot: Int32, nowTicks: Int64) {
@@ -71,7 +77,7 @@ public struct LRUCache: Sendable {
     /// slot, or -1 when the object is larger than the whole cache (it is then not stored).
     /// - Complexity: O(1) amortised plus O(1) per eviction.
     @discardableResult
-    public mutating func insert(_ key: UInt64, bytes size: Int64, originTicks origin: Int64, nowTicks: Int64) -> Int32 {
+    public mutating func insert(_ key: UInt64, bytes size: Int64, originTicks origin: Int64, nowTicks: Int64, version: UInt32 = 0) -> Int32 {
         let existing = index.find(key)
         if existing >= 0 { remove(slot: existing) }
         if size > capacityBytes { return -1 }
@@ -86,6 +92,7 @@ public struct LRUCache: Sendable {
         originTicks[i] = origin
         storedTicks[i] = nowTicks
         lastAccessTicks[i] = nowTicks
+        versions[i] = version
         pushFront(s)
         index.set(key, s)
         usedBytes += size
@@ -110,6 +117,8 @@ public struct LRUCache: Sendable {
     @inline(__always) public func originTicks(of s: Int32) -> Int64 { originTicks[Int(s)] }
     /// When this cache stored the entry in `slot` (ticks).
     @inline(__always) public func storedTicks(of s: Int32) -> Int64 { storedTicks[Int(s)] }
+    /// Entity tag (version) of the entry in `slot`.
+    @inline(__always) public func version(of s: Int32) -> UInt32 { versions[Int(s)] }
     /// Size of the entry in `slot`.
     @inline(__always) public func bytes(of s: Int32) -> Int64 { bytes[Int(s)] }
 
@@ -138,6 +147,7 @@ public struct LRUCache: Sendable {
         originTicks.append(0)
         storedTicks.append(0)
         lastAccessTicks.append(0)
+        versions.append(0)
         prev.append(-1)
         next.append(-1)
         return s

@@ -31,8 +31,14 @@ public struct NodeCounters: Sendable, Equatable {
     /// Upstream fetches that came back failed (503), and failures answered with a stale copy.
     public var upstreamFailures: UInt64 = 0
     public var staleIfErrorServed: UInt64 = 0
-    /// Response bytes this node sent downstream (to devices for PoPs, to PoPs for shields).
+    /// Requests this node answered with the upstream's error (no stale-if-error copy): device
+    /// requests at a PoP, child fetches at a shield.
+    public var errorsServed: UInt64 = 0
+    /// Response bytes this node sent downstream (to devices for PoPs, to PoPs for shields); a
+    /// 304 counts its headers only (`TierConfig.notModifiedBytes`).
     public var bytesServed: UInt64 = 0
+    /// Conditional requests of child nodes this node answered 304 Not Modified (shields).
+    public var notModified: UInt64 = 0
     /// Background (explicit stream) requests and hits; not part of `requests`.
     public var backgroundRequests: UInt64 = 0
     public var backgroundHits: UInt64 = 0
@@ -46,7 +52,8 @@ public struct NodeCounters: Sendable, Equatable {
         deviceRequests += o.deviceRequests; deviceHits += o.deviceHits; warmRequests += o.warmRequests
         placeholderRedirects += o.placeholderRedirects
         warmFetchesCompleted += o.warmFetchesCompleted; upstreamFailures += o.upstreamFailures
-        staleIfErrorServed += o.staleIfErrorServed; bytesServed += o.bytesServed
+        staleIfErrorServed += o.staleIfErrorServed; bytesServed += o.bytesServed; errorsServed += o.errorsServed
+        notModified += o.notModified
         backgroundRequests += o.backgroundRequests; backgroundHits += o.backgroundHits
     }
 }
@@ -57,6 +64,8 @@ public struct OriginCounters: Sendable, Equatable {
     public var served: UInt64 = 0
     public var rejected503: UInt64 = 0
     public var bytesServed: UInt64 = 0
+    /// Conditional requests answered 304 Not Modified (headers only, counted in `bytesServed`).
+    public var notModified: UInt64 = 0
     public var queueLengthMax: Int = 0
     public var waitedRequests: UInt64 = 0
     public var totalWaitSeconds: Double = 0

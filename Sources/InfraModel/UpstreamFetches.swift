@@ -18,7 +18,8 @@ extension InfraWorld {
             originCounters.waitedRequests += 1
             originCounters.totalWaitSeconds += Double(origin.lastStartedWaitTicks) / 1e6
         }
-        let bytes = catalog.bytes[Int(fObject[f])]
+        let (bytes, notModified) = answer(fetch: f, version: originVersion(object: fObject[f]))
+        if notModified { originCounters.notModified += 1 }
         originCounters.served += 1
         originCounters.bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .origin, bytes)
@@ -57,6 +58,7 @@ extension InfraWorld {
         fRegistered[f] = collapsible
         fWaiterHead[f] = -1
         fWaiterTail[f] = -1
+        setCondition(fetch: f, node: n, key: key)
         if collapsible { inFlight.set(flightKey, Int32(f)) }
         if let w = waiterID { addWaiter(fetch: f, isFetch: waiterIsFetch, id: w) }
         switch purpose {
@@ -108,10 +110,12 @@ extension InfraWorld {
         }
     }
 
-    /// Node `p` answers child fetch `f` from its cache entry `slot`.
+    /// Node `p` answers child fetch `f` from its cache entry `slot` (304 when the child's copy
+    /// is the same version).
     mutating func serveChild(_ f: Int, fromNode p: Int, slot: Int32, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        let bytes = catalog.bytes[Int(fObject[f])]
+        let (bytes, notModified) = answer(fetch: f, version: caches[p].version(of: slot))
+        if notModified { counters[p].notModified += 1 }
         fOK[f] = true
         fOriginTicks[f] = caches[p].originTicks(of: slot)
         fServedBy[f] = Tier.shield.rawValue
@@ -130,7 +134,8 @@ extension InfraWorld {
         if fRegistered[f] { inFlight.remove(UInt64(n) << 32 | UInt64(o)) }
         let ok = fOK[f]
         if ok {
-            caches[n].insert(key, bytes: catalog.bytes[Int(o)], originTicks: fOriginTicks[f], nowTicks: now)
+            caches[n].insert(key, bytes: catalog.bytes[Int(o)], originTicks: fOriginTicks[f], nowTicks: now,
+                             version: validators.version[f])
             if fPurpose[f] == Purpose.warm.rawValue { counters[n].warmFetchesCompleted += 1 }
         } else {
             counters[n].upstreamFailures += 1
@@ -148,7 +153,8 @@ extension InfraWorld {
                     fOK[c] = true
                     fOriginTicks[c] = fOriginTicks[f]
                     fServedBy[c] = fServedBy[f]
-                    let bytes = catalog.bytes[Int(o)]
+                    let (bytes, notModified) = answer(fetch: c, version: validators.version[f])
+                    if notModified { counters[n].notModified += 1 }
                     counters[n].bytesServed += UInt64(bytes)
                     timeSeries.bytes(at: now, tier: .shield, bytes)
                     try kernel.schedule(at: SimTime(ticks: now + fHopTicks[c] / 2), kind: InfraEventKind.fetchResponse,
@@ -159,6 +165,7 @@ extension InfraWorld {
                         counters[n].staleIfErrorServed += 1
                         try serveChild(c, fromNode: n, slot: s, kernel: &kernel)
                     } else {
+                        counters[n].errorsServed += 1
                         fOK[c] = false
                         try kernel.schedule(at: SimTime(ticks: now + fHopTicks[c] / 2), kind: InfraEventKind.fetchResponse,
                                             target: UInt32(c), payload: 0)
@@ -179,6 +186,7 @@ extension InfraWorld {
                     requests[i].servedBy = Tier.edge.rawValue
                     requests[i].bytes = catalog.bytes[Int(o)]
                 } else {
+                    counters[n].errorsServed += 1
                     requests[i].outcome = FetchOutcome.origin503.rawValue
                     requests[i].servedBy = Tier.origin.rawValue
                     requests[i].bytes = 0
@@ -200,6 +208,7 @@ extension InfraWorld {
             fPurpose.append(0); fOK.append(false); fOriginTicks.append(0); fServedBy.append(0); fRegistered.append(false)
             fWaiterHead.append(-1); fWaiterTail.append(-1)
         }
+        validators.grow(toInclude: f)
         return f
     }
 

@@ -44,6 +44,7 @@ extension InfraWorld {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
         let keys = catalog.surrogateKeyCount
         purgeIssued[Int(key)] = kernel.now.ticks
+        validators.keyVersion[Int(key)] &+= 1
         for n in 0..<nodeCount {
             let effective = kernel.now.ticks + sampledTicks(purgeDelaySampler.sample(propagationRng))
             let j = n * keys + Int(key)

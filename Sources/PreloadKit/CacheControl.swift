@@ -8,6 +8,10 @@ public struct CacheControl: Sendable, Equatable {
     public var maxAgeSeconds: Int64?
     /// `stale-while-revalidate` in seconds (the smallest when repeated), clamped to `deltaSecondsMax`.
     public var staleWhileRevalidateSeconds: Int64?
+    /// `stale-if-error` in seconds (RFC 5861 §4; the smallest when repeated), clamped to
+    /// `deltaSecondsMax`: past freshness, a stored copy within this may be used when its
+    /// revalidation or refetch fails.
+    public var staleIfErrorSeconds: Int64?
     /// `no-store`: the response must not be stored at all.
     public var noStore: Bool
     /// `no-cache`: a stored response must not be used fresh without revalidation.
@@ -19,9 +23,11 @@ public struct CacheControl: Sendable, Equatable {
     /// Header values longer than this are ignored (treated as absent) rather than scanned.
     public static let headerBytesMax = 1_024
 
-    public init(maxAgeSeconds: Int64? = nil, staleWhileRevalidateSeconds: Int64? = nil, noStore: Bool = false, noCache: Bool = false) {
+    public init(maxAgeSeconds: Int64? = nil, staleWhileRevalidateSeconds: Int64? = nil, noStore: Bool = false, noCache: Bool = false,
+                staleIfErrorSeconds: Int64? = nil) {
         self.maxAgeSeconds = maxAgeSeconds
         self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
+        self.staleIfErrorSeconds = staleIfErrorSeconds
         self.noStore = noStore
         self.noCache = noCache
     }
@@ -91,6 +97,10 @@ public struct CacheControl: Sendable, Equatable {
             } else if nameIs(bytes, nameStart, nameEnd, "stale-while-revalidate") {
                 if hasValue, let seconds = deltaSeconds(bytes, valueStart, valueEnd) {
                     result.staleWhileRevalidateSeconds = min(result.staleWhileRevalidateSeconds ?? .max, seconds)
+                }
+            } else if nameIs(bytes, nameStart, nameEnd, "stale-if-error") {
+                if hasValue, let seconds = deltaSeconds(bytes, valueStart, valueEnd) {
+                    result.staleIfErrorSeconds = min(result.staleIfErrorSeconds ?? .max, seconds)
                 }
             } else if nameIs(bytes, nameStart, nameEnd, "no-store") {
                 if !hasValue { result.noStore = true }

@@ -91,6 +91,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         @usableFromInline var state: FetchState
         var bytesReceived: Int64
         var commit: CommitState = .none
+        /// Sent with `If-None-Match`: a 304 answer refreshes the stored entry.
+        var conditional = false
     }
 
     public let policy: PreloadPolicy
@@ -565,11 +567,14 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     mutating func startFetch(url: AssetURL, purpose: FetchPurpose, slot: Int, byteLimit: Int64, revalidation: Bool, now: Instant) -> FetchID {
         let id = FetchID(rawValue: UInt32(fetches.count + 1))
         let timeout = min(policy.requestTimeoutMicroseconds, hardDeadline.microseconds(since: now))
-        fetches.append(FetchRecord(id: id, slot: slot, byteLimit: byteLimit, timeoutAt: now.advanced(byMicroseconds: timeout), state: .inFlight, bytesReceived: 0))
+        let validator = revalidation ? storedValidator(purpose) : nil
+        fetches.append(FetchRecord(id: id, slot: slot, byteLimit: byteLimit, timeoutAt: now.advanced(byMicroseconds: timeout), state: .inFlight,
+                                   bytesReceived: 0, conditional: validator != nil))
         inFlightCount += 1
         if !revalidation { startedBlockingFetch = true }
         emit(.startFetch(FetchRequest(id: id, url: url, purpose: purpose, byteLimit: byteLimit,
-                                      timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation)))
+                                      timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation,
+                                      ifNoneMatch: validator)))
         return id
     }
 
@@ -590,6 +595,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func reject(_ index: Int, _ rejection: FetchRejection, received: Int64, completed: Bool, now: Instant) {
         let id = fetches[index].id
+        if case .httpStatus(let status) = rejection, status >= 500 && status <= 599 { useStoredOnError(index, now: now) }
         endFetch(index, as: completed ? .finished : .cancelled, received: received)
         log(.fetchRejected(id, rejection))
         emit(.cancelFetch(id, .rejected(rejection)))
@@ -619,6 +625,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     @inline(__always)
     func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
+        if h.status == 304 && f.conditional { return nil } // headers only: checked by completeNotModified
         if h.status != 200 { return .httpStatus(h.status) }
         if let length = h.contentLength, length > f.byteLimit {
             return .contentLengthOverLimit(contentLength: length, limitBytes: f.byteLimit)
@@ -645,11 +652,21 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     mutating func onFailed(_ index: Int, _ failure: FetchFailure, now: Instant) {
         let id = fetches[index].id
+        useStoredOnError(index, now: now)
         endFetch(index, as: .finished, received: fetches[index].bytesReceived)
         log(.fetchFailed(id, failure))
         if fetches[index].slot < 0 { log(.manifestUnavailable); phase = .fetchingAssets }
         pump(now: now)
         settle(now: now)
+    }
+
+    /// Asset fetch `index` failed with an error (a transport failure or a 5xx answer): a stored
+    /// copy within stale-if-error becomes usable again instead of the asset staying missing
+    /// (RFC 5861 §4). Timeouts the session itself enforces do not count.
+    mutating func useStoredOnError(_ index: Int, now: Instant) {
+        let slot = fetches[index].slot
+        guard slot >= 0, store.useOnError(slots[slot].key, at: now) else { return }
+        log(.storeHit(assetIndex: slots[slot].assetIndex, .stale))
     }
 
     mutating func onCompleted(_ index: Int, _ c: FetchCompletion, now: Instant) {
@@ -659,6 +676,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if let rejection = headerRejection(index, c.headers, checkType: slotIndex < 0) {
             return reject(index, rejection, received: received, completed: true, now: now)
         }
+        if c.headers.status == 304 { return completeNotModified(index, c, now: now) } // conditional: headerRejection let it through
         let limit = fetches[index].byteLimit
         if received > limit {
             return reject(index, .bytesOverLimit(receivedBytes: received, limitBytes: limit), received: received, completed: true, now: now)
@@ -699,7 +717,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             emit(.evict(victim.key, .space))
         }
         let entry = PreloadStore.Entry(key: slotKey, bytes: received, storedAt: now, expiresAt: life.expiresAt, staleUntil: life.staleUntil,
-                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind)
+                                       lastUsed: now, manifestTag: request.manifestTag, kind: kind, etag: c.headers.etag,
+                                       errorUntil: life.errorUntil)
         guard store.insert(entry) else {
             return reject(index, .storeFull(bytes: received, limitBytes: storeLimit), received: received, completed: true, now: now)
         }
@@ -709,6 +728,38 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slotBlocking { emit(.paintReady(slotKey)) }
+        pump(now: now)
+        settle(now: now)
+    }
+
+    /// A 304 Not Modified answered conditional fetch `index`: the stored entry is still the
+    /// server's current version. Its lifetime restarts now from the 304's `Cache-Control` (and
+    /// the manifest TTL), as if stored now, without body bytes; its validator is the 304's when
+    /// it sends one. The driver persists the refreshed entry (`.storeAsset` with `notModified`:
+    /// no file to move). If the entry is gone (evicted while the fetch ran) or the new headers
+    /// leave it no lifetime, nothing is refreshed and the answer is refused.
+    mutating func completeNotModified(_ index: Int, _ c: FetchCompletion, now: Instant) {
+        let slotKey = slots[fetches[index].slot].key
+        guard let request, let i = store.index(of: slotKey) else {
+            return reject(index, .httpStatus(304), received: 0, completed: true, now: now)
+        }
+        guard let life = PreloadStore.lifetime(of: cacheControl(c.headers.cacheControl ?? ""), ttlSeconds: request.ttlSeconds, storedAt: now) else {
+            return reject(index, .notStorable, received: 0, completed: true, now: now)
+        }
+        var entry = store.entries[i]
+        entry.storedAt = now
+        entry.expiresAt = life.expiresAt
+        entry.staleUntil = life.staleUntil
+        entry.errorUntil = life.errorUntil
+        entry.lastUsed = now
+        entry.manifestTag = request.manifestTag
+        if let tag = c.headers.etag { entry.etag = tag }
+        store.insert(entry) // same key and size: always fits
+        let id = fetches[index].id
+        endFetch(index, as: .finished, received: 0)
+        fetches[index].commit = .emitted
+        emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: entry.kind, notModified: true)))
+        log(.assetStored(id, bytes: 0))
         pump(now: now)
         settle(now: now)
     }

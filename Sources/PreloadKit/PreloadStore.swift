@@ -23,7 +23,7 @@ public enum Freshness: UInt8, Sendable, Equatable, CustomStringConvertible {
 /// `StoreKey.fileName` in the app-group container, or nowhere in the simulator). The session
 /// mutates its copy and tells the driver through `.storeAsset` / `.evict` actions, so the two stay
 /// in lockstep. One store per device is cheap enough for millions of simulated devices
-/// (≈ 72 bytes per entry, no per-entry allocation).
+/// (≈ 88 bytes per entry, no per-entry allocation).
 ///
 /// Invariants (checked under `PRESTAGE_INVARIANTS`): `usedBytes` is the sum of entry sizes and
 /// never exceeds `capacityBytes`; `entries.count <= entriesMax`; keys are unique.
@@ -38,17 +38,31 @@ public struct PreloadStore: Sendable, Equatable {
         public var storedAt: Instant
         /// End of the freshness lifetime (`fresh` before it).
         public var expiresAt: Instant
-        /// End of usability (`stale` between `expiresAt` and this; `missing` from here on; purged
-        /// on the next wake). Never after `storedAt + ttl`.
+        /// End of usability (`stale` between `expiresAt` and this; `missing` from here on). Never
+        /// after `storedAt + ttl`.
         public var staleUntil: Instant
+        /// End of `stale-if-error` (RFC 5861 §4; ≥ `staleUntil`): until then the entry is kept
+        /// although `missing`, and a refetch of it that fails makes it usable again (until this
+        /// instant) instead of leaving the asset missing; purged on the first wake after it.
+        /// Never after `storedAt + ttl`.
+        public var errorUntil: Instant
         /// Last time a session stored or used this entry (LRU order).
         public var lastUsed: Instant
         /// `PreStageRequest.manifestTag` of the campaign that stored it (for purge by campaign).
         public var manifestTag: UInt64
         /// The media kind established at download (MIME type and magic bytes agreed).
         public var kind: MediaKind
+        /// The response's validator, if it had one: a stale entry is revalidated with it.
+        public var etag: EntityTag? {
+            get { etagFingerprint == 0 ? nil : EntityTag(fingerprint: etagFingerprint) }
+            set { etagFingerprint = newValue?.fingerprint ?? 0 }
+        }
+        /// `etag`'s fingerprint, 0 for none (8 bytes where an optional takes 16 in the array).
+        @usableFromInline var etagFingerprint: UInt64
 
-        public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64, kind: MediaKind) {
+        @inlinable
+        public init(key: StoreKey, bytes: Int64, storedAt: Instant, expiresAt: Instant, staleUntil: Instant, lastUsed: Instant, manifestTag: UInt64,
+                    kind: MediaKind, etag: EntityTag? = nil, errorUntil: Instant? = nil) {
             self.key = key
             self.bytes = bytes
             self.storedAt = storedAt
@@ -57,6 +71,8 @@ public struct PreloadStore: Sendable, Equatable {
             self.lastUsed = lastUsed
             self.manifestTag = manifestTag
             self.kind = kind
+            self.etagFingerprint = etag?.fingerprint ?? 0
+            self.errorUntil = max(staleUntil, errorUntil ?? staleUntil)
         }
 
         /// Freshness of this entry at `now`.
@@ -154,11 +170,20 @@ public struct PreloadStore: Sendable, Equatable {
         return true
     }
 
-    /// The first entry no longer usable at `now` (`staleUntil <= now`), removed; nil when none.
-    /// Call in a loop to purge everything expired without allocating.
+    /// The first entry no longer usable at `now`, even on error (`errorUntil <= now`), removed;
+    /// nil when none. Call in a loop to purge everything expired without allocating.
     public mutating func removeFirstExpired(at now: Instant) -> Entry? {
-        for i in entries.indices where entries[i].staleUntil <= now { return remove(at: i) }
+        for i in entries.indices where entries[i].errorUntil <= now { return remove(at: i) }
         return nil
+    }
+
+    /// Entry `key` is `missing` at `now` but within stale-if-error, and its refetch failed: it is
+    /// usable again (stale) until `errorUntil` (RFC 5861 §4). Returns whether it was.
+    @discardableResult
+    public mutating func useOnError(_ key: StoreKey, at now: Instant) -> Bool {
+        guard let i = index(of: key), entries[i].staleUntil <= now, now < entries[i].errorUntil else { return false }
+        entries[i].staleUntil = entries[i].errorUntil
+        return true
     }
 
     /// Removes every entry no longer usable at `now` and returns their keys, sorted.
@@ -248,8 +273,11 @@ public struct PreloadStore: Sendable, Equatable {
     /// manifest TTL):
     /// - `expiresAt = now + min(max-age, ttl)` (max-age absent: the TTL; `no-cache`: now),
     /// - `staleUntil = min(expiresAt + stale-while-revalidate, now + ttl)`,
+    /// - `errorUntil = max(staleUntil, min(expiresAt + stale-if-error, now + ttl))`,
     /// and nil when the response must not be stored (`no-store`, or no usable lifetime at all).
-    public static func lifetime(of cacheControl: CacheControl, ttlSeconds: Int64, storedAt now: Instant) -> (expiresAt: Instant, staleUntil: Instant)? {
+    @inlinable
+    public static func lifetime(of cacheControl: CacheControl, ttlSeconds: Int64,
+                                storedAt now: Instant) -> (expiresAt: Instant, staleUntil: Instant, errorUntil: Instant)? {
         if cacheControl.noStore { return nil }
         let ttlEnd = now.advanced(bySeconds: max(0, ttlSeconds))
         var freshEnd = now.advanced(bySeconds: cacheControl.maxAgeSeconds ?? max(0, ttlSeconds))
@@ -258,7 +286,9 @@ public struct PreloadStore: Sendable, Equatable {
         var staleEnd = freshEnd.advanced(bySeconds: cacheControl.staleWhileRevalidateSeconds ?? 0)
         if staleEnd > ttlEnd { staleEnd = ttlEnd }
         if staleEnd <= now { return nil }
-        return (freshEnd, staleEnd)
+        var errorEnd = freshEnd.advanced(bySeconds: cacheControl.staleIfErrorSeconds ?? 0)
+        if errorEnd > ttlEnd { errorEnd = ttlEnd }
+        return (freshEnd, staleEnd, max(staleEnd, errorEnd))
     }
 
     func checkInvariants() {

@@ -39,6 +39,10 @@ public struct FetchRequest: Sendable, Equatable {
     public let bufferBytes: Int64
     /// A background revalidation of a stale entry (delivery does not wait for it).
     public let isRevalidation: Bool
+    /// Revalidating a stored entry that has a validator: send `If-None-Match` with that entry's
+    /// `ETag` text. The server may then answer 304 Not Modified without a body; report it as a
+    /// completion with status 304 and no body bytes.
+    public var ifNoneMatch: EntityTag? = nil
 }
 
 /// Response metadata, as received.
@@ -51,12 +55,16 @@ public struct FetchHeaders: Sendable, Equatable {
     public var contentType: String?
     /// `Content-Length`, if the server sent one.
     public var contentLength: Int64?
+    /// `ETag`, if the server sent one (kept with the stored entry for revalidation).
+    public var etag: EntityTag?
 
-    public init(status: Int, cacheControl: String? = nil, contentType: String? = nil, contentLength: Int64? = nil) {
+    public init(status: Int, cacheControl: String? = nil, contentType: String? = nil, contentLength: Int64? = nil,
+                etag: EntityTag? = nil) {
         self.status = status
         self.cacheControl = cacheControl
         self.contentType = contentType
         self.contentLength = contentLength
+        self.etag = etag
     }
 }
 
@@ -216,6 +224,9 @@ public struct StoreCommit: Sendable, Equatable {
     public let entry: PreloadStore.Entry
     /// The kind established by MIME type and magic bytes.
     public let kind: MediaKind
+    /// A 304 Not Modified answered the entry's revalidation: there is no file to move; the
+    /// stored file stays and only the entry's lifetime (and validator) changed.
+    public var notModified: Bool = false
 }
 
 /// Media to attach to the notification: copy the stored file `key.fileName` to a temporary file
@@ -331,7 +342,7 @@ public enum LogEvent: Sendable, Equatable {
     case fetchRejected(FetchID, FetchRejection)
     /// An input for a fetch the session had already cancelled (a benign race); ignored.
     case lateInputIgnored(FetchID, InputKind)
-    /// An asset was stored.
+    /// An asset was stored (`bytes` 0: a 304 Not Modified refreshed the stored entry).
     case assetStored(FetchID, bytes: Int64)
     /// The driver could not write the asset of this fetch (`Input.storeFailed`); the entry `key`
     /// was removed from the store.
@@ -342,7 +353,7 @@ public enum LogEvent: Sendable, Equatable {
 public enum EvictionReason: UInt8, Sendable, Equatable {
     /// Least recently used, evicted to make room for a new asset.
     case space
-    /// Past its usable lifetime (`staleUntil`), removed when a session begins.
+    /// Past its usable lifetime, even on error (`errorUntil`), removed when a session begins.
     case expired
 }
 

@@ -60,8 +60,11 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private var taskByID: [TransferID: Int] = [:]
     private var urlSession: URLSession?
     private let sink: @Sendable (TransferID, TransferEvent) -> Void
+    /// `ETag` texts: recorded from responses, sent back as `If-None-Match`.
+    let validators: ValidatorTexts
 
-    init(sink: @escaping @Sendable (TransferID, TransferEvent) -> Void) {
+    init(validators: ValidatorTexts = ValidatorTexts(), sink: @escaping @Sendable (TransferID, TransferEvent) -> Void) {
+        self.validators = validators
         self.sink = sink
         super.init()
         let queue = OperationQueue()
@@ -87,6 +90,11 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = "GET"
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        // A revalidation of an entry with a validator: the server may answer 304 without a body,
+        // which is reported like any completion (status 304, no body bytes).
+        if let tag = request.ifNoneMatch, let text = validators.text(for: tag) {
+            urlRequest.setValue(text, forHTTPHeaderField: "If-None-Match")
+        }
         // The session owns the request timeout (its `.cancelFetch(.timedOut)` stops the task);
         // URLSession's timeout is an idle timeout, rounded to whole seconds on Linux, so it is only
         // a backstop well after it (PreloadKit's timeout rule).
@@ -146,7 +154,7 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let headers = Self.headers(of: response)
+        let headers = Self.headers(of: response, recording: validators)
         lock.lock()
         if var t = transfers[dataTask.taskIdentifier] {
             t.headers = headers
@@ -236,12 +244,15 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     // MARK: - Mapping
 
-    /// Status, Cache-Control, Content-Type and Content-Length as received (non-HTTP: status 0).
-    static func headers(of response: URLResponse) -> FetchHeaders {
+    /// Status, Cache-Control, Content-Type, Content-Length and ETag as received (non-HTTP:
+    /// status 0); the ETag's text goes to `validators` (without them, or when it is not kept,
+    /// the headers carry no tag).
+    static func headers(of response: URLResponse, recording validators: ValidatorTexts? = nil) -> FetchHeaders {
         guard let http = response as? HTTPURLResponse else { return FetchHeaders(status: 0) }
         var cacheControl: String?
         var contentType: String?
         var contentLength: Int64?
+        var etag: EntityTag?
         for (name, value) in http.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
             // Header names are ASCII tokens, compared ignoring ASCII case only: `lowercased()` maps
@@ -251,12 +262,15 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
                 cacheControl = value
             } else if nameIs(name, "content-type") {
                 contentType = value
+            } else if nameIs(name, "etag") {
+                etag = validators?.record(value.trimmingCharacters(in: .whitespaces))
             } else if nameIs(name, "content-length") {
                 let digits = value.trimmingCharacters(in: .whitespaces)
                 if !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { contentLength = Int64(digits) }
             }
         }
-        return FetchHeaders(status: http.statusCode, cacheControl: cacheControl, contentType: contentType, contentLength: contentLength)
+        return FetchHeaders(status: http.statusCode, cacheControl: cacheControl, contentType: contentType, contentLength: contentLength,
+                            etag: etag)
     }
 
     /// True when `name`'s UTF-8 bytes equal the lowercase ASCII `expected`, ignoring ASCII case.

@@ -52,6 +52,8 @@ struct FileStore {
     let futureToleranceMicroseconds: Int64
     /// Distinguishes this driver's temporary names (process id and clock anchor).
     let token: String
+    /// The `ETag` texts of the entries' validators (persisted in the index).
+    let validators = ValidatorTexts()
 
     init(directory: URL, capacityBytes: Int64, entriesMax: Int, indexBytesMax: Int, futureToleranceMicroseconds: Int64, token: String) {
         self.directory = directory.standardizedFileURL
@@ -169,6 +171,10 @@ struct FileStore {
         var lastUsed: Int64
         var manifestTag: String
         var kind: String
+        /// The response's `ETag` text, if it had one (absent in indexes written before validators).
+        var etag: String? = nil
+        /// End of stale-if-error (absent in older indexes: `staleUntil`).
+        var errorUntil: Int64? = nil
     }
 
     struct IndexFile: Codable {
@@ -238,7 +244,9 @@ struct FileStore {
         }
         return .success(PreloadStore.Entry(key: key, bytes: r.bytes, storedAt: Instant(microseconds: r.storedAt),
                                            expiresAt: Instant(microseconds: r.expiresAt), staleUntil: Instant(microseconds: r.staleUntil),
-                                           lastUsed: Instant(microseconds: r.lastUsed), manifestTag: tag, kind: kind))
+                                           lastUsed: Instant(microseconds: r.lastUsed), manifestTag: tag, kind: kind,
+                                           etag: r.etag.flatMap { validators.record($0) },
+                                           errorUntil: r.errorUntil.map { Instant(microseconds: $0) }))
     }
 
     // MARK: - Writes
@@ -248,7 +256,8 @@ struct FileStore {
         let records = store.entries.map { e in
             IndexRecord(key: e.key.hex, bytes: e.bytes, storedAt: e.storedAt.microseconds, expiresAt: e.expiresAt.microseconds,
                         staleUntil: e.staleUntil.microseconds, lastUsed: e.lastUsed.microseconds,
-                        manifestTag: Self.hex16(e.manifestTag), kind: e.kind.rawValue)
+                        manifestTag: Self.hex16(e.manifestTag), kind: e.kind.rawValue, etag: e.etag.flatMap { validators.text(for: $0) },
+                        errorUntil: e.errorUntil == e.staleUntil ? nil : e.errorUntil.microseconds)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -271,6 +280,13 @@ struct FileStore {
             return "rename failed: \(reason)"
         }
         Self.syncDirectory(directory)
+        return nil
+    }
+
+    /// Deletes the temporary (empty) file of a revalidation answered 304 Not Modified: the stored
+    /// file stays. Returns a description of the failure, or nil.
+    func discard(_ temporary: URL) -> String? {
+        if unlink(temporary.path) != 0 && errno != ENOENT { return "unlink failed: \(String(cString: strerror(errno)))" }
         return nil
     }
 

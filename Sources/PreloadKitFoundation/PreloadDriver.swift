@@ -138,7 +138,7 @@ public actor PreloadDriver {
         let (stream, sink) = AsyncStream.makeStream(of: Event.self)
         events = stream
         eventSink = sink
-        transport = FetchTransport(sink: { id, event in sink.yield(.transfer(id, event)) })
+        transport = FetchTransport(validators: fileStore.validators, sink: { id, event in sink.yield(.transfer(id, event)) })
     }
 
     deinit {
@@ -492,7 +492,7 @@ public actor PreloadDriver {
         let key = commit.entry.key
         let problem: String?
         if let temporary = run.close(commit.fetchID) {
-            problem = fileStore.commit(temporary: temporary, key: key)
+            problem = commit.notModified ? fileStore.discard(temporary) : fileStore.commit(temporary: temporary, key: key)
         } else {
             problem = "no downloaded file for \(commit.fetchID)"
         }

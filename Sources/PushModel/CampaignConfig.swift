@@ -72,17 +72,31 @@ public struct WarmConfig: Sendable, Equatable {
 }
 
 /// Edge cache policy of the campaign's assets (sent as `Cache-Control` to devices too).
+///
+/// Defaults: `max-age=14400, stale-while-revalidate=86400` is the reference article's header for
+/// pre-stage assets. `stale-if-error` (RFC 5861 §4) defaults to 0, i.e. absent, because that
+/// header carries none: a scenario sets it to serve a stored copy within max-age +
+/// stale-if-error instead of an upstream error (a day, 86 400 s, is a common choice; engineering
+/// judgement: it outlasts an origin incident across one campaign day).
 public struct CacheControlConfig: Sendable, Equatable {
     public var maxAgeSeconds: Int64
     public var staleWhileRevalidateSeconds: Int64
+    /// RFC 5861 `stale-if-error`: past max-age, a cached copy younger than max-age + this is
+    /// served when the upstream answers an error, at the PoPs and shields and in the device
+    /// store (0 = absent from the header, never).
+    public var staleIfErrorSeconds: Int64
 
-    public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400) {
+    public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400, staleIfErrorSeconds: Int64 = 0) {
         self.maxAgeSeconds = maxAgeSeconds
         self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
+        self.staleIfErrorSeconds = staleIfErrorSeconds
     }
 
-    /// The header value sent with the assets.
-    var headerValue: String { "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)" }
+    /// The header value sent with the assets (`stale-if-error` only when set).
+    var headerValue: String {
+        let base = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
+        return staleIfErrorSeconds > 0 ? base + ", stale-if-error=\(staleIfErrorSeconds)" : base
+    }
 }
 
 /// iOS push type.

@@ -65,7 +65,8 @@ struct CampaignPlans {
         for (c, campaign) in campaigns.enumerated() {
             let path = "campaigns[\(c)]"
             let policy = CachePolicy(maxAgeSeconds: Double(campaign.cacheControl.maxAgeSeconds),
-                                     staleWhileRevalidateSeconds: Double(campaign.cacheControl.staleWhileRevalidateSeconds))
+                                     staleWhileRevalidateSeconds: Double(campaign.cacheControl.staleWhileRevalidateSeconds),
+                                     staleIfErrorSeconds: Double(campaign.cacheControl.staleIfErrorSeconds))
             var objects: [UInt32] = []
             for (a, asset) in campaign.assets.enumerated() {
                 for (variantIndex, bytes) in ([asset.bytes] + asset.variants.map(\.bytes)).enumerated() {

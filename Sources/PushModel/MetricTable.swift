@@ -172,6 +172,13 @@ public enum MetricID: String, Sendable, CaseIterable {
     case tapsForegroundNotKeptSessionRunning = "taps.foregroundNotKeptSessionRunning"
     case readsCount = "reads.count"
     case readsPerPush = "reads.perPush"
+    case edgeStaleOnError = "edge.staleOnError"
+    case shieldStaleOnError = "shield.staleOnError"
+    case edgeErrorResponses = "edge.errorResponses"
+    case originNotModified = "origin.notModified"
+    case shieldNotModified = "shield.notModified"
+    case bytesOriginEgress = "bytes.originEgress"
+    case bytesShieldEgress = "bytes.shieldEgress"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -371,6 +378,13 @@ public enum MetricTable {
         case .readsPerPush:
             return MetricSpec(n, .ratio, .higher, "Push to article read",
                               ratio: ("taps that painted before their user left and were read", outcomeShare))
+        case .edgeStaleOnError: return MetricSpec(n, .count, .none, "Device requests answered stale on an upstream error")
+        case .shieldStaleOnError: return MetricSpec(n, .count, .none, "PoP fetches answered stale on an origin error")
+        case .edgeErrorResponses: return MetricSpec(n, .count, .lower, "Device requests answered with an upstream error")
+        case .originNotModified: return MetricSpec(n, .count, .none, "Origin 304 Not Modified answers")
+        case .shieldNotModified: return MetricSpec(n, .count, .none, "Shield 304 Not Modified answers")
+        case .bytesOriginEgress: return MetricSpec(n, .bytes, .lower, "Origin egress")
+        case .bytesShieldEgress: return MetricSpec(n, .bytes, .lower, "Shield egress")
         }
     }
 }

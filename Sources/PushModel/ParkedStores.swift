@@ -96,7 +96,8 @@ struct ParkedStores {
         guard let life = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
-                                  manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object])
+                                  manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
+                                  errorUntil: life.errorUntil)
     }
 
     /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.

@@ -183,6 +183,7 @@ extension PushMetrics {
         add(.tapsForegroundNotKeptSessionRunning, Double(counters.foregroundNotKeptSessionRunning))
         add(.readsCount, Double(counters.reads))
         add(.readsPerPush, Double(counters.reads) / total)
+        appendCachingMetrics(to: &m, infra: infra)
         m.sort { $0.name < $1.name }
         return m
     }

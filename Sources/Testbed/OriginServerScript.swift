@@ -30,6 +30,7 @@ STATS = {"requests": 0, "served": 0, "notModified": 0, "rejected503": 0, "notFou
 SERVICE = CONFIG["serviceSeconds"] or [0.0]
 TO_ORIGIN = CONFIG["toOriginSeconds"] or [0.0]
 OBJECTS = CONFIG["objects"]
+VALIDATORS = CONFIG.get("sendsValidators", True)
 
 def draw(values, key):
     with LOCK:
@@ -92,8 +93,10 @@ class Handler(BaseHTTPRequestHandler):
                 STATS["notFound"] += 1
             return self.reply(404, [("Content-Type", "text/plain"), ("Cache-Control", "no-store")], b"not found")
         etag = '"' + obj["etag"] + '"'
-        headers = [("Cache-Control", obj["cacheControl"]), ("ETag", etag), ("xkey", obj["xkey"])]
-        if self.headers.get("If-None-Match") == etag:
+        headers = [("Cache-Control", obj["cacheControl"]), ("xkey", obj["xkey"])]
+        if VALIDATORS:
+            headers.append(("ETag", etag))
+        if VALIDATORS and self.headers.get("If-None-Match") == etag:
             with LOCK:
                 STATS["notModified"] += 1
             self.send_response(304)

@@ -239,7 +239,8 @@ public struct TestbedRunner: Sendable {
             serviceSeconds: try draws(infra.origin.serviceSeconds, "infra.origin.serviceSeconds", 8_192, "origin.service", lower: 0, upper: 60),
             toOriginSeconds: try draws(infra.tiers.toOriginSeconds, "infra.tiers.toOriginSeconds", 8_192, "origin.rtt", lower: 0, upper: 60),
             objects: catalog.objects, surrogateKey: catalog.surrogateKey,
-            calibrationObjects: TestbedCatalog(campaign: TestbedCatalog.calibrationCampaign(campaign)).objects)
+            calibrationObjects: TestbedCatalog(campaign: TestbedCatalog.calibrationCampaign(campaign)).objects,
+            sendsValidators: infra.origin.sendsValidators)
         let cacheMegabytes = Int(max(64, min(512, min(infra.edgeCache.capacityBytes, infra.shieldCache.capacityBytes) >> 20)))
         let layout = TestbedStack.Layout(workDirectory: workDirectory, python: python, origin: origin, shieldSpecs: shieldSpecs,
                                          edgeSpecs: (0..<plan.popCount).map { _ in spec("edge") }, edgeShield: edgeShield,

@@ -20,6 +20,9 @@ public final class TestbedStack: @unchecked Sendable {
         /// swap does not purge them).
         public var calibrationObjects: [TestbedCatalog.Object] = []
         public static let calibrationSurrogateKey = "testbed-calibration"
+        /// The origin sends its ETag and answers a matching If-None-Match with 304
+        /// (`infra.origin.sendsValidators`).
+        public var sendsValidators = true
 
         var json: [String: Any] {
             var table: [String: Any] = [:]
@@ -31,7 +34,7 @@ public final class TestbedStack: @unchecked Sendable {
                 }
             }
             return ["workers": workers, "queueMax": queueMax, "serviceSeconds": serviceSeconds,
-                    "toOriginSeconds": toOriginSeconds, "objects": table]
+                    "toOriginSeconds": toOriginSeconds, "objects": table, "sendsValidators": sendsValidators]
         }
     }
 

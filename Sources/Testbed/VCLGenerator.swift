@@ -46,7 +46,8 @@ public struct VCLSpec: Sendable, Equatable {
 ///   listed surrogate keys (the origin's `xkey` header) and answers `200 Purged N`.
 /// - Every request is cached under ``VCLSpec/cacheHost`` and its URL, with the token parameters
 ///   removed from the key unless ``VCLSpec/cacheKeyIncludesSignedToken``.
-/// - TTL comes from the origin's `Cache-Control: max-age`; grace is ``VCLSpec/graceSeconds``.
+/// - TTL comes from the origin's `Cache-Control: max-age`; grace is ``VCLSpec/graceSeconds``;
+///   keep is a day, so an expired object is refetched conditionally (the origin's ETag).
 /// - `X-Cache: HIT|MISS` and `X-Tier` on every response.
 public enum VCLGenerator {
     public static func render(_ spec: VCLSpec) -> String {
@@ -113,9 +114,12 @@ public enum VCLGenerator {
         }
 
         sub vcl_backend_response {
-            # TTL from the origin's Cache-Control max-age; stale-while-revalidate as grace.
+            # TTL from the origin's Cache-Control max-age; stale-while-revalidate as grace. Keep:
+            # past grace the object stays for a day as the base of a conditional refetch
+            # (If-None-Match from its ETag; a 304 refreshes it), as InfraModel's nodes keep a
+            # stored copy and revalidate it with its version.
             set beresp.grace = \(spec.graceSeconds)s;
-            set beresp.keep = 0s;
+            set beresp.keep = 86400s;
             return (deliver);
         }
 

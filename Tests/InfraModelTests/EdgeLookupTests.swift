@@ -54,19 +54,13 @@ final class EdgeLookupTests: XCTestCase {
     /// PoP still serves the copy generated before the purge (superseded); a request before the
     /// purge call gets the then-current copy, one after the arrival a new copy from the origin.
     func testSupersededCopiesUntilThePurgeArrives() throws {
-        struct PurgeDriver: EventHandler {
-            var inner: Driver
-            mutating func handle(_ e: Event, in k: inout Kernel) throws {
-                if e.kind == EventKind(0x00F0) { try inner.world.purge(surrogateKey: 0, kernel: &k) } else { try inner.handle(e, in: &k) }
-            }
-        }
         var config = deterministicConfig(hopSeconds: 0.01, originSeconds: 0.1)
         config.purgePropagationSeconds = .constant(value: 5)
         var d = PurgeDriver(inner: try world(config, surrogateKey: 0))
         var k = Kernel()
         try d.inner.add(request(object: 0, entity: 1), at: .zero, kernel: &k)
         try d.inner.add(request(object: 0, entity: 2), at: .seconds(9), kernel: &k)
-        try k.schedule(at: .seconds(10), kind: EventKind(0x00F0), target: 0)
+        try k.schedule(at: .seconds(10), kind: PurgeDriver.purgeKind, target: 0)
         try d.inner.add(request(object: 0, entity: 3), at: .seconds(12), kernel: &k)
         try d.inner.add(request(object: 0, entity: 4), at: .seconds(16), kernel: &k)
         try d.inner.add(request(object: 0, entity: 5), at: .seconds(17), kernel: &k)

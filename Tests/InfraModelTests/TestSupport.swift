@@ -100,6 +100,15 @@ struct Driver: EventHandler {
     }
 }
 
+/// A ``Driver`` that also purges surrogate key 0 at each event of kind ``purgeKind`` (target 0).
+struct PurgeDriver: EventHandler {
+    static let purgeKind = EventKind(0x00F0)
+    var inner: Driver
+    mutating func handle(_ e: Event, in k: inout Kernel) throws {
+        if e.kind == PurgeDriver.purgeKind { try inner.world.purge(surrogateKey: 0, kernel: &k) } else { try inner.handle(e, in: &k) }
+    }
+}
+
 func request(object: UInt32, region: UInt32 = 0, network: NetworkClass = .lte, entity: UInt64,
              timeout: SimDuration = .seconds(30)) -> FetchRequest {
     FetchRequest(objectID: object, regionID: region, networkClass: network, entity: entity,

@@ -39,19 +39,13 @@ final class WorldTests: XCTestCase {
 
     /// After a purge's propagation delay every PoP misses; before it, they still hit.
     func testPurgePropagatesToAllPops() throws {
-        struct PurgeDriver: EventHandler {
-            var inner: Driver
-            mutating func handle(_ e: Event, in k: inout Kernel) throws {
-                if e.kind == EventKind(0x00F0) { try inner.world.purge(surrogateKey: 0, kernel: &k) } else { try inner.handle(e, in: &k) }
-            }
-        }
         let pops = 5
         var config = deterministicConfig(pops: pops, shields: 2, hopSeconds: 0.01, originSeconds: 0.1)
         config.purgePropagationSeconds = .constant(value: 0.150)
         var d = PurgeDriver(inner: try world(config, surrogateKey: 0))
         var k = Kernel()
         for p in 0..<pops { try d.inner.add(request(object: 0, region: UInt32(p), entity: UInt64(p)), at: .zero, kernel: &k) }
-        try k.schedule(at: .seconds(10), kind: EventKind(0x00F0), target: 0)
+        try k.schedule(at: .seconds(10), kind: PurgeDriver.purgeKind, target: 0)
         for p in 0..<pops { try d.inner.add(request(object: 0, region: UInt32(p), entity: UInt64(100 + p)), at: .seconds(10.1), kernel: &k) }
         for p in 0..<pops { try d.inner.add(request(object: 0, region: UInt32(p), entity: UInt64(200 + p)), at: .seconds(10.2), kernel: &k) }
         _ = try k.run(&d)

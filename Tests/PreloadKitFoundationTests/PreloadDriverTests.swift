@@ -206,6 +206,47 @@ final class PreloadDriverTests: XCTestCase {
         XCTAssertEqual(try fileNames(storeDirectory), [key.fileName, FileStore.indexFileName].sorted())
     }
 
+    /// The server sends an ETag: the stale entry's background revalidation carries it as
+    /// `If-None-Match`, the server answers 304 without a body, and the entry is refreshed (a later
+    /// `storedAt`) from the stored file, whose bytes stay; the index keeps the tag's text.
+    func testRevalidationWithETagIsAnswered304AndRefreshesTheEntry() async throws {
+        let driver = try makeDriver(try testPolicy())
+        let url = server.url("/asset/etag/banner.jpg?bytes=6000")
+        let payload = try signedJSON(inlinePayload(manifestID: "sale_8", assets: [(url, "image", 6000)]))
+        _ = try await driver.run(payload: payload, context: nseContext)
+        _ = try await driver.finished()
+        let key = try storeKey(url)
+        let firstEntries = await driver.store.entries
+        let first = try XCTUnwrap(firstEntries.first { $0.key == key })
+        XCTAssertNotNil(first.etag, "the response's ETag is kept with the entry")
+        let fileBefore = try Data(contentsOf: storeDirectory.appendingPathComponent(key.fileName))
+
+        let second = try await driver.run(payload: payload, context: nseContext)
+        XCTAssertEqual(second.fetches.map(\.isRevalidation), [true])
+        let done = try await driver.finished()
+        XCTAssertTrue(done.fetches[0].state.isStored, "\(done.fetches)")
+        XCTAssertTrue(done.log.contains(.assetStored(FetchID(rawValue: 1), bytes: 0)), "\(done.log)")
+        let refreshedEntries = await driver.store.entries
+        let refreshed = try XCTUnwrap(refreshedEntries.first { $0.key == key })
+        XCTAssertGreaterThan(refreshed.storedAt, first.storedAt)
+        XCTAssertEqual(refreshed.etag, first.etag)
+        XCTAssertEqual(try Data(contentsOf: storeDirectory.appendingPathComponent(key.fileName)), fileBefore)
+        let requests = try await server.requests(for: "/asset/etag/banner.jpg")
+        XCTAssertEqual(requests.map(\.bodyBytes), [6000, 0], "the revalidation is answered without a body")
+        XCTAssertEqual(try fileNames(storeDirectory), [key.fileName, FileStore.indexFileName].sorted(), "no temporary left")
+        let index = try String(contentsOf: storeDirectory.appendingPathComponent(FileStore.indexFileName), encoding: .utf8)
+        XCTAssertTrue(index.contains("\"etag\""), index)
+
+        // Reopened, the driver still revalidates with the tag from the index.
+        let reopened = try makeDriver(try testPolicy())
+        let reopenedEntries = await reopened.store.entries
+        XCTAssertEqual(try XCTUnwrap(reopenedEntries.first { $0.key == key }).etag, first.etag)
+        _ = try await reopened.run(payload: payload, context: nseContext)
+        _ = try await reopened.finished()
+        let all = try await server.requests(for: "/asset/etag/banner.jpg")
+        XCTAssertEqual(all.map(\.bodyBytes), [6000, 0, 0])
+    }
+
     func testManifestByReferenceFetchesTheManifestThenItsAssets() async throws {
         let driver = try makeDriver(try testPolicy())
         let assetURL = server.url("/asset/fresh/ref.png?bytes=2500")

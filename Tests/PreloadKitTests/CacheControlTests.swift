@@ -9,6 +9,16 @@ final class CacheControlTests: XCTestCase {
                        CacheControl(maxAgeSeconds: 86_400, staleWhileRevalidateSeconds: 3_600))
     }
 
+    func testStaleIfError() {
+        // RFC 5861 §4: `stale-if-error=N`, delta-seconds like the other lifetimes.
+        XCTAssertEqual(CacheControl.parse("public, max-age=60, stale-while-revalidate=0, stale-if-error=86400"),
+                       CacheControl(maxAgeSeconds: 60, staleWhileRevalidateSeconds: 0, staleIfErrorSeconds: 86_400))
+        XCTAssertEqual(CacheControl.parse("Stale-If-Error = \"30\", stale-if-error=10"), CacheControl(staleIfErrorSeconds: 10),
+                       "quoted, case-insensitive, repeated: the most restrictive")
+        XCTAssertEqual(CacheControl.parse("stale-if-error"), CacheControl(), "no value: ignored")
+        XCTAssertEqual(CacheControl.parse("stale-if-error=-5"), CacheControl(), "negative ignored")
+    }
+
     func testDirectives() {
         XCTAssertEqual(CacheControl.parse("no-store"), CacheControl(noStore: true))
         XCTAssertEqual(CacheControl.parse("no-cache"), CacheControl(noCache: true))

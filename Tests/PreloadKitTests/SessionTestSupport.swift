@@ -39,6 +39,18 @@ enum Sessions {
                         bytesReceived: bytes, prefix: prefix, body: body)
     }
 
+    /// A store with the article's cover fresh (until 1000 s) and its preview expired at 10 s,
+    /// usable until `staleUntil`, with `etag` and `errorUntil`.
+    static func storeWithExpiredPreview(_ r: PreStageRequest, staleUntil: Instant, etag: EntityTag? = nil,
+                                        errorUntil: Instant? = nil) -> PreloadStore {
+        var store = PreloadStore()
+        store.insert(PreloadStore.Entry(key: r.assets[0].key, bytes: 48_200, storedAt: ms(0), expiresAt: ms(1_000_000), staleUntil: ms(1_000_000),
+                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .webp))
+        store.insert(PreloadStore.Entry(key: r.assets[1].key, bytes: 300_000, storedAt: ms(0), expiresAt: ms(10_000), staleUntil: staleUntil,
+                                        lastUsed: ms(0), manifestTag: r.manifestTag, kind: .m3u8, etag: etag, errorUntil: errorUntil))
+        return store
+    }
+
     /// The fetch requests among actions.
     static func starts(_ actions: [Action]) -> [FetchRequest] {
         actions.compactMap { if case .startFetch(let r) = $0 { return r } else { return nil } }

@@ -15,6 +15,7 @@ final class VCLGeneratorTests: XCTestCase {
         XCTAssertTrue(vcl.contains(#".host = "127.0.0.1";"#))
         XCTAssertTrue(vcl.contains(#".port = "4711";"#))
         XCTAssertTrue(vcl.contains("set beresp.grace = 86400s;"), "stale-while-revalidate becomes grace")
+        XCTAssertTrue(vcl.contains("set beresp.keep = 86400s;"), "expired objects are kept for conditional refetches")
         XCTAssertTrue(vcl.contains("xkey.purge(req.http.xkey-purge)"), "purge by surrogate key")
         XCTAssertTrue(vcl.contains("client.ip !~ purgers"), "purge only from the ACL")
         XCTAssertFalse(vcl.contains("hash_ignore_busy"), "collapsing on: Varnish's waiting list is used")

@@ -78,6 +78,7 @@ extension CacheControlConfig: Codable, ConfigReadable {
         [
             .init("maxAgeSeconds", \.maxAgeSeconds, .integers(0...31_536_000)),
             .init("staleWhileRevalidateSeconds", \.staleWhileRevalidateSeconds, .integers(0...31_536_000)),
+            .init("staleIfErrorSeconds", \.staleIfErrorSeconds, .integers(0...31_536_000)),
         ]
     }
 }

@@ -203,6 +203,7 @@ extension TierConfig: Decodable, Encodable, ConfigReadable {
             .init("edgeProcessingSeconds", \.edgeProcessingSeconds, .nonNegativeMean),
             .init("edgeToShieldSeconds", \.edgeToShieldSeconds, .nonNegativeMean),
             .init("toOriginSeconds", \.toOriginSeconds, .nonNegativeMean),
+            .init("notModifiedBytes", \.notModifiedBytes, .integers(1...65_536)),
         ]
     }
 }
@@ -214,6 +215,7 @@ extension OriginConfig: Decodable, Encodable, ConfigReadable {
             .init("workers", \.workers, .integers(1...100_000)),
             .init("serviceSeconds", \.serviceSeconds, .nonNegativeMean),
             .init("queueMax", \.queueMax, .integers(0...10_000_000)),
+            .init("sendsValidators", \.sendsValidators),
         ]
     }
 }

@@ -6,7 +6,8 @@ exits by itself after --lifetime-seconds and stops serving after --max-requests.
 
 Routes (GET unless noted):
   /asset/<profile>/<name>.<ext>?bytes=<n>  body = magic bytes of <ext> + filler, correct type;
-                               profile: fresh (max-age=300), swr (max-age=0, stale-while-revalidate=600)
+                               profile: fresh (max-age=300), swr (max-age=0, stale-while-revalidate=600),
+                               etag (as swr, with an ETag; a matching If-None-Match gets 304, no body)
   /slow/<ms>/<name>.png        sleeps <ms> ms, then serves a PNG (the client has usually given up)
   /error/<name>.png            500
   /truncated/<name>.png        Content-Length 20000, sends 3000 bytes, closes the connection
@@ -34,7 +35,8 @@ MAGIC = {
     "jpg": (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "image/jpeg"),
     "gif": (b"GIF89a", "image/gif"),
 }
-PROFILES = {"fresh": "max-age=300", "swr": "max-age=0, stale-while-revalidate=600"}
+PROFILES = {"fresh": "max-age=300", "swr": "max-age=0, stale-while-revalidate=600",
+            "etag": "max-age=0, stale-while-revalidate=600"}
 LOG_MAX = 1000
 DOC_BYTES_MAX = 65536
 
@@ -64,13 +66,15 @@ class Handler(BaseHTTPRequestHandler):
                     "sha256": hashlib.sha256(body).hexdigest(),
                 })
 
-    def send_body(self, status, ctype, body, cc=None, content_length=True, close=False):
+    def send_body(self, status, ctype, body, cc=None, content_length=True, close=False, etag=None):
         self.record(body)
         self.send_response(status)
         if ctype:
             self.send_header("Content-Type", ctype)
         if cc:
             self.send_header("Cache-Control", cc)
+        if etag:
+            self.send_header("ETag", etag)
         if content_length:
             self.send_header("Content-Length", str(len(body)))
         if close or not content_length:
@@ -127,7 +131,18 @@ class Handler(BaseHTTPRequestHandler):
         ext = name.rsplit(".", 1)[-1] if "." in name else ""
         if kind == "asset" and ext in MAGIC and len(segments) == 3 and segments[1] in PROFILES:
             size = min(int(query.get("bytes", "2000")), 8_000_000)
-            self.send_body(200, MAGIC[ext][1], body_for(ext, name, size), cc=PROFILES[segments[1]])
+            body = body_for(ext, name, size)
+            etag = None
+            if segments[1] == "etag":
+                etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+                if self.headers.get("If-None-Match") == etag:
+                    self.record(b"")
+                    self.send_response(304)
+                    self.send_header("Cache-Control", PROFILES["etag"])
+                    self.send_header("ETag", etag)
+                    self.end_headers()
+                    return
+            self.send_body(200, MAGIC[ext][1], body, cc=PROFILES[segments[1]], etag=etag)
         elif kind == "slow" and len(segments) == 3:
             time.sleep(min(int(segments[1]), 20000) / 1000.0)
             self.send_body(200, "image/png", body_for("png", name, 2000), cc="max-age=300")
