@@ -19,6 +19,10 @@
 // cancel <= pendingMax, and the heap holds at most 2 * pendingMax entries (32 bytes each). The
 // slot table never has more entries than the peak number of cancellable events in the heap
 // (8 bytes each) plus retired slots (one per 4 billion reuses).
+//
+// Events scheduled at the current time that cannot be cancelled skip the heap: they wait in a
+// FIFO (`NowQueue`, see its file), and the run loop takes whichever of the FIFO's first entry and
+// the heap's top comes first in (time, sequence) order.
 
 /// State of a cancellation slot.
 @usableFromInline
@@ -57,6 +61,8 @@ struct CancelSlot: Sendable {
 /// Time never moves backwards: scheduling before `now` throws `KernelError.scheduledInPast`.
 public struct Kernel: Sendable {
     @usableFromInline var heap: EventHeap
+    /// Non-cancellable events scheduled at `clock` (`enqueue`), in scheduling order.
+    @usableFromInline var nowQueue: NowQueue
     @usableFromInline var slots: ContiguousArray<CancelSlot>
     @usableFromInline var freeSlots: ContiguousArray<UInt32>
     /// Tombstones (cancelled entries) still in `heap`.
@@ -88,6 +94,7 @@ public struct Kernel: Sendable {
         precondition(pendingMax >= 1, "Kernel: pendingMax must be >= 1, got \(pendingMax)")
         precondition(reservingCapacity >= 0, "Kernel: reservingCapacity must be >= 0, got \(reservingCapacity)")
         heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax, Kernel.reservationMax))
+        nowQueue = NowQueue()
         slots = []
         freeSlots = []
         cancelledPending = 0
@@ -104,7 +111,7 @@ public struct Kernel: Sendable {
 
     /// Live pending events (cancelled ones excluded).
     /// - Complexity: O(1).
-    @inlinable public var pendingCount: Int { heap.count - cancelledPending }
+    @inlinable public var pendingCount: Int { heap.count + nowQueue.count - cancelledPending }
 
     /// Events processed since the kernel was created, over all `run` calls.
     @inlinable public var eventsProcessed: UInt64 { processedTotal }
@@ -162,7 +169,7 @@ public struct Kernel: Sendable {
         guard isPending(handle) else { return false }
         slots[Int(handle.slot)].state = .cancelled
         cancelledPending += 1
-        if cancelledPending > heap.count - cancelledPending {
+        if cancelledPending > pendingCount {
             purgeCancelled()
         }
         return true
@@ -207,9 +214,21 @@ public struct Kernel: Sendable {
             if stopRequested {
                 return RunOutcome(reason: .stopped, eventsProcessed: processed, endTime: clock)
             }
-            guard let top = heap.min else {
+            var top: QueuedEvent
+            var fromNowQueue = false
+            if let h = heap.min {
+                top = h
+                if let n = nowQueue.first, n.precedes(h) {
+                    top = n
+                    fromNowQueue = true
+                }
+            } else if let n = nowQueue.first {
+                top = n
+                fromNowQueue = true
+            } else {
                 return RunOutcome(reason: .drained, eventsProcessed: processed, endTime: clock)
             }
+            // Now-queue entries are never cancellable.
             if top.slot != QueuedEvent.notCancellable && slots[Int(top.slot)].state == .cancelled {
                 _ = heap.popMin()
                 cancelledPending -= 1
@@ -222,9 +241,13 @@ public struct Kernel: Sendable {
             if top.time > limits.timeMax.ticks {
                 return RunOutcome(reason: .timeLimit, eventsProcessed: processed, endTime: clock)
             }
-            _ = heap.popMin()
-            if top.slot != QueuedEvent.notCancellable {
-                releaseSlot(top.slot)
+            if fromNowQueue {
+                nowQueue.removeFirst()
+            } else {
+                _ = heap.popMin()
+                if top.slot != QueuedEvent.notCancellable {
+                    releaseSlot(top.slot)
+                }
             }
             #if PRESTAGE_INVARIANTS
             precondition(top.time >= clock.ticks, "Kernel: time would move backwards from \(clock.ticks) to \(top.time)")
@@ -258,7 +281,7 @@ public struct Kernel: Sendable {
 
     @inlinable
     func checkPendingLimit() throws(KernelError) {
-        guard heap.count - cancelledPending < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
+        guard pendingCount < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
     }
 
     @inlinable
@@ -277,9 +300,16 @@ public struct Kernel: Sendable {
         if nextSequence == 1 << QueuedEvent.sequenceBits {
             renumberSequences()
         }
-        heap.push(QueuedEvent(time: time.ticks, sequence: nextSequence, kind: kind.rawValue,
-                              target: target, slot: slot, payload: payload))
+        let e = QueuedEvent(time: time.ticks, sequence: nextSequence, kind: kind.rawValue,
+                            target: target, slot: slot, payload: payload)
         nextSequence &+= 1
+        // Nothing pending is earlier than `clock`, and `e`'s sequence is the largest: at `clock`
+        // it only has to follow the entries at `clock` already queued, which the FIFO keeps.
+        if time.ticks == clock.ticks && slot == QueuedEvent.notCancellable {
+            nowQueue.append(e)
+        } else {
+            heap.push(e)
+        }
     }
 
     @inlinable
@@ -332,10 +362,11 @@ public struct Kernel: Sendable {
 
     /// Reassigns sequence numbers 0..<n in (time, sequence) order when the 48-bit counter is
     /// exhausted (after 2.8e14 schedules). The relative order of pending events is unchanged, and a
-    /// sorted array is a valid heap.
+    /// sorted array is a valid heap. The now-queue's entries move into the heap first.
     /// - Complexity: O(n log n), once per 2^48 schedules.
     @usableFromInline
     mutating func renumberSequences() {
+        heap.storage.append(contentsOf: nowQueue.removeAll())
         heap.storage.sort { $0.precedes($1) }
         for i in heap.storage.indices {
             let e = heap.storage[i]
