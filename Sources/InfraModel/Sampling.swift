@@ -1,3 +1,4 @@
+import SimKernel
 import Stochastic
 
 /// Longest duration a sampled variate may take (1e6 s ≈ 11.6 days): distributions come from
@@ -8,7 +9,7 @@ let sampledSecondsMax = 1e6
 @inline(__always)
 func sampledTicks(_ seconds: Double) -> Int64 {
     guard seconds > 0 else { return 0 }
-    return Int64((min(seconds, sampledSecondsMax) * 1e6).rounded())
+    return integerRoundedHalfAwayFromZero(min(seconds, sampledSecondsMax) * 1e6)
 }
 
 /// A sampler for the configured distribution `d` at field `path`.

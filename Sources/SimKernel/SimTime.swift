@@ -16,13 +16,27 @@ let ticksPerSecond: Int64 = 1_000_000
 
 /// Converts seconds to ticks, rounding to the nearest tick (ties away from zero); nil if `s` is not
 /// finite or the result does not fit in Int64.
-@usableFromInline
+@inlinable
 func ticksIfRepresentable(seconds s: Double) -> Int64? {
     guard s.isFinite else { return nil }
-    let t = (s * Double(ticksPerSecond)).rounded(.toNearestOrAwayFromZero)
+    let ticks = s * Double(ticksPerSecond)
     // Int64 range as doubles: [-2^63, 2^63). 2^63 itself is exactly representable and out of range.
-    guard t >= -9_223_372_036_854_775_808.0, t < 9_223_372_036_854_775_808.0 else { return nil }
-    return Int64(t)
+    // Checking before rounding is the same: a double of magnitude >= 2^52 is already an integer.
+    guard ticks >= -9_223_372_036_854_775_808.0, ticks < 9_223_372_036_854_775_808.0 else { return nil }
+    return integerRoundedHalfAwayFromZero(ticks)
+}
+
+/// `Int64(v.rounded())` (to nearest, ties away from zero) for `v` in [-2^63, 2^63), without libm's
+/// `round` call (baseline x86-64 has no instruction for this rounding mode): truncate, then step
+/// away from zero when the dropped fraction is at least one half. `v - trunc(v)` is exact, so the
+/// result is the same for every such `v`.
+@inlinable
+public func integerRoundedHalfAwayFromZero(_ v: Double) -> Int64 {
+    let truncated = Int64(v)
+    let fraction = v - Double(truncated)
+    if fraction >= 0.5 { return truncated + 1 }
+    if fraction <= -0.5 { return truncated - 1 }
+    return truncated
 }
 
 /// Formats ticks as seconds with six decimals ("-1.000250s"); integer arithmetic only.
