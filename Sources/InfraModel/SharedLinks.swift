@@ -153,34 +153,53 @@ public struct SharedLinks {
     }
 
     private mutating func siftUp(_ l: Int, _ start: Int) {
-        var i = start
-        while i > 0 {
-            let p = (i - 1) / 2
-            if heapTags[l][p] <= heapTags[l][i] { break }
-            swapAt(l, i, p)
-            i = p
+        withHeap(l) { tags, flows, position in
+            var i = start
+            while i > 0 {
+                let p = (i - 1) / 2
+                if tags[p] <= tags[i] { break }
+                SharedLinks.swapAt(i, p, tags, flows, position)
+                i = p
+            }
         }
     }
 
     private mutating func siftDown(_ l: Int, _ start: Int) {
-        var i = start
-        let n = heapTags[l].count
-        while true {
-            let a = 2 * i + 1, b = a + 1
-            var m = i
-            if a < n && heapTags[l][a] < heapTags[l][m] { m = a }
-            if b < n && heapTags[l][b] < heapTags[l][m] { m = b }
-            if m == i { return }
-            swapAt(l, i, m)
-            i = m
+        withHeap(l) { tags, flows, position in
+            var i = start
+            let n = tags.count
+            while true {
+                let a = 2 * i + 1, b = a + 1
+                var m = i
+                if a < n && tags[a] < tags[m] { m = a }
+                if b < n && tags[b] < tags[m] { m = b }
+                if m == i { return }
+                SharedLinks.swapAt(i, m, tags, flows, position)
+                i = m
+            }
+        }
+    }
+
+    /// Runs `body` on link `l`'s heap (tags and flows) and the flow index as buffers: a sift then
+    /// checks each array's uniqueness once, not at every swap.
+    @inline(__always)
+    private mutating func withHeap(_ l: Int, _ body: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<UInt32>,
+                                                     UnsafeMutableBufferPointer<Int32>) -> Void) {
+        heapTags[l].withUnsafeMutableBufferPointer { tags in
+            heapFlows[l].withUnsafeMutableBufferPointer { flows in
+                flowHeapPosition.withUnsafeMutableBufferPointer { position in
+                    body(tags, flows, position)
+                }
+            }
         }
     }
 
     @inline(__always)
-    private mutating func swapAt(_ l: Int, _ i: Int, _ j: Int) {
-        heapTags[l].swapAt(i, j)
-        heapFlows[l].swapAt(i, j)
-        flowHeapPosition[Int(heapFlows[l][i])] = Int32(i)
-        flowHeapPosition[Int(heapFlows[l][j])] = Int32(j)
+    private static func swapAt(_ i: Int, _ j: Int, _ tags: UnsafeMutableBufferPointer<Double>,
+                               _ flows: UnsafeMutableBufferPointer<UInt32>, _ position: UnsafeMutableBufferPointer<Int32>) {
+        tags.swapAt(i, j)
+        flows.swapAt(i, j)
+        position[Int(flows[i])] = Int32(i)
+        position[Int(flows[j])] = Int32(j)
     }
 }
