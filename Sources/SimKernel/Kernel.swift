@@ -273,15 +273,22 @@ public struct Kernel: Sendable {
 
     // MARK: Internals
 
-    @inlinable
+    /// The checks every schedule makes, inlined; building the error is out of line (`refuse`).
+    @inlinable @inline(__always)
     func checkSchedulable(at time: SimTime) throws(KernelError) {
-        guard time >= clock else { throw .scheduledInPast(now: clock, requested: time) }
-        try checkPendingLimit()
+        if time < clock || pendingCount >= pendingMax { try refuse(at: time) }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func checkPendingLimit() throws(KernelError) {
-        guard pendingCount < pendingMax else { throw .pendingLimitExceeded(limit: pendingMax) }
+        if pendingCount >= pendingMax { try refuse(at: clock) }
+    }
+
+    /// Throws the error for scheduling at `time`: in the past first, else the pending limit.
+    @usableFromInline @inline(never)
+    func refuse(at time: SimTime) throws(KernelError) {
+        guard time >= clock else { throw .scheduledInPast(now: clock, requested: time) }
+        throw .pendingLimitExceeded(limit: pendingMax)
     }
 
     @inlinable
