@@ -1,11 +1,13 @@
 import PreloadKit
 
-/// The devices' preload stores between sessions, packed to 20 bytes per entry.
+/// The devices' preload stores between sessions, packed to 20 bytes per entry (24 when the
+/// origin sends validators: the entry's `ETag`).
 ///
 /// A `PreloadStore` costs ≈ 200 bytes per device once it holds an entry (its own heap array of
 /// 72-byte entries). Between sessions only three fields of an entry are not functions of the
 /// campaign that stored it: which asset URL (an index into the sorted key table), when it was
-/// stored and when it was last used. Size, media kind, campaign tag, `expiresAt` and `staleUntil`
+/// stored and when it was last used (and, with validators, its `ETag`: the simulator's tags are
+/// 1 + the object version served, `FetchResult.version`, which fits 4 bytes). Size, media kind, campaign tag, `expiresAt` and `staleUntil`
 /// are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
 /// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
 /// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
@@ -31,6 +33,10 @@ struct ParkedStores {
     private var ref: [UInt32] = [0]
     private var storedAt: [Int64] = [0]
     private var lastUsed: [Int64] = [0]
+    /// Each entry's `ETag` fingerprint (0: none), when `keepsValidators`; else empty.
+    private var etag: [UInt32] = []
+    /// Whether the origin sends validators (otherwise no entry has an `ETag`: nothing to keep).
+    let keepsValidators: Bool
     /// Free blocks per size class (class k holds 2^k entries).
     private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 8)
     private var overflow: [PreloadStore] = []
@@ -52,7 +58,10 @@ struct ParkedStores {
     /// Stores parked whole (an entry could not be packed).
     private(set) var overflowStores = 0
 
-    init(devices: Int, capacityBytes: Int64, entriesMax: Int, plans: CampaignPlans, campaigns: [CampaignConfig], placeholderBytes: Int64) {
+    init(devices: Int, capacityBytes: Int64, entriesMax: Int, plans: CampaignPlans, campaigns: [CampaignConfig], placeholderBytes: Int64,
+         keepsValidators: Bool = false) {
+        self.keepsValidators = keepsValidators
+        if keepsValidators { etag = [0] }
         offset = [UInt32](repeating: 0, count: devices)
         count = [UInt8](repeating: 0, count: devices)
         self.capacityBytes = capacityBytes
@@ -80,7 +89,8 @@ struct ParkedStores {
     func hasStore(_ d: Int) -> Bool { count[d] != 0 || offset[d] != 0 }
 
     /// The entry that packed fields stand for, or nil when `r` names no campaign asset.
-    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, device d: Int, plans: CampaignPlans) -> PreloadStore.Entry? {
+    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, etag tag: UInt32, device d: Int,
+                       plans: CampaignPlans) -> PreloadStore.Entry? {
         if r & ParkedStores.fillerBit != 0 {
             var e = ParkedStores.fillerEntry(d, bytes: s)
             e.lastUsed = Instant(microseconds: u)
@@ -97,7 +107,7 @@ struct ParkedStores {
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
-                                  errorUntil: life.errorUntil)
+                                  etag: tag == 0 ? nil : EntityTag(fingerprint: UInt64(tag)), errorUntil: life.errorUntil)
     }
 
     /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
@@ -123,7 +133,8 @@ struct ParkedStores {
             let base = Int(offset[d])
             store.reserveCapacity(entries: Int(n) + extra)
             for i in base..<(base + Int(n)) {
-                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) {
+                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], etag: keepsValidators ? etag[i] : 0, device: d,
+                                 plans: plans) {
                     store.insert(e)
                 }
             }
@@ -165,7 +176,10 @@ struct ParkedStores {
                 ref[i] = r
                 storedAt[i] = r & ParkedStores.fillerBit != 0 ? e.bytes : e.storedAt.microseconds
                 lastUsed[i] = e.lastUsed.microseconds
-                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) != e {
+                // A fingerprint beyond 4 bytes is not the simulator's: the check below keeps the store whole.
+                let tag = UInt32(truncatingIfNeeded: e.etag?.fingerprint ?? 0)
+                if keepsValidators { etag[i] = tag }
+                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], etag: keepsValidators ? tag : 0, device: d, plans: plans) != e {
                     packed = false
                     break
                 }
@@ -208,6 +222,7 @@ struct ParkedStores {
             ref.append(0)
             storedAt.append(0)
             lastUsed.append(0)
+            if keepsValidators { etag.append(0) }
         }
         return base
     }

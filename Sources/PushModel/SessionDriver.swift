@@ -34,6 +34,10 @@ struct SessionDriver {
     let idleSession: PreloadSession
     /// The store an ended session holds until its slot is reused (the device's store is parked).
     let noStore: PreloadStore
+    /// The origin sends validators (`infra.origin.sendsValidators`): each response carries its
+    /// object version as `ETag` (fingerprint 1 + version), so a stored entry is revalidated with
+    /// `If-None-Match` and may be answered 304.
+    let sendsValidators: Bool
 
     /// Per device: its session slot, or -1.
     var deviceSlot: [Int32]
@@ -73,6 +77,7 @@ struct SessionDriver {
         self.rt = rt
         self.plans = plans
         noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
+        sendsValidators = config.infra.origin.sendsValidators
         do {
             try policy.validate()
             idleSession = try PreloadSession(policy: policy, store: noStore)
@@ -85,7 +90,8 @@ struct SessionDriver {
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
-                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
+                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes,
+                              keepsValidators: sendsValidators)
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
@@ -232,7 +238,9 @@ struct SessionDriver {
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
-                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue)
+                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue,
+                                        ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
+        if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
         let requestID = try infra.fetch(request, kernel: &kernel)
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
@@ -345,7 +353,7 @@ struct SessionDriver {
             } else if result.outcome == .placeholder {
                 input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
-                input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
+                input = .fetchCompleted(id, completion(object: Int(sFetchObject[s &* 64 &+ Int(id.rawValue)]), result))
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
