@@ -1,14 +1,14 @@
 import PreloadKit
 
-/// The devices' preload stores between sessions, packed to 20 bytes per entry (24 when the
-/// origin sends validators: the entry's `ETag`).
+/// The devices' preload stores between sessions, packed to 20 bytes per entry.
 ///
 /// A `PreloadStore` costs ≈ 200 bytes per device once it holds an entry (its own heap array of
 /// 72-byte entries). Between sessions only three fields of an entry are not functions of the
 /// campaign that stored it: which asset URL (an index into the sorted key table), when it was
-/// stored and when it was last used (and, with validators, its `ETag`: the simulator's tags are
-/// 1 + the object version served, `FetchResult.version`, which fits 4 bytes). Size, media kind, campaign tag, `expiresAt` and `staleUntil`
-/// are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
+/// stored and when it was last used (and its `ETag`: the simulator's tags are 1 + the object
+/// version served, `FetchResult.version`, and a version counts a surrogate key's purges, at most
+/// one per campaign, so a tag takes 2 bits of the URL index, no byte more). Size, media kind,
+/// campaign tag, `expiresAt` and `staleUntil` are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
 /// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
 /// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
 /// kept whole in an overflow pool. So unparking always returns a store equal (`==`) to the one
@@ -22,6 +22,12 @@ struct ParkedStores {
     /// Marks the device's preexisting filler entry (`PopulationConfig.preexistingStoreBytes`);
     /// its `storedAt` slot holds its size (a filler is always stored at t = 0).
     static let fillerBit: UInt32 = 1 << 30
+    /// The entry's `ETag` fingerprint (0: none; 1 … 3) in bits 28–29; an entry with a larger
+    /// tag is not packed.
+    static let etagShift: UInt32 = 28
+    static let etagMax: UInt64 = 3
+    /// The URL index (below the tag bits).
+    static let indexMask: UInt32 = 1 << 28 - 1
     /// `count` value of a device whose store is in the overflow pool (`offset` indexes it).
     static let overflowCount: UInt8 = .max
     /// `offset` of a device with an empty store (count 0); offset 0 with count 0: no store yet.
@@ -33,10 +39,6 @@ struct ParkedStores {
     private var ref: [UInt32] = [0]
     private var storedAt: [Int64] = [0]
     private var lastUsed: [Int64] = [0]
-    /// Each entry's `ETag` fingerprint (0: none), when `keepsValidators`; else empty.
-    private var etag: [UInt32] = []
-    /// Whether the origin sends validators (otherwise no entry has an `ETag`: nothing to keep).
-    let keepsValidators: Bool
     /// Free blocks per size class (class k holds 2^k entries).
     private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 8)
     private var overflow: [PreloadStore] = []
@@ -58,10 +60,7 @@ struct ParkedStores {
     /// Stores parked whole (an entry could not be packed).
     private(set) var overflowStores = 0
 
-    init(devices: Int, capacityBytes: Int64, entriesMax: Int, plans: CampaignPlans, campaigns: [CampaignConfig], placeholderBytes: Int64,
-         keepsValidators: Bool = false) {
-        self.keepsValidators = keepsValidators
-        if keepsValidators { etag = [0] }
+    init(devices: Int, capacityBytes: Int64, entriesMax: Int, plans: CampaignPlans, campaigns: [CampaignConfig], placeholderBytes: Int64) {
         offset = [UInt32](repeating: 0, count: devices)
         count = [UInt8](repeating: 0, count: devices)
         self.capacityBytes = capacityBytes
@@ -89,14 +88,14 @@ struct ParkedStores {
     func hasStore(_ d: Int) -> Bool { count[d] != 0 || offset[d] != 0 }
 
     /// The entry that packed fields stand for, or nil when `r` names no campaign asset.
-    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, etag tag: UInt32, device d: Int,
-                       plans: CampaignPlans) -> PreloadStore.Entry? {
+    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, device d: Int, plans: CampaignPlans) -> PreloadStore.Entry? {
         if r & ParkedStores.fillerBit != 0 {
             var e = ParkedStores.fillerEntry(d, bytes: s)
             e.lastUsed = Instant(microseconds: u)
             return e
         }
-        let index = Int(r & ~ParkedStores.placeholderBit)
+        let index = Int(r & ParkedStores.indexMask)
+        let tag = UInt64(r >> ParkedStores.etagShift & 3)
         guard index < plans.keys.count else { return nil }
         let object = Int(plans.keyObjects[index])
         let c = Int(objectCampaign[object])
@@ -107,7 +106,7 @@ struct ParkedStores {
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
-                                  etag: tag == 0 ? nil : EntityTag(fingerprint: UInt64(tag)), errorUntil: life.errorUntil)
+                                  etag: tag == 0 ? nil : EntityTag(fingerprint: tag), errorUntil: life.errorUntil)
     }
 
     /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
@@ -133,8 +132,7 @@ struct ParkedStores {
             let base = Int(offset[d])
             store.reserveCapacity(entries: Int(n) + extra)
             for i in base..<(base + Int(n)) {
-                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], etag: keepsValidators ? etag[i] : 0, device: d,
-                                 plans: plans) {
+                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) {
                     store.insert(e)
                 }
             }
@@ -166,8 +164,10 @@ struct ParkedStores {
                 let r: UInt32
                 if e.key == ParkedStores.fillerKey(d) {
                     r = ParkedStores.fillerBit
-                } else if let index = plans.keyIndex(of: e.key) {
-                    r = UInt32(index) | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
+                } else if let index = plans.keyIndex(of: e.key), index <= Int(ParkedStores.indexMask),
+                          case let tag = e.etag?.fingerprint ?? 0, tag <= ParkedStores.etagMax {
+                    r = UInt32(index) | UInt32(tag) << ParkedStores.etagShift
+                        | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
                 } else {
                     packed = false
                     break
@@ -176,10 +176,7 @@ struct ParkedStores {
                 ref[i] = r
                 storedAt[i] = r & ParkedStores.fillerBit != 0 ? e.bytes : e.storedAt.microseconds
                 lastUsed[i] = e.lastUsed.microseconds
-                // A fingerprint beyond 4 bytes is not the simulator's: the check below keeps the store whole.
-                let tag = UInt32(truncatingIfNeeded: e.etag?.fingerprint ?? 0)
-                if keepsValidators { etag[i] = tag }
-                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], etag: keepsValidators ? tag : 0, device: d, plans: plans) != e {
+                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) != e {
                     packed = false
                     break
                 }
@@ -222,7 +219,6 @@ struct ParkedStores {
             ref.append(0)
             storedAt.append(0)
             lastUsed.append(0)
-            if keepsValidators { etag.append(0) }
         }
         return base
     }

@@ -18,20 +18,21 @@ extension SessionDriver {
 /// revalidation sends (RFC 9110 §8.8.3, §13.1.2; 304 Not Modified, §15.4.5).
 extension SessionDriver {
     /// InfraModel's `ifNoneMatch` for PreloadKit's validator: the simulator's tags are 1 + an
-    /// object version (`completion(object:_:)`), so the fingerprint is the condition itself.
+    /// object version (`completion(_:_:validators:)`), so the fingerprint is the condition itself.
     @inline(__always)
     static func condition(_ tag: EntityTag?) -> UInt32 {
         guard let tag else { return 0 }
         return UInt32(truncatingIfNeeded: tag.fingerprint)
     }
 
-    /// The completion PreloadKit gets for `object`'s answered fetch: the object's response with
-    /// the served version as `ETag` (when the origin sends validators), or, for a 304, its
-    /// headers with status 304 and no body.
+    /// The completion PreloadKit gets for an answered fetch of the object whose response is
+    /// `response`: that response with the served version as `ETag` (when the origin sends
+    /// `validators`), or, for a 304, its headers with status 304 and no body. (Static: a method
+    /// called on the driver held `inout` would copy the whole driver first.)
     @inline(__always)
-    func completion(object: Int, _ result: FetchResult) -> FetchCompletion {
-        var c = plans.responses[object].completion
-        guard sendsValidators else { return c }
+    static func completion(_ response: consuming FetchCompletion, _ result: FetchResult, validators: Bool) -> FetchCompletion {
+        var c = response
+        guard validators else { return c }
         c.headers.etag = EntityTag(fingerprint: UInt64(result.version) &+ 1)
         if result.notModified {
             c.headers.status = 304

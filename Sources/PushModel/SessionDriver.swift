@@ -38,6 +38,10 @@ struct SessionDriver {
     /// object version as `ETag` (fingerprint 1 + version), so a stored entry is revalidated with
     /// `If-None-Match` and may be answered 304.
     let sendsValidators: Bool
+    /// Each object's response as PreloadKit gets it (`plans.responses`), with the `ETag` of
+    /// version 0 when the origin sends validators: the common answer, passed as it is (a reply
+    /// with another version or a 304 is derived from it, `completion(_:_:validators:)`).
+    let completions: [FetchCompletion]
 
     /// Per device: its session slot, or -1.
     var deviceSlot: [Int32]
@@ -78,6 +82,11 @@ struct SessionDriver {
         self.plans = plans
         noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
         sendsValidators = config.infra.origin.sendsValidators
+        completions = plans.responses.map { [sendsValidators] r in
+            var c = r.completion
+            if sendsValidators { c.headers.etag = EntityTag(fingerprint: 1) }
+            return c
+        }
         do {
             try policy.validate()
             idleSession = try PreloadSession(policy: policy, store: noStore)
@@ -90,8 +99,7 @@ struct SessionDriver {
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
-                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes,
-                              keepsValidators: sendsValidators)
+                              plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
@@ -353,7 +361,12 @@ struct SessionDriver {
             } else if result.outcome == .placeholder {
                 input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
-                input = .fetchCompleted(id, completion(object: Int(sFetchObject[s &* 64 &+ Int(id.rawValue)]), result))
+                let o = Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])
+                if result.version == 0 && !result.notModified {
+                    input = .fetchCompleted(id, completions[o])
+                } else {
+                    input = .fetchCompleted(id, SessionDriver.completion(completions[o], result, validators: sendsValidators))
+                }
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
