@@ -27,8 +27,8 @@ extension SessionDriver {
 
     /// The completion PreloadKit gets for an answered fetch of the object whose response is
     /// `response`: that response with the served version as `ETag` (when the origin sends
-    /// `validators`), or, for a 304, its headers with status 304 and no body. (Static: a method
-    /// called on the driver held `inout` would copy the whole driver first.)
+    /// `validators`), or, for a 304, its headers with status 304 and no body. Only replies
+    /// other than the common one (version 0, a body) come here: those pass `completions` as is.
     @inline(__always)
     static func completion(_ response: consuming FetchCompletion, _ result: FetchResult, validators: Bool) -> FetchCompletion {
         var c = response
