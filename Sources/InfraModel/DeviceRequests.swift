@@ -28,7 +28,7 @@ extension InfraWorld {
                                     rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
                                     endTicks: now, deviceDoneTicks: now, bytes: 0, object: r.objectID,
                                     region: r.regionID, pop: regionPop[Int(r.regionID)], replyTarget: r.replyTarget,
-                                    replyTag: r.replyTag, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
+                                    replyTag: r.replyTag, condition: r.ifNoneMatch, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled)
 
@@ -71,7 +71,8 @@ extension InfraWorld {
                            endTime: SimTime(ticks: requests[i].endTicks),
                            effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG,
                            edgeLookup: EdgeLookup(rawValue: requests[i].edge) ?? .notReached,
-                           supersededCopy: requests[i].superseded)
+                           supersededCopy: requests[i].superseded, version: requests[i].version,
+                           notModified: requests[i].notModified)
     }
 
     /// Give the request id back after reading its result.
@@ -151,6 +152,7 @@ extension InfraWorld {
             counters[n].deviceHits += 1
             timeSeries.edgeRequest(at: now, hit: true)
             requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: slot))
+            requests[i].version = caches[n].version(of: slot)
             requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
             requests[i].servedBy = Tier.edge.rawValue
             requests[i].bytes = catalog.bytes[Int(o)]
@@ -170,12 +172,23 @@ extension InfraWorld {
 
     /// The PoP has the response for request `i` now: edge processing, then half an RTT to the device.
     mutating func respondToDevice(_ i: Int, extraTicks: Int64, kernel: inout Kernel) throws {
+        if requests[i].condition != 0 { answerCondition(i) }
         let n = Int(requests[i].pop)
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: requests[i].entity, purpose: purposeEdge))
         let processing = max(0, samplers[Int(processingSamplerIndex[n])].sample(deviceRng))
         let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + requests[i].rttTicks / 2
         requests[i].refs += 1
         try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
+    }
+
+    /// Conditional request `i` (`If-None-Match`) whose response carries the version the device
+    /// holds: 304 Not Modified, headers only (`infra.tiers.notModifiedBytes`). Errors and the
+    /// placeholder redirect are answered as they are.
+    mutating func answerCondition(_ i: Int) {
+        guard requests[i].bytes > 0, requests[i].outcome != FetchOutcome.placeholder.rawValue,
+              requests[i].condition == requests[i].version &+ 1 else { return }
+        requests[i].bytes = config.tiers.notModifiedBytes
+        requests[i].notModified = true
     }
 
     mutating func responseAtDevice(_ i: Int, kernel: inout Kernel) throws {
@@ -317,7 +330,8 @@ extension InfraWorld {
 
 /// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
 /// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 120 bytes a record
-/// instead of 136 in the order they are written.
+/// instead of 136 in the order they are written, 128 with the validator fields (`condition`,
+/// `version`, `notModified`).
 struct RequestRecord {
     var key: UInt64 = 0
     var entity: UInt64 = 0
@@ -333,6 +347,10 @@ struct RequestRecord {
     var pop: UInt32 = 0
     var replyTarget: UInt32 = 0
     var replyTag: UInt32 = 0
+    /// `FetchRequest.ifNoneMatch` (1 + the version the device holds; 0: unconditional).
+    var condition: UInt32 = 0
+    /// The version of the copy the response carries (`FetchResult.version`).
+    var version: UInt32 = 0
     var timeout: EventHandle?
     var replyKind: UInt16 = 0
     /// Pending kernel events that name this request (its timeout, its next hop).
@@ -350,4 +368,6 @@ struct RequestRecord {
     var transferring = false
     var replied = false
     var released = false
+    /// Answered 304 Not Modified (`answerCondition`).
+    var notModified = false
 }

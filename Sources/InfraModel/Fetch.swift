@@ -58,10 +58,15 @@ public struct FetchRequest: Sendable {
     public var replyKind: EventKind
     public var replyTarget: UInt32
     public var replyTag: UInt32
+    /// `If-None-Match`: 1 + the object version (``FetchResult/version``) of the copy the device
+    /// holds, or 0 for an unconditional request. The PoP answers 304 Not Modified, headers only
+    /// (``TierConfig/notModifiedBytes``), when the copy it serves has that version.
+    public var ifNoneMatch: UInt32
 
     public init(objectID: UInt32, regionID: UInt32, networkClass: NetworkClass, entity: UInt64,
                 connectionWarm: Bool = false, saveData: Bool = false, signedToken: UInt32 = 0,
-                timeout: SimDuration = .seconds(30), replyKind: EventKind, replyTarget: UInt32, replyTag: UInt32 = 0) {
+                timeout: SimDuration = .seconds(30), replyKind: EventKind, replyTarget: UInt32, replyTag: UInt32 = 0,
+                ifNoneMatch: UInt32 = 0) {
         self.objectID = objectID
         self.regionID = regionID
         self.networkClass = networkClass
@@ -73,6 +78,7 @@ public struct FetchRequest: Sendable {
         self.replyKind = replyKind
         self.replyTarget = replyTarget
         self.replyTag = replyTag
+        self.ifNoneMatch = ifNoneMatch
     }
 }
 
@@ -96,6 +102,12 @@ public struct FetchResult: Sendable, Equatable {
     /// surrogate key: the creative that purge superseded (served by a PoP or shield the purge
     /// had not yet reached). False for responses without a body.
     public var supersededCopy: Bool
+    /// The version of the object the response carries (its `ETag`: the number of purge calls of
+    /// its surrogate key before the copy was generated, ``ValidatorTables``); 0 without a body.
+    public var version: UInt32 = 0
+    /// A conditional request (``FetchRequest/ifNoneMatch``) answered 304 Not Modified: `bytes`
+    /// are the headers only.
+    public var notModified = false
 
     public var durationSeconds: Double { (endTime - startTime).seconds }
 }

@@ -205,7 +205,8 @@ public struct TierConfig: Sendable, Equatable {
     /// Round trip to the origin over TLS (from the shield, or from the edge without tiering),
     /// excluding origin service time (see ``OriginConfig``).
     public var toOriginSeconds: Distribution = .uniform(lower: 0.38, upper: 0.58)
-    /// Size of a 304 Not Modified answer between tiers (status line and headers, no body):
+    /// Size of a 304 Not Modified answer between tiers, and from a PoP to a device (status line
+    /// and headers, no body):
     /// 300 bytes, engineering judgement for an HTTP/1.1 header block of Date, ETag,
     /// Cache-Control, Age, Via and the CDN's own headers (HTTP/2 header compression makes it less).
     public var notModifiedBytes: Int64 = 300
@@ -221,7 +222,8 @@ public struct OriginConfig: Sendable, Equatable {
     public var queueMax: Int
     /// The origin sends a validator (`ETag`, RFC 9110 §8.8.3) and answers a conditional request
     /// whose `If-None-Match` matches with 304 Not Modified, no body (RFC 9110 §13.1.2, §15.4.5);
-    /// PoPs and shields then revalidate a stored copy conditionally. On by default: static-file
+    /// PoPs and shields then revalidate a stored copy conditionally, and devices a stale store
+    /// entry (its `ETag` is the version it was served). On by default: static-file
     /// origins send an ETag unasked (nginx's `etag` directive defaults to on; Amazon S3 returns
     /// one with every object). Off: every revalidation is a full refetch.
     public var sendsValidators: Bool

@@ -179,12 +179,14 @@ extension InfraWorld {
                     requests[i].servedBy = fServedBy[f]
                     requests[i].bytes = catalog.bytes[Int(o)]
                     requests[i].superseded = superseded(object: o, originTicks: fOriginTicks[f])
+                    requests[i].version = validators.version[f]
                 } else if case let s = staleIfErrorSlot(node: n, object: o, key: key, now: now), s >= 0 {
                     counters[n].staleIfErrorServed += 1
                     requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: s))
                     requests[i].outcome = FetchOutcome.staleIfError.rawValue
                     requests[i].servedBy = Tier.edge.rawValue
                     requests[i].bytes = catalog.bytes[Int(o)]
+                    requests[i].version = caches[n].version(of: s)
                 } else {
                     counters[n].errorsServed += 1
                     requests[i].outcome = FetchOutcome.origin503.rawValue

@@ -179,6 +179,8 @@ public enum MetricID: String, Sendable, CaseIterable {
     case shieldNotModified = "shield.notModified"
     case bytesOriginEgress = "bytes.originEgress"
     case bytesShieldEgress = "bytes.shieldEgress"
+    case deviceConditionalRequests = "device.conditionalRequests"
+    case deviceNotModified = "device.notModified"
 
     /// This metric's row of the table.
     public var spec: MetricSpec { MetricTable.spec(self) }
@@ -385,6 +387,8 @@ public enum MetricTable {
         case .shieldNotModified: return MetricSpec(n, .count, .none, "Shield 304 Not Modified answers")
         case .bytesOriginEgress: return MetricSpec(n, .bytes, .lower, "Origin egress")
         case .bytesShieldEgress: return MetricSpec(n, .bytes, .lower, "Shield egress")
+        case .deviceConditionalRequests: return MetricSpec(n, .count, .none, "Store revalidations sent with If-None-Match")
+        case .deviceNotModified: return MetricSpec(n, .count, .none, "Store entries refreshed by a 304 Not Modified")
         }
     }
 }

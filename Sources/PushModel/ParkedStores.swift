@@ -5,8 +5,10 @@ import PreloadKit
 /// A `PreloadStore` costs ≈ 200 bytes per device once it holds an entry (its own heap array of
 /// 72-byte entries). Between sessions only three fields of an entry are not functions of the
 /// campaign that stored it: which asset URL (an index into the sorted key table), when it was
-/// stored and when it was last used. Size, media kind, campaign tag, `expiresAt` and `staleUntil`
-/// are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
+/// stored and when it was last used (and its `ETag`: the simulator's tags are 1 + the object
+/// version served, `FetchResult.version`, and a version counts a surrogate key's purges, at most
+/// one per campaign, so a tag takes 2 bits of the URL index, no byte more). Size, media kind,
+/// campaign tag, `expiresAt` and `staleUntil` are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
 /// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
 /// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
 /// kept whole in an overflow pool. So unparking always returns a store equal (`==`) to the one
@@ -20,6 +22,12 @@ struct ParkedStores {
     /// Marks the device's preexisting filler entry (`PopulationConfig.preexistingStoreBytes`);
     /// its `storedAt` slot holds its size (a filler is always stored at t = 0).
     static let fillerBit: UInt32 = 1 << 30
+    /// The entry's `ETag` fingerprint (0: none; 1 … 3) in bits 28–29; an entry with a larger
+    /// tag is not packed.
+    static let etagShift: UInt32 = 28
+    static let etagMax: UInt64 = 3
+    /// The URL index (below the tag bits).
+    static let indexMask: UInt32 = 1 << 28 - 1
     /// `count` value of a device whose store is in the overflow pool (`offset` indexes it).
     static let overflowCount: UInt8 = .max
     /// `offset` of a device with an empty store (count 0); offset 0 with count 0: no store yet.
@@ -86,7 +94,8 @@ struct ParkedStores {
             e.lastUsed = Instant(microseconds: u)
             return e
         }
-        let index = Int(r & ~ParkedStores.placeholderBit)
+        let index = Int(r & ParkedStores.indexMask)
+        let tag = UInt64(r >> ParkedStores.etagShift & 3)
         guard index < plans.keys.count else { return nil }
         let object = Int(plans.keyObjects[index])
         let c = Int(objectCampaign[object])
@@ -97,7 +106,7 @@ struct ParkedStores {
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
-                                  errorUntil: life.errorUntil)
+                                  etag: tag == 0 ? nil : EntityTag(fingerprint: tag), errorUntil: life.errorUntil)
     }
 
     /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
@@ -155,8 +164,10 @@ struct ParkedStores {
                 let r: UInt32
                 if e.key == ParkedStores.fillerKey(d) {
                     r = ParkedStores.fillerBit
-                } else if let index = plans.keyIndex(of: e.key) {
-                    r = UInt32(index) | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
+                } else if let index = plans.keyIndex(of: e.key), index <= Int(ParkedStores.indexMask),
+                          case let tag = e.etag?.fingerprint ?? 0, tag <= ParkedStores.etagMax {
+                    r = UInt32(index) | UInt32(tag) << ParkedStores.etagShift
+                        | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
                 } else {
                     packed = false
                     break

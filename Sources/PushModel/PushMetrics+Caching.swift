@@ -13,5 +13,13 @@ extension PushMetrics {
         m.append(Metric(MetricID.shieldNotModified.spec, value: Double(shield.notModified)))
         m.append(Metric(MetricID.bytesOriginEgress.spec, value: Double(infra.originCounters.bytesServed)))
         m.append(Metric(MetricID.bytesShieldEgress.spec, value: Double(shield.bytesServed)))
+        m.append(Metric(MetricID.deviceConditionalRequests.spec, value: Double(counters.conditionalRequests)))
+        m.append(Metric(MetricID.deviceNotModified.spec, value: Double(counters.notModified)))
+    }
+
+    /// A `.storeAsset`: a downloaded asset stored, or a stored entry a 304 refreshed (no body).
+    @inline(__always)
+    mutating func countStored(notModified: Bool) {
+        if notModified { counters.notModified += 1 } else { counters.assetsStored += 1 }
     }
 }

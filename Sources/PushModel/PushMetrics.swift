@@ -155,6 +155,11 @@ struct DriverCounters {
     /// cancelling them, or InfraModel's request timeout.
     var fetchesTimedOut: UInt64 = 0
     var assetsStored: UInt64 = 0
+    /// Pre-stage fetches sent with `If-None-Match` (a stale store entry's revalidation), and the
+    /// stored entries a 304 Not Modified refreshed (`.storeAsset` with `notModified`; not in
+    /// `assetsStored`).
+    var conditionalRequests: UInt64 = 0
+    var notModified: UInt64 = 0
     var silentForceQuit: UInt64 = 0
     var silentOverBudget: UInt64 = 0
     var silentCoalesced: UInt64 = 0

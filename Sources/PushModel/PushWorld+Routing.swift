@@ -95,8 +95,8 @@ extension PushWorld {
                 try driver.startFetch(s, r, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .cancelFetch(let id, let reason):
                 try driver.cancelFetch(s, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
-            case .storeAsset:
-                metrics.counters.assetsStored += 1
+            case .storeAsset(let commit):
+                metrics.countStored(notModified: commit.notModified)
             case .evict(_, .space):
                 metrics.bytes.evictedForSpace += 1
             case .evict(_, .expired):

@@ -34,6 +34,14 @@ struct SessionDriver {
     let idleSession: PreloadSession
     /// The store an ended session holds until its slot is reused (the device's store is parked).
     let noStore: PreloadStore
+    /// The origin sends validators (`infra.origin.sendsValidators`): each response carries its
+    /// object version as `ETag` (fingerprint 1 + version), so a stored entry is revalidated with
+    /// `If-None-Match` and may be answered 304.
+    let sendsValidators: Bool
+    /// Each object's response as PreloadKit gets it (`plans.responses`), with the `ETag` of
+    /// version 0 when the origin sends validators: the common answer, passed as it is (a reply
+    /// with another version or a 304 is derived from it, `completion(_:_:validators:)`).
+    let completions: [FetchCompletion]
 
     /// Per device: its session slot, or -1.
     var deviceSlot: [Int32]
@@ -73,6 +81,12 @@ struct SessionDriver {
         self.rt = rt
         self.plans = plans
         noStore = PreloadStore(capacityBytes: 0, entriesMax: 0)
+        sendsValidators = config.infra.origin.sendsValidators
+        completions = plans.responses.map { [sendsValidators] r in
+            var c = r.completion
+            if sendsValidators { c.headers.etag = EntityTag(fingerprint: 1) }
+            return c
+        }
         do {
             try policy.validate()
             idleSession = try PreloadSession(policy: policy, store: noStore)
@@ -232,7 +246,9 @@ struct SessionDriver {
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(d, w.campaign),
                                         timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
-                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue)
+                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue,
+                                        ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
+        if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
         let requestID = try infra.fetch(request, kernel: &kernel)
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
@@ -345,7 +361,12 @@ struct SessionDriver {
             } else if result.outcome == .placeholder {
                 input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
-                input = .fetchCompleted(id, plans.responses[Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])].completion)
+                let o = Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])
+                if result.version == 0 && !result.notModified {
+                    input = .fetchCompleted(id, completions[o])
+                } else {
+                    input = .fetchCompleted(id, SessionDriver.completion(completions[o], result, validators: sendsValidators))
+                }
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {

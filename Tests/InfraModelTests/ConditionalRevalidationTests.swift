@@ -89,4 +89,40 @@ final class ConditionalRevalidationTests: XCTestCase {
         XCTAssertEqual(d.inner.results.map(\.supersededCopy), [false, false, true, false])
         assertConservation(w)
     }
+
+    /// A device's conditional request (`ifNoneMatch` = 1 + the version it holds) is answered 304,
+    /// headers only, when the copy the PoP serves has that version, and 200 with the body and
+    /// the new version otherwise. Cold PoP at 0 s: the miss is served version 0 from the origin,
+    /// so a device holding version 0 gets a 304 even on a miss. At 20 s the PoP's stale copy
+    /// (version 0) answers a 304. Purged at 30 s (the purge never reaches the PoP): at 40 s the
+    /// PoP still serves its version-0 copy (304; its revalidation brings version 1), at 60 s it
+    /// serves version 1, so the device holding version 0 gets the body and tag 1 + 1; a device
+    /// holding version 1 at 80 s gets a 304. An unconditional request always gets the body.
+    func testDeviceConditionalRequestIsA304WhenThePoPCopyHasItsVersion() throws {
+        var config = deterministicConfig(hopSeconds: 0.01, originSeconds: 0.1)
+        config.tiers.tieringEnabled = false
+        config.purgePropagationSeconds = .constant(value: 10_000)
+        var d = PurgeDriver(inner: try world(config, policy: CachePolicy(maxAgeSeconds: 10, staleWhileRevalidateSeconds: 1_000),
+                                             surrogateKey: 0))
+        var k = Kernel()
+        func conditional(_ entity: UInt64, version: UInt32?) -> FetchRequest {
+            var r = request(object: 0, entity: entity)
+            r.ifNoneMatch = version.map { $0 + 1 } ?? 0
+            return r
+        }
+        try d.inner.add(conditional(1, version: 0), at: .zero, kernel: &k)
+        try d.inner.add(conditional(2, version: 0), at: .seconds(20), kernel: &k)
+        try k.schedule(at: .seconds(30), kind: PurgeDriver.purgeKind, target: 0)
+        try d.inner.add(conditional(3, version: 0), at: .seconds(40), kernel: &k)
+        try d.inner.add(conditional(4, version: 0), at: .seconds(60), kernel: &k)
+        try d.inner.add(conditional(5, version: 1), at: .seconds(80), kernel: &k)
+        try d.inner.add(conditional(6, version: nil), at: .seconds(100), kernel: &k)
+        _ = try k.run(&d)
+        let headers = config.tiers.notModifiedBytes
+        XCTAssertEqual(d.inner.results.map(\.notModified), [true, true, true, false, true, false])
+        XCTAssertEqual(d.inner.results.map(\.version), [0, 0, 0, 1, 1, 1])
+        XCTAssertEqual(d.inner.results.map(\.bytes), [headers, headers, headers, objectBytes, headers, objectBytes])
+        XCTAssertEqual(d.inner.world.tierCounters(.edge).bytesServed, UInt64(4 * headers + 2 * objectBytes))
+        assertConservation(d.inner.world)
+    }
 }

@@ -73,4 +73,29 @@ final class ParkedStoresTests: XCTestCase {
         parked.park(3, packed, plans: plans)
         XCTAssertEqual(parked.poolSlots, slots)
     }
+
+    /// The simulator's `ETag`s (1 + an object version, 1 … 3) are packed in the entry's URL
+    /// index; a larger fingerprint (not the simulator's) keeps the store whole. Both round-trip.
+    func testETagsRoundTrip() throws {
+        let (plans, campaigns) = try makePlans()
+        var parked = ParkedStores(devices: 4, capacityBytes: 25_000_000, entriesMax: 64, plans: plans, campaigns: campaigns, placeholderBytes: 30_000)
+        let heroKey = plans.requests[0][0].assets[0].key
+        let docKey = plans.requests[0][0].assets[1].key
+        var store = PreloadStore()
+        var hero = try entry(plans, campaigns, key: heroKey, campaign: 0, bytes: 48_200, kind: .jpeg, storedAt: 5_000_000, lastUsed: 9_000_000)
+        hero.etag = EntityTag(fingerprint: 3)
+        var doc = try entry(plans, campaigns, key: docKey, campaign: 0, bytes: 1_800, kind: .json, storedAt: 7_000_000, lastUsed: 7_500_000)
+        doc.etag = EntityTag(fingerprint: 1)
+        store.insert(hero)
+        store.insert(doc)
+        parked.park(0, store, plans: plans)
+        XCTAssertEqual(parked.overflowStores, 0)
+        XCTAssertEqual(parked.unpark(0, plans: plans, reserving: 0), store)
+        var foreign = store
+        doc.etag = EntityTag(fingerprint: 4)
+        foreign.insert(doc)
+        parked.park(1, foreign, plans: plans)
+        XCTAssertEqual(parked.overflowStores, 1)
+        XCTAssertEqual(parked.unpark(1, plans: plans, reserving: 0), foreign)
+    }
 }
