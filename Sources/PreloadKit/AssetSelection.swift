@@ -46,7 +46,7 @@ struct SelectionRule {
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
             guard let priority = AssetPriority(rawValue: raw) else { continue }
             for i in assets.indices where assets[i].priority == priority {
-                let resolved = assets[i].resolved(for: context.network)
+                let resolved = AssetSpec.resolved(assets, i, for: context.network)
                 if selection.hasSelected(resolved.key) {
                     let first = firstInSelectionOrder(resolved.key, of: request, network: context.network, current: i)
                     selection.skipped(i, .duplicateOf(assetIndex: first))
@@ -66,7 +66,7 @@ struct SelectionRule {
     func firstInSelectionOrder(_ key: StoreKey, of request: PreStageRequest, network: NetworkClass, current: Int) -> Int {
         let assets = request.assets
         for raw in AssetPriority.critical.rawValue...eligiblePriority.rawValue {
-            for i in assets.indices where assets[i].priority.rawValue == raw && assets[i].resolved(for: network).key == key {
+            for i in assets.indices where assets[i].priority.rawValue == raw && AssetSpec.resolved(assets, i, for: network).key == key {
                 return i
             }
         }

@@ -171,6 +171,17 @@ public struct AssetSpec: Sendable, Equatable {
         for i in variants.indices where variants[i].network == network { return (variants[i].url, variants[i].key, variants[i].declaredBytes) }
         return (url, key, declaredBytes)
     }
+
+    /// `assets[index].resolved(for: network)`, reading the fields in place: calling the method
+    /// on `assets[index]` copied the whole asset first (retaining and releasing its URL, key and
+    /// variants), twice per push in the session's selection.
+    @inlinable
+    static func resolved(_ assets: [AssetSpec], _ index: Int, for network: NetworkClass) -> (url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+        for v in assets[index].variants.indices where assets[index].variants[v].network == network {
+            return (assets[index].variants[v].url, assets[index].variants[v].key, assets[index].variants[v].declaredBytes)
+        }
+        return (assets[index].url, assets[index].key, assets[index].declaredBytes)
+    }
 }
 
 /// Outcome of signature checking at parse time.

@@ -47,25 +47,44 @@ public enum MediaSniffer {
     /// - Complexity: O(1) for binary kinds, O(min(n, jsonLeadingWhitespaceMax)) for JSON; no allocation.
     public static func sniff<C: Collection>(_ prefix: C) -> MediaKind? where C.Element == UInt8 {
         let head = Head(prefix)
-        if head.matches(at: 0, 0xFFD8FF, byteCount: 3) { return .jpeg }
-        if head.matches(at: 0, 0x8950_4E47_0D0A_1A0A, byteCount: 8) { return .png }
-        if head.matches(at: 0, 0x4749_4638_3761, byteCount: 6) || head.matches(at: 0, 0x4749_4638_3961, byteCount: 6) {  // GIF87a, GIF89a
-            return .gif
-        }
-        if head.matches(at: 0, 0x5249_4646, byteCount: 4), head.matches(at: 8, 0x5745_4250, byteCount: 4) {  // RIFF, WEBP
-            return .webp
+        guard head.count > 0 else { return nil }
+        // Dispatch on the first byte: each signature below starts with a different one, so at
+        // most one is tested. The order of the original chain is kept: the offset-0 signatures
+        // before ISO BMFF (whose `ftyp` sits at offset 4, after any first byte), then the rest.
+        let first = head[0]
+        switch first {
+        case 0xFF: if head.matches(at: 0, 0xFFD8FF, byteCount: 3) { return .jpeg }
+        case 0x89: if head.matches(at: 0, 0x8950_4E47_0D0A_1A0A, byteCount: 8) { return .png }
+        case 0x47:  // GIF87a, GIF89a
+            if head.matches(at: 0, 0x4749_4638_3761, byteCount: 6) || head.matches(at: 0, 0x4749_4638_3961, byteCount: 6) {
+                return .gif
+            }
+        case 0x52:  // RIFF, WEBP
+            if head.matches(at: 0, 0x5249_4646, byteCount: 4), head.matches(at: 8, 0x5745_4250, byteCount: 4) { return .webp }
+        default: break
         }
         if head.count >= 12, head.matches(at: 4, 0x6674_7970, byteCount: 4) {  // "ftyp"
             return isoBrandKind(head.word(at: 8))
         }
-        if head.matches(at: 0, 0x494433, byteCount: 3) { return .mp3 }  // "ID3"
-        if head.count >= 3, isMPEGAudioLayer3Header(head[0], head[1], head[2]) { return .mp3 }
+        switch first {
+        case 0x49: return head.matches(at: 0, 0x494433, byteCount: 3) ? .mp3 : nil  // "ID3"
+        case 0xFF: return head.count >= 3 && isMPEGAudioLayer3Header(head[0], head[1], head[2]) ? .mp3 : nil
+        case 0xEF:  // text kinds after a UTF-8 BOM
+            guard head.matches(at: 0, 0xEFBBBF, byteCount: 3) else { return nil }
+            if head.matches(at: 3, 0x2345_5854_4D33_55, byteCount: 7) { return .m3u8 }  // "#EXTM3U"
+            return jsonAfterWhitespace(prefix.dropFirst(3))
+        case 0x23: return head.matches(at: 0, 0x2345_5854_4D33_55, byteCount: 7) ? .m3u8 : nil  // "#EXTM3U"
+        case 0x7B, 0x5B: return .json
+        case 0x20, 0x09, 0x0A, 0x0D: return jsonAfterWhitespace(prefix)
+        default: return nil
+        }
+    }
 
-        // Text kinds, after an optional UTF-8 BOM.
-        let bomByteCount = head.matches(at: 0, 0xEFBBBF, byteCount: 3) ? 3 : 0
-        if head.matches(at: bomByteCount, 0x2345_5854_4D33_55, byteCount: 7) { return .m3u8 }  // "#EXTM3U"
+    /// `.json` when the first byte after at most `jsonLeadingWhitespaceMax` spaces, tabs, CRs and
+    /// LFs is `{` or `[`; nil otherwise.
+    private static func jsonAfterWhitespace<S: Sequence>(_ bytes: S) -> MediaKind? where S.Element == UInt8 {
         var skipped = 0
-        for byte in prefix.dropFirst(bomByteCount) {
+        for byte in bytes {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
                 skipped += 1
@@ -96,25 +115,48 @@ public enum MediaSniffer {
     /// Whether the media type in `header` (up to `;`, without surrounding spaces/tabs) names one
     /// of `kind.mimeTypes`, ignoring ASCII case.
     private static func essence(_ header: UnsafeBufferPointer<UInt8>, matches kind: MediaKind) -> Bool {
+        let (first, alias) = kind.mimeTypeNames
+        // The common header is the bare main type: no `;`, space or tab can be in it then.
+        if equalsIgnoringASCIICase(header, first) { return true }
         var end = header.firstIndex(of: ASCII.semicolon) ?? header.count
         var start = 0
         while start < end && (header[start] == ASCII.space || header[start] == ASCII.tab) { start += 1 }
         while end > start && (header[end - 1] == ASCII.space || header[end - 1] == ASCII.tab) { end -= 1 }
         let essence = UnsafeBufferPointer(rebasing: header[start..<end])
-        let (first, alias) = kind.mimeTypeNames
-        if equalsIgnoringASCIICase(essence, first) { return true }
+        if essence.count != header.count && equalsIgnoringASCIICase(essence, first) { return true }
         if let alias, equalsIgnoringASCIICase(essence, alias) { return true }
         return false
     }
 
-    /// True when `bytes` equal the ASCII text `expected`, ignoring ASCII case.
+    /// True when `bytes` equal the lowercase ASCII text `expected`, ignoring ASCII case.
+    /// Eight bytes per step: `lowercasedWord` folds A-Z of a whole word at once.
     @inline(__always)
     private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
         let count = expected.utf8CodeUnitCount
-        guard bytes.count == count else { return false }
-        let p = expected.utf8Start
-        for i in 0..<count where ASCII.lowercased(bytes[i]) != ASCII.lowercased(p[i]) { return false }
+        guard bytes.count == count, let base = bytes.baseAddress else { return count == 0 && bytes.count == 0 }
+        let actual = UnsafeRawPointer(base), wanted = UnsafeRawPointer(expected.utf8Start)
+        var i = 0
+        while i + 8 <= count {
+            let word = actual.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if lowercasedWord(word) != wanted.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < count {
+            if ASCII.lowercased(base[i]) != expected.utf8Start[i] { return false }
+            i += 1
+        }
         return true
+    }
+
+    /// `word` with every byte in A-Z (0x41-0x5A) turned to lowercase; other bytes, including
+    /// non-ASCII ones, unchanged. Per byte b < 0x80, b + 0x3F sets the top bit iff b >= 0x41 and
+    /// b + 0x25 iff b >= 0x5B (no carry leaves a byte); bytes >= 0x80 are masked out.
+    @inline(__always)
+    static func lowercasedWord(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7 = word & (0x7F &* ones)
+        let upper = (low7 &+ 0x3F &* ones) & ~(low7 &+ 0x25 &* ones) & ~word & (0x80 &* ones)
+        return word | (upper >> 2)
     }
 
     /// The kind of an ISO BMFF major brand (four ASCII bytes, big-endian). The brands are integer
@@ -155,7 +197,20 @@ public enum MediaSniffer {
         init<C: Collection>(_ prefix: C) where C.Element == UInt8 {
             // Arrays (the common case) are read through a pointer; other collections by iteration.
             let loaded: Void? = prefix.withContiguousStorageIfAvailable { buffer in
-                for i in 0..<Swift.min(buffer.count, 16) { append(buffer[i]) }
+                let n = Swift.min(buffer.count, 16)
+                guard n >= 8, let base = buffer.baseAddress else {
+                    for i in 0..<n { append(buffer[i]) }
+                    return
+                }
+                // Unaligned big-endian loads instead of a shift per byte.
+                let raw = UnsafeRawPointer(base)
+                high = UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+                if n == 16 {
+                    low = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                } else {
+                    for i in 8..<n { low |= UInt64(buffer[i]) << UInt64(56 - 8 * (i - 8)) }
+                }
+                count = n
             }
             if loaded == nil {
                 for byte in prefix.prefix(16) { append(byte) }

@@ -148,4 +148,65 @@ final class MediaSnifferTests: XCTestCase {
             }
         }
     }
+
+    /// The first-byte dispatch in `sniff` gives the answer of the plain chain of signature tests it
+    /// replaced (written out here byte by byte), for every first byte and a spread of tails.
+    func testSniffAgreesWithTheSignatureChain() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let signatures = samples.map(\.prefix) + [Self.bytes("ID3\u{3}"), [0xEF, 0xBB, 0xBF] + Self.bytes("#EXTM3U\n"),
+                                                  [0xEF, 0xBB, 0xBF] + Self.bytes("  {"), Self.bytes("\n\t["), [0xFF, 0xFB, 0x90, 0x00]]
+        for first in 0...255 {
+            for length in 0...20 {
+                for trial in 0..<4 {
+                    var prefix = (0..<length).map { _ in next() }
+                    if trial > 0 {
+                        prefix = Array((signatures[Int(next()) % signatures.count] + prefix).prefix(length))
+                    }
+                    if !prefix.isEmpty && trial < 2 { prefix[0] = UInt8(first) }
+                    XCTAssertEqual(MediaSniffer.sniff(prefix), Self.chainSniff(prefix), "\(prefix)")
+                    XCTAssertEqual(MediaSniffer.sniff(prefix[...]), Self.chainSniff(prefix), "slice \(prefix)")
+                }
+            }
+        }
+    }
+
+    func testLowercasedWordFoldsExactlyAToZ() {
+        for byte in 0...255 {
+            let b = UInt8(byte)
+            let expected = UInt64(b >= 0x41 && b <= 0x5A ? b + 0x20 : b)
+            for lane in 0..<8 {
+                let word = UInt64(b) << UInt64(8 * lane) | 0x5A41_7F80_2040_5B60 & ~(0xFF << UInt64(8 * lane))
+                let folded = MediaSniffer.lowercasedWord(word)
+                XCTAssertEqual(folded >> UInt64(8 * lane) & 0xFF, expected, "byte \(byte) lane \(lane)")
+            }
+        }
+    }
+
+    /// The signature chain, test by test in the documented order.
+    private static func chainSniff(_ p: [UInt8]) -> MediaKind? {
+        func at(_ offset: Int, _ text: [UInt8]) -> Bool {
+            offset + text.count <= min(p.count, 16) && Array(p[offset..<offset + text.count]) == text
+        }
+        if at(0, [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if at(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if at(0, bytes("GIF87a")) || at(0, bytes("GIF89a")) { return .gif }
+        if at(0, bytes("RIFF")) && at(8, bytes("WEBP")) { return .webp }
+        if p.count >= 12 && at(4, bytes("ftyp")) {
+            return MediaSniffer.isoBrandKind(p[8...11].reduce(0) { $0 << 8 | UInt32($1) })
+        }
+        if at(0, bytes("ID3")) { return .mp3 }
+        if p.count >= 3 && p[0] == 0xFF && p[1] & 0xE0 == 0xE0 && (p[1] >> 3) & 3 != 1 && (p[1] >> 1) & 3 == 1
+            && p[2] >> 4 != 0x0F && (p[2] >> 2) & 3 != 3 { return .mp3 }
+        let bom = at(0, [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        if at(bom, bytes("#EXTM3U")) { return .m3u8 }
+        for byte in p.dropFirst(bom) {
+            if [0x20, 0x09, 0x0A, 0x0D].contains(byte) { continue }
+            return byte == 0x7B || byte == 0x5B ? .json : nil
+        }
+        return nil
+    }
 }
