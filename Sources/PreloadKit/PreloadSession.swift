@@ -216,17 +216,18 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Feeds one input at `now` (non-decreasing across calls). Drain `pollAction()` before the
     /// next call.
     /// - Throws: `SessionError` for protocol violations; the session is then unchanged.
-    public mutating func handle(_ input: Input, now: Instant) throws(SessionError) {
+    public mutating func handle(_ input: consuming Input, now: Instant) throws(SessionError) {
         if now < lastNow { throw .timeWentBackwards(previous: lastNow, now: now) }
         let pending = actionCount - actionHead
         if pending > 0 { throw .actionsNotDrained(pending: pending) }
-        try transition(input, now: now)
+        try transition(consume input, now: now)
         checkInvariants()
     }
 
     /// The single exhaustive `switch (phase, input)`.
-    mutating func transition(_ input: Input, now: Instant) throws(SessionError) {
-        switch (phase, input) {
+    mutating func transition(_ input: consuming Input, now: Instant) throws(SessionError) {
+        let kind = input.kind
+        switch (phase, consume input) {
         // Before the push: only the push itself.
         case (.idle, .pushReceived(let request, let context)):
             try validate(context)
@@ -234,9 +235,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             begin(request, context, now: now)
         case (.idle, .fetchHeaders(let id, _)), (.idle, .fetchProgress(let id, _)),
              (.idle, .fetchCompleted(let id, _)), (.idle, .fetchFailed(let id, _)), (.idle, .storeFailed(let id)):
-            throw .unknownFetch(id, input.kind)
+            throw .unknownFetch(id, kind)
         case (.idle, .timerFired), (.idle, .expiryWarning), (.idle, .userTapped):
-            throw .noPushYet(input.kind)
+            throw .noPushYet(kind)
 
         // One push per session.
         case (.fetchingManifest, .pushReceived), (.fetchingAssets, .pushReceived),
@@ -247,33 +248,33 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         // advance (deadline, timeouts), then apply unless the fetch was cancelled meanwhile.
         case (.fetchingManifest, .fetchHeaders(let id, let headers)), (.fetchingAssets, .fetchHeaders(let id, let headers)),
              (.backgroundOnly, .fetchHeaders(let id, let headers)):
-            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             lastNow = now
             advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
             onHeaders(index, headers, now: now)
         case (.fetchingManifest, .fetchProgress(let id, let received)), (.fetchingAssets, .fetchProgress(let id, let received)),
              (.backgroundOnly, .fetchProgress(let id, let received)):
-            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             try validateProgress(index, received)
             lastNow = now
             advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
             onProgress(index, received, now: now)
         case (.fetchingManifest, .fetchCompleted(let id, let completion)), (.fetchingAssets, .fetchCompleted(let id, let completion)),
              (.backgroundOnly, .fetchCompleted(let id, let completion)):
-            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             try validateCompletion(index, completion)
             lastNow = now
             advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
             onCompleted(index, completion, now: now)
         case (.fetchingManifest, .fetchFailed(let id, let failure)), (.fetchingAssets, .fetchFailed(let id, let failure)),
              (.backgroundOnly, .fetchFailed(let id, let failure)):
-            guard let index = try liveFetch(id, input.kind) else { return ignoreLate(id, input.kind, now: now) }
+            guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             lastNow = now
             advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, input.kind)); return }
+            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
             onFailed(index, failure, now: now)
 
         // The driver could not write a committed asset: forget the entry, in every phase after the
@@ -310,13 +311,13 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         // After the end: reports for cancelled fetches are a benign race; anything else is a bug.
         case (.finished, .fetchHeaders(let id, _)), (.finished, .fetchProgress(let id, _)),
              (.finished, .fetchCompleted(let id, _)), (.finished, .fetchFailed(let id, _)):
-            guard try liveFetch(id, input.kind) == nil else {
+            guard try liveFetch(id, kind) == nil else {
                 // Unreachable: finishing ends every fetch. Refuse rather than trust it.
-                throw .fetchAlreadyFinished(id, input.kind)
+                throw .fetchAlreadyFinished(id, kind)
             }
-            ignoreLate(id, input.kind, now: now)
+            ignoreLate(id, kind, now: now)
         case (.finished, .timerFired), (.finished, .expiryWarning):
-            throw .sessionFinished(input.kind)
+            throw .sessionFinished(kind)
         }
     }
 

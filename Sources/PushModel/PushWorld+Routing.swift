@@ -72,9 +72,9 @@ extension PushWorld {
 
     /// Feeds one input to slot `s`'s session at the kernel's now, performs every action, then
     /// re-arms the timer or ends the session.
-    mutating func feed(_ s: Int, _ input: Input, kernel: inout Kernel) throws {
+    mutating func feed(_ s: Int, _ input: consuming Input, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        try driver.handle(s, input, now: now)
+        try driver.handle(s, consume input, now: now)
         try drain(s, kernel: &kernel)
         if !driver.isLive(s) { return } // killed while draining
         switch try driver.settle(s, now: now, kernel: &kernel) {

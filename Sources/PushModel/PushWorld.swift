@@ -143,7 +143,7 @@ struct PushWorld: EventHandler {
         case PushKind.fetchReply.rawValue:
             var input = Input.timerFired
             if let s = try driver.reply(to: event, now: kernel.now.ticks, infra: &infra, metrics: &metrics, input: &input) {
-                try feed(s, input, kernel: &kernel)
+                try feed(s, consume input, kernel: &kernel)
             }
         case PushKind.sessionTimer.rawValue:
             if let s = driver.timerFired(event) { try feed(s, .timerFired, kernel: &kernel) }

@@ -193,9 +193,9 @@ struct SessionDriver {
     }
 
     /// Feeds one input to slot `s`'s session at `now` (its actions are then polled).
-    mutating func handle(_ s: Int, _ input: Input, now: Int64) throws {
+    mutating func handle(_ s: Int, _ input: consuming Input, now: Int64) throws {
         do {
-            try sessions[s].handle(input, now: Instant(microseconds: now))
+            try sessions[s].handle(consume input, now: Instant(microseconds: now))
         } catch {
             throw PushModelError(path: "", reason: "PreloadKit session protocol error (driver bug): \(error)")
         }
