@@ -12,7 +12,8 @@ final class LibraryAndMemoryTests: XCTestCase {
         let entries = library.entries()
         let required = ["default", "black-friday-flash-sale", "sports-breaking-news", "weekly-mix", "warm-ahead-sweep",
                         "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration",
-                        "black-friday-plan", "receipt-storm", "background-pressure", "payload-forms"]
+                        "black-friday-plan", "receipt-storm", "background-pressure", "payload-forms", "breaking-news-follow-up",
+                        "story-update-revalidation", "stale-if-error-revalidation"]
         XCTAssertEqual(Set(required).subtracting(entries.map(\.name)), [], "missing library scenarios")
         for entry in entries {
             do {
@@ -22,6 +23,17 @@ final class LibraryAndMemoryTests: XCTestCase {
             } catch {
                 XCTFail("\(entry.url.path) does not validate:\n\(error)")
             }
+        }
+    }
+
+    /// docs/cli.md's library table has a row for every library scenario, so a new scenario is
+    /// documented where users look for it.
+    func testEveryLibraryScenarioHasARowInTheCLIDocs() throws {
+        let docs = try String(contentsOf: TestEnvironment.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let entries = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios]).entries()
+        XCTAssertFalse(entries.isEmpty)
+        for entry in entries {
+            XCTAssertTrue(docs.contains("| `\(entry.name)` |"), "docs/cli.md has no library row for \(entry.name)")
         }
     }
 
