@@ -144,6 +144,7 @@ struct ParkedStores {
     /// Whether `e`, packed as non-filler `r` for campaign object `object`, is exactly the entry
     /// `entry(r, …)` derives (then the full derivation and compare are unnecessary). A false
     /// answer only means "not proven here": the caller then derives and compares.
+    @inline(__always)
     private func matchesDerived(_ e: PreloadStore.Entry, _ r: UInt32, object: Int) -> Bool {
         let c = Int(objectCampaign[object])
         guard c >= 0, let o = campaignLifeOffsets[c] else { return false }
@@ -207,7 +208,8 @@ struct ParkedStores {
         if n <= 128 {
             base = allocate(n)
             var packed = true
-            for (k, e) in store.entries.enumerated() {
+            for k in 0..<n {
+                let e = store.entries[k]
                 let r: UInt32
                 if e.key == ParkedStores.fillerKey(d) {
                     r = ParkedStores.fillerBit
