@@ -134,7 +134,13 @@ struct ParkedStores {
         guard c >= 0 else { return nil }
         let placeholder = r & ParkedStores.placeholderBit != 0
         let at = Instant(microseconds: s)
-        guard let life = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
+        let life: (expiresAt: Instant, staleUntil: Instant, errorUntil: Instant)
+        if let o = campaignLifeOffsets[c], s >= 0 && s < ParkedStores.offsetBound {
+            life = (Instant(microseconds: s + o.expires), Instant(microseconds: s + o.stale), Instant(microseconds: s + o.error))
+        } else {
+            guard let l = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
+            life = l
+        }
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
