@@ -9,8 +9,9 @@ import PreloadKit
 /// version served, `FetchResult.version`, and a version counts a surrogate key's purges, at most
 /// one per campaign, so a tag takes 2 bits of the URL index, no byte more). Size, media kind,
 /// campaign tag, `expiresAt` and `staleUntil` are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
-/// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
-/// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
+/// `Cache-Control` and manifest TTL (evaluated once per campaign at `storedAt = 0` and shifted, which
+/// is exact away from saturation; see `LifeOffsets`). Every entry is checked at parking time: it is
+/// packed only if unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
 /// kept whole in an overflow pool. So unparking always returns a store equal (`==`) to the one
 /// parked, and every store decision stays PreloadKit's.
 ///
