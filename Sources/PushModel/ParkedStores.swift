@@ -9,8 +9,9 @@ import PreloadKit
 /// version served, `FetchResult.version`, and a version counts a surrogate key's purges, at most
 /// one per campaign, so a tag takes 2 bits of the URL index, no byte more). Size, media kind,
 /// campaign tag, `expiresAt` and `staleUntil` are recomputed with PreloadKit's own `PreloadStore.lifetime` from the campaign's
-/// `Cache-Control` and manifest TTL. Every entry is checked at parking time: it is packed only if
-/// unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
+/// `Cache-Control` and manifest TTL (evaluated once per campaign at `storedAt = 0` and shifted, which
+/// is exact away from saturation; see `LifeOffsets`). Every entry is checked at parking time: it is
+/// packed only if unpacking gives back exactly the same `PreloadStore.Entry`; a store with any other entry is
 /// kept whole in an overflow pool. So unparking always returns a store equal (`==`) to the one
 /// parked, and every store decision stays PreloadKit's.
 ///
@@ -39,8 +40,13 @@ struct ParkedStores {
     private var ref: [UInt32] = [0]
     private var storedAt: [Int64] = [0]
     private var lastUsed: [Int64] = [0]
-    /// Free blocks per size class (class k holds 2^k entries).
-    private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 8)
+    /// Slots `0..<poolEnd` of the pool arrays are slot 0 or in blocks (used or free); the rest
+    /// are zeroed room, added `growSlots` at a time.
+    private var poolEnd = 1
+    private static let growSlots = 4_096
+    /// Per size class (class k holds 2^k entries), the first free block (0: none); a free
+    /// block's first `ref` slot links to the next free block of its class (LIFO, like a stack).
+    private var freeHead: [UInt32] = Array(repeating: 0, count: 8)
     private var overflow: [PreloadStore] = []
     /// The last store parked in packed form, emptied: `emptyStore` hands its entry buffer to the
     /// next session, so a session neither allocates nor frees a store buffer once warm.
@@ -56,6 +62,20 @@ struct ParkedStores {
     private let campaignTTLSeconds: [Int64]
     private let campaignTag: [UInt64]
     private let placeholderBytes: Int64
+    /// Per campaign, `PreloadStore.lifetime` as offsets from `storedAt` (nil: not storable, or
+    /// offsets too large to be translation-invariant); see `matchesDerived`.
+    private let campaignLifeOffsets: [LifeOffsets?]
+
+    /// `expiresAt`, `staleUntil` and `errorUntil` minus `storedAt`, in microseconds.
+    private struct LifeOffsets {
+        var expires: Int64
+        var stale: Int64
+        var error: Int64
+    }
+
+    /// Offsets below this and `storedAt` in `0..<offsetBound` keep every sum in `lifetime` far
+    /// from saturation, so its result is then exactly `storedAt` + the offsets at `storedAt = 0`.
+    private static let offsetBound: Int64 = 1 << 60
 
     /// Stores parked whole (an entry could not be packed).
     private(set) var overflowStores = 0
@@ -72,6 +92,19 @@ struct ParkedStores {
         campaignTTLSeconds = plans.entryRequests.map(\.ttlSeconds)
         campaignTag = plans.entryRequests.map(\.manifestTag)
         self.placeholderBytes = placeholderBytes
+        campaignLifeOffsets = zip(campaignCacheControl, campaignTTLSeconds).map { cc, ttl in
+            guard let life = PreloadStore.lifetime(of: cc, ttlSeconds: ttl, storedAt: .zero) else { return nil }
+            let o = LifeOffsets(expires: life.expiresAt.microseconds, stale: life.staleUntil.microseconds, error: life.errorUntil.microseconds)
+            let bound = ParkedStores.offsetBound
+            // Every intermediate of `lifetime` (ttl end, fresh end, fresh end + swr / sie) must
+            // also stay far from saturation at storedAt = 0 for translation invariance.
+            let ttlMicros = Instant.microseconds(fromSeconds: max(0, ttl))
+            let maxAge = Instant.microseconds(fromSeconds: cc.maxAgeSeconds ?? 0)
+            let swr = Instant.microseconds(fromSeconds: cc.staleWhileRevalidateSeconds ?? 0)
+            let sie = Instant.microseconds(fromSeconds: cc.staleIfErrorSeconds ?? 0)
+            for v in [ttlMicros, maxAge, swr, sie, o.expires, o.stale, o.error] where v < 0 || v >= bound / 4 { return nil }
+            return o
+        }
     }
 
     /// The key of device `d`'s preexisting filler entry.
@@ -102,11 +135,33 @@ struct ParkedStores {
         guard c >= 0 else { return nil }
         let placeholder = r & ParkedStores.placeholderBit != 0
         let at = Instant(microseconds: s)
-        guard let life = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
+        let life: (expiresAt: Instant, staleUntil: Instant, errorUntil: Instant)
+        if let o = campaignLifeOffsets[c], s >= 0 && s < ParkedStores.offsetBound {
+            life = (Instant(microseconds: s + o.expires), Instant(microseconds: s + o.stale), Instant(microseconds: s + o.error))
+        } else {
+            guard let l = PreloadStore.lifetime(of: campaignCacheControl[c], ttlSeconds: campaignTTLSeconds[c], storedAt: at) else { return nil }
+            life = l
+        }
         return PreloadStore.Entry(key: plans.keys[index], bytes: placeholder ? placeholderBytes : objectBytes[object], storedAt: at,
                                   expiresAt: life.expiresAt, staleUntil: life.staleUntil, lastUsed: Instant(microseconds: u),
                                   manifestTag: campaignTag[c], kind: placeholder ? .jpeg : objectKind[object],
                                   etag: tag == 0 ? nil : EntityTag(fingerprint: tag), errorUntil: life.errorUntil)
+    }
+
+    /// Whether `e`, packed as non-filler `r` for campaign object `object`, is exactly the entry
+    /// `entry(r, …)` derives (then the full derivation and compare are unnecessary). A false
+    /// answer only means "not proven here": the caller then derives and compares.
+    @inline(__always)
+    private func matchesDerived(_ e: PreloadStore.Entry, _ r: UInt32, object: Int) -> Bool {
+        let c = Int(objectCampaign[object])
+        guard c >= 0, let o = campaignLifeOffsets[c] else { return false }
+        let s = e.storedAt.microseconds
+        guard s >= 0 && s < ParkedStores.offsetBound else { return false }
+        let placeholder = r & ParkedStores.placeholderBit != 0
+        return e.expiresAt.microseconds == s + o.expires && e.staleUntil.microseconds == s + o.stale
+            && e.errorUntil.microseconds == s + o.error && e.manifestTag == campaignTag[c]
+            && e.bytes == (placeholder ? placeholderBytes : objectBytes[object])
+            && e.kind == (placeholder ? .jpeg : objectKind[object])
     }
 
     /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
@@ -143,8 +198,8 @@ struct ParkedStores {
         return store
     }
 
-    /// Entries held in packed form, and the pool's slots (for memory reports).
-    var poolSlots: Int { ref.count }
+    /// The pool's slots handed out as blocks so far (for memory reports).
+    var poolSlots: Int { poolEnd }
 
     /// Parks device `d`'s store; a store packed here becomes the spare (emptied) when there is none.
     /// - Complexity: O(entries · log keys); no allocation once the pool is warm.
@@ -160,14 +215,23 @@ struct ParkedStores {
         if n <= 128 {
             base = allocate(n)
             var packed = true
-            for (k, e) in store.entries.enumerated() {
+            for k in 0..<n {
+                let e = store.entries[k]
                 let r: UInt32
                 if e.key == ParkedStores.fillerKey(d) {
                     r = ParkedStores.fillerBit
                 } else if let index = plans.keyIndex(of: e.key), index <= Int(ParkedStores.indexMask),
                           case let tag = e.etag?.fingerprint ?? 0, tag <= ParkedStores.etagMax {
+                    let object = Int(plans.keyObjects[index])
                     r = UInt32(index) | UInt32(tag) << ParkedStores.etagShift
-                        | (e.bytes != objectBytes[Int(plans.keyObjects[index])] ? ParkedStores.placeholderBit : 0)
+                        | (e.bytes != objectBytes[object] ? ParkedStores.placeholderBit : 0)
+                    if matchesDerived(e, r, object: object) {
+                        let i = base + k
+                        ref[i] = r
+                        storedAt[i] = e.storedAt.microseconds
+                        lastUsed[i] = e.lastUsed.microseconds
+                        continue
+                    }
                 } else {
                     packed = false
                     break
@@ -203,27 +267,35 @@ struct ParkedStores {
         count[d] = ParkedStores.overflowCount
     }
 
+    /// The smallest k with 2^k >= n (n >= 1).
     private static func sizeClass(_ n: Int) -> Int {
-        var k = 0
-        while (1 << k) < n { k += 1 }
-        return k
+        n <= 1 ? 0 : Int.bitWidth - (n - 1).leadingZeroBitCount
     }
 
     private mutating func allocate(_ n: Int) -> Int {
         let k = ParkedStores.sizeClass(n)
-        if let b = freeBlocks[k].popLast() { return Int(b) }
-        let base = ref.count
-        // Element-wise appends: `append(contentsOf: repeatElement(…))` took the generic
-        // sequence path, about 350 instructions for a block of two (callgrind).
-        for _ in 0..<(1 << k) {
-            ref.append(0)
-            storedAt.append(0)
-            lastUsed.append(0)
+        let head = freeHead[k]
+        if head != 0 {
+            freeHead[k] = ref[Int(head)]
+            return Int(head)
+        }
+        let base = poolEnd
+        poolEnd += 1 << k
+        if poolEnd > ref.count {
+            // Grown a chunk at a time: `append(contentsOf: repeatElement(…))` takes the generic
+            // sequence path (about 350 instructions), and element-wise appends cost about 60
+            // per slot; either per block was most of a park (callgrind).
+            let grow = max(ParkedStores.growSlots, poolEnd - ref.count)
+            ref.append(contentsOf: repeatElement(0, count: grow))
+            storedAt.append(contentsOf: repeatElement(0, count: grow))
+            lastUsed.append(contentsOf: repeatElement(0, count: grow))
         }
         return base
     }
 
     private mutating func release(base: Int, count n: Int) {
-        freeBlocks[ParkedStores.sizeClass(n)].append(UInt32(base))
+        let k = ParkedStores.sizeClass(n)
+        ref[base] = freeHead[k]
+        freeHead[k] = UInt32(base)
     }
 }
