@@ -158,7 +158,17 @@ public struct PreloadStore: Sendable, Equatable {
     /// Removes every entry; with `keepingCapacity`, the entry array keeps its room, so a driver
     /// that recycles one emptied store for the next device allocates nothing per session.
     public mutating func removeAll(keepingCapacity: Bool = false) {
-        entries.removeAll(keepingCapacity: keepingCapacity)
+        if keepingCapacity {
+            // The same as `entries.removeAll(keepingCapacity: true)`, without its generic range
+            // replacement: about 150 instructions against about 15 per entry for the few entries
+            // a store holds (callgrind).
+            let capacity = entries.capacity
+            while !entries.isEmpty { entries.removeLast() }
+            // A buffer shared with a copy was copied on the first removal, at its count.
+            if entries.capacity < capacity { entries.reserveCapacity(capacity) }
+        } else {
+            entries = []
+        }
         usedBytes = 0
     }
 

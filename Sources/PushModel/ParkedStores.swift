@@ -48,9 +48,14 @@ struct ParkedStores {
     /// block's first `ref` slot links to the next free block of its class (LIFO, like a stack).
     private var freeHead: [UInt32] = Array(repeating: 0, count: 8)
     private var overflow: [PreloadStore] = []
-    /// The last store parked in packed form, emptied: `emptyStore` hands its entry buffer to the
-    /// next session, so a session neither allocates nor frees a store buffer once warm.
-    private var spare: PreloadStore?
+    /// Stores parked in packed form, emptied (with this pool's limits), at most `sparesMax`:
+    /// `emptyStore` hands their entry buffers to the next sessions and unparked stores, so once
+    /// warm a session or a tap neither allocates nor frees a store buffer. Many sessions run at
+    /// once, so one spare was taken and freed again almost every time (callgrind).
+    private var spares: [PreloadStore] = []
+    /// Bounds the spares' memory: a spare is one entry buffer, which holds at most `entriesMax`
+    /// entries (64 by default, 88 bytes each: under 6 MB for all spares).
+    static let sparesMax = 1_024
     private var overflowFree: [UInt32] = []
 
     let capacityBytes: Int64
@@ -164,17 +169,16 @@ struct ParkedStores {
             && e.kind == (placeholder ? .jpeg : objectKind[object])
     }
 
-    /// An empty store with these limits: the spare (see `spare`) when it has them, else a new one.
+    /// An empty store with these limits: the spare (see `spares`) when it has them, else a new one.
     mutating func emptyStore(capacityBytes: Int64, entriesMax: Int) -> PreloadStore {
-        if let s = spare, s.capacityBytes == capacityBytes && s.entriesMax == entriesMax {
-            spare = nil
+        if capacityBytes == self.capacityBytes && entriesMax == self.entriesMax, let s = spares.popLast() {
             return s
         }
         return PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
     }
 
     /// Device `d`'s store (an empty one if none was parked); the parked copy is released.
-    /// - Complexity: O(entries); allocates the store's entry array unless the spare's is reused.
+    /// - Complexity: O(entries); allocates the store's entry array unless a spare's is reused.
     mutating func unpark(_ d: Int, plans: CampaignPlans, reserving extra: Int) -> PreloadStore {
         var store = emptyStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
         let n = count[d]
@@ -198,17 +202,20 @@ struct ParkedStores {
         return store
     }
 
+    /// Emptied stores kept for reuse (see `spares`).
+    var spareCount: Int { spares.count }
+
     /// The pool's slots handed out as blocks so far (for memory reports).
     var poolSlots: Int { poolEnd }
 
-    /// Parks device `d`'s store; a store packed here becomes the spare (emptied) when there is none.
+    /// Parks device `d`'s store; a store packed here becomes a spare (emptied) while there is room.
     /// - Complexity: O(entries · log keys); no allocation once the pool is warm.
     mutating func park(_ d: Int, _ store: consuming PreloadStore, plans: CampaignPlans) {
         precondition(count[d] == 0 && offset[d] == 0, "device \(d) already has a parked store")
         let n = store.entries.count
         if n == 0 {
             offset[d] = ParkedStores.emptyOffset
-            if spare == nil { spare = store }
+            keepSpare(consume store)
             return
         }
         let base: Int
@@ -248,9 +255,9 @@ struct ParkedStores {
             if packed {
                 offset[d] = UInt32(base)
                 count[d] = UInt8(n)
-                if spare == nil {
+                if spares.count < ParkedStores.sparesMax {
                     store.removeAll(keepingCapacity: true)
-                    spare = store
+                    keepSpare(consume store)
                 }
                 return
             }
@@ -265,6 +272,13 @@ struct ParkedStores {
             overflow.append(store)
         }
         count[d] = ParkedStores.overflowCount
+    }
+
+    /// Keeps the empty `store` as a spare when it has this pool's limits and there is room.
+    private mutating func keepSpare(_ store: consuming PreloadStore) {
+        if spares.count < ParkedStores.sparesMax && store.capacityBytes == capacityBytes && store.entriesMax == entriesMax {
+            spares.append(consume store)
+        }
     }
 
     /// The smallest k with 2^k >= n (n >= 1).

@@ -219,7 +219,7 @@ extension PushWorld {
         } else if driver.parked.hasStore(d) {
             var store = driver.parked.unpark(d, plans: plans, reserving: 0)
             taps.markStored(t, touching: &store, now: now64)
-            driver.parked.park(d, store, plans: plans)
+            driver.parked.park(d, consume store, plans: plans)
         }
         if taps.tPending[t] == 0 {
             metrics.counters.tapsInstant += 1

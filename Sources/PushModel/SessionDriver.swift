@@ -304,7 +304,7 @@ struct SessionDriver {
         let d = Int(slot[s].device)
         let store = sessions[s].currentStore()
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
-        parked.park(d, store, plans: plans)
+        parked.park(d, consume store, plans: plans)
         deviceSlot[d] = -1
         let tap = slot[s].tap
         slot[s].tap = -1

@@ -266,7 +266,7 @@ struct TapTracker {
                                               now: Instant(microseconds: now), evicted: &evicted)
         if case .stored = admission { metrics.counters.foregroundKept += 1 } else { metrics.counters.foregroundNotKept += 1 }
         metrics.bytes.evictedForSpace += UInt64(evicted.count)
-        driver.parked.park(d, store, plans: plans)
+        driver.parked.park(d, consume store, plans: plans)
     }
 
     /// Taps still waiting for their paint when the run ends at `now` whose tapper has already

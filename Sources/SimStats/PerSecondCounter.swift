@@ -13,7 +13,7 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
 
     /// Number of one-second slots, covering [0, horizonSeconds) seconds.
     public let horizonSeconds: Int
-    private var counts: [UInt64]
+    @usableFromInline var counts: [UInt64]
     /// Events at times ≥ `horizonSeconds`.
     public private(set) var beyondHorizonCount: UInt64 = 0
     /// Events at negative times.
@@ -32,17 +32,23 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
     }
 
     /// Counts `times` events at virtual time `timeMicroseconds` (slot ⌊t / 10⁶⌋).
-    /// - Complexity: O(1); no allocation.
+    /// - Complexity: O(1); no allocation. Inlinable: models call it per request.
+    @inlinable
     public mutating func add(atMicroseconds timeMicroseconds: Int64, times: UInt64 = 1) {
+        if timeMicroseconds >= 0 && timeMicroseconds / 1_000_000 < Int64(horizonSeconds) {
+            counts[Int(timeMicroseconds / 1_000_000)] += times
+        } else {
+            addOutsideHorizon(atMicroseconds: timeMicroseconds, times: times)
+        }
+    }
+
+    /// `add` for a time before 0 or at or after the horizon.
+    @usableFromInline
+    mutating func addOutsideHorizon(atMicroseconds timeMicroseconds: Int64, times: UInt64) {
         if timeMicroseconds < 0 {
             beforeStartCount += times
-            return
-        }
-        let second = timeMicroseconds / 1_000_000
-        if second >= Int64(horizonSeconds) {
-            beyondHorizonCount += times
         } else {
-            counts[Int(second)] += times
+            beyondHorizonCount += times
         }
     }
 

@@ -60,6 +60,25 @@ final class PreloadStoreTests: XCTestCase {
 
     /// A capacity hint changes nothing observable, is capped at `entriesMax`, and lets the store
     /// fill without growing its buffer.
+    /// `removeAll` empties the store and zeroes its bytes; with `keepingCapacity` the entry buffer
+    /// stays (a driver recycles it for the next device), without it the buffer goes.
+    func testRemoveAllKeepsTheBufferOnlyWhenAsked() {
+        var store = PreloadStore(capacityBytes: 1_000, entriesMax: 8)
+        for i in 1...5 { _ = put(&store, entry(i, bytes: 10, at: Int64(i))) }
+        let capacity = store.entries.capacity
+        var kept = store
+        kept.removeAll(keepingCapacity: true)
+        XCTAssertEqual(kept, PreloadStore(capacityBytes: 1_000, entriesMax: 8))
+        XCTAssertEqual(kept.usedBytes, 0)
+        XCTAssertEqual(kept.entries.capacity, capacity)
+        XCTAssertEqual(store.entries.count, 5, "the copy it was taken from keeps its entries")
+        store.removeAll()
+        XCTAssertEqual(store, PreloadStore(capacityBytes: 1_000, entriesMax: 8))
+        XCTAssertEqual(store.entries.capacity, 0)
+        XCTAssertTrue(store.insert(entry(9, bytes: 10, at: 9)), "an emptied store takes entries again")
+        XCTAssertEqual(store.usedBytes, 10)
+    }
+
     func testReserveCapacityKeepsContentsAndCapsAtEntriesMax() {
         var store = PreloadStore(capacityBytes: 1_000, entriesMax: 4)
         _ = put(&store, entry(1, bytes: 10, at: 1))

@@ -98,4 +98,55 @@ final class ParkedStoresTests: XCTestCase {
         XCTAssertEqual(parked.overflowStores, 1)
         XCTAssertEqual(parked.unpark(1, plans: plans, reserving: 0), foreign)
     }
+
+    /// Many sessions end before the next begins: every packed store parked becomes a spare (up to
+    /// `sparesMax`), and each `emptyStore` with the pool's limits hands one back empty with its
+    /// entry buffer, so a warm run neither allocates nor frees store buffers.
+    func testPackedStoresBecomeSparesWithTheirBuffers() throws {
+        let (plans, campaigns) = try makePlans()
+        var parked = ParkedStores(devices: 10, capacityBytes: 25_000_000, entriesMax: 64, plans: plans, campaigns: campaigns, placeholderBytes: 30_000)
+        let heroKey = plans.requests[0][0].assets[0].key
+        // Five sessions running at once, then ending.
+        var stores: [PreloadStore] = []
+        for d in 0..<5 {
+            var store = parked.emptyStore(capacityBytes: 25_000_000, entriesMax: 64)
+            store.insert(try entry(plans, campaigns, key: heroKey, campaign: 0, bytes: 48_200, kind: .jpeg,
+                                   storedAt: Int64(d) * 1_000_000, lastUsed: Int64(d) * 1_000_000))
+            stores.append(store)
+        }
+        for (d, store) in stores.enumerated() { parked.park(d, store, plans: plans) }
+        stores = []
+        XCTAssertEqual(parked.overflowStores, 0)
+        XCTAssertEqual(parked.spareCount, 5, "every packed store is kept, not only the last")
+        for k in 0..<5 {
+            let spare = parked.emptyStore(capacityBytes: 25_000_000, entriesMax: 64)
+            XCTAssertTrue(spare.entries.isEmpty, "spare \(k) is empty")
+            XCTAssertEqual(spare.usedBytes, 0)
+            XCTAssertGreaterThanOrEqual(spare.entries.capacity, 1, "spare \(k) keeps its entry buffer")
+        }
+        XCTAssertEqual(parked.spareCount, 0)
+        // Other limits never take a spare; an unparked store equals the parked one.
+        parked.park(9, parked.emptyStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
+        XCTAssertEqual(parked.spareCount, 1)
+        let other = parked.emptyStore(capacityBytes: 1_000, entriesMax: 4)
+        XCTAssertEqual(other.capacityBytes, 1_000)
+        XCTAssertEqual(other.entriesMax, 4)
+        XCTAssertEqual(parked.spareCount, 1)
+        XCTAssertEqual(parked.unpark(2, plans: plans, reserving: 0).entries.map(\.storedAt), [Instant(microseconds: 2_000_000)])
+    }
+
+    /// The spares are bounded: parking more packed stores than `sparesMax` keeps `sparesMax`.
+    func testSparesAreBounded() throws {
+        let (plans, campaigns) = try makePlans()
+        let n = ParkedStores.sparesMax + 10
+        var parked = ParkedStores(devices: n, capacityBytes: 25_000_000, entriesMax: 64, plans: plans, campaigns: campaigns, placeholderBytes: 30_000)
+        let heroKey = plans.requests[0][0].assets[0].key
+        let hero = try entry(plans, campaigns, key: heroKey, campaign: 0, bytes: 48_200, kind: .jpeg, storedAt: 0, lastUsed: 0)
+        for d in 0..<n {
+            var store = PreloadStore()
+            store.insert(hero)
+            parked.park(d, store, plans: plans)
+        }
+        XCTAssertEqual(parked.spareCount, ParkedStores.sparesMax)
+    }
 }
