@@ -9,8 +9,8 @@ import Darwin
 /// categorical and mixture weights preprocessed into GSL Walker alias tables (`gsl_ran_discrete_t`,
 /// freed in `deinit`).
 ///
-/// Every variate comes from GSL: `gsl_ran_*` samplers, or `gsl_rng_uniform` through an inverse CDF
-/// (truncated normal, empirical). Sampling allocates nothing and reads the sampler only, so one
+/// Every variate comes from GSL: `gsl_ran_*` samplers (the lognormal as exp of GSL's ziggurat
+/// normal), or `gsl_rng_uniform` through an inverse CDF (truncated normal, empirical). Sampling allocates nothing and reads the sampler only, so one
 /// sampler may be shared by threads as long as each uses its own `RandomStream`.
 ///
 /// Draws consumed per sample: constant 0; categorical and mixture selection one each (Walker);
@@ -134,7 +134,10 @@ public final class Sampler: @unchecked Sendable {
         case .truncatedNormal(let t):
             return t.quantile(gsl_rng_uniform_pos(r))
         case .lognormal(let mu, let sigma):
-            return gsl_ran_lognormal(r, mu, sigma)
+            // exp of a GSL ziggurat normal: the same law as `gsl_ran_lognormal` (exp(mu + sigma z)),
+            // whose normal comes from the polar method instead (about 2.5 uniforms, a log and a
+            // square root per variate, ~240 instructions against ~75 here).
+            return exp(mu + gsl_ran_gaussian_ziggurat(r, sigma))
         case .gamma(let shape, let scale):
             return gsl_ran_gamma(r, shape, scale)
         case .weibull(let shape, let scale):

@@ -8,7 +8,7 @@ func normalDraws(seed: UInt64, count: Int) throws -> [Double] {
     return (0..<count).map { _ in sampler.sample(rng) }
 }
 
-/// Seeded lognormal(mu, sigma) draws from GSL (`gsl_ran_lognormal` via `Sampler`), rounded to whole
+/// Seeded lognormal(mu, sigma) draws from GSL (exp of a ziggurat normal, via `Sampler`), rounded to whole
 /// microseconds.
 func lognormalMicroseconds(seed: UInt64, count: Int, mu: Double, sigma: Double) throws -> [Int64] {
     let sampler = try Sampler(.lognormal(mu: mu, sigma: sigma))
