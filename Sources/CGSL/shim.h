@@ -18,25 +18,17 @@ static inline const gsl_rng_type *prestage_rng_type_mt19937(void) { return gsl_r
 static inline const gsl_multimin_fminimizer_type *prestage_multimin_nmsimplex2(void) { return gsl_multimin_fminimizer_nmsimplex2; }
 
 /* taus2's state (GSL's `taus_state_t`: three `unsigned long`s) set to (s1, s2, s3), each word
-   raised to taus2's minimum (s1 >= 2, s2 >= 8, s3 >= 16) as GSL's `taus2_set` does, then GSL's six
-   warm-up steps of the Tausworthe recurrence (`taus_get` in GSL's rng/taus.c, L'Ecuyer 1996).
-   Inlined here because simulations re-seed a stream per device and per request: six calls
-   through the generator's function pointer cost ~8x more than the arithmetic. The result is
-   checked against `gsl_rng_get` in RandomStreamTests. */
+   raised to taus2's minimum (s1 >= 2, s2 >= 8, s3 >= 16) as GSL's `taus2_set` does. GSL's
+   `taus2_set` then runs six warm-up steps because its three words come from a 32-bit seed through
+   an LCG; the callers here pass words from SplitMix64's finaliser, already unrelated, so there is
+   no warm-up (it was most of the cost of a re-seed, done per device and per request). Written
+   here rather than through `gsl_rng_set`, which keeps only 32 seed bits. The state is checked
+   against GSL's own generator in RandomStreamTests. */
 static inline void prestage_taus2_set_state(gsl_rng *r, unsigned long s1, unsigned long s2, unsigned long s3) {
-    const unsigned long mask = 0xffffffffUL;
     unsigned long *state = (unsigned long *)r->state;
-    s1 = s1 < 2 ? s1 + 2 : s1;
-    s2 = s2 < 8 ? s2 + 8 : s2;
-    s3 = s3 < 16 ? s3 + 16 : s3;
-    for (int i = 0; i < 6; i++) {
-        s1 = (((s1 & 4294967294UL) << 12) & mask) ^ ((((s1 << 13) & mask) ^ s1) >> 19);
-        s2 = (((s2 & 4294967288UL) << 4) & mask) ^ ((((s2 << 2) & mask) ^ s2) >> 25);
-        s3 = (((s3 & 4294967280UL) << 17) & mask) ^ ((((s3 << 3) & mask) ^ s3) >> 11);
-    }
-    state[0] = s1;
-    state[1] = s2;
-    state[2] = s3;
+    state[0] = s1 < 2 ? s1 + 2 : s1;
+    state[1] = s2 < 8 ? s2 + 8 : s2;
+    state[2] = s3 < 16 ? s3 + 16 : s3;
 }
 
 #endif

@@ -37,9 +37,10 @@ public struct StreamPurpose: Hashable, Sendable, CustomStringConvertible {
 ///    pairs expected among 10^6 streams).
 ///
 /// Why taus2 and not mt19937: a simulation re-seeds a stream per entity (device, request), so seeding
-/// cost is on the hot path. taus2 has 12 bytes of state; re-seeding writes three words and runs
-/// six warm-up steps (~10 ns measured: `gsl_rng_set` + one draw, gcc -O2, on this machine), whereas
-/// `gsl_rng_set` on mt19937 fills 624 words (~3.3 µs measured). taus2 (L'Ecuyer 1996, period ~2^88)
+/// cost is on the hot path. taus2 has 12 bytes of state; re-seeding writes three words (GSL's own
+/// `gsl_rng_set` runs six warm-up steps after that, ~10 ns measured with one draw, gcc -O2, on this
+/// machine; `RandomStream` needs none, see `reseed(_:)`), whereas `gsl_rng_set` on mt19937 fills
+/// 624 words (~3.3 µs measured). taus2 (L'Ecuyer 1996, period ~2^88)
 /// passes the usual statistical batteries used for simulation, and draws cost ~2 ns each.
 public enum StreamSeed {
     /// SplitMix64's output function (Steele, Lea & Flood 2014): a bijection on UInt64.
@@ -106,7 +107,7 @@ public final class RandomStream {
 
     /// Re-seed in place with a raw seed; no allocation. The stream is then identical to a fresh
     /// `RandomStream(seed: seed)`.
-    /// - Complexity: O(1): three state words and six warm-up steps.
+    /// - Complexity: O(1): two SplitMix64 rounds and three state words.
     public func reseed(_ seed: UInt64) {
         self.seed = seed
         setState(seed)
@@ -115,7 +116,8 @@ public final class RandomStream {
     /// Sets taus2's state (s1, s2, s3) from all 64 bits of `seed`: s1 and s2 are the low and high
     /// halves of `mix(seed)` (a bijection, so distinct seeds give distinct (s1, s2)), s3 the low half
     /// of `mix(mix(seed))`. taus2 needs s1 >= 2, s2 >= 8, s3 >= 16; smaller words are raised as
-    /// GSL's `taus2_set` does, followed by its six warm-up steps.
+    /// GSL's `taus2_set` does. No warm-up steps follow: GSL's exist to decorrelate the words its
+    /// LCG derives from a 32-bit seed, and these words are outputs of SplitMix64's finaliser.
     private func setState(_ seed: UInt64) {
         let m = StreamSeed.mix(seed)
         prestage_taus2_set_state(rng, UInt(truncatingIfNeeded: m & 0xffff_ffff), UInt(truncatingIfNeeded: m >> 32),
