@@ -20,14 +20,18 @@ extension InfraWorld {
         let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
         let failed = deviceRng.bernoulli(failureProbability[c])
         let stalled = deviceRng.bernoulli(stallProbability[c])
+        let pop = regionPop[Int(r.regionID)]
+        // The PoP's processing time for the response, drawn last from the same stream so that the
+        // request's device-side draws cost one re-seed (a failed request never reaches the PoP).
+        let processingTicks = failed ? 0 : sampledTicks(max(0, samplers[Int(processingSamplerIndex[Int(pop)])].sample(deviceRng)))
         let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
         let rttTicks = sampledTicks(rtt)
 
         let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
         requests[i] = RequestRecord(key: cacheKey(object: r.objectID, token: r.signedToken), entity: r.entity,
                                     rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
-                                    endTicks: now, deviceDoneTicks: now, bytes: 0, object: r.objectID,
-                                    region: r.regionID, pop: regionPop[Int(r.regionID)], replyTarget: r.replyTarget,
+                                    endTicks: now, deviceDoneTicks: now, processingTicks: processingTicks, bytes: 0,
+                                    object: r.objectID, region: r.regionID, pop: pop, replyTarget: r.replyTarget,
                                     replyTag: r.replyTag, condition: r.ifNoneMatch, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled)
@@ -170,13 +174,11 @@ extension InfraWorld {
         }
     }
 
-    /// The PoP has the response for request `i` now: edge processing, then half an RTT to the device.
+    /// The PoP has the response for request `i` now: edge processing (drawn at `fetch`), then half
+    /// an RTT to the device.
     mutating func respondToDevice(_ i: Int, extraTicks: Int64, kernel: inout Kernel) throws {
         if requests[i].condition != 0 { answerCondition(i) }
-        let n = Int(requests[i].pop)
-        deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: requests[i].entity, purpose: purposeEdge))
-        let processing = max(0, samplers[Int(processingSamplerIndex[n])].sample(deviceRng))
-        let at = kernel.now.ticks + sampledTicks(processing) + extraTicks + requests[i].rttTicks / 2
+        let at = kernel.now.ticks + requests[i].processingTicks + extraTicks + requests[i].rttTicks / 2
         requests[i].refs += 1
         try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
     }
@@ -329,9 +331,8 @@ extension InfraWorld {
 }
 
 /// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
-/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 120 bytes a record
-/// instead of 136 in the order they are written, 128 with the validator fields (`condition`,
-/// `version`, `notModified`).
+/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 136 bytes a record
+/// instead of 152 in the order they are written.
 struct RequestRecord {
     var key: UInt64 = 0
     var entity: UInt64 = 0
@@ -341,6 +342,8 @@ struct RequestRecord {
     var firstByteTicks: Int64 = 0
     var endTicks: Int64 = 0
     var deviceDoneTicks: Int64 = 0
+    /// The PoP's processing time for the response (drawn with the request's network variates).
+    var processingTicks: Int64 = 0
     var bytes: Int64 = 0
     var object: UInt32 = 0
     var region: UInt32 = 0

@@ -98,7 +98,6 @@ public struct InfraWorld: EventHandler {
     let propagationRng: RandomStream
     let backgroundRng: RandomStream
     let purposeNetwork: UInt64
-    let purposeEdge: UInt64
     let purposeLoss: UInt64
     let purgeDelaySampler: Sampler
     let warmDelaySampler: Sampler
@@ -185,7 +184,6 @@ public struct InfraWorld: EventHandler {
         propagationRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.propagation"))
         backgroundRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.background"))
         purposeNetwork = StreamPurpose("infra.network").rawValue
-        purposeEdge = StreamPurpose("infra.edge").rawValue
         purposeLoss = StreamPurpose("infra.loss").rawValue
         purgeDelaySampler = try makeSampler(config.purgePropagationSeconds, "purgePropagationSeconds")
         warmDelaySampler = try makeSampler(config.warmPropagationSeconds, "warmPropagationSeconds")
