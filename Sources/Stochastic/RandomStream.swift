@@ -100,7 +100,7 @@ public final class RandomStream {
     deinit { gsl_rng_free(rng) }
 
     /// Re-seed in place for another `(masterSeed, entity, purpose)`; no allocation.
-    /// - Complexity: O(1) (taus2 seeding runs a fixed warm-up of a few steps).
+    /// - Complexity: O(1): five SplitMix64 rounds (three to derive the seed, two to expand it) and three state words.
     public func reseed(masterSeed: UInt64, entity: UInt64, purpose: StreamPurpose) {
         reseed(StreamSeed.derive(masterSeed: masterSeed, entity: entity, purpose: purpose.rawValue))
     }
