@@ -331,8 +331,7 @@ extension InfraWorld {
 }
 
 /// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
-/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 136 bytes a record
-/// instead of 152 in the order they are written.
+/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 136 bytes a record.
 struct RequestRecord {
     var key: UInt64 = 0
     var entity: UInt64 = 0
