@@ -54,7 +54,8 @@ public struct DeviceRecord: Sendable {
 /// notification before the horizon, taps: PreloadKit's tap answer, foreground fetches of what is
 /// missing (a fresh URLSession through the same link: new connections, as after an app launch),
 /// then the render time. Everything is bounded: each device's work ends by the horizon plus the
-/// foreground time-out.
+/// extension budget (a tap during a session waits for it) plus the foreground time-out (the whole
+/// foreground fetch, not an idle time-out) plus the render time.
 public final class DeviceFleet: @unchecked Sendable {
     public let specs: [DeviceSpec]
     public let policy: PreloadPolicy
@@ -168,7 +169,7 @@ public final class DeviceFleet: @unchecked Sendable {
                 let r = asset.resolved(for: spec.network)
                 return keys.contains(r.key) ? r.url.absoluteString : nil
             } ?? []
-            let (ok, bytes) = await foregroundFetch(urls)
+            let (ok, bytes) = await Self.foregroundFetch(urls, timeoutSeconds: foregroundTimeoutSeconds)
             record.foregroundBytes = bytes
             if !ok || urls.count != keys.count {
                 record.paintFailed = true
@@ -189,19 +190,29 @@ public final class DeviceFleet: @unchecked Sendable {
         return answer.assets.filter { $0.freshness == .missing }.map(\.key)
     }
 
-    /// GETs `urls` in parallel on a new ephemeral session; true when every one returned 200.
-    func foregroundFetch(_ urls: [String]) async -> (Bool, Int64) {
+    /// GETs `urls` in parallel on a new ephemeral session; true when every one returned 200 within
+    /// `timeoutSeconds` of the call. The whole fetch is bounded, as the model's foreground time-out
+    /// is: URLSession's request time-out is an idle time-out (it restarts with every byte that
+    /// arrives), so a slow transfer trickling in would otherwise run on past it.
+    static func foregroundFetch(_ urls: [String], timeoutSeconds: Double) async -> (Bool, Int64) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.httpMaximumConnectionsPerHost = 16
-        configuration.timeoutIntervalForRequest = foregroundTimeoutSeconds
+        configuration.timeoutIntervalForRequest = timeoutSeconds
         let session = URLSession(configuration: configuration)
-        defer { session.invalidateAndCancel() }
+        let deadline = Task {
+            do { try await Task.sleep(for: .microseconds(Int64(timeoutSeconds * 1e6))) } catch { return }
+            session.invalidateAndCancel()  // every transfer still running fails
+        }
+        defer {
+            deadline.cancel()
+            session.invalidateAndCancel()
+        }
         return await withTaskGroup(of: (Bool, Int64).self) { group in
             for text in urls {
                 group.addTask {
                     guard let url = URL(string: text) else { return (false, 0) }
-                    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: self.foregroundTimeoutSeconds)
+                    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
                     request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
                     guard let (data, response) = try? await session.data(for: request) else { return (false, 0) }
                     return ((response as? HTTPURLResponse)?.statusCode == 200, Int64(data.count))

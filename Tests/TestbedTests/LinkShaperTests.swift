@@ -76,6 +76,28 @@ final class LinkShaperTests: XCTestCase {
         }
     }
 
+    /// A foreground fetch ends at its time-out even while bytes keep arriving. Through a link at
+    /// 1 Mbit/s the 1 MiB object takes T ≈ 8.5 s, every byte well within URLSession's idle
+    /// time-out, so only a bound on the whole fetch stops it: with a 2 s time-out the fetch fails
+    /// and returns within 2 s plus 1.5 s of slack (cancellation and a shared machine), far below T.
+    func testForegroundFetchEndsAtItsTimeOutWhileBytesStillArrive() async throws {
+        try requireTestbedEnvironment()
+        let (stack, dir) = try originStack("foreground-timeout-test")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { stack.stop() }
+        let link = TestbedStack.Link(name: "slow", upstreamPort: stack.originPort, handshakeRoundTrips: 1,
+                                     links: [[0.020, 1e6, 0]])
+        let (shaper, ports) = try stack.startShaper("link shaper", name: "slow-shaper", links: [link], interrupted: { false })
+        defer { shaper.stop() }
+        let url = "http://127.0.0.1:\(ports[0])\(Self.object.path)"
+        let began = Date()
+        let (ok, _) = await DeviceFleet.foregroundFetch([url], timeoutSeconds: 2)
+        let took = Date().timeIntervalSince(began)
+        XCTAssertFalse(ok, "the transfer needs about 8.5 s, beyond the 2 s time-out")
+        XCTAssertLessThan(took, 3.5, "the fetch ran \(took) s past a 2 s time-out")
+        XCTAssertGreaterThanOrEqual(took, 1.9, "ended before its time-out")
+    }
+
     /// With segment loss p, a connection whose response lost k segments takes T + k·RTO
     /// (RTO = RTT + 200 ms, ``LossRecovery``), within the bounds above applied to T + k·RTO; the
     /// shaper reports each connection's k. Over c connections of n segments each (n from the bytes
