@@ -169,7 +169,7 @@ struct ParkedStores {
             && e.kind == (placeholder ? .jpeg : objectKind[object])
     }
 
-    /// An empty store with these limits: the spare (see `spares`) when it has them, else a new one.
+    /// An empty store with these limits: a spare (see `spares`) when they are this pool's, else a new one.
     mutating func emptyStore(capacityBytes: Int64, entriesMax: Int) -> PreloadStore {
         if capacityBytes == self.capacityBytes && entriesMax == self.entriesMax, let s = spares.popLast() {
             return s
@@ -255,10 +255,7 @@ struct ParkedStores {
             if packed {
                 offset[d] = UInt32(base)
                 count[d] = UInt8(n)
-                if spares.count < ParkedStores.sparesMax {
-                    store.removeAll(keepingCapacity: true)
-                    keepSpare(consume store)
-                }
+                keepSpare(consume store)
                 return
             }
             release(base: base, count: n)
@@ -274,11 +271,11 @@ struct ParkedStores {
         count[d] = ParkedStores.overflowCount
     }
 
-    /// Keeps the empty `store` as a spare when it has this pool's limits and there is room.
+    /// Keeps `store`, emptied, as a spare when it has this pool's limits and there is room.
     private mutating func keepSpare(_ store: consuming PreloadStore) {
-        if spares.count < ParkedStores.sparesMax && store.capacityBytes == capacityBytes && store.entriesMax == entriesMax {
-            spares.append(consume store)
-        }
+        guard spares.count < ParkedStores.sparesMax && store.capacityBytes == capacityBytes && store.entriesMax == entriesMax else { return }
+        if !store.entries.isEmpty { store.removeAll(keepingCapacity: true) }
+        spares.append(consume store)
     }
 
     /// The smallest k with 2^k >= n (n >= 1).
