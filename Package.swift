@@ -2,21 +2,46 @@
 //
 // Prestage: a discrete-event simulator for push-notification asset pre-staging via CDN.
 //
-// The target graph enforces the layers (each arrow is "may import"; Tests/ArchitectureTests checks them):
+// The layers, bottom up. Each module may import only what its line names (platform modules
+// included); Tests/ArchitectureTests checks every target's declared dependencies and every source
+// file's imports against these rules, and that each target declares exactly the package modules
+// its sources import (no dependency that nothing imports, no import that is not declared).
 //
-//   CGSL (system library, libgsl)  <-  Stochastic  <-  SimKernel  <-  InfraModel  <-  PushModel
-//   PreloadKit (no dependencies)   <-  PreloadKitFoundation (real URLSession + file driver)
-//   PreloadKit                     <-  PushModel (the simulator drives the client logic in virtual time)
-//   Stochastic                     <-  SimStats  <-  PushModel
-//   PushModel  <-  ScenarioFormat (scenario and sweep files: strict JSON, overrides, limits)
-//   ScenarioFormat, PushModel, SimStats, ReportKit  <-  Experiments (replications, aggregation,
-//                                                        sweeps, merge, compare, bench gate, results)
-//   Experiments, ScenarioFormat  <-  PrestageCLI (the commands and argument parsing)  <-  prestage (main)
+//   CGSL, CZlib            system-library shims (libgsl, zlib); nothing else reaches the C libraries
+//   PreloadKit             nothing, not even Foundation: the client logic an app ships (a product)
+//   PreloadKitFoundation   PreloadKit, Foundation(Networking): the real driver an app ships (a product)
+//   SimKernel              nothing (the standard library): virtual time, pending events, the run loop
+//   Stochastic             CGSL (the only module that imports it), libc
+//   SimStats               Stochastic, Foundation
+//   InfraModel             SimKernel, Stochastic, Foundation
+//   PushModel              InfraModel, SimKernel, Stochastic, SimStats, Foundation, and PreloadKit:
+//                          the simulator drives the very same client code in virtual time
+//   ReportKit              Foundation only: reports from plain data, no model
+//   LogFit                 Stochastic, CZlib (the only module that imports it), Foundation: no model
+//   ScenarioFormat         PushModel, InfraModel, Stochastic, PreloadKit (the client policy a scenario
+//                          configures, and SHA-256 for content hashes), Foundation, libc
+//   Experiments            ScenarioFormat, PushModel, SimStats, ReportKit, SimKernel, Stochastic,
+//                          Foundation, Dispatch, libc, and PreloadKit's SHA-256 only (scoped imports of
+//                          SHA256 and SHA256Hasher); no Testbed, LogFit or command line
+//   Testbed                Experiments, ScenarioFormat, PushModel, InfraModel, Stochastic, SimStats,
+//                          ReportKit, PreloadKit, PreloadKitFoundation, Foundation(Networking), libc
+//   PrestageCLI            Experiments, ScenarioFormat, Testbed, LogFit, PushModel, ReportKit,
+//                          Foundation, Dispatch, libc
+//   prestage               PrestageCLI, Foundation (the tool: a thin main)
+//   prestage-kernel-bench  SimKernel, Stochastic, PushModel, ScenarioFormat, Foundation, libc
+//   ReportKitTesting       ReportKit, Foundation, XCTest (test support under Tests/; only tests import it)
+//   XTests                 X, anything X may reach under these rules, XCTest, Foundation and
+//                          ReportKitTesting (LogFitTests also PrestageCLI: it runs `fit` end to end)
 //
-// Only `Stochastic` imports `CGSL`. `PreloadKit` depends on nothing of the simulator: it is the
-// client logic an app would ship, and the simulator drives the very same code in virtual time.
-// The models know nothing of files or commands; the file format knows nothing of experiments;
-// experiments know nothing of the command line.
+// So: the models know nothing of files or commands; the file format knows nothing of experiments;
+// experiments know nothing of the testbed or the command line; reports and log fitting know no model.
+//
+// SHA-256 (scenario, sweep and result hashes, bench fingerprints) comes from PreloadKit, the
+// package's one FIPS 180-4 implementation. It has to live there: the client keys and signs with it,
+// and PreloadKit ships in apps and depends on nothing, so it cannot share a separate checksum module,
+// and a simulator-side copy would be a second SHA-256 to keep identical. An edge down to a
+// dependency-free leaf inverts no layer; Experiments, which needs nothing else of the client, names
+// just the hash in its imports.
 import PackageDescription
 
 let strictFlags: [SwiftSetting] = [
@@ -124,21 +149,22 @@ let package = Package(
         .testTarget(name: "SimStatsTests", dependencies: ["SimStats", "Stochastic"]),
         .testTarget(
             name: "PushModelTests",
-            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit", "ScenarioFormat"]
+            dependencies: ["PushModel", "InfraModel", "SimKernel", "Stochastic", "SimStats", "PreloadKit"]
         ),
         // Stochastic only to check that its Distribution decoding reports well through ScenarioFormat.
         .testTarget(name: "ScenarioFormatTests", dependencies: ["ScenarioFormat", "Stochastic", "PushModel", "InfraModel"]),
         // Test support: headless Chromium and the report layout assertions (desktop and phone width).
         .target(name: "ReportKitTesting", dependencies: ["ReportKit"], path: "Tests/ReportKitTesting"),
         .testTarget(name: "ReportKitTests", dependencies: ["ReportKit", "ReportKitTesting"]),
-        .testTarget(name: "ExperimentsTests", dependencies: ["Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "PreloadKit"]),
+        .testTarget(name: "ExperimentsTests", dependencies: ["Experiments", "ScenarioFormat", "PushModel", "SimStats"]),
         .testTarget(
             name: "PrestageCLITests",
-            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "SimStats", "SimKernel", "ReportKit", "ReportKitTesting"]
+            dependencies: ["PrestageCLI", "Experiments", "ScenarioFormat", "PushModel", "InfraModel", "SimStats", "SimKernel", "PreloadKit",
+                           "ReportKit", "ReportKitTesting"]
         ),
         // The layer rules above, checked against this file and every source file's imports.
         .testTarget(name: "ArchitectureTests"),
-        .testTarget(name: "TestbedTests", dependencies: ["Testbed", "Experiments", "ScenarioFormat", "PushModel", "InfraModel", "PreloadKit"]),
+        .testTarget(name: "TestbedTests", dependencies: ["Testbed", "Experiments", "ScenarioFormat", "PushModel", "InfraModel", "SimStats"]),
         .testTarget(name: "LogFitTests", dependencies: ["LogFit", "Stochastic", "ScenarioFormat", "Experiments", "PrestageCLI"], resources: [.copy("Samples")]),
     ],
     swiftLanguageModes: [.v6]
