@@ -108,7 +108,7 @@ extension InfraWorld {
     /// - Complexity: O(log n).
     public mutating func cancel(_ id: UInt32, kernel: inout Kernel) throws -> FetchResult? {
         let i = Int(id)
-        precondition(i < requests.count && !requests[i].released && !requestSlots.isFree(i), "request \(id) is not in flight")
+        precondition(i < requests.count && !requests[i].released && requestSlots.isInUse(id), "request \(id) is not in flight")
         if requests[i].replied { return nil }
         if let h = requests[i].timeout {
             kernel.cancel(h)
@@ -315,18 +315,18 @@ extension InfraWorld {
     // MARK: - Table
 
     mutating func allocateRequest() throws -> UInt32 {
-        guard let id = requestSlots.allocate() else {
+        guard let h = requestSlots.allocate() else {
             throw InfraError.requestsInFlightLimit(config.requestsInFlightMax)
         }
-        if id == requests.count { requests.append(RequestRecord()) }
-        return UInt32(id)
+        if Int(h.index) == requests.count { requests.append(RequestRecord()) }
+        return h.index
     }
 
     mutating func freeRequestIfDone(_ i: Int) {
         guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
         requests[i].released = false
         requests[i].replied = false
-        requestSlots.release(i)
+        requestSlots.release(UInt32(i))
     }
 }
 

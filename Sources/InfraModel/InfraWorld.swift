@@ -35,7 +35,7 @@ import Stochastic
 /// A device request costs about five kernel events (arrival at the PoP, response, transfer or
 /// link completion, reply; plus its cancellable timeout), O(log n) each; a miss adds two or
 /// three per tier. Request, fetch and waiter records live in tables whose ids are recycled by
-/// a `SlotPool` each, so a warm world allocates nothing per request. Measured: ~50 000
+/// a `GenerationalPool` each, so a warm world allocates nothing per request. Measured: ~50 000
 /// requests/s in a debug build on the 280-PoP default world.
 ///
 /// `InfraWorld` holds its random streams and samplers by reference: do not use two copies of
@@ -107,7 +107,7 @@ public struct InfraWorld: EventHandler {
     // 4-5 events of its life, so they share two cache lines instead of spanning 25 arrays.
     var requests: [RequestRecord] = []
     /// Which request ids are in use; a released id is the next one handed out.
-    var requestSlots: SlotPool
+    var requestSlots: GenerationalPool
     /// Device requests issued and not yet released.
     public var requestsInFlight: Int { requestSlots.inUse }
 
@@ -126,7 +126,7 @@ public struct InfraWorld: EventHandler {
     var fWaiterTail: [Int32] = []
     /// Entity tags: per surrogate key and per fetch (``ValidatorTables``).
     var validators: ValidatorTables
-    var fetchSlots: SlotPool
+    var fetchSlots: GenerationalPool
     /// Upstream fetches started and not yet answered.
     public var fetchesInFlight: Int { fetchSlots.inUse }
 
@@ -134,7 +134,7 @@ public struct InfraWorld: EventHandler {
     var wNext: [Int32] = []
     var wIsFetch: [Bool] = []
     var wID: [UInt32] = []
-    var waiterSlots = SlotPool(slotsMax: .max)
+    var waiterSlots = GenerationalPool(slotsMax: .max)
 
     public internal(set) var timeSeries: TimeSeries
 
@@ -191,8 +191,8 @@ public struct InfraWorld: EventHandler {
                             serviceSampler: try makeSampler(config.origin.serviceSeconds, "origin.serviceSeconds"),
                             rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")),
                             serviceDoneKind: InfraEventKind.originServiceDone)
-        requestSlots = SlotPool(slotsMax: config.requestsInFlightMax)
-        fetchSlots = SlotPool(slotsMax: config.fetchesInFlightMax)
+        requestSlots = GenerationalPool(slotsMax: config.requestsInFlightMax)
+        fetchSlots = GenerationalPool(slotsMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds)
     }
 

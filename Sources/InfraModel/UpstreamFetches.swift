@@ -202,9 +202,10 @@ extension InfraWorld {
     // MARK: - Tables
 
     mutating func allocateFetch() throws -> Int {
-        guard let f = fetchSlots.allocate() else {
+        guard let h = fetchSlots.allocate() else {
             throw InfraError.fetchesInFlightLimit(config.fetchesInFlightMax)
         }
+        let f = Int(h.index)
         if f == fNode.count {
             fNode.append(0); fParent.append(0); fObject.append(0); fKey.append(0); fHopTicks.append(0)
             fPurpose.append(0); fOK.append(false); fOriginTicks.append(0); fServedBy.append(0); fRegistered.append(false)
@@ -215,12 +216,13 @@ extension InfraWorld {
     }
 
     mutating func freeFetch(_ f: Int) {
-        fetchSlots.release(f)
+        fetchSlots.release(UInt32(f))
     }
 
     /// Append waiter (`isFetch`, `id`) to fetch `f`'s list.
     mutating func addWaiter(fetch f: Int, isFetch: Bool, id: UInt32) {
-        guard let s = waiterSlots.allocate() else { preconditionFailure("waiter table exceeds Int.max slots") }
+        guard let h = waiterSlots.allocate() else { preconditionFailure("waiter table exceeds \(GenerationalPool.slotsLimit) slots") }
+        let s = Int(h.index)
         if s == wNext.count {
             wNext.append(-1)
             wIsFetch.append(isFetch)
@@ -236,6 +238,6 @@ extension InfraWorld {
     }
 
     mutating func freeWaiter(_ w: Int32) {
-        waiterSlots.release(Int(w))
+        waiterSlots.release(UInt32(w))
     }
 }
