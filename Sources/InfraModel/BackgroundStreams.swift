@@ -19,7 +19,7 @@ extension InfraWorld {
         let gap = backgroundRng.exponential(mean: 1 / backgroundRatePerSecond[n])
         let at = kernel.now.ticks + max(1, sampledTicks(gap))
         if at < Int64(config.metricsHorizonSeconds) * 1_000_000 {
-            try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.backgroundRequest, target: UInt32(n), payload: 0)
+            try kernel.schedule(.backgroundRequest(NodeID(n)), at: SimTime(ticks: at))
         }
     }
 

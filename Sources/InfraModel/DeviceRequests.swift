@@ -51,11 +51,9 @@ extension InfraWorld {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
         if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }
-        requests[i].timeout = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
-                                                      kind: InfraEventKind.requestTimeout, target: id, payload: 0)
+        requests[i].timeout = try kernel.scheduleCancellable(.requestTimeout(RequestID(rawValue: id)), at: SimTime(ticks: now + r.timeout.ticks))
         requests[i].refs += 2 // the timeout and requestAtEdge
-        try kernel.schedule(at: SimTime(ticks: now + setupTicks + rttTicks / 2), kind: InfraEventKind.requestAtEdge,
-                            target: id, payload: 0)
+        try kernel.schedule(.requestAtEdge(RequestID(rawValue: id)), at: SimTime(ticks: now + setupTicks + rttTicks / 2))
         return id
     }
 
@@ -180,7 +178,7 @@ extension InfraWorld {
         if requests[i].condition != 0 { answerCondition(i) }
         let at = kernel.now.ticks + requests[i].processingTicks + extraTicks + requests[i].rttTicks / 2
         requests[i].refs += 1
-        try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
+        try kernel.schedule(.responseAtDevice(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: at))
     }
 
     /// Conditional request `i` (`If-None-Match`) whose response carries the version the device
@@ -208,11 +206,10 @@ extension InfraWorld {
         requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps) + lossTicks(i, bytes: bytes)
         let link = linkOfRegionClass[Int(requests[i].region) * NetworkClass.count + Int(requests[i].networkClass)]
         if link >= 0 {
-            try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
+            try links.start(flow: UInt32(i), link: LinkID(rawValue: UInt32(link)), bits: bits, kernel: &kernel)
         } else {
             requests[i].refs += 1
-            try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
-                                target: UInt32(i), payload: 0)
+            try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
         }
     }
 
@@ -231,14 +228,13 @@ extension InfraWorld {
     /// Link `link` finished flows: each request among them ends now, or at its own downlink
     /// cap when that is later.
     @inline(__always)
-    mutating func linkCompletion(_ link: UInt32, kernel: inout Kernel) throws {
+    mutating func linkCompletion(_ link: LinkID, kernel: inout Kernel) throws {
         try links.handleCompletion(link: link, kernel: &kernel)
         for k in 0..<links.completed.count {
             let i = Int(links.completed[k])
             if kernel.now.ticks < requests[i].deviceDoneTicks {
                 requests[i].refs += 1
-                try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
-                                    target: UInt32(i), payload: 0)
+                try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
             } else {
                 try finish(i, kernel: &kernel)
             }

@@ -189,8 +189,7 @@ public struct InfraWorld: EventHandler {
         warmDelaySampler = try makeSampler(config.warmPropagationSeconds, "warmPropagationSeconds")
         origin = OriginPool(workers: config.origin.workers, queueMax: config.origin.queueMax,
                             serviceSampler: try makeSampler(config.origin.serviceSeconds, "origin.serviceSeconds"),
-                            rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")),
-                            serviceDoneKind: InfraEventKind.originServiceDone)
+                            rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")))
         requestSlots = GenerationalPool(slotsMax: config.requestsInFlightMax)
         fetchSlots = GenerationalPool(slotsMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds)
@@ -219,7 +218,7 @@ public struct InfraWorld: EventHandler {
     /// class is not shared in the region.
     public func activeFlows(region: UInt32, networkClass: NetworkClass) -> Int? {
         let l = linkOfRegionClass[Int(region) * NetworkClass.count + Int(networkClass.rawValue)]
-        return l < 0 ? nil : links.activeFlows(link: UInt32(l))
+        return l < 0 ? nil : links.activeFlows(link: LinkID(rawValue: UInt32(l)))
     }
 
     /// Current origin queue length and busy workers.
@@ -231,25 +230,31 @@ public struct InfraWorld: EventHandler {
 
     // MARK: - Dispatch
 
-    /// Handle an event of this module (kind in ``InfraEventKind/range``).
+    /// Handle an event of this module (kind in ``InfraEventKind/range``): decoded once into an
+    /// ``InfraEvent``, then dispatched.
     /// - Throws: ``InfraError/unknownEventKind(_:)`` for a kind outside this module's set,
     ///   ``InfraError/fetchesInFlightLimit(_:)``, or a `KernelError` from scheduling.
     /// - Complexity: O(log n) per event (kernel and link heaps), plus O(w) for a fetch
     ///   response with w waiters and O(k log n) for a link completion finishing k flows.
     public mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        switch event.kind.rawValue {
-        case InfraEventKind.requestAtEdge.rawValue: try requestAtEdge(Int(event.target), kernel: &kernel)
-        case InfraEventKind.responseAtDevice.rawValue: try responseAtDevice(Int(event.target), kernel: &kernel)
-        case InfraEventKind.linkCompletion.rawValue: try linkCompletion(event.target, kernel: &kernel)
-        case InfraEventKind.transferDone.rawValue: try transferDone(Int(event.target), kernel: &kernel)
-        case InfraEventKind.requestTimeout.rawValue: try requestTimeout(Int(event.target), kernel: &kernel)
-        case InfraEventKind.fetchAtParent.rawValue: try fetchAtParent(Int(event.target), kernel: &kernel)
-        case InfraEventKind.fetchResponse.rawValue: try fetchResponse(Int(event.target), kernel: &kernel)
-        case InfraEventKind.originServiceDone.rawValue: try originServiceDone(event, kernel: &kernel)
-        case InfraEventKind.warmAtNode.rawValue:
-            try warmAtNode(Int(event.target), object: UInt32(truncatingIfNeeded: event.payload), kernel: &kernel)
-        case InfraEventKind.backgroundRequest.rawValue: try backgroundRequest(Int(event.target), kernel: &kernel)
-        default: throw InfraError.unknownEventKind(event.kind.rawValue)
+        guard let e = InfraEvent(event) else { throw InfraError.unknownEventKind(event.kind.rawValue) }
+        try handle(e, in: &kernel)
+    }
+
+    /// Dispatch one decoded event.
+    @inline(__always)
+    mutating func handle(_ event: InfraEvent, in kernel: inout Kernel) throws {
+        switch event {
+        case .requestAtEdge(let r): try requestAtEdge(r.index, kernel: &kernel)
+        case .responseAtDevice(let r): try responseAtDevice(r.index, kernel: &kernel)
+        case .linkCompletion(let l): try linkCompletion(l, kernel: &kernel)
+        case .transferDone(let r): try transferDone(r.index, kernel: &kernel)
+        case .requestTimeout(let r): try requestTimeout(r.index, kernel: &kernel)
+        case .fetchAtParent(let f): try fetchAtParent(f.index, kernel: &kernel)
+        case .fetchResponse(let f): try fetchResponse(f.index, kernel: &kernel)
+        case .originServiceDone(let f): try originServiceDone(f, kernel: &kernel)
+        case .warmAtNode(let n, let o): try warmAtNode(n.index, object: o.rawValue, kernel: &kernel)
+        case .backgroundRequest(let n): try backgroundRequest(n.index, kernel: &kernel)
         }
     }
 }

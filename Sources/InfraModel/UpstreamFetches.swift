@@ -10,8 +10,9 @@ extension InfraWorld {
     /// The origin finished serving a fetch: it answers now, half a hop before the response is
     /// back at the fetching node.
     @inline(__always)
-    mutating func originServiceDone(_ event: Event, kernel: inout Kernel) throws {
-        let f = Int(try origin.serviceDone(event, kernel: &kernel))
+    mutating func originServiceDone(_ fetch: FetchID, kernel: inout Kernel) throws {
+        try origin.serviceDone(fetch, kernel: &kernel)
+        let f = fetch.index
         let now = kernel.now.ticks
         timeSeries.originQueue(at: now, length: origin.queueLength)
         if origin.lastStartedFromQueue != nil {
@@ -26,8 +27,7 @@ extension InfraWorld {
         fOK[f] = true
         fOriginTicks[f] = now
         fServedBy[f] = Tier.origin.rawValue
-        try kernel.schedule(at: SimTime(ticks: now + fHopTicks[f] / 2), kind: InfraEventKind.fetchResponse,
-                            target: UInt32(f), payload: 0)
+        try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fHopTicks[f] / 2))
     }
 
     /// Join the in-flight fetch of `key` at `node` (collapsing) or start a new one. Returns
@@ -66,8 +66,7 @@ extension InfraWorld {
         case .revalidate: counters[n].revalidations += 1
         case .warm: counters[n].upstreamFetches += 1
         }
-        try kernel.schedule(at: SimTime(ticks: kernel.now.ticks + fHopTicks[f] / 2), kind: InfraEventKind.fetchAtParent,
-                            target: UInt32(f), payload: 0)
+        try kernel.schedule(.fetchAtParent(FetchID(f)), at: SimTime(ticks: kernel.now.ticks + fHopTicks[f] / 2))
         return false
     }
 
@@ -86,15 +85,14 @@ extension InfraWorld {
         let p = Int(fParent[f])
         if p < 0 {
             originCounters.requests += 1
-            let admission = try origin.submit(job: UInt32(f), kernel: &kernel)
+            let admission = try origin.submit(job: FetchID(f), kernel: &kernel)
             originCounters.queueLengthMax = max(originCounters.queueLengthMax, origin.queueLength)
             timeSeries.originQueue(at: now, length: origin.queueLength)
             timeSeries.originRequest(at: now, rejected: admission == .rejected)
             if admission == .rejected {
                 originCounters.rejected503 += 1
                 fOK[f] = false
-                try kernel.schedule(at: SimTime(ticks: now + fHopTicks[f] / 2), kind: InfraEventKind.fetchResponse,
-                                    target: UInt32(f), payload: 0)
+                try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fHopTicks[f] / 2))
             }
             return
         }
@@ -121,8 +119,7 @@ extension InfraWorld {
         fServedBy[f] = Tier.shield.rawValue
         counters[p].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .shield, bytes)
-        try kernel.schedule(at: SimTime(ticks: now + fHopTicks[f] / 2), kind: InfraEventKind.fetchResponse,
-                            target: UInt32(f), payload: 0)
+        try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fHopTicks[f] / 2))
     }
 
     /// Fetch `f`'s response is back at its node: store, then answer every waiter.
@@ -157,8 +154,7 @@ extension InfraWorld {
                     if notModified { counters[n].notModified += 1 }
                     counters[n].bytesServed += UInt64(bytes)
                     timeSeries.bytes(at: now, tier: .shield, bytes)
-                    try kernel.schedule(at: SimTime(ticks: now + fHopTicks[c] / 2), kind: InfraEventKind.fetchResponse,
-                                        target: UInt32(c), payload: 0)
+                    try kernel.schedule(.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fHopTicks[c] / 2))
                 } else {
                     let s = staleIfErrorSlot(node: n, object: o, key: key, now: now)
                     if s >= 0 {
@@ -167,8 +163,7 @@ extension InfraWorld {
                     } else {
                         counters[n].errorsServed += 1
                         fOK[c] = false
-                        try kernel.schedule(at: SimTime(ticks: now + fHopTicks[c] / 2), kind: InfraEventKind.fetchResponse,
-                                            target: UInt32(c), payload: 0)
+                        try kernel.schedule(.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fHopTicks[c] / 2))
                     }
                 }
             } else {

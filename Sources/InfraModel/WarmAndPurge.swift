@@ -29,7 +29,7 @@ extension InfraWorld {
         for n in nodes {
             let delay = SimDuration(ticks: sampledTicks(warmDelaySampler.sample(propagationRng)))
             for o in objects {
-                try kernel.schedule(at: at + delay, kind: InfraEventKind.warmAtNode, target: UInt32(n), payload: UInt64(o))
+                try kernel.schedule(.warmAtNode(NodeID(n), ObjectID(rawValue: o)), at: at + delay)
             }
         }
     }
