@@ -7,7 +7,7 @@ extension InfraWorld {
     /// Issue a device request now. Returns its request id.
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
     /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
-    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> UInt32 {
+    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
         guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
         guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
@@ -44,7 +44,7 @@ extension InfraWorld {
             requests[i].replied = true
             try kernel.schedule(at: SimTime(ticks: now + setupTicks), kind: r.replyKind, target: r.replyTarget,
                                 payload: UInt64(r.replyTag) << 32 | UInt64(id))
-            return id
+            return RequestID(rawValue: id)
         }
         var placeholder = false
         if config.placeholder.enabled {
@@ -54,16 +54,16 @@ extension InfraWorld {
         requests[i].timeout = try kernel.scheduleCancellable(.requestTimeout(RequestID(rawValue: id)), at: SimTime(ticks: now + r.timeout.ticks))
         requests[i].refs += 2 // the timeout and requestAtEdge
         try kernel.schedule(.requestAtEdge(RequestID(rawValue: id)), at: SimTime(ticks: now + setupTicks + rttTicks / 2))
-        return id
+        return RequestID(rawValue: id)
     }
 
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
-    public func result(_ id: UInt32) -> FetchResult { InfraWorld.result(of: requests, id) }
+    public func result(_ id: RequestID) -> FetchResult { InfraWorld.result(of: requests, id) }
 
     /// `result(_:)` read from the request table alone: a static function, so that a caller
     /// holding the world `inout` does not copy the whole world to call it.
-    static func result(of requests: [RequestRecord], _ id: UInt32) -> FetchResult {
-        let i = Int(id)
+    static func result(of requests: [RequestRecord], _ id: RequestID) -> FetchResult {
+        let i = id.index
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
         return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
                            servedBy: Tier(rawValue: requests[i].servedBy) ?? .edge,
@@ -78,8 +78,8 @@ extension InfraWorld {
     }
 
     /// Give the request id back after reading its result.
-    public mutating func release(_ id: UInt32) {
-        let i = Int(id)
+    public mutating func release(_ id: RequestID) {
+        let i = id.index
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
         requests[i].released = true
         freeRequestIfDone(i)
@@ -88,7 +88,7 @@ extension InfraWorld {
     /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
     /// result without the copy of the whole world that calling the non-mutating `result` makes
     /// first.
-    public mutating func takeResult(_ id: UInt32) -> FetchResult {
+    public mutating func takeResult(_ id: RequestID) -> FetchResult {
         let r = InfraWorld.result(of: requests, id)
         release(id)
         return r
@@ -104,9 +104,9 @@ extension InfraWorld {
     ///   on the way and is read and released as usual.
     /// - Precondition: `id` is a request of this world not yet released.
     /// - Complexity: O(log n).
-    public mutating func cancel(_ id: UInt32, kernel: inout Kernel) throws -> FetchResult? {
-        let i = Int(id)
-        precondition(i < requests.count && !requests[i].released && requestSlots.isInUse(id), "request \(id) is not in flight")
+    public mutating func cancel(_ id: RequestID, kernel: inout Kernel) throws -> FetchResult? {
+        let i = id.index
+        precondition(i < requests.count && !requests[i].released && requestSlots.isInUse(id.rawValue), "request \(id) is not in flight")
         if requests[i].replied { return nil }
         if let h = requests[i].timeout {
             kernel.cancel(h)
@@ -125,8 +125,8 @@ extension InfraWorld {
 
     /// Split a reply payload into (replyTag, requestID).
     @inlinable
-    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: UInt32) {
-        (UInt32(truncatingIfNeeded: payload >> 32), UInt32(truncatingIfNeeded: payload))
+    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: RequestID) {
+        (UInt32(truncatingIfNeeded: payload >> 32), RequestID(rawValue: UInt32(truncatingIfNeeded: payload)))
     }
 
     // MARK: - Device request path

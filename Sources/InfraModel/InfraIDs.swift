@@ -9,7 +9,7 @@ public struct RequestID: Hashable, Sendable, CustomStringConvertible {
     @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
     /// The table index.
     @inlinable public var index: Int { Int(rawValue) }
-    public var description: String { "request \(rawValue)" }
+    public var description: String { "\(rawValue)" }
 }
 
 /// An upstream fetch (a PoP or shield filling its cache from its parent tier): an index into the
@@ -29,7 +29,7 @@ public struct NodeID: Hashable, Sendable, CustomStringConvertible {
     @inlinable init(_ index: Int) { rawValue = UInt32(truncatingIfNeeded: index) }
     /// The node's index in the per-node tables.
     @inlinable public var index: Int { Int(rawValue) }
-    public var description: String { "node \(rawValue)" }
+    public var description: String { "\(rawValue)" }
 }
 
 /// A shared access-network bottleneck of one (region, network class) (``SharedLinks``).

@@ -212,12 +212,12 @@ public struct InfraWorld: EventHandler {
     public var regionCount: Int { regionPop.count }
 
     /// The PoP serving `region`.
-    public func pop(ofRegion region: UInt32) -> UInt32 { regionPop[Int(region)] }
+    public func pop(ofRegion region: RegionID) -> NodeID { NodeID(rawValue: regionPop[region.index]) }
 
     /// Active flows on the shared bottleneck of (`region`, `networkClass`), or nil when that
     /// class is not shared in the region.
-    public func activeFlows(region: UInt32, networkClass: NetworkClass) -> Int? {
-        let l = linkOfRegionClass[Int(region) * NetworkClass.count + Int(networkClass.rawValue)]
+    public func activeFlows(region: RegionID, networkClass: NetworkClass) -> Int? {
+        let l = linkOfRegionClass[region.index * NetworkClass.count + Int(networkClass.rawValue)]
         return l < 0 ? nil : links.activeFlows(link: LinkID(rawValue: UInt32(l)))
     }
 
@@ -226,7 +226,7 @@ public struct InfraWorld: EventHandler {
     public var originBusyWorkers: Int { origin.busy }
 
     /// Whether node `node`'s cache holds `objectID` (tokenless key), ignoring freshness.
-    public func cacheContains(node: Int, objectID: UInt32) -> Bool { caches[node].contains(UInt64(objectID)) }
+    public func cacheContains(node: NodeID, objectID: ObjectID) -> Bool { caches[node.index].contains(UInt64(objectID.rawValue)) }
 
     // MARK: - Dispatch
 
