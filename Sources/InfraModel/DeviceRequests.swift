@@ -11,8 +11,9 @@ extension InfraWorld {
         guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
         guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
-        let id = try allocateRequest()
-        let i = Int(id)
+        guard let rid = requests.allocate() else { throw InfraError.requestsInFlightLimit(config.requestsInFlightMax) }
+        let id = rid.rawValue
+        let i = rid.index
         let now = kernel.now.ticks
         let c = Int(r.networkClass.rawValue)
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
@@ -58,38 +59,21 @@ extension InfraWorld {
     }
 
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
-    public func result(_ id: RequestID) -> FetchResult { InfraWorld.result(of: requests, id) }
-
-    /// `result(_:)` read from the request table alone: a static function, so that a caller
-    /// holding the world `inout` does not copy the whole world to call it.
-    static func result(of requests: [RequestRecord], _ id: RequestID) -> FetchResult {
-        let i = id.index
-        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
-        return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
-                           servedBy: Tier(rawValue: requests[i].servedBy) ?? .edge,
-                           bytes: requests[i].bytes, popIndex: requests[i].pop,
-                           startTime: SimTime(ticks: requests[i].startTicks),
-                           firstByteTime: SimTime(ticks: requests[i].firstByteTicks),
-                           endTime: SimTime(ticks: requests[i].endTicks),
-                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG,
-                           edgeLookup: EdgeLookup(rawValue: requests[i].edge) ?? .notReached,
-                           supersededCopy: requests[i].superseded, version: requests[i].version,
-                           notModified: requests[i].notModified)
-    }
+    public func result(_ id: RequestID) -> FetchResult { requests.result(id) }
 
     /// Give the request id back after reading its result.
     public mutating func release(_ id: RequestID) {
         let i = id.index
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
         requests[i].released = true
-        freeRequestIfDone(i)
+        requests.freeIfDone(i)
     }
 
     /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
     /// result without the copy of the whole world that calling the non-mutating `result` makes
     /// first.
     public mutating func takeResult(_ id: RequestID) -> FetchResult {
-        let r = InfraWorld.result(of: requests, id)
+        let r = requests.result(id)
         release(id)
         return r
     }
@@ -106,7 +90,7 @@ extension InfraWorld {
     /// - Complexity: O(log n).
     public mutating func cancel(_ id: RequestID, kernel: inout Kernel) throws -> FetchResult? {
         let i = id.index
-        precondition(i < requests.count && !requests[i].released && requestSlots.isInUse(id.rawValue), "request \(id) is not in flight")
+        precondition(requests.isInUse(id) && !requests[i].released, "request \(id) is not in flight")
         if requests[i].replied { return nil }
         if let h = requests[i].timeout {
             kernel.cancel(h)
@@ -117,9 +101,9 @@ extension InfraWorld {
         requests[i].outcome = FetchOutcome.cancelled.rawValue
         requests[i].endTicks = kernel.now.ticks
         requests[i].replied = true
-        let r = InfraWorld.result(of: requests, id)
+        let r = requests.result(id)
         requests[i].released = true
-        freeRequestIfDone(i)
+        requests.freeIfDone(i)
         return r
     }
 
@@ -133,28 +117,28 @@ extension InfraWorld {
 
     mutating func requestAtEdge(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         let now = kernel.now.ticks
         let n = Int(requests[i].pop)
         let o = requests[i].object
-        counters[n].deviceRequests += 1
+        nodes.counters[n].deviceRequests += 1
         requests[i].edge = EdgeLookup.hit.rawValue
         if requests[i].outcome == FetchOutcome.placeholder.rawValue {
             // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
-            counters[n].deviceHits += 1
-            counters[n].placeholderRedirects += 1
+            nodes.counters[n].deviceHits += 1
+            nodes.counters[n].placeholderRedirects += 1
             timeSeries.edgeRequest(at: now, hit: true)
             requests[i].bytes = config.placeholder.placeholderBytes
             try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
             return
         }
-        let (state, slot) = lookup(node: n, object: o, key: requests[i].key, now: now)
+        let (state, slot) = nodes.lookup(node: n, object: o, key: requests[i].key, now: now)
         switch state {
         case .fresh, .staleWhileRevalidate:
-            counters[n].deviceHits += 1
+            nodes.counters[n].deviceHits += 1
             timeSeries.edgeRequest(at: now, hit: true)
-            requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: slot))
-            requests[i].version = caches[n].version(of: slot)
+            requests[i].superseded = nodes.superseded(object: o, originTicks: nodes.caches[n].originTicks(of: slot))
+            requests[i].version = nodes.caches[n].version(of: slot)
             requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
             requests[i].servedBy = Tier.edge.rawValue
             requests[i].bytes = catalog.bytes[Int(o)]
@@ -193,13 +177,13 @@ extension InfraWorld {
 
     mutating func responseAtDevice(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         let now = kernel.now.ticks
         requests[i].firstByteTicks = now
         let bytes = requests[i].bytes
         if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
         requests[i].transferring = true
-        counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
+        nodes.counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .edge, bytes)
         if requests[i].stall { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
@@ -245,7 +229,7 @@ extension InfraWorld {
     @inline(__always)
     mutating func transferDone(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i) } else { try finish(i, kernel: &kernel) }
+        if requests[i].replied { requests.freeIfDone(i) } else { try finish(i, kernel: &kernel) }
     }
 
     mutating func finish(_ i: Int, kernel: inout Kernel) throws {
@@ -262,7 +246,7 @@ extension InfraWorld {
     mutating func requestTimeout(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
         requests[i].timeout = nil
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         try cutTransfer(i, kernel: &kernel)
         requests[i].outcome = FetchOutcome.timeout.rawValue
         requests[i].endTicks = kernel.now.ticks
@@ -296,7 +280,7 @@ extension InfraWorld {
         let delivered = min(requests[i].bytes, Int64((max(0, received) / 8).rounded(.down)))
         let unsent = requests[i].bytes - delivered
         if unsent > 0 {
-            counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
+            nodes.counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
             timeSeries.withdrawBytes(at: requests[i].firstByteTicks, tier: .edge, unsent)
         }
         requests[i].bytes = delivered
@@ -307,65 +291,4 @@ extension InfraWorld {
         try kernel.schedule(at: kernel.now, kind: EventKind(requests[i].replyKind), target: requests[i].replyTarget,
                             payload: UInt64(requests[i].replyTag) << 32 | UInt64(i))
     }
-
-    // MARK: - Table
-
-    mutating func allocateRequest() throws -> UInt32 {
-        guard let h = requestSlots.allocate() else {
-            throw InfraError.requestsInFlightLimit(config.requestsInFlightMax)
-        }
-        if Int(h.index) == requests.count { requests.append(RequestRecord()) }
-        return h.index
-    }
-
-    mutating func freeRequestIfDone(_ i: Int) {
-        guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
-        requests[i].released = false
-        requests[i].replied = false
-        requestSlots.release(UInt32(i))
-    }
-}
-
-/// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
-/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 136 bytes a record.
-struct RequestRecord {
-    var key: UInt64 = 0
-    var entity: UInt64 = 0
-    var rttTicks: Int64 = 0
-    var downlinkBps: Double = 0
-    var startTicks: Int64 = 0
-    var firstByteTicks: Int64 = 0
-    var endTicks: Int64 = 0
-    var deviceDoneTicks: Int64 = 0
-    /// The PoP's processing time for the response (drawn with the request's network variates).
-    var processingTicks: Int64 = 0
-    var bytes: Int64 = 0
-    var object: UInt32 = 0
-    var region: UInt32 = 0
-    var pop: UInt32 = 0
-    var replyTarget: UInt32 = 0
-    var replyTag: UInt32 = 0
-    /// `FetchRequest.ifNoneMatch` (1 + the version the device holds; 0: unconditional).
-    var condition: UInt32 = 0
-    /// The version of the copy the response carries (`FetchResult.version`).
-    var version: UInt32 = 0
-    var timeout: EventHandle?
-    var replyKind: UInt16 = 0
-    /// Pending kernel events that name this request (its timeout, its next hop).
-    var refs: UInt16 = 0
-    var networkClass: UInt8 = 0
-    var outcome: UInt8 = 0
-    var servedBy: UInt8 = 0
-    var ect: UInt8 = 0
-    /// `EdgeLookup` raw value: set when the request reaches the PoP.
-    var edge: UInt8 = 0
-    /// The response is a copy the latest purge of its surrogate key superseded.
-    var superseded = false
-    var stall = false
-    /// The response is streaming to the device (first byte reached, not yet complete).
-    var transferring = false
-    var replied = false
-    var released = false
-    /// Answered 304 Not Modified (`answerCondition`).
-    var notModified = false
 }

@@ -43,6 +43,9 @@ struct OriginPool {
     private(set) var lastStartedFromQueue: FetchID? = nil
     public private(set) var lastStartedWaitTicks: Int64 = 0
 
+    /// The origin's counters as the world reports them (``InfraWorld/originCounters``).
+    private(set) var counters = OriginCounters()
+
     /// - Parameters:
     ///   - serviceSampler: service time in seconds (draws are clamped to [0, 1e6 s]).
     ///   - rng: the origin's stream, keyed by the owner as (seed, origin, "origin.service").
@@ -60,6 +63,8 @@ struct OriginPool {
     /// - Complexity: O(log p) (one kernel schedule when a worker is free), else O(1).
     mutating func submit(job: FetchID, kernel: inout Kernel) throws(KernelError) -> OriginAdmission {
         arrivals += 1
+        counters.requests += 1
+        defer { counters.queueLengthMax = max(counters.queueLengthMax, queueLength) }
         if busy < workers {
             try startService(job, kernel: &kernel)
             return .started
@@ -73,6 +78,7 @@ struct OriginPool {
             return .queued
         }
         rejected += 1
+        counters.rejected503 += 1
         return .rejected
     }
 
@@ -89,10 +95,19 @@ struct OriginPool {
             queueLength -= 1
             waitedJobs += 1
             totalWaitSeconds += Double(wait) / 1e6
+            counters.waitedRequests += 1
+            counters.totalWaitSeconds += Double(wait) / 1e6
             lastStartedFromQueue = job
             lastStartedWaitTicks = wait
             try startService(job, kernel: &kernel)
         }
+    }
+
+    /// The origin answered a fetch with `bytes` (a 304 when `notModified`).
+    mutating func noteAnswer(bytes: Int64, notModified: Bool) {
+        if notModified { counters.notModified += 1 }
+        counters.served += 1
+        counters.bytesServed += UInt64(bytes)
     }
 
     private mutating func startService(_ job: FetchID, kernel: inout Kernel) throws(KernelError) {
