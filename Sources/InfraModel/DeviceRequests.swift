@@ -7,12 +7,13 @@ extension InfraWorld {
     /// Issue a device request now. Returns its request id.
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
     /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
-    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> UInt32 {
+    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
         guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
         guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
-        let id = try allocateRequest()
-        let i = Int(id)
+        guard let rid = requests.allocate() else { throw InfraError.requestsInFlightLimit(config.requestsInFlightMax) }
+        let id = rid.rawValue
+        let i = rid.index
         let now = kernel.now.ticks
         let c = Int(r.networkClass.rawValue)
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
@@ -44,54 +45,35 @@ extension InfraWorld {
             requests[i].replied = true
             try kernel.schedule(at: SimTime(ticks: now + setupTicks), kind: r.replyKind, target: r.replyTarget,
                                 payload: UInt64(r.replyTag) << 32 | UInt64(id))
-            return id
+            return RequestID(rawValue: id)
         }
         var placeholder = false
         if config.placeholder.enabled {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
         if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }
-        requests[i].timeout = try kernel.scheduleCancellable(at: SimTime(ticks: now + r.timeout.ticks),
-                                                      kind: InfraEventKind.requestTimeout, target: id, payload: 0)
+        requests[i].timeout = try kernel.scheduleCancellable(.requestTimeout(RequestID(rawValue: id)), at: SimTime(ticks: now + r.timeout.ticks))
         requests[i].refs += 2 // the timeout and requestAtEdge
-        try kernel.schedule(at: SimTime(ticks: now + setupTicks + rttTicks / 2), kind: InfraEventKind.requestAtEdge,
-                            target: id, payload: 0)
-        return id
+        try kernel.schedule(.requestAtEdge(RequestID(rawValue: id)), at: SimTime(ticks: now + setupTicks + rttTicks / 2))
+        return RequestID(rawValue: id)
     }
 
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
-    public func result(_ id: UInt32) -> FetchResult { InfraWorld.result(of: requests, id) }
-
-    /// `result(_:)` read from the request table alone: a static function, so that a caller
-    /// holding the world `inout` does not copy the whole world to call it.
-    static func result(of requests: [RequestRecord], _ id: UInt32) -> FetchResult {
-        let i = Int(id)
-        precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) has no result to read")
-        return FetchResult(outcome: FetchOutcome(rawValue: requests[i].outcome) ?? .miss,
-                           servedBy: Tier(rawValue: requests[i].servedBy) ?? .edge,
-                           bytes: requests[i].bytes, popIndex: requests[i].pop,
-                           startTime: SimTime(ticks: requests[i].startTicks),
-                           firstByteTime: SimTime(ticks: requests[i].firstByteTicks),
-                           endTime: SimTime(ticks: requests[i].endTicks),
-                           effectiveConnectionType: EffectiveConnectionType(rawValue: requests[i].ect) ?? .fourG,
-                           edgeLookup: EdgeLookup(rawValue: requests[i].edge) ?? .notReached,
-                           supersededCopy: requests[i].superseded, version: requests[i].version,
-                           notModified: requests[i].notModified)
-    }
+    public func result(_ id: RequestID) -> FetchResult { requests.result(id) }
 
     /// Give the request id back after reading its result.
-    public mutating func release(_ id: UInt32) {
-        let i = Int(id)
+    public mutating func release(_ id: RequestID) {
+        let i = id.index
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
         requests[i].released = true
-        freeRequestIfDone(i)
+        requests.freeIfDone(i)
     }
 
     /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
     /// result without the copy of the whole world that calling the non-mutating `result` makes
     /// first.
-    public mutating func takeResult(_ id: UInt32) -> FetchResult {
-        let r = InfraWorld.result(of: requests, id)
+    public mutating func takeResult(_ id: RequestID) -> FetchResult {
+        let r = requests.result(id)
         release(id)
         return r
     }
@@ -106,9 +88,9 @@ extension InfraWorld {
     ///   on the way and is read and released as usual.
     /// - Precondition: `id` is a request of this world not yet released.
     /// - Complexity: O(log n).
-    public mutating func cancel(_ id: UInt32, kernel: inout Kernel) throws -> FetchResult? {
-        let i = Int(id)
-        precondition(i < requests.count && !requests[i].released && !requestSlots.isFree(i), "request \(id) is not in flight")
+    public mutating func cancel(_ id: RequestID, kernel: inout Kernel) throws -> FetchResult? {
+        let i = id.index
+        precondition(requests.isInUse(id) && !requests[i].released, "request \(id) is not in flight")
         if requests[i].replied { return nil }
         if let h = requests[i].timeout {
             kernel.cancel(h)
@@ -119,44 +101,44 @@ extension InfraWorld {
         requests[i].outcome = FetchOutcome.cancelled.rawValue
         requests[i].endTicks = kernel.now.ticks
         requests[i].replied = true
-        let r = InfraWorld.result(of: requests, id)
+        let r = requests.result(id)
         requests[i].released = true
-        freeRequestIfDone(i)
+        requests.freeIfDone(i)
         return r
     }
 
     /// Split a reply payload into (replyTag, requestID).
     @inlinable
-    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: UInt32) {
-        (UInt32(truncatingIfNeeded: payload >> 32), UInt32(truncatingIfNeeded: payload))
+    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: RequestID) {
+        (UInt32(truncatingIfNeeded: payload >> 32), RequestID(rawValue: UInt32(truncatingIfNeeded: payload)))
     }
 
     // MARK: - Device request path
 
     mutating func requestAtEdge(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         let now = kernel.now.ticks
         let n = Int(requests[i].pop)
         let o = requests[i].object
-        counters[n].deviceRequests += 1
+        nodes.counters[n].deviceRequests += 1
         requests[i].edge = EdgeLookup.hit.rawValue
         if requests[i].outcome == FetchOutcome.placeholder.rawValue {
             // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
-            counters[n].deviceHits += 1
-            counters[n].placeholderRedirects += 1
+            nodes.counters[n].deviceHits += 1
+            nodes.counters[n].placeholderRedirects += 1
             timeSeries.edgeRequest(at: now, hit: true)
             requests[i].bytes = config.placeholder.placeholderBytes
             try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
             return
         }
-        let (state, slot) = lookup(node: n, object: o, key: requests[i].key, now: now)
+        let (state, slot) = nodes.lookup(node: n, object: o, key: requests[i].key, now: now)
         switch state {
         case .fresh, .staleWhileRevalidate:
-            counters[n].deviceHits += 1
+            nodes.counters[n].deviceHits += 1
             timeSeries.edgeRequest(at: now, hit: true)
-            requests[i].superseded = superseded(object: o, originTicks: caches[n].originTicks(of: slot))
-            requests[i].version = caches[n].version(of: slot)
+            requests[i].superseded = nodes.superseded(object: o, originTicks: nodes.caches[n].originTicks(of: slot))
+            requests[i].version = nodes.caches[n].version(of: slot)
             requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
             requests[i].servedBy = Tier.edge.rawValue
             requests[i].bytes = catalog.bytes[Int(o)]
@@ -180,7 +162,7 @@ extension InfraWorld {
         if requests[i].condition != 0 { answerCondition(i) }
         let at = kernel.now.ticks + requests[i].processingTicks + extraTicks + requests[i].rttTicks / 2
         requests[i].refs += 1
-        try kernel.schedule(at: SimTime(ticks: at), kind: InfraEventKind.responseAtDevice, target: UInt32(i), payload: 0)
+        try kernel.schedule(.responseAtDevice(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: at))
     }
 
     /// Conditional request `i` (`If-None-Match`) whose response carries the version the device
@@ -195,24 +177,23 @@ extension InfraWorld {
 
     mutating func responseAtDevice(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         let now = kernel.now.ticks
         requests[i].firstByteTicks = now
         let bytes = requests[i].bytes
         if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
         requests[i].transferring = true
-        counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
+        nodes.counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .edge, bytes)
         if requests[i].stall { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
         requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps) + lossTicks(i, bytes: bytes)
         let link = linkOfRegionClass[Int(requests[i].region) * NetworkClass.count + Int(requests[i].networkClass)]
         if link >= 0 {
-            try links.start(flow: UInt32(i), link: UInt32(link), bits: bits, kernel: &kernel)
+            try links.start(flow: UInt32(i), link: LinkID(rawValue: UInt32(link)), bits: bits, kernel: &kernel)
         } else {
             requests[i].refs += 1
-            try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
-                                target: UInt32(i), payload: 0)
+            try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
         }
     }
 
@@ -231,14 +212,13 @@ extension InfraWorld {
     /// Link `link` finished flows: each request among them ends now, or at its own downlink
     /// cap when that is later.
     @inline(__always)
-    mutating func linkCompletion(_ link: UInt32, kernel: inout Kernel) throws {
+    mutating func linkCompletion(_ link: LinkID, kernel: inout Kernel) throws {
         try links.handleCompletion(link: link, kernel: &kernel)
         for k in 0..<links.completed.count {
             let i = Int(links.completed[k])
             if kernel.now.ticks < requests[i].deviceDoneTicks {
                 requests[i].refs += 1
-                try kernel.schedule(at: SimTime(ticks: requests[i].deviceDoneTicks), kind: InfraEventKind.transferDone,
-                                    target: UInt32(i), payload: 0)
+                try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
             } else {
                 try finish(i, kernel: &kernel)
             }
@@ -249,7 +229,7 @@ extension InfraWorld {
     @inline(__always)
     mutating func transferDone(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
-        if requests[i].replied { freeRequestIfDone(i) } else { try finish(i, kernel: &kernel) }
+        if requests[i].replied { requests.freeIfDone(i) } else { try finish(i, kernel: &kernel) }
     }
 
     mutating func finish(_ i: Int, kernel: inout Kernel) throws {
@@ -266,7 +246,7 @@ extension InfraWorld {
     mutating func requestTimeout(_ i: Int, kernel: inout Kernel) throws {
         requests[i].refs -= 1
         requests[i].timeout = nil
-        if requests[i].replied { freeRequestIfDone(i); return }
+        if requests[i].replied { requests.freeIfDone(i); return }
         try cutTransfer(i, kernel: &kernel)
         requests[i].outcome = FetchOutcome.timeout.rawValue
         requests[i].endTicks = kernel.now.ticks
@@ -300,7 +280,7 @@ extension InfraWorld {
         let delivered = min(requests[i].bytes, Int64((max(0, received) / 8).rounded(.down)))
         let unsent = requests[i].bytes - delivered
         if unsent > 0 {
-            counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
+            nodes.counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
             timeSeries.withdrawBytes(at: requests[i].firstByteTicks, tier: .edge, unsent)
         }
         requests[i].bytes = delivered
@@ -311,65 +291,4 @@ extension InfraWorld {
         try kernel.schedule(at: kernel.now, kind: EventKind(requests[i].replyKind), target: requests[i].replyTarget,
                             payload: UInt64(requests[i].replyTag) << 32 | UInt64(i))
     }
-
-    // MARK: - Table
-
-    mutating func allocateRequest() throws -> UInt32 {
-        guard let id = requestSlots.allocate() else {
-            throw InfraError.requestsInFlightLimit(config.requestsInFlightMax)
-        }
-        if id == requests.count { requests.append(RequestRecord()) }
-        return UInt32(id)
-    }
-
-    mutating func freeRequestIfDone(_ i: Int) {
-        guard requests[i].released && requests[i].replied && requests[i].refs == 0 else { return }
-        requests[i].released = false
-        requests[i].replied = false
-        requestSlots.release(i)
-    }
-}
-
-/// One device request's fields (`InfraWorld.requests`, indexed by request id; which ids are
-/// free is `InfraWorld.requestSlots`' business). Fields are ordered by size, widest first: 136 bytes a record.
-struct RequestRecord {
-    var key: UInt64 = 0
-    var entity: UInt64 = 0
-    var rttTicks: Int64 = 0
-    var downlinkBps: Double = 0
-    var startTicks: Int64 = 0
-    var firstByteTicks: Int64 = 0
-    var endTicks: Int64 = 0
-    var deviceDoneTicks: Int64 = 0
-    /// The PoP's processing time for the response (drawn with the request's network variates).
-    var processingTicks: Int64 = 0
-    var bytes: Int64 = 0
-    var object: UInt32 = 0
-    var region: UInt32 = 0
-    var pop: UInt32 = 0
-    var replyTarget: UInt32 = 0
-    var replyTag: UInt32 = 0
-    /// `FetchRequest.ifNoneMatch` (1 + the version the device holds; 0: unconditional).
-    var condition: UInt32 = 0
-    /// The version of the copy the response carries (`FetchResult.version`).
-    var version: UInt32 = 0
-    var timeout: EventHandle?
-    var replyKind: UInt16 = 0
-    /// Pending kernel events that name this request (its timeout, its next hop).
-    var refs: UInt16 = 0
-    var networkClass: UInt8 = 0
-    var outcome: UInt8 = 0
-    var servedBy: UInt8 = 0
-    var ect: UInt8 = 0
-    /// `EdgeLookup` raw value: set when the request reaches the PoP.
-    var edge: UInt8 = 0
-    /// The response is a copy the latest purge of its surrogate key superseded.
-    var superseded = false
-    var stall = false
-    /// The response is streaming to the device (first byte reached, not yet complete).
-    var transferring = false
-    var replied = false
-    var released = false
-    /// Answered 304 Not Modified (`answerCondition`).
-    var notModified = false
 }

@@ -103,7 +103,7 @@ public struct FetchResult: Sendable, Equatable {
     /// had not yet reached). False for responses without a body.
     public var supersededCopy: Bool
     /// The version of the object the response carries (its `ETag`: the number of purge calls of
-    /// its surrogate key before the copy was generated, ``ValidatorTables``); 0 without a body.
+    /// its surrogate key before the copy was generated, ``NodeCaches/keyVersion``); 0 without a body.
     public var version: UInt32 = 0
     /// A conditional request (``FetchRequest/ifNoneMatch``) answered 304 Not Modified: `bytes`
     /// are the headers only.

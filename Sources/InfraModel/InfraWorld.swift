@@ -6,7 +6,7 @@ import Stochastic
 /// reports each one's timing and outcome.
 ///
 /// ## Completion protocol
-/// 1. The requester calls ``fetch(_:kernel:)`` and gets a request id.
+/// 1. The requester calls ``fetch(_:kernel:)`` and gets a ``RequestID``.
 /// 2. At completion time the world schedules `Event(kind: replyKind, target: replyTarget,
 ///    payload: replyTag << 32 | requestID)`. Exactly one reply per request, never before the
 ///    request's start.
@@ -15,7 +15,7 @@ import Stochastic
 ///    count toward `requestsInFlightMax`.)
 ///
 /// ## Node ids
-/// PoP `p` is node `p`; shield `s` is node `popCount + s`.
+/// PoP `p` is node `p`; shield `s` is node `popCount + s` (``NodeID``).
 ///
 /// ## Timeline of a request
 /// Set-up (DNS + TCP + TLS round trips × RTT, skipped on a warm connection; a network failure
@@ -31,12 +31,26 @@ import Stochastic
 /// stalled transfer never ends and the timeout replies. A 503 costs
 /// edge processing + ½ RTT and carries no bytes.
 ///
+/// ## Structure
+/// The world routes its events (``InfraEvent``) and runs the flows that cross its parts; each
+/// part owns its state and keeps its own invariants:
+/// - ``DeviceRequestTable`` (`requests`): the device requests in flight and their ids;
+/// - ``UpstreamFetchTable`` (`fetches`): the upstream fetches in flight, their waiters, the
+///   index of collapsible fetches and the entity tags each fetch sent and received;
+/// - ``NodeCaches`` (`nodes`): every node's cache and counters, the purge tables and the
+///   origin's object versions, and the counted lookups;
+/// - ``OriginPool`` (`origin`): the origin's workers, queue and counters;
+/// - ``BackgroundStreams`` (`background`): the explicit background request streams;
+/// - ``SharedLinks`` (`links`): the regions' shared bottlenecks.
+/// The world itself keeps the fixed wiring (regions, network classes' samplers, each node's
+/// parent and hop samplers) and the random streams of the flows it runs.
+///
 /// ## Cost
 /// A device request costs about five kernel events (arrival at the PoP, response, transfer or
 /// link completion, reply; plus its cancellable timeout), O(log n) each; a miss adds two or
-/// three per tier. Request, fetch and waiter records live in tables whose ids are recycled by
-/// a `SlotPool` each, so a warm world allocates nothing per request. Measured: ~50 000
-/// requests/s in a debug build on the 280-PoP default world.
+/// three per tier. Request, fetch and waiter ids are recycled by a `GenerationalPool` each, so a
+/// warm world allocates nothing per request. Measured: ~50 000 requests/s in a debug build on
+/// the 280-PoP default world.
 ///
 /// `InfraWorld` holds its random streams and samplers by reference: do not use two copies of
 /// one world.
@@ -68,73 +82,28 @@ public struct InfraWorld: EventHandler {
     let segmentLossProbability: [Double]
     let setupRoundTrips: Int
 
-    // Nodes
-    public internal(set) var caches: [LRUCache]
-    public internal(set) var counters: [NodeCounters]
+    // Tier wiring (indexed by node)
     let parentNode: [Int32]
     let upstreamSamplerIndex: [Int32]
     let processingSamplerIndex: [Int32]
     let samplers: [Sampler]
-    var inFlight = KeyIndex()
-    var purgeCurrent: [Int64]
-    var purgePrevious: [Int64]
-    /// The latest purge call per surrogate key (Int64.min: never purged).
-    var purgeIssued: [Int64]
     public let popsByAudience: [UInt32]
 
-    // Background streams
-    let backgroundRatePerSecond: [Double]
-    let backgroundSamplerIndex: [Int32]
-    let backgroundBytes: [Int64]
-    var backgroundSamplers: [Sampler] = []
-
-    // Origin
+    // The parts (see "Structure")
+    var nodes: NodeCaches
+    var fetches: UpstreamFetchTable
+    var requests: DeviceRequestTable
     var origin: OriginPool
-    public internal(set) var originCounters = OriginCounters()
+    var background: BackgroundStreams
 
     // Streams
     let deviceRng: RandomStream
     let upstreamRng: RandomStream
     let propagationRng: RandomStream
-    let backgroundRng: RandomStream
     let purposeNetwork: UInt64
     let purposeLoss: UInt64
     let purgeDelaySampler: Sampler
     let warmDelaySampler: Sampler
-
-    // Device requests, indexed by request id: one record each (an array of structs, unlike the
-    // per-object and per-device tables): a request's fields are read and written together by the
-    // 4-5 events of its life, so they share two cache lines instead of spanning 25 arrays.
-    var requests: [RequestRecord] = []
-    /// Which request ids are in use; a released id is the next one handed out.
-    var requestSlots: SlotPool
-    /// Device requests issued and not yet released.
-    public var requestsInFlight: Int { requestSlots.inUse }
-
-    // Upstream fetches (struct of arrays, indexed by fetch id)
-    var fNode: [Int32] = []
-    var fParent: [Int32] = []
-    var fObject: [UInt32] = []
-    var fKey: [UInt64] = []
-    var fHopTicks: [Int64] = []
-    var fPurpose: [UInt8] = []
-    var fOK: [Bool] = []
-    var fOriginTicks: [Int64] = []
-    var fServedBy: [UInt8] = []
-    var fRegistered: [Bool] = []
-    var fWaiterHead: [Int32] = []
-    var fWaiterTail: [Int32] = []
-    /// Entity tags: per surrogate key and per fetch (``ValidatorTables``).
-    var validators: ValidatorTables
-    var fetchSlots: SlotPool
-    /// Upstream fetches started and not yet answered.
-    public var fetchesInFlight: Int { fetchSlots.inUse }
-
-    // Waiters on a fetch (a device request or a child fetch), chained through `wNext`.
-    var wNext: [Int32] = []
-    var wIsFetch: [Bool] = []
-    var wID: [UInt32] = []
-    var waiterSlots = SlotPool(slotsMax: .max)
 
     public internal(set) var timeSeries: TimeSeries
 
@@ -167,59 +136,68 @@ public struct InfraWorld: EventHandler {
         parentNode = wiring.parentNode
         upstreamSamplerIndex = wiring.upstreamSamplerIndex
         processingSamplerIndex = wiring.processingSamplerIndex
-        (caches, backgroundRatePerSecond, backgroundSamplerIndex, backgroundBytes, backgroundSamplers) =
+        let (caches, backgroundRate, backgroundSamplerIndex, backgroundBytes, backgroundSamplers) =
             try InfraWorld.cachesAndBackground(config: config, edgeCapacityBytes: wiring.edgeCapacityBytes)
-        let nodes = topo.popCount + topo.shieldCount
-        counters = [NodeCounters](repeating: NodeCounters(), count: nodes)
-
-        let keys = max(catalog.surrogateKeyCount, 1)
-        purgeCurrent = [Int64](repeating: Int64.min, count: nodes * keys)
-        purgePrevious = purgeCurrent
-        purgeIssued = [Int64](repeating: Int64.min, count: keys)
-        validators = ValidatorTables(surrogateKeys: keys)
+        nodes = NodeCaches(catalog: catalog, caches: caches)
         popsByAudience = InfraWorld.popsByAudience(popCount: popCount, regions: regions)
 
         deviceRng = RandomStream(seed: 1)
         upstreamRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.upstream"))
         propagationRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.propagation"))
-        backgroundRng = RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.background"))
+        background = BackgroundStreams(ratePerSecond: backgroundRate, samplerIndex: backgroundSamplerIndex,
+                                       bytes: backgroundBytes, samplers: backgroundSamplers,
+                                       rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.background")),
+                                       horizonTicks: Int64(config.metricsHorizonSeconds) * 1_000_000)
         purposeNetwork = StreamPurpose("infra.network").rawValue
         purposeLoss = StreamPurpose("infra.loss").rawValue
         purgeDelaySampler = try makeSampler(config.purgePropagationSeconds, "purgePropagationSeconds")
         warmDelaySampler = try makeSampler(config.warmPropagationSeconds, "warmPropagationSeconds")
         origin = OriginPool(workers: config.origin.workers, queueMax: config.origin.queueMax,
                             serviceSampler: try makeSampler(config.origin.serviceSeconds, "origin.serviceSeconds"),
-                            rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")),
-                            serviceDoneKind: InfraEventKind.originServiceDone)
-        requestSlots = SlotPool(slotsMax: config.requestsInFlightMax)
-        fetchSlots = SlotPool(slotsMax: config.fetchesInFlightMax)
+                            rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")))
+        requests = DeviceRequestTable(requestsMax: config.requestsInFlightMax)
+        fetches = UpstreamFetchTable(fetchesMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds)
     }
 
     // MARK: - Queries
 
+    /// Each node's cache (PoPs first, then shields).
+    public var caches: [LRUCache] { nodes.caches }
+
+    /// Each node's counters (PoPs first, then shields).
+    public var counters: [NodeCounters] { nodes.counters }
+
+    /// The origin's counters.
+    public var originCounters: OriginCounters { origin.counters }
+
+    /// Device requests issued and not yet released.
+    public var requestsInFlight: Int { requests.inFlight }
+
+    /// Upstream fetches started and not yet answered.
+    public var fetchesInFlight: Int { fetches.inUse }
+
     /// Counters summed over the PoPs (edge tier) or the shields.
     public func tierCounters(_ tier: Tier) -> NodeCounters {
         var t = NodeCounters()
         switch tier {
-        case .edge: for n in 0..<popCount { t.add(counters[n]) }
-        case .shield: for n in popCount..<nodeCount { t.add(counters[n]) }
+        case .edge: for n in 0..<popCount { t.add(nodes.counters[n]) }
+        case .shield: for n in popCount..<nodeCount { t.add(nodes.counters[n]) }
         case .origin: break
         }
         return t
     }
-
     /// Number of regions (valid `FetchRequest.regionID`s are `0..<regionCount`).
     public var regionCount: Int { regionPop.count }
 
     /// The PoP serving `region`.
-    public func pop(ofRegion region: UInt32) -> UInt32 { regionPop[Int(region)] }
+    public func pop(ofRegion region: RegionID) -> NodeID { NodeID(rawValue: regionPop[region.index]) }
 
     /// Active flows on the shared bottleneck of (`region`, `networkClass`), or nil when that
     /// class is not shared in the region.
-    public func activeFlows(region: UInt32, networkClass: NetworkClass) -> Int? {
-        let l = linkOfRegionClass[Int(region) * NetworkClass.count + Int(networkClass.rawValue)]
-        return l < 0 ? nil : links.activeFlows(link: UInt32(l))
+    public func activeFlows(region: RegionID, networkClass: NetworkClass) -> Int? {
+        let l = linkOfRegionClass[region.index * NetworkClass.count + Int(networkClass.rawValue)]
+        return l < 0 ? nil : links.activeFlows(link: LinkID(rawValue: UInt32(l)))
     }
 
     /// Current origin queue length and busy workers.
@@ -227,29 +205,35 @@ public struct InfraWorld: EventHandler {
     public var originBusyWorkers: Int { origin.busy }
 
     /// Whether node `node`'s cache holds `objectID` (tokenless key), ignoring freshness.
-    public func cacheContains(node: Int, objectID: UInt32) -> Bool { caches[node].contains(UInt64(objectID)) }
+    public func cacheContains(node: NodeID, objectID: ObjectID) -> Bool { nodes.caches[node.index].contains(UInt64(objectID.rawValue)) }
 
     // MARK: - Dispatch
 
-    /// Handle an event of this module (kind in ``InfraEventKind/range``).
+    /// Handle an event of this module (kind in ``InfraEventKind/range``): decoded once into an
+    /// ``InfraEvent``, then dispatched.
     /// - Throws: ``InfraError/unknownEventKind(_:)`` for a kind outside this module's set,
     ///   ``InfraError/fetchesInFlightLimit(_:)``, or a `KernelError` from scheduling.
     /// - Complexity: O(log n) per event (kernel and link heaps), plus O(w) for a fetch
     ///   response with w waiters and O(k log n) for a link completion finishing k flows.
     public mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        switch event.kind.rawValue {
-        case InfraEventKind.requestAtEdge.rawValue: try requestAtEdge(Int(event.target), kernel: &kernel)
-        case InfraEventKind.responseAtDevice.rawValue: try responseAtDevice(Int(event.target), kernel: &kernel)
-        case InfraEventKind.linkCompletion.rawValue: try linkCompletion(event.target, kernel: &kernel)
-        case InfraEventKind.transferDone.rawValue: try transferDone(Int(event.target), kernel: &kernel)
-        case InfraEventKind.requestTimeout.rawValue: try requestTimeout(Int(event.target), kernel: &kernel)
-        case InfraEventKind.fetchAtParent.rawValue: try fetchAtParent(Int(event.target), kernel: &kernel)
-        case InfraEventKind.fetchResponse.rawValue: try fetchResponse(Int(event.target), kernel: &kernel)
-        case InfraEventKind.originServiceDone.rawValue: try originServiceDone(event, kernel: &kernel)
-        case InfraEventKind.warmAtNode.rawValue:
-            try warmAtNode(Int(event.target), object: UInt32(truncatingIfNeeded: event.payload), kernel: &kernel)
-        case InfraEventKind.backgroundRequest.rawValue: try backgroundRequest(Int(event.target), kernel: &kernel)
-        default: throw InfraError.unknownEventKind(event.kind.rawValue)
+        guard let e = InfraEvent(event) else { throw InfraError.unknownEventKind(event.kind.rawValue) }
+        try handle(e, in: &kernel)
+    }
+
+    /// Dispatch one decoded event.
+    @inline(__always)
+    mutating func handle(_ event: InfraEvent, in kernel: inout Kernel) throws {
+        switch event {
+        case .requestAtEdge(let r): try requestAtEdge(r.index, kernel: &kernel)
+        case .responseAtDevice(let r): try responseAtDevice(r.index, kernel: &kernel)
+        case .linkCompletion(let l): try linkCompletion(l, kernel: &kernel)
+        case .transferDone(let r): try transferDone(r.index, kernel: &kernel)
+        case .requestTimeout(let r): try requestTimeout(r.index, kernel: &kernel)
+        case .fetchAtParent(let f): try fetchAtParent(f.index, kernel: &kernel)
+        case .fetchResponse(let f): try fetchResponse(f.index, kernel: &kernel)
+        case .originServiceDone(let f): try originServiceDone(f, kernel: &kernel)
+        case .warmAtNode(let n, let o): try warmAtNode(n.index, object: o.rawValue, kernel: &kernel)
+        case .backgroundRequest(let n): try backgroundRequest(n.index, kernel: &kernel)
         }
     }
 }

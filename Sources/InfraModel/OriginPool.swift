@@ -15,17 +15,16 @@ public enum OriginAdmission: UInt8, Sendable {
 /// from a ``Sampler`` (an M/G/c/c+K station under Poisson arrivals). Arrivals that find the queue
 /// full are rejected (HTTP 503).
 ///
-/// Jobs are caller-chosen `UInt32` ids. Service completion is a kernel event of
-/// `serviceDoneKind` with payload = job id; pass it to ``serviceDone(_:kernel:)``.
-public struct OriginPool {
-    public let workers: Int
-    public let queueMax: Int
-    public let serviceDoneKind: EventKind
+/// Jobs are upstream fetches. Service completion is the kernel event
+/// ``InfraEvent/originServiceDone(_:)`` of the job; pass its fetch to ``serviceDone(_:kernel:)``.
+struct OriginPool {
+    let workers: Int
+    let queueMax: Int
     private let serviceSampler: Sampler
     private let rng: RandomStream
 
     public private(set) var busy: Int = 0
-    private var queueJobs: [UInt32]
+    private var queueJobs: [FetchID]
     private var queueArrivalTicks: [Int64]
     private var queueHead: Int = 0
     public private(set) var queueLength: Int = 0
@@ -41,27 +40,31 @@ public struct OriginPool {
     public private(set) var queueLengthMax: Int = 0
 
     /// The job started by the last ``serviceDone(_:kernel:)`` (from the queue), or nil, and its wait.
-    public private(set) var lastStartedFromQueue: UInt32? = nil
+    private(set) var lastStartedFromQueue: FetchID? = nil
     public private(set) var lastStartedWaitTicks: Int64 = 0
+
+    /// The origin's counters as the world reports them (``InfraWorld/originCounters``).
+    private(set) var counters = OriginCounters()
 
     /// - Parameters:
     ///   - serviceSampler: service time in seconds (draws are clamped to [0, 1e6 s]).
     ///   - rng: the origin's stream, keyed by the owner as (seed, origin, "origin.service").
-    public init(workers: Int, queueMax: Int, serviceSampler: Sampler, rng: RandomStream, serviceDoneKind: EventKind) {
+    init(workers: Int, queueMax: Int, serviceSampler: Sampler, rng: RandomStream) {
         precondition(workers >= 1 && queueMax >= 0)
         self.workers = workers
         self.queueMax = queueMax
         self.serviceSampler = serviceSampler
         self.rng = rng
-        self.serviceDoneKind = serviceDoneKind
-        queueJobs = [UInt32](repeating: 0, count: max(queueMax, 1))
+        queueJobs = [FetchID](repeating: FetchID(rawValue: 0), count: max(queueMax, 1))
         queueArrivalTicks = [Int64](repeating: 0, count: max(queueMax, 1))
     }
 
     /// Offer `job` to the origin now.
     /// - Complexity: O(log p) (one kernel schedule when a worker is free), else O(1).
-    public mutating func submit(job: UInt32, kernel: inout Kernel) throws(KernelError) -> OriginAdmission {
+    mutating func submit(job: FetchID, kernel: inout Kernel) throws(KernelError) -> OriginAdmission {
         arrivals += 1
+        counters.requests += 1
+        defer { counters.queueLengthMax = max(counters.queueLengthMax, queueLength) }
         if busy < workers {
             try startService(job, kernel: &kernel)
             return .started
@@ -75,12 +78,13 @@ public struct OriginPool {
             return .queued
         }
         rejected += 1
+        counters.rejected503 += 1
         return .rejected
     }
 
-    /// Handle a service-done event: frees the worker, starts the next queued job (see
-    /// ``lastStartedFromQueue``) and returns the finished job id.
-    public mutating func serviceDone(_ event: Event, kernel: inout Kernel) throws(KernelError) -> UInt32 {
+    /// Handle the service-done event of `job`: frees the worker and starts the next queued job
+    /// (see ``lastStartedFromQueue``).
+    mutating func serviceDone(_ job: FetchID, kernel: inout Kernel) throws(KernelError) {
         busy -= 1
         completedJobs += 1
         lastStartedFromQueue = nil
@@ -91,17 +95,25 @@ public struct OriginPool {
             queueLength -= 1
             waitedJobs += 1
             totalWaitSeconds += Double(wait) / 1e6
+            counters.waitedRequests += 1
+            counters.totalWaitSeconds += Double(wait) / 1e6
             lastStartedFromQueue = job
             lastStartedWaitTicks = wait
             try startService(job, kernel: &kernel)
         }
-        return UInt32(truncatingIfNeeded: event.payload)
     }
 
-    private mutating func startService(_ job: UInt32, kernel: inout Kernel) throws(KernelError) {
+    /// The origin answered a fetch with `bytes` (a 304 when `notModified`).
+    mutating func noteAnswer(bytes: Int64, notModified: Bool) {
+        if notModified { counters.notModified += 1 }
+        counters.served += 1
+        counters.bytesServed += UInt64(bytes)
+    }
+
+    private mutating func startService(_ job: FetchID, kernel: inout Kernel) throws(KernelError) {
         busy += 1
         started += 1
         let ticks = sampledTicks(serviceSampler.sample(rng))
-        try kernel.schedule(after: SimDuration(ticks: ticks), kind: serviceDoneKind, target: 0, payload: UInt64(job))
+        try kernel.schedule(.originServiceDone(job), after: SimDuration(ticks: ticks))
     }
 }

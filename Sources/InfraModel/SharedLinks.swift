@@ -8,14 +8,13 @@ import SimKernel
 /// `dV/dt = C/n(t)`. A flow of `b` bits starting when the link is at `V₀` finishes when
 /// `V = V₀ + b`, its *finish tag*; flows finish in tag order, so each link keeps a binary min-heap
 /// of tags and one pending completion event (cancelled and rescheduled when `n` changes).
+/// The completion event of link `l` is ``InfraEvent/linkCompletion(_:)``.
 /// Start, removal and completion are O(log n); nothing is allocated per flow once the heaps and
 /// the flow index have grown to their working size.
 ///
 /// Flow ids are caller-chosen `UInt32`s (InfraWorld uses request ids); a flow id is on at most
 /// one link at a time.
 public struct SharedLinks {
-    /// Kind of the per-link completion event (target = link id, payload 0).
-    public let completionKind: EventKind
     public let linkCount: Int
 
     private var capacityBitsPerSecond: [Double]
@@ -31,7 +30,7 @@ public struct SharedLinks {
     public private(set) var completed: [UInt32] = []
 
     /// - Parameter capacitiesBitsPerSecond: capacity of each link (> 0).
-    public init(capacitiesBitsPerSecond: [Double], completionKind: EventKind) {
+    public init(capacitiesBitsPerSecond: [Double]) {
         precondition(capacitiesBitsPerSecond.allSatisfy { $0 > 0 && $0.isFinite })
         linkCount = capacitiesBitsPerSecond.count
         capacityBitsPerSecond = capacitiesBitsPerSecond
@@ -40,20 +39,19 @@ public struct SharedLinks {
         heapTags = [[Double]](repeating: [], count: linkCount)
         heapFlows = [[UInt32]](repeating: [], count: linkCount)
         pending = [EventHandle?](repeating: nil, count: linkCount)
-        self.completionKind = completionKind
         completed.reserveCapacity(64)
     }
 
     /// Number of flows active on `link`.
-    public func activeFlows(link: UInt32) -> Int { heapTags[Int(link)].count }
+    public func activeFlows(link: LinkID) -> Int { heapTags[link.index].count }
 
     /// Capacity of `link` in bits per second.
-    public func capacity(link: UInt32) -> Double { capacityBitsPerSecond[Int(link)] }
+    public func capacity(link: LinkID) -> Double { capacityBitsPerSecond[link.index] }
 
     /// Start flow `flow` of `bits` bits on `link` now.
     /// - Complexity: O(log n).
-    public mutating func start(flow: UInt32, link: UInt32, bits: Double, kernel: inout Kernel) throws(KernelError) {
-        let l = Int(link)
+    public mutating func start(flow: UInt32, link: LinkID, bits: Double, kernel: inout Kernel) throws(KernelError) {
+        let l = link.index
         advance(l, nowTicks: kernel.now.ticks)
         let f = Int(flow)
         if f >= flowHeapPosition.count {
@@ -62,7 +60,7 @@ public struct SharedLinks {
             flowLink.append(contentsOf: repeatElement(0, count: n - flowLink.count))
         }
         precondition(flowHeapPosition[f] < 0, "flow \(flow) already active")
-        flowLink[f] = link
+        flowLink[f] = link.rawValue
         heapTags[l].append(virtualBits[l] + max(bits, 0))
         heapFlows[l].append(flow)
         flowHeapPosition[f] = Int32(heapTags[l].count - 1)
@@ -94,8 +92,8 @@ public struct SharedLinks {
 
     /// Handle the completion event of `link`: finished flows are left in ``completed``.
     /// - Complexity: O(k log n) for k finished flows.
-    public mutating func handleCompletion(link: UInt32, kernel: inout Kernel) throws(KernelError) {
-        let l = Int(link)
+    public mutating func handleCompletion(link: LinkID, kernel: inout Kernel) throws(KernelError) {
+        let l = link.index
         pending[l] = nil
         completed.removeAll(keepingCapacity: true)
         advance(l, nowTicks: kernel.now.ticks)
@@ -131,8 +129,7 @@ public struct SharedLinks {
         let n = Double(heapTags[l].count)
         let seconds = max(0, top - virtualBits[l]) * n / capacityBitsPerSecond[l]
         let ticks = Int64((min(seconds, 1e9) * 1e6).rounded(.up))
-        pending[l] = try kernel.scheduleCancellable(at: SimTime(ticks: kernel.now.ticks + ticks),
-                                                    kind: completionKind, target: UInt32(l), payload: 0)
+        pending[l] = try kernel.scheduleCancellable(.linkCompletion(LinkID(rawValue: UInt32(l))), at: SimTime(ticks: kernel.now.ticks + ticks))
     }
 
     private mutating func removeAt(_ l: Int, _ i: Int) {

@@ -21,7 +21,7 @@ extension InfraWorld {
                 }
             }
         }
-        return (SharedLinks(capacitiesBitsPerSecond: capacities, completionKind: InfraEventKind.linkCompletion), linkIndex)
+        return (SharedLinks(capacitiesBitsPerSecond: capacities), linkIndex)
     }
 
     /// Each node's parent (a shield for a PoP when tiering is on, else -1 = origin) and the

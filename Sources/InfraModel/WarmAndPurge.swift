@@ -29,7 +29,7 @@ extension InfraWorld {
         for n in nodes {
             let delay = SimDuration(ticks: sampledTicks(warmDelaySampler.sample(propagationRng)))
             for o in objects {
-                try kernel.schedule(at: at + delay, kind: InfraEventKind.warmAtNode, target: UInt32(n), payload: UInt64(o))
+                try kernel.schedule(.warmAtNode(NodeID(n), ObjectID(rawValue: o)), at: at + delay)
             }
         }
     }
@@ -42,20 +42,16 @@ extension InfraWorld {
     /// - Complexity: O(nodes).
     public mutating func purge(surrogateKey key: UInt32, kernel: inout Kernel) throws {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
-        let keys = catalog.surrogateKeyCount
-        purgeIssued[Int(key)] = kernel.now.ticks
-        validators.keyVersion[Int(key)] &+= 1
+        nodes.notePurgeCall(key: Int(key), nowTicks: kernel.now.ticks)
         for n in 0..<nodeCount {
             let effective = kernel.now.ticks + sampledTicks(purgeDelaySampler.sample(propagationRng))
-            let j = n * keys + Int(key)
-            purgePrevious[j] = purgeCurrent[j]
-            purgeCurrent[j] = max(effective, purgeCurrent[j])
+            nodes.schedulePurge(node: n, key: Int(key), effectiveTicks: effective)
         }
     }
 
     mutating func warmAtNode(_ n: Int, object o: UInt32, kernel: inout Kernel) throws {
-        counters[n].warmRequests += 1
-        let (state, _) = lookup(node: n, object: o, key: UInt64(o), now: kernel.now.ticks)
+        nodes.counters[n].warmRequests += 1
+        let (state, _) = nodes.lookup(node: n, object: o, key: UInt64(o), now: kernel.now.ticks)
         if state == .miss {
             _ = try startOrJoinFetch(node: n, object: o, key: UInt64(o), purpose: .warm, waiterIsFetch: false,
                                      waiterID: nil, kernel: &kernel)

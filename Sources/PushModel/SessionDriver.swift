@@ -249,7 +249,7 @@ struct SessionDriver {
                                         replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
-        let requestID = try infra.fetch(request, kernel: &kernel)
+        let requestID = try infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
@@ -278,7 +278,7 @@ struct SessionDriver {
                                  kernel: inout Kernel) throws {
         guard slot[s].openFetches & (1 << UInt64(id)) != 0 else { return }
         let requestID = sFetchRequest[s &* 64 &+ Int(id)]
-        if let result = try infra.cancel(requestID, kernel: &kernel) {
+        if let result = try infra.cancel(RequestID(rawValue: requestID), kernel: &kernel) {
             metrics.countPrestageTransfer(result, request: Int(requestID))
         }
     }
@@ -347,7 +347,7 @@ struct SessionDriver {
         let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && isLive(s)
         let w = PushWord(slot[s].push)
 
-        metrics.countPrestageTransfer(result, request: Int(requestID))
+        metrics.countPrestageTransfer(result, request: requestID.index)
         let id = FetchID(rawValue: tag & 0xFF)
         guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return nil }
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))

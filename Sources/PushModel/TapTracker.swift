@@ -200,7 +200,7 @@ struct TapTracker {
                                         signedToken: PushWorld.token(d, c),
                                         timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
                                         replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
-        let requestID = try infra.fetch(request, kernel: &kernel)
+        let requestID = try infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
     }
 
@@ -226,7 +226,7 @@ struct TapTracker {
         let result = infra.result(requestID)
         infra.release(requestID)
         let t = Int(event.target)
-        metrics.countForegroundTransfer(result, request: Int(requestID))
+        metrics.countForegroundTransfer(result, request: requestID.index)
         guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return (t, .wait) }
         let ok: Bool
         switch result.outcome {

@@ -14,19 +14,18 @@ private struct OriginDriver: EventHandler {
     let jobs: Int
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        switch event.kind {
-        case TestKind.arrival:
-            let job = UInt32(arrivalTicks.count)
-            arrivalTicks.append(kernel.now.ticks)
-            waitTicks.append(-1)
-            if try pool.submit(job: job, kernel: &kernel) == .started { waitTicks[Int(job)] = 0 }
-            if arrivalTicks.count < jobs {
-                try kernel.schedule(after: .seconds(interarrival.sample(rng)), kind: TestKind.arrival, target: 0)
-            }
-        case InfraEventKind.originServiceDone:
-            _ = try pool.serviceDone(event, kernel: &kernel)
-            if let j = pool.lastStartedFromQueue { waitTicks[Int(j)] = pool.lastStartedWaitTicks }
-        default: XCTFail("unexpected \(event)")
+        if case .originServiceDone(let job)? = InfraEvent(event) {
+            try pool.serviceDone(job, kernel: &kernel)
+            if let j = pool.lastStartedFromQueue { waitTicks[j.index] = pool.lastStartedWaitTicks }
+            return
+        }
+        XCTAssertEqual(event.kind, TestKind.arrival, "unexpected \(event)")
+        let job = FetchID(arrivalTicks.count)
+        arrivalTicks.append(kernel.now.ticks)
+        waitTicks.append(-1)
+        if try pool.submit(job: job, kernel: &kernel) == .started { waitTicks[job.index] = 0 }
+        if arrivalTicks.count < jobs {
+            try kernel.schedule(after: .seconds(interarrival.sample(rng)), kind: TestKind.arrival, target: 0)
         }
     }
 }
@@ -42,21 +41,20 @@ private struct LinkDriver: EventHandler {
     var sojournSeconds: [Double] = []
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        switch event.kind {
-        case TestKind.arrival:
-            let id = UInt32(startTicks.count)
-            startTicks.append(kernel.now.ticks)
-            sojournSeconds.append(-1)
-            try links.start(flow: id, link: 0, bits: bits, kernel: &kernel)
-            if startTicks.count < flows {
-                try kernel.schedule(after: .seconds(interarrival.sample(rng)), kind: TestKind.arrival, target: 0)
-            }
-        case InfraEventKind.linkCompletion:
-            try links.handleCompletion(link: event.target, kernel: &kernel)
+        if case .linkCompletion(let link)? = InfraEvent(event) {
+            try links.handleCompletion(link: link, kernel: &kernel)
             for f in links.completed {
                 sojournSeconds[Int(f)] = Double(kernel.now.ticks - startTicks[Int(f)]) / 1e6
             }
-        default: XCTFail("unexpected \(event)")
+            return
+        }
+        XCTAssertEqual(event.kind, TestKind.arrival, "unexpected \(event)")
+        let id = UInt32(startTicks.count)
+        startTicks.append(kernel.now.ticks)
+        sojournSeconds.append(-1)
+        try links.start(flow: id, link: LinkID(rawValue: 0), bits: bits, kernel: &kernel)
+        if startTicks.count < flows {
+            try kernel.schedule(after: .seconds(interarrival.sample(rng)), kind: TestKind.arrival, target: 0)
         }
     }
 }
@@ -75,8 +73,7 @@ final class QueueingTests: XCTestCase {
     private func simulatePool(workers: Int, lambda: Double, service: Distribution, jobs: Int, warmup: Int,
                               seed: UInt64) throws -> [Double] {
         let pool = OriginPool(workers: workers, queueMax: 1_000_000, serviceSampler: try Sampler(service),
-                              rng: RandomStream(masterSeed: seed, entity: 0, purpose: StreamPurpose("test.service")),
-                              serviceDoneKind: InfraEventKind.originServiceDone)
+                              rng: RandomStream(masterSeed: seed, entity: 0, purpose: StreamPurpose("test.service")))
         var d = OriginDriver(pool: pool, interarrival: try Sampler(.exponential(mean: 1 / lambda)),
                              rng: RandomStream(masterSeed: seed, entity: 0, purpose: StreamPurpose("test.arrivals")), jobs: jobs)
         var k = Kernel()
@@ -118,10 +115,10 @@ final class QueueingTests: XCTestCase {
 
     func testBoundedQueueRejects() throws {
         var pool = OriginPool(workers: 2, queueMax: 3, serviceSampler: try Sampler(.constant(value: 1)),
-                              rng: RandomStream(seed: 1), serviceDoneKind: InfraEventKind.originServiceDone)
+                              rng: RandomStream(seed: 1))
         var k = Kernel()
         var admissions: [OriginAdmission] = []
-        for j in 0..<7 { admissions.append(try pool.submit(job: UInt32(j), kernel: &k)) }
+        for j in 0..<7 { admissions.append(try pool.submit(job: FetchID(j), kernel: &k)) }
         XCTAssertEqual(admissions, [.started, .started, .queued, .queued, .queued, .rejected, .rejected])
         XCTAssertEqual(pool.rejected, 2)
         XCTAssertEqual(pool.queueLength, 3)
@@ -134,14 +131,14 @@ final class QueueingTests: XCTestCase {
             var done: [UInt32: SimTime] = [:]
             mutating func handle(_ e: Event, in k: inout Kernel) throws {
                 if e.kind == TestKind.arrival {
-                    try links.start(flow: UInt32(e.payload), link: 0, bits: e.payload == 0 ? 1_000 : 3_000, kernel: &k)
+                    try links.start(flow: UInt32(e.payload), link: LinkID(rawValue: 0), bits: e.payload == 0 ? 1_000 : 3_000, kernel: &k)
                 } else {
-                    try links.handleCompletion(link: e.target, kernel: &k)
+                    try links.handleCompletion(link: LinkID(rawValue: e.target), kernel: &k)
                     for f in links.completed { done[f] = k.now }
                 }
             }
         }
-        var d = D(links: SharedLinks(capacitiesBitsPerSecond: [1_000], completionKind: InfraEventKind.linkCompletion))
+        var d = D(links: SharedLinks(capacitiesBitsPerSecond: [1_000]))
         var k = Kernel()
         try k.schedule(at: .zero, kind: TestKind.arrival, target: 0, payload: 0)
         try k.schedule(at: .zero, kind: TestKind.arrival, target: 0, payload: 1)
@@ -160,7 +157,7 @@ final class QueueingTests: XCTestCase {
         let capacity = 10e6, bits = 1e6, rho = 0.7
         let lambda = rho * capacity / bits
         let flows = 202_000
-        var d = LinkDriver(links: SharedLinks(capacitiesBitsPerSecond: [capacity], completionKind: InfraEventKind.linkCompletion),
+        var d = LinkDriver(links: SharedLinks(capacitiesBitsPerSecond: [capacity]),
                            interarrival: try Sampler(.exponential(mean: 1 / lambda)),
                            rng: RandomStream(masterSeed: seed, entity: 0, purpose: StreamPurpose("test.flows")),
                            bits: bits, flows: flows)

@@ -45,7 +45,7 @@ struct Driver: EventHandler {
     var resultOfRequest: [Int] = []
     var replyTimes: [SimTime] = []
     /// World request id per request, once issued.
-    var requestIDs: [UInt32?] = []
+    var requestIDs: [RequestID?] = []
     /// Requests whose cancel found the reply already on its way (`cancel` returned nil).
     var cancelsTooLate: [Int] = []
 

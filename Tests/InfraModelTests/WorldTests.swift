@@ -331,7 +331,7 @@ final class WorldTests: XCTestCase {
             XCTAssertEqual(r[0].firstByteTime, .seconds(10), label)
             XCTAssertEqual(r[0].endTime, .seconds(11), label)
             XCTAssertEqual(r[1].endTime.seconds, 13.5, accuracy: 2e-6, label)
-            XCTAssertEqual(d.world.activeFlows(region: 0, networkClass: .lte), 0, label)
+            XCTAssertEqual(d.world.activeFlows(region: RegionID(rawValue: 0), networkClass: .lte), 0, label)
             // A received 500 bits = 62.5 bytes (whole bytes: 62); the edge's egress counts what
             // reached the devices, not the 375 bytes A's response would have been.
             XCTAssertEqual(r.map(\.bytes), [62, 375], label)
