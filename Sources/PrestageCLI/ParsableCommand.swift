@@ -9,7 +9,7 @@ import Foundation
 /// same values (`parsed[ScenarioOptions.devices]`), so a command never names an option by text
 /// when it reads it. `CommandLineTests` checks that every declared option of every command changes
 /// the command it builds, i.e. is read into a field.
-protocol ParsableCommand: Equatable {
+protocol ParsableCommand: Equatable, Sendable {
     /// The command's table entry: name, summary, positionals, options in help order, exit codes.
     static var configuration: CommandSpec { get }
     /// Text after the generated help (and in the man page); empty for none.

@@ -6,25 +6,6 @@ import PushModel
 import ReportKit
 import ScenarioFormat
 
-/// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
-/// across machines and thread counts.
-struct RunInfo: Encodable {
-    let toolVersion: String
-    let wallSeconds: Double
-    let jobs: Int
-    let processorCount: Int
-    let eventsProcessed: UInt64
-    let eventsPerWallSecond: Double
-    let memoryInputs: MemoryInputs
-    let memoryEstimate: MemoryEstimate
-    let memoryEstimateBytes: UInt64
-    let availableMemoryBytes: UInt64
-    let availableMemorySource: String
-    let forcedMemory: Bool
-    /// Peak resident set size of the process (getrusage ru_maxrss).
-    let peakResidentBytes: UInt64
-}
-
 /// `prestage run SCENARIO`.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandSpec(
@@ -58,12 +39,6 @@ struct RunCommand: ParsableCommand {
     /// Assumed mean session length, seconds, for the active-session estimate (measured below 1 s
     /// at 20 000 pushes/s; doubled for slow networks).
     static let sessionSecondsAssumed = 2.0
-
-    /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
-    /// one holding these and nothing else, i.e. an earlier run's results.
-    static let earlierResults = ResultsDirectory.Replaceable(
-        files: ["scenario.json", "summary.json", "timeseries.csv", MetricTable.tapToPaintWindowsFile, "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"],
-        marker: "run-info.json")
 
     /// SCENARIO: a path or a library name.
     let scenarioArgument: String
@@ -115,18 +90,16 @@ struct RunCommand: ParsableCommand {
         }
         // Where the results go.
         let (parent, name) = output.location(resultsParent: env.resultsParent) { "\(scenario.name)-seed\(scenario.run.seed)" }
-        let directory: ResultsDirectory
+        let run: RunResults
         do {
-            // This run owns NAME and NAME.partial from here on; a second run is refused.
-            let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
-            // Refuse a wrong --out now, not after the run: only earlier results are replaced.
-            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
-            directory = try ResultsDirectory.begin(lock, ownFiles: RunCommand.earlierResults.files)
-            try directory.write(scenarioJSON, named: "scenario.json")
+            // This run owns NAME and NAME.partial from here on (a second run is refused), and a
+            // wrong --out is refused now, not after the run: only earlier results are replaced.
+            run = try RunResults.begin(in: parent, name: name, owner: env.owner(), scenarioJSON: scenarioJSON)
         } catch {
             env.standardError.write("prestage run: \(error)\n")
             return .badInput
         }
+        let directory = run.directory
         let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError) : nil
         defer { interrupt?.remove() }
 
@@ -148,34 +121,13 @@ struct RunCommand: ParsableCommand {
         }
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         do {
-            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
-                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
-            try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
-            try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
-            try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: MetricTable.tapToPaintWindowsFile)
-            try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
-            let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
-                                            confidenceLevel: scenario.run.confidenceLevel)
-            try directory.write(tables.popsCSV(), named: "pops.csv")
-            try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
-            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
-                                             invocation: invocation)
-            let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
-            if let slo { report.sections.insert(slo.reportSection, at: 0) }
-            try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
-            try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
-            let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
-            let info = RunInfo(toolVersion: ToolVersion.text, wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount,
-                               eventsProcessed: events, eventsPerWallSecond: wallSeconds > 0 ? Double(events) / wallSeconds : 0,
-                               memoryInputs: inputs, memoryEstimate: estimate, memoryEstimateBytes: estimate.totalBytes,
-                               availableMemoryBytes: available.bytes, availableMemorySource: available.source, forcedMemory: forceMemory,
-                               peakResidentBytes: Self.peakResidentBytes())
-            try directory.write(try CanonicalJSON.encode(info), named: "run-info.json")
-            interrupt?.remove()
-            let final = try directory.commit(replacing: RunCommand.earlierResults)
-            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
-            env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
-            if let slo {
+            let written = try run.write(scenario: scenario, hash: hash, results: results, invocation: invocation, runInfo: { events in
+                RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
+                        memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
+            }, beforeCommit: { interrupt?.remove() })
+            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, events: written.eventsProcessed, wallSeconds: wallSeconds))
+            env.standardOutput.write("results: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n")
+            if let slo = written.slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
                 if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
             }
