@@ -121,7 +121,7 @@ extension ReportBuilder {
     /// the send), else around the send.
     static func tapFocusAndBin(_ aggregate: RunAggregate, sendRanges: [TimeRange]) -> (focus: TimeRange?, bin: Int) {
         let s = aggregate.series
-        return focusAndBin(activity([s.column("taps"), s.column("paints")]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
+        return focusAndBin(activity([s.column(.taps), s.column(.paints)]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
     }
 
     /// Tap-to-paint p50 and p95 per window of tap time (replications pooled, as
@@ -161,7 +161,7 @@ extension ReportBuilder {
         let warm = scenario.world.campaigns.filter { $0.warm.mode != .none }.map {
             ChartMarker(at: $0.sendStartSeconds - $0.warm.aheadSeconds, label: "warm \($0.name)")
         }
-        let requests = s.column("prestageEdgeRequests"), hits = s.column("prestageEdgeHits")
+        let requests = s.column(.prestageEdgeRequests), hits = s.column(.prestageEdgeHits)
         // Hit ratio: where pre-stage requests reach the edge.
         let hitView = focusAndBin(activity([requests]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
         var ratio: [TimePoint] = []
@@ -199,20 +199,20 @@ extension ReportBuilder {
             TimeSeriesChart(title: "Origin requests",
                             summary: "Requests reaching the origin and 503 rejections per second, averaged over replications, in \(binText(originView.bin)) (the headline origin peak is each replication's busiest 1-second bin, averaged)." + focusNote,
                             valueAxis: ValueAxis(label: "Requests", unit: "req/s"), valueDecimals: 1,
-                            series: [TimeSeries(name: "origin requests", color: .blue, style: .area, points: binned(s.column("originRequests"), replications: reps, bin: originView.bin)),
-                                     TimeSeries(name: "503s", color: .vermillion, points: binned(s.column("origin503"), replications: reps, bin: originView.bin))],
+                            series: [TimeSeries(name: "origin requests", color: .blue, style: .area, points: binned(s.column(.originRequests), replications: reps, bin: originView.bin)),
+                                     TimeSeries(name: "503s", color: .vermillion, points: binned(s.column(.origin503), replications: reps, bin: originView.bin))],
                             bands: bands, markers: warm, focus: originView.focus),
             TimeSeriesChart(title: "Pushes sent and delivered",
                             summary: "Pushes sent and deliveries to a handler per second, averaged over replications, in \(binText(sendView.bin))." + focusNote,
                             valueAxis: ValueAxis(label: "Rate", unit: "/s"), valueDecimals: 1,
-                            series: [TimeSeries(name: "pushes sent", color: .blue, points: binned(s.column("pushesSent"), replications: reps, bin: sendView.bin)),
-                                     TimeSeries(name: "deliveries", color: .orange, points: binned(s.column("deliveries"), replications: reps, bin: sendView.bin), dash: .dashed)],
+                            series: [TimeSeries(name: "pushes sent", color: .blue, points: binned(s.column(.pushesSent), replications: reps, bin: sendView.bin)),
+                                     TimeSeries(name: "deliveries", color: .orange, points: binned(s.column(.deliveries), replications: reps, bin: sendView.bin), dash: .dashed)],
                             bands: bands, markers: [], focus: sendView.focus),
             TimeSeriesChart(title: "Taps and paints",
                             summary: "Taps on delivered pushes and paints of their screens per second, averaged over replications, in \(binText(tapView.bin)); on their own scale so they are not hidden under the send rate.",
                             valueAxis: ValueAxis(label: "Rate", unit: "/s"), valueDecimals: 2,
-                            series: [TimeSeries(name: "taps", color: .green, points: binned(s.column("taps"), replications: reps, bin: tapView.bin)),
-                                     TimeSeries(name: "paints", color: .purple, points: binned(s.column("paints"), replications: reps, bin: tapView.bin), dash: .dashed)],
+                            series: [TimeSeries(name: "taps", color: .green, points: binned(s.column(.taps), replications: reps, bin: tapView.bin)),
+                                     TimeSeries(name: "paints", color: .purple, points: binned(s.column(.paints), replications: reps, bin: tapView.bin), dash: .dashed)],
                             bands: bands, markers: [], focus: tapView.focus),
         ] + receiptCharts
     }

@@ -20,22 +20,16 @@ public struct RunAggregate: Sendable {
 
     /// Per-second series summed over replications.
     struct SummedSeries: Sendable {
-        /// Column names, in CSV order.
-        static let names = ["pushesSent", "deliveries", "prestageEdgeRequests", "prestageEdgeHits",
-                                   "originRequests", "origin503", "taps", "paints"]
         /// Seconds covered.
         var horizonSeconds: Int
-        /// `columns[i][second]`: the sum over replications of series `names[i]`.
+        /// `columns[c.rawValue][second]`: the sum over replications of column `c`.
         var columns: [[UInt64]]
         /// Delivery receipts arriving at the analytics endpoint per second, summed over
         /// replications; nil when the scenario sends none (timeseries.csv then has no column for it).
         var analyticsReceipts: [UInt64]? = nil
 
-        /// The summed series `name`.
-        func column(_ name: String) -> [UInt64] {
-            guard let i = Self.names.firstIndex(of: name) else { return [] }
-            return columns[i]
-        }
+        /// The summed series of `column`.
+        func column(_ column: SeriesColumn) -> [UInt64] { columns[column.rawValue] }
     }
 
     /// Replications combined.
@@ -95,12 +89,10 @@ public struct RunAggregate: Sendable {
         histograms = named
         // Series.
         let horizon = results.map(\.series.pushesSent.horizonSeconds).max() ?? 0
-        var columns = [[UInt64]](repeating: [UInt64](repeating: 0, count: horizon), count: SummedSeries.names.count)
+        var columns = [[UInt64]](repeating: [UInt64](repeating: 0, count: horizon), count: SeriesColumn.allCases.count)
         for r in results {
-            let s = r.series
-            let counters = [s.pushesSent, s.deliveries, s.prestageEdgeRequests, s.prestageEdgeHits,
-                            s.originRequests, s.origin503, s.taps, s.paints]
-            for (i, counter) in counters.enumerated() {
+            for column in SeriesColumn.allCases {
+                let counter = column.counter(in: r.series), i = column.rawValue
                 for second in 0..<min(horizon, counter.horizonSeconds) { columns[i][second] &+= counter[second] }
             }
         }
@@ -179,9 +171,9 @@ public enum ResultFiles {
         let s = aggregate.series
         let n = Double(max(1, aggregate.replications))
         let receipts = s.analyticsReceipts
-        var out = "second," + RunAggregate.SummedSeries.names.joined(separator: ",") + ",prestageEdgeHitRatio"
+        var out = "second," + SeriesColumn.allCases.map(\.name).joined(separator: ",") + ",prestageEdgeHitRatio"
             + (receipts == nil ? "" : ",analyticsReceipts") + "\n"
-        let requests = s.column("prestageEdgeRequests"), hits = s.column("prestageEdgeHits")
+        let requests = s.column(.prestageEdgeRequests), hits = s.column(.prestageEdgeHits)
         out.reserveCapacity(s.horizonSeconds * 40)
         for second in 0..<s.horizonSeconds {
             out += String(second)

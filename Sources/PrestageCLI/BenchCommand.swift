@@ -5,23 +5,33 @@ import ScenarioFormat
 
 /// `prestage bench`: runs the CI-sized suite (`scenarios/bench/*.json`) with its fixed seeds and
 /// gates it against `results/baseline/`, or records that baseline (`--update-baseline`).
-enum BenchCommand {
-    /// The command's table entry (added to `PrestageCLI.spec`).
-    static let spec = CommandSpec(
+struct BenchCommand: ParsableCommand {
+    /// `--baseline DIR`.
+    static let baselineOption = Option.string("baseline", valueName: "DIR", help: "baseline directory (default: results/baseline)")
+    /// `--update-baseline`.
+    static let updateBaselineOption = Option.flag("update-baseline", help: "record the baseline instead of gating (then review and commit its diff)")
+    /// `--no-speed`.
+    static let noSpeedOption = Option.flag("no-speed", help: "skip the informational CPU-time ratio")
+    /// `--no-instructions`.
+    static let noInstructionsOption = Option.flag("no-instructions", help: "skip the instruction count (the speed gate)")
+    /// `--require-instructions`.
+    static let requireInstructionsOption = Option.flag("require-instructions", help: "fail when instructions cannot be counted (no valgrind) instead of skipping")
+    /// `--slowdown-percent P`.
+    static let slowdownPercentOption = Option.integer(
+        "slowdown-percent", 1...100, valueName: "P",
+        help: "test knob: add P % of the baseline's instructions inside the counted region (proves the gate fails)")
+
+    static let configuration = CommandSpec(
         "bench", summary: "run the CI regression suite and gate it against committed baselines (or record them)",
-        options: [
-            OptionSpec("suite", .string, valueName: "DIR", help: "suite scenarios (default: scenarios/bench)"),
-            OptionSpec("baseline", .string, valueName: "DIR", help: "baseline directory (default: results/baseline)"),
-            OptionSpec("out", .string, valueName: "DIR", help: "where bench-report.md and bench-junit.xml go (default: results/bench)"),
-            OptionSpec("update-baseline", .flag, help: "record the baseline instead of gating (then review and commit its diff)"),
-            OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a field of every suite scenario"),
-            OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population of every suite scenario"),
-            OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
-            OptionSpec("no-speed", .flag, help: "skip the informational CPU-time ratio"),
-            OptionSpec("no-instructions", .flag, help: "skip the instruction count (the speed gate)"),
-            OptionSpec("require-instructions", .flag, help: "fail when instructions cannot be counted (no valgrind) instead of skipping"),
-            OptionSpec("slowdown-percent", .integer(1...100), valueName: "P",
-                       help: "test knob: add P % of the baseline's instructions inside the counted region (proves the gate fails)"),
+        declaring: [
+            BenchSuiteOptions.suite,
+            baselineOption,
+            OutputOptions.out.help("where bench-report.md and bench-junit.xml go (default: results/bench)"),
+            updateBaselineOption,
+            ScenarioOptions.set.help("override a field of every suite scenario"),
+            ScenarioOptions.devices.help("population of every suite scenario"),
+            OutputOptions.jobs,
+            noSpeedOption, noInstructionsOption, requireInstructionsOption, slowdownPercentOption,
         ], exitCodes: [ExitCodeDoc(.ok, "the gate passed (or the baseline was recorded)"),
                        ExitCodeDoc(.runFailed, "the gate failed (a regression, a changed fingerprint, more instructions, a missing baseline), or a run failed"),
                        ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)")])
@@ -49,46 +59,61 @@ enum BenchCommand {
         let hash: String
     }
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        let suiteURL = suiteURL(parsed, environment: env)
-        let baselineURL = parsed.string("baseline").map { URL(fileURLWithPath: $0, isDirectory: true) }
+    /// `--suite`, `--set`, `--devices`.
+    let suite: BenchSuiteOptions
+    /// `--baseline`.
+    let baseline: String?
+    /// `--out`, `--jobs`.
+    let output: OutputOptions
+    /// `--update-baseline`.
+    let updateBaseline: Bool
+    /// `--no-speed`.
+    let noSpeed: Bool
+    /// `--no-instructions`.
+    let noInstructions: Bool
+    /// `--require-instructions`.
+    let requireInstructions: Bool
+    /// `--slowdown-percent`.
+    let slowdownPercent: Int?
+
+    init(parsed: ParsedCommand) {
+        suite = BenchSuiteOptions(parsed)
+        baseline = parsed[Self.baselineOption]
+        output = OutputOptions(parsed)
+        updateBaseline = parsed[Self.updateBaselineOption]
+        noSpeed = parsed[Self.noSpeedOption]
+        noInstructions = parsed[Self.noInstructionsOption]
+        requireInstructions = parsed[Self.requireInstructionsOption]
+        slowdownPercent = parsed[Self.slowdownPercentOption]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
+        let suiteURL = suite.url(environment: env)
+        let baselineURL = baseline.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? env.resultsParent.appendingPathComponent(BenchSuite.baselineSubdirectory, isDirectory: true)
-        let outURL = parsed.string("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let outURL = output.out.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? env.resultsParent.appendingPathComponent(BenchSuite.outSubdirectory, isDirectory: true)
         let entries: [Entry]
-        switch loadSuite(suiteURL, set: parsed.strings("set"), devices: parsed.integer("devices")) {
+        switch Self.loadSuite(suiteURL, set: suite.sets, devices: suite.devices) {
         case let .success(e): entries = e
         case let .failure(message):
             env.standardError.write("prestage bench: \(message)\n")
             return .badInput
         }
-        let jobs = parsed.integer("jobs") ?? env.processorCount
+        let jobs = output.jobs ?? env.processorCount
         #if DEBUG
-        let speedSkip: String? = parsed.flag("no-speed") ? "--no-speed" : "debug build: speed is measured in release builds only"
-        let countSkip: String? = parsed.flag("no-instructions") ? "--no-instructions" : "debug build: instructions are gated in release builds only"
+        let speedSkip: String? = noSpeed ? "--no-speed" : "debug build: speed is measured in release builds only"
+        let countSkip: String? = noInstructions ? "--no-instructions" : "debug build: instructions are gated in release builds only"
         #else
-        let speedSkip: String? = parsed.flag("no-speed") ? "--no-speed" : nil
-        let countSkip: String? = parsed.flag("no-instructions") ? "--no-instructions" : nil
+        let speedSkip: String? = noSpeed ? "--no-speed" : nil
+        let countSkip: String? = noInstructions ? "--no-instructions" : nil
         #endif
-        let counting = InstructionCounting(skip: countSkip, required: parsed.flag("require-instructions"),
-                                           slowdownPercent: parsed.integer("slowdown-percent"), childArguments: childArguments(parsed, suite: suiteURL))
-        if parsed.flag("update-baseline") {
-            return record(entries, baseline: baselineURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
+        let counting = InstructionCounting(skip: countSkip, required: requireInstructions,
+                                           slowdownPercent: slowdownPercent, childArguments: suite.childArguments(suite: suiteURL))
+        if updateBaseline {
+            return Self.record(entries, baseline: baselineURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
         }
-        return gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
-    }
-
-    /// `--suite`, else the first scenario directory's `bench/` that exists.
-    static func suiteURL(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> URL {
-        if let s = parsed.string("suite") { return URL(fileURLWithPath: s, isDirectory: true) }
-        let candidates = env.scenarioDirectories.map { $0.appendingPathComponent(BenchSuite.suiteSubdirectory, isDirectory: true) }
-        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates.first
-            ?? URL(fileURLWithPath: "scenarios/bench", isDirectory: true)
-    }
-
-    /// The `bench-instructions` arguments that count the same suite with the same overrides.
-    static func childArguments(_ parsed: ParsedCommand, suite: URL) -> [String] {
-        ["--suite", suite.path] + parsed.strings("set").flatMap { ["--set", $0] } + (parsed.integer("devices").map { ["--devices", "\($0)"] } ?? [])
+        return Self.gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
     }
 
     /// Every `*.json` of `directory`, sorted by file name, decoded with the overrides.

@@ -3,15 +3,72 @@ import Foundation
 import ScenarioFormat
 
 /// `prestage compare A B`.
-enum CompareCommand {
+struct CompareCommand: ParsableCommand {
+    /// `--significant-only`.
+    static let significantOnlyOption = Option.flag("significant-only", help: "only metrics whose difference interval excludes zero")
+    /// `--format FORMAT`.
+    static let formatOption = Option.string("format", valueName: "FORMAT", help: "text (default), md, csv (plain numbers) or json")
+    /// `--fail-on-regression`.
+    static let failOnRegressionOption = Option.flag("fail-on-regression", help: "exit 3 when a shown metric regressed significantly")
+    /// `--allow-different`.
+    static let allowDifferentOption = Option.flag("allow-different", help: "compare runs of different populations, horizons or replication plans anyway")
+
+    static let configuration = CommandSpec(
+        "compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
+        positionals: ["A", "B"], declaring: [
+            MetricsOption.metrics.help("only these metrics (names as in summary.json)"),
+            significantOnlyOption, formatOption, failOnRegressionOption, allowDifferentOption,
+        ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
+                       ExitCodeDoc(.runFailed, "the comparison could not be written"),
+                       ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
+                       ExitCodeDoc(.gateNotPassed, "a shown metric regressed significantly (--fail-on-regression)")])
+
+    static let helpFooter = """
+
+        A and B are result directories written by `prestage run` (each holding summary.json).
+        With the same seed and replication count the runs used common random numbers, and the
+        difference is a paired t interval; otherwise Welch's interval. The settings that differ
+        between the two resolved scenarios are listed first. Runs of different populations or
+        horizons (counts and bytes scale with them), or with one seed and different replication
+        counts, are refused unless --allow-different. Rows: regressions, improvements, other
+        significant differences, then the rest; Change is (B − A) / |A|.
+
+        examples:
+          prestage compare results/default-seed1 results/warm-2min
+          prestage compare A B --significant-only --format md
+          prestage compare A B --metrics tapToPaint.p95Seconds,bytes.cdnEgress --fail-on-regression
+        """
+
     /// Largest summary.json read (10 000 replications × ~100 metrics fit easily).
     static let summaryBytesMax = 256 << 20
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    /// A and B.
+    let paths: [String]
+    /// `--metrics`.
+    let metrics: MetricsOption
+    /// `--significant-only`.
+    let significantOnly: Bool
+    /// `--format` as given.
+    let formatText: String?
+    /// `--fail-on-regression`.
+    let failOnRegression: Bool
+    /// `--allow-different`.
+    let allowDifferent: Bool
+
+    init(parsed: ParsedCommand) {
+        paths = parsed.positionals
+        metrics = MetricsOption(parsed)
+        significantOnly = parsed[Self.significantOnlyOption]
+        formatText = parsed[Self.formatOption]
+        failOnRegression = parsed[Self.failOnRegressionOption]
+        allowDifferent = parsed[Self.allowDifferentOption]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         var summaries: [RunSummary] = []
         var failed = false
-        for path in parsed.positionals {
-            switch loadSummary(path) {
+        for path in paths {
+            switch Self.loadSummary(path) {
             case let .success(s): summaries.append(s)
             case let .failure(message):
                 env.standardError.write("prestage compare: \(message)\n")
@@ -20,7 +77,7 @@ enum CompareCommand {
         }
         guard !failed, summaries.count == 2 else { return .badInput }
         let format: CompareReport.Format
-        if let text = parsed.string("format") {
+        if let text = formatText {
             guard let f = CompareReport.Format(rawValue: text) else {
                 env.standardError.write("prestage compare: --format: expected one of \(CompareReport.Format.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(text)\"\n")
                 return .badInput
@@ -29,10 +86,10 @@ enum CompareCommand {
         } else {
             format = .text
         }
-        var metrics: [String]?
-        if parsed.string("metrics") != nil {
-            switch SweepCommand.chosenMetrics(parsed) {
-            case let .success(m): metrics = m
+        var shown: [String]?
+        if metrics.text != nil {
+            switch metrics.chosen() {
+            case let .success(m): shown = m
             case let .failure(message):
                 env.standardError.write("prestage compare: \(message)\n")
                 return .badInput
@@ -41,16 +98,16 @@ enum CompareCommand {
         do {
             let outcome = try CompareReport.run(
                 baseline: summaries[0], variant: summaries[1],
-                baselineScenario: loadScenario(parsed.positionals[0]), variantScenario: loadScenario(parsed.positionals[1]),
-                baselineLabel: parsed.positionals[0], variantLabel: parsed.positionals[1], metrics: metrics,
-                significantOnly: parsed.flag("significant-only"), format: format, allowDifferent: parsed.flag("allow-different"))
+                baselineScenario: Self.loadScenario(paths[0]), variantScenario: Self.loadScenario(paths[1]),
+                baselineLabel: paths[0], variantLabel: paths[1], metrics: shown,
+                significantOnly: significantOnly, format: format, allowDifferent: allowDifferent)
             if !outcome.refusals.isEmpty {
                 env.standardError.write("prestage compare: the runs are not comparable:\n" + outcome.refusals.map { "  - " + $0 + "\n" }.joined()
                                         + "Compare runs of the same population, horizon and replication plan, or pass --allow-different to compare anyway.\n")
                 return .badInput
             }
             env.standardOutput.write(outcome.output)
-            return parsed.flag("fail-on-regression") && outcome.regressions > 0 ? .gateNotPassed : .ok
+            return failOnRegression && outcome.regressions > 0 ? .gateNotPassed : .ok
         } catch {
             env.standardError.write("prestage compare: cannot write the comparison: \(error)\n")
             return .runFailed

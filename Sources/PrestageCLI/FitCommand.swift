@@ -6,19 +6,30 @@ import ScenarioFormat
 
 
 /// `prestage fit LOGS... --format FORMAT [--out overlay.json] [--report DIR] [--replay SCENARIO]`.
-enum FitCommand {
-    static let spec = CommandSpec("fit", summary: "fit distributions to CDN and push-analytics logs and write a scenario overlay",
-                                  positionals: ["LOG..."], options: [
-        OptionSpec("format", .string, valueName: "FORMAT", help: "cloudfront, cloudflare, csv or push (required)"),
-        OptionSpec("out", .string, valueName: "FILE", help: "where the overlay goes (default: standard output)"),
-        OptionSpec("report", .string, valueName: "DIR", help: "write report.md and QQ plots (SVG) here"),
-        OptionSpec("push", .string, valueName: "FILE", repeatable: true, help: "a push-analytics CSV read as well"),
-        OptionSpec("map", .string, valueName: "SPEC", repeatable: true,
-                   help: "csv columns as FIELD=COLUMN[:UNIT],... (time, pop, cache, ttfb, total, origin, bytes, status; s, ms, us)"),
-        OptionSpec("timeout-seconds", .string, valueName: "S", help: "durations at or above S are censored at S"),
-        OptionSpec("send-time", .string, valueName: "TIME", help: "the campaign's send (ISO 8601 or epoch; default: first sent_at)"),
-        OptionSpec("replay", .string, valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones"),
-        OptionSpec("replay-devices", .integer(1...1_000_000), valueName: "N", help: "devices in the replay (default 2000)"),
+struct FitCommand: ParsableCommand {
+    /// `--format FORMAT`.
+    static let formatOption = Option.string("format", valueName: "FORMAT", help: "cloudfront, cloudflare, csv or push (required)")
+    /// `--out FILE`: a file, not a results directory.
+    static let outOption = Option.string("out", valueName: "FILE", help: "where the overlay goes (default: standard output)")
+    /// `--report DIR`.
+    static let reportOption = Option.string("report", valueName: "DIR", help: "write report.md and QQ plots (SVG) here")
+    /// `--push FILE` (repeatable).
+    static let pushOption = Option.strings("push", valueName: "FILE", help: "a push-analytics CSV read as well")
+    /// `--map SPEC` (repeatable).
+    static let mapOption = Option.strings("map", valueName: "SPEC",
+                                          help: "csv columns as FIELD=COLUMN[:UNIT],... (time, pop, cache, ttfb, total, origin, bytes, status; s, ms, us)")
+    /// `--timeout-seconds S`.
+    static let timeoutSecondsOption = Option.string("timeout-seconds", valueName: "S", help: "durations at or above S are censored at S")
+    /// `--send-time TIME`.
+    static let sendTimeOption = Option.string("send-time", valueName: "TIME", help: "the campaign's send (ISO 8601 or epoch; default: first sent_at)")
+    /// `--replay SCENARIO`.
+    static let replayOption = Option.string("replay", valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones")
+    /// `--replay-devices N`.
+    static let replayDevicesOption = Option.integer("replay-devices", 1...1_000_000, valueName: "N", help: "devices in the replay (default 2000)")
+
+    static let configuration = CommandSpec("fit", summary: "fit distributions to CDN and push-analytics logs and write a scenario overlay",
+                                           positionals: ["LOG..."], declaring: [
+        formatOption, outOption, reportOption, pushOption, mapOption, timeoutSecondsOption, sendTimeOption, replayOption, replayDevicesOption,
     ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the replay or the output failed"),
                    ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, an --out in a missing directory)")])
 
@@ -35,28 +46,62 @@ enum FitCommand {
 
     static let replayDevicesDefault = 2000
 
-    static func execute(logs: [String], parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    /// LOG...
+    let logs: [String]
+    /// `--format` as given.
+    let formatName: String?
+    /// `--out`.
+    let out: String?
+    /// `--report`.
+    let report: String?
+    /// `--push`.
+    let pushLogs: [String]
+    /// `--map`.
+    let maps: [String]
+    /// `--timeout-seconds` as given.
+    let timeoutSeconds: String?
+    /// `--send-time` as given.
+    let sendTime: String?
+    /// `--replay`.
+    let replay: String?
+    /// `--replay-devices`.
+    let replayDevices: Int?
+
+    init(parsed: ParsedCommand) {
+        logs = parsed.positionals
+        formatName = parsed[Self.formatOption]
+        out = parsed[Self.outOption]
+        report = parsed[Self.reportOption]
+        pushLogs = parsed[Self.pushOption]
+        maps = parsed[Self.mapOption]
+        timeoutSeconds = parsed[Self.timeoutSecondsOption]
+        sendTime = parsed[Self.sendTimeOption]
+        replay = parsed[Self.replayOption]
+        replayDevices = parsed[Self.replayDevicesOption]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         func fail(_ message: String) -> ExitCode {
             env.standardError.write("prestage fit: \(message)\n")
             return .badInput
         }
-        guard let formatName = parsed.string("format") else { return fail("--format is required: one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))") }
+        guard let formatName else { return fail("--format is required: one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))") }
         guard let format = LogFormat(rawValue: formatName) else {
             return fail("--format \(formatName): expected one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if let out = parsed.string("out"), let problem = OutputFilePath.problem(option: "out", path: out) { return fail(problem) }
+        if let out, let problem = OutputFilePath.problem(option: "out", path: out) { return fail(problem) }
         var request = FitRequest(logs: logs, format: format)
-        request.pushLogs = parsed.strings("push")
+        request.pushLogs = pushLogs
         do {
-            if !parsed.strings("map").isEmpty || format == .csv { request.mapping = try CSVMapping(parsing: parsed.strings("map")) }
+            if !maps.isEmpty || format == .csv { request.mapping = try CSVMapping(parsing: maps) }
         } catch {
             return fail(error.description)
         }
-        if let t = parsed.string("timeout-seconds") {
+        if let t = timeoutSeconds {
             guard let v = Double(t), v > 0, v.isFinite else { return fail("--timeout-seconds \(t): expected a number of seconds > 0") }
             request.timeoutSeconds = v
         }
-        if let s = parsed.string("send-time") {
+        if let s = sendTime {
             guard let v = Array(s.utf8).withUnsafeBufferPointer({ Timestamp.parse($0) }) else {
                 return fail("--send-time \(s): expected an ISO 8601 time (with zone) or an epoch number")
             }
@@ -72,12 +117,12 @@ enum FitCommand {
         let overlay = OverlayBuilder.build(outcome)
         do {
             let data = try overlay.encoded()
-            if let out = parsed.string("out") {
+            if let out {
                 try AtomicWriter.write(data, to: URL(fileURLWithPath: out))
             } else {
                 env.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
             }
-            if let dir = parsed.string("report") {
+            if let dir = report {
                 _ = try FitReport.write(outcome, overlay: overlay, to: URL(fileURLWithPath: dir, isDirectory: true))
             }
         } catch {
@@ -85,9 +130,9 @@ enum FitCommand {
             return .runFailed
         }
         env.standardError.write(FitSummaryText.render(outcome, overlay: overlay))
-        if let scenario = parsed.string("replay") {
+        if let scenario = replay {
             return FitReplay.run(scenario: scenario, overlay: overlay, outcome: outcome,
-                                 devices: parsed.integer("replay-devices") ?? replayDevicesDefault, environment: env)
+                                 devices: replayDevices ?? Self.replayDevicesDefault, environment: env)
         }
         return .ok
     }

@@ -2,8 +2,15 @@ import Foundation
 import ScenarioFormat
 
 /// `prestage list`.
-enum ListCommand {
-    static func execute(environment env: CommandEnvironment) -> ExitCode {
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandSpec("list", summary: "list the scenario library with each scenario's question", options: [],
+                                           exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")])
+
+    static let helpFooter = ""
+
+    init(parsed: ParsedCommand) {}
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let entries = library.entries()
         guard !entries.isEmpty else {

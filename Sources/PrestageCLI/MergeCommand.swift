@@ -8,14 +8,35 @@ import ScenarioFormat
 /// Refuses (exit 2, naming the directory): an incomplete shard (`DIR.partial`, or an `INCOMPLETE`
 /// marker), a directory that is not a shard, shards of different sweeps (sweep hash) or of
 /// different shard counts, a shard given twice or missing, and missing, damaged or misplaced items.
-enum MergeCommand {
-    static func execute(directories: [String], parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        guard let out = parsed.string("out") else {
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandSpec(
+        "merge", summary: "combine the shard directories of one sweep into its complete results",
+        positionals: ["DIR..."], declaring: [OutputOptions.out.help("where the merged results go (required)"), MetricsOption.metrics],
+        exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the merged results could not be written"),
+                    ExitCodeDoc(.badInput, "a missing, incomplete, foreign or duplicate shard, or a bad option")])
+
+    static let helpFooter = SweepHelp.merge
+
+    /// DIR...: the shard directories.
+    let directories: [String]
+    /// `--out`.
+    let out: String?
+    /// `--metrics`.
+    let metricsOption: MetricsOption
+
+    init(parsed: ParsedCommand) {
+        directories = parsed.positionals
+        out = parsed[OutputOptions.out]
+        metricsOption = MetricsOption(parsed)
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
+        guard let out else {
             env.standardError.write("prestage merge: expected --out DIR (where the merged results go), found nothing\n")
             return .badInput
         }
         let metrics: [String]
-        switch SweepCommand.chosenMetrics(parsed) {
+        switch metricsOption.chosen() {
         case let .success(m): metrics = m
         case let .failure(message):
             env.standardError.write("prestage merge: \(message)\n")

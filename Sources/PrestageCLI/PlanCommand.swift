@@ -5,33 +5,45 @@ import ScenarioFormat
 
 /// `prestage plan SCENARIO --vary PATH=LO..HI [--maximize|--minimize] [--tolerance X|X%]
 /// [--for PATH=v1,v2,…]`: the boundary of one knob subject to the scenario's objectives.
-enum PlanCommand {
+struct PlanCommand: ParsableCommand {
     /// Default tolerance: 5 % of the passing value.
     static let toleranceDefault = PlanTolerance.relative(0.05)
     /// Default cap on replications per value, as a multiple of the initial count.
     static let replicationsMaxFactor = 4
 
-    static let spec = CommandSpec(
+    /// `--vary PATH=LO..HI`.
+    static let varyOption = Option.string("vary", valueName: "PATH=LO..HI", help: "the numeric field varied and its range (required)")
+    /// `--maximize`.
+    static let maximizeOption = Option.flag("maximize", help: "find the highest passing value (the default)")
+    /// `--minimize`.
+    static let minimizeOption = Option.flag("minimize", help: "find the lowest passing value")
+    /// `--tolerance X|X%`.
+    static let toleranceOption = Option.string("tolerance", valueName: "X|X%", help: "stop when last pass and first fail are this close (default 5%)")
+    /// `--for PATH=v1,v2,…`.
+    static let forOption = Option.string("for", valueName: "PATH=v1,v2,…", help: "a second knob: one answer per value (the frontier)")
+    /// `--replications N`: per value to start with (at least 2), not a run's count.
+    static let replicationsOption = Option.integer("replications", 2...ScenarioLimits.replicationsMax, valueName: "N",
+                                                   help: "replications per value to start with (default: the scenario's, at least 2)")
+    /// `--replications-max N`.
+    static let replicationsMaxOption = Option.integer("replications-max", 2...ScenarioLimits.replicationsMax, valueName: "N",
+                                                      help: "most replications per value while a verdict is undecided (default 4 × the initial count)")
+    /// `--emit-sweep FILE`.
+    static let emitSweepOption = Option.string("emit-sweep", valueName: "FILE",
+                                               help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)")
+    /// `--ingest DIR`.
+    static let ingestOption = Option.string("ingest", valueName: "DIR", help: "first store the replications of merged sweep results DIR")
+
+    static let configuration = CommandSpec(
         "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
-        positionals: ["SCENARIO"], options: [
-            OptionSpec("vary", .string, valueName: "PATH=LO..HI", help: "the numeric field varied and its range (required)"),
-            OptionSpec("maximize", .flag, help: "find the highest passing value (the default)"),
-            OptionSpec("minimize", .flag, help: "find the lowest passing value"),
-            OptionSpec("tolerance", .string, valueName: "X|X%", help: "stop when last pass and first fail are this close (default 5%)"),
-            OptionSpec("for", .string, valueName: "PATH=v1,v2,…", help: "a second knob: one answer per value (the frontier)"),
-            OptionSpec("replications", .integer(2...ScenarioLimits.replicationsMax), valueName: "N",
-                       help: "replications per value to start with (default: the scenario's, at least 2)"),
-            OptionSpec("replications-max", .integer(2...ScenarioLimits.replicationsMax), valueName: "N",
-                       help: "most replications per value while a verdict is undecided (default 4 × the initial count)"),
-            OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed"),
-            OptionSpec("devices", .integer(1...ScenarioLimits.devicesMax), valueName: "N", help: "population size (overrides the file)"),
-            OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field"),
-            OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/plan-NAME); rerunning resumes"),
-            OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "replications run at once (default: all cores)"),
-            OptionSpec("emit-sweep", .string, valueName: "FILE",
-                       help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)"),
-            OptionSpec("ingest", .string, valueName: "DIR", help: "first store the replications of merged sweep results DIR"),
-            OptionSpec("fail-on-slo", .flag, help: "exit 3 when no value in the range passes (for some --for value)"),
+        positionals: ["SCENARIO"], declaring: [
+            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, replicationsOption, replicationsMaxOption,
+            ScenarioOptions.seed,
+            ScenarioOptions.devices,
+            ScenarioOptions.set,
+            OutputOptions.out.help("results directory (default results/plan-NAME); rerunning resumes"),
+            OutputOptions.jobs,
+            emitSweepOption, ingestOption,
+            RunOptions.failOnSLO.help("exit 3 when no value in the range passes (for some --for value)"),
         ], exitCodes: [ExitCodeDoc(.ok, "the plan ran, whatever its answer (or --emit-sweep wrote the next step)"),
                        ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
                        ExitCodeDoc(.badInput, "bad input, naming the argument (--vary, --for, --tolerance, --ingest, SCENARIO, …)"),
@@ -57,15 +69,59 @@ enum PlanCommand {
           --for campaigns[0].warm.aheadSeconds=0,120,300,600
     """
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    /// SCENARIO.
+    let scenarioArgument: String
+    /// `--vary` as given.
+    let vary: String?
+    /// `--maximize`.
+    let maximize: Bool
+    /// `--minimize`.
+    let minimize: Bool
+    /// `--tolerance` as given.
+    let toleranceText: String?
+    /// `--for` as given.
+    let forText: String?
+    /// `--replications`.
+    let replications: Int?
+    /// `--replications-max`.
+    let replicationsMax: Int?
+    /// `--seed`, `--devices`, `--set`.
+    let scenarioOptions: ScenarioOptions
+    /// `--out`, `--jobs`.
+    let output: OutputOptions
+    /// `--emit-sweep`.
+    let emitSweep: String?
+    /// `--ingest`.
+    let ingest: String?
+    /// `--fail-on-slo`.
+    let failOnSLO: Bool
+
+    init(parsed: ParsedCommand) {
+        scenarioArgument = parsed.positionals[0]
+        vary = parsed[Self.varyOption]
+        maximize = parsed[Self.maximizeOption]
+        minimize = parsed[Self.minimizeOption]
+        toleranceText = parsed[Self.toleranceOption]
+        forText = parsed[Self.forOption]
+        replications = parsed[Self.replicationsOption]
+        replicationsMax = parsed[Self.replicationsMaxOption]
+        scenarioOptions = ScenarioOptions(parsed)
+        output = OutputOptions(parsed)
+        emitSweep = parsed[Self.emitSweepOption]
+        ingest = parsed[Self.ingestOption]
+        failOnSLO = parsed[RunOptions.failOnSLO]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         func bad(_ message: String) -> ExitCode {
             env.standardError.write("prestage plan: \(message)\n")
             return .badInput
         }
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
-        let flags = ScenarioLoader.FlagOverrides(devices: parsed.integer("devices"), seed: parsed.unsignedInteger("seed"))
-        let sets = parsed.strings("set")
-        let argument = parsed.positionals[0]
+        // --replications is the plan's own count per value, not the scenario's.
+        let flags = ScenarioLoader.FlagOverrides(devices: scenarioOptions.devices, seed: scenarioOptions.seed)
+        let sets = scenarioOptions.sets
+        let argument = scenarioArgument
         let load = { (extra: [String]) throws(ScenarioLoadError) -> ScenarioFile in
             try ScenarioLoader.load(argument, library: library, set: sets + extra, flags: flags).scenario
         }
@@ -74,34 +130,34 @@ enum PlanCommand {
         guard !base.slo.isEmpty else {
             return bad("SCENARIO: \(base.name) has no objectives; add an \"slo\" section (docs/scenario-format.md)")
         }
-        guard let varyText = parsed.string("vary") else { return bad("--vary: required (PATH=LO..HI)") }
-        if parsed.flag("maximize") && parsed.flag("minimize") { return bad("--maximize and --minimize: give at most one") }
+        guard let varyText = vary else { return bad("--vary: required (PATH=LO..HI)") }
+        if maximize && minimize { return bad("--maximize and --minimize: give at most one") }
         let knob: ScenarioKnob, forKnob: ScenarioKnobList?
         do {
             knob = try ScenarioKnob.parse(varyText, argument: "--vary", load: load)
-            forKnob = try parsed.string("for").map { text throws(ScenarioKnob.Problem) in
+            forKnob = try forText.map { text throws(ScenarioKnob.Problem) in
                 try ScenarioKnobList.parse(text, argument: "--for", load: load)
             }
         } catch { return bad(error.description) }
         if let forKnob, forKnob.path == knob.path { return bad("--for: \(forKnob.path) is the knob --vary varies") }
-        var tolerance = toleranceDefault
-        if let text = parsed.string("tolerance") {
+        var tolerance = Self.toleranceDefault
+        if let text = toleranceText {
             guard let t = PlanTolerance.parse(text) else { return bad("--tolerance: expected a number > 0 or a percentage (e.g. 5000 or 10%), found \"\(text)\"") }
             tolerance = t
         }
-        let initial = max(2, parsed.integer("replications") ?? base.run.replications)
-        let cap = parsed.integer("replications-max") ?? initial * replicationsMaxFactor
+        let initial = max(2, replications ?? base.run.replications)
+        let cap = replicationsMax ?? initial * Self.replicationsMaxFactor
         guard cap >= initial else { return bad("--replications-max: expected at least the initial \(initial), found \(cap)") }
-        let goal: PlanGoal = parsed.flag("minimize") ? .minimize : .maximize
-        let out = parsed.string("out").map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let goal: PlanGoal = minimize ? .minimize : .maximize
+        let out = output.out.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? env.resultsParent.appendingPathComponent("plan-\(base.name)", isDirectory: true)
-        let jobs = parsed.integer("jobs") ?? env.processorCount
+        let jobs = output.jobs ?? env.processorCount
         let err = env.standardError
         let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
         let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
-        let emitPath = parsed.string("emit-sweep")
+        let emitPath = emitSweep
         if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
-        if let ingest = parsed.string("ingest") {
+        if let ingest {
             do {
                 let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), knobPath: knob.path, candidates: { value in
                     frames.compactMap { try? load($0 + [ScenarioKnob.assignment(knob.path, value)]) }
@@ -143,7 +199,7 @@ enum PlanCommand {
                     let scenarioPath = (try? ScenarioLoader.load(argument, library: library).url.path) ?? argument
                     do {
                         let data = try PlanSweepBridge.sweepFile(scenarioPath: scenarioPath, assignments: sets + assignments, count: n,
-                                                                 seed: base.run.seed, devices: parsed.integer("devices"))
+                                                                 seed: base.run.seed, devices: scenarioOptions.devices)
                         try AtomicWriter.write(data, to: URL(fileURLWithPath: emitPath))
                     } catch {
                         env.standardError.write("prestage plan: --emit-sweep: cannot write \(emitPath): \(error)\n")
@@ -175,7 +231,7 @@ enum PlanCommand {
         env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
                                  + "plan: \(out.appendingPathComponent("plan.html").path)\n")
-        if parsed.flag("fail-on-slo"), !document.everyAnswerPasses { return .gateNotPassed }
+        if failOnSLO, !document.everyAnswerPasses { return .gateNotPassed }
         return .ok
     }
 }

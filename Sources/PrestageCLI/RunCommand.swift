@@ -6,44 +6,64 @@ import PushModel
 import ReportKit
 import ScenarioFormat
 
-/// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
-/// across machines and thread counts.
-struct RunInfo: Encodable {
-    let toolVersion: String
-    let wallSeconds: Double
-    let jobs: Int
-    let processorCount: Int
-    let eventsProcessed: UInt64
-    let eventsPerWallSecond: Double
-    let memoryInputs: MemoryInputs
-    let memoryEstimate: MemoryEstimate
-    let memoryEstimateBytes: UInt64
-    let availableMemoryBytes: UInt64
-    let availableMemorySource: String
-    let forcedMemory: Bool
-    /// Peak resident set size of the process (getrusage ru_maxrss).
-    let peakResidentBytes: UInt64
-}
-
 /// `prestage run SCENARIO`.
-enum RunCommand {
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandSpec(
+        "run", summary: "run a scenario's replications and write summary, time series, histograms and reports",
+        positionals: ["SCENARIO"], declaring: [
+            OutputOptions.out.help("results directory (default: results/NAME-seedS)"),
+            ScenarioOptions.replications,
+            ScenarioOptions.seed.help("master seed (replication r uses streams derived from S and r)"),
+            ScenarioOptions.set.help("override a scenario field, e.g. campaigns[0].warm.aheadSeconds=300"),
+            ScenarioOptions.overlay,
+            ScenarioOptions.devices,
+            OutputOptions.jobs,
+            RunOptions.forceMemory,
+            RunOptions.failOnSLO,
+        ], exitCodes: PrestageCLI.runExitCodes + [ExitCodeDoc(.gateNotPassed, "--fail-on-slo: an objective failed or is undecided (the results are written)")])
+
+    static let helpFooter = """
+
+        SCENARIO is a path to a JSON file or a bare name from scenarios/ (see `prestage list`).
+        Results go to DIR (default results/NAME-seedS): summary.json, run-info.json,
+        timeseries.csv, tap-to-paint-windows.csv, histograms.csv, pops.csv,
+        region-misses.csv, report.md and report.html. While running, the directory is
+        DIR.partial with an INCOMPLETE marker; it is renamed when complete.
+
+        examples:
+          prestage run default
+          prestage run black-friday-flash-sale --devices 100000 --replications 5
+          prestage run warm-ahead-sweep --set campaigns[0].warm.aheadSeconds=120 --out results/warm-2min
+        """
+
     /// Assumed mean session length, seconds, for the active-session estimate (measured below 1 s
     /// at 20 000 pushes/s; doubled for slow networks).
     static let sessionSecondsAssumed = 2.0
 
-    /// The files a run writes (`run-info.json` last): the only directory `--out` may replace is
-    /// one holding these and nothing else, i.e. an earlier run's results.
-    static let earlierResults = ResultsDirectory.Replaceable(
-        files: ["scenario.json", "summary.json", "timeseries.csv", MetricTable.tapToPaintWindowsFile, "histograms.csv", "pops.csv", "region-misses.csv", "report.md", "report.html"],
-        marker: "run-info.json")
+    /// SCENARIO: a path or a library name.
+    let scenarioArgument: String
+    /// `--set`, `--overlay`, `--devices`, `--seed`, `--replications`.
+    let scenarioOptions: ScenarioOptions
+    /// `--out`, `--jobs`.
+    let output: OutputOptions
+    /// `--force-memory`.
+    let forceMemory: Bool
+    /// `--fail-on-slo`.
+    let failOnSLO: Bool
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    init(parsed: ParsedCommand) {
+        scenarioArgument = parsed.positionals[0]
+        scenarioOptions = ScenarioOptions(parsed)
+        output = OutputOptions(parsed)
+        forceMemory = parsed[RunOptions.forceMemory]
+        failOnSLO = parsed[RunOptions.failOnSLO]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
-        let flags = ScenarioLoader.FlagOverrides(devices: parsed.integer("devices"), seed: parsed.unsignedInteger("seed"),
-                                                 replications: parsed.integer("replications"))
         let scenario: ScenarioFile
         do {
-            scenario = try ScenarioLoader.load(parsed.positionals[0], library: library, set: try OverlayOption.assignments(parsed), flags: flags).scenario
+            scenario = try ScenarioLoader.load(scenarioArgument, library: library, set: try scenarioOptions.assignments(), flags: scenarioOptions.flags).scenario
         } catch {
             env.standardError.write(error.description + "\n")
             return .badInput
@@ -57,40 +77,29 @@ enum RunCommand {
             env.standardError.write("prestage run: cannot encode the resolved scenario: \(error)\n")
             return .runFailed
         }
-        let jobs = max(1, min(parsed.integer("jobs") ?? env.processorCount, scenario.run.replications))
-        let inputs = memoryInputs(scenario, concurrentReplications: jobs)
+        let jobs = max(1, min(output.jobs ?? env.processorCount, scenario.run.replications))
+        let inputs = Self.memoryInputs(scenario, concurrentReplications: jobs)
         let estimate = MemoryEstimate(inputs)
         let available = env.availableMemory()
-        let force = parsed.flag("force-memory")
         if let refusal = MemoryGuard.refusal(estimate: estimate, available: available, inputs: inputs) {
-            if !force {
+            if !forceMemory {
                 env.standardError.write("prestage run: " + refusal + "\n")
                 return .badInput
             }
             env.standardError.write("prestage run: warning: --force-memory: estimate \(MemoryGuard.formatBytes(estimate.totalBytes)) exceeds the available \(MemoryGuard.formatBytes(available.bytes))\n")
         }
         // Where the results go.
-        let parent: URL, name: String
-        if let out = parsed.string("out") {
-            let url = URL(fileURLWithPath: out).standardizedFileURL
-            parent = url.deletingLastPathComponent()
-            name = url.lastPathComponent
-        } else {
-            parent = env.resultsParent
-            name = "\(scenario.name)-seed\(scenario.run.seed)"
-        }
-        let directory: ResultsDirectory
+        let (parent, name) = output.location(resultsParent: env.resultsParent) { "\(scenario.name)-seed\(scenario.run.seed)" }
+        let run: RunResults
         do {
-            // This run owns NAME and NAME.partial from here on; a second run is refused.
-            let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
-            // Refuse a wrong --out now, not after the run: only earlier results are replaced.
-            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), RunCommand.earlierResults)
-            directory = try ResultsDirectory.begin(lock, ownFiles: RunCommand.earlierResults.files)
-            try directory.write(scenarioJSON, named: "scenario.json")
+            // This run owns NAME and NAME.partial from here on (a second run is refused), and a
+            // wrong --out is refused now, not after the run: only earlier results are replaced.
+            run = try RunResults.begin(in: parent, name: name, owner: env.owner(), scenarioJSON: scenarioJSON)
         } catch {
             env.standardError.write("prestage run: \(error)\n")
             return .badInput
         }
+        let directory = run.directory
         let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError) : nil
         defer { interrupt?.remove() }
 
@@ -106,59 +115,38 @@ enum RunCommand {
         } catch {
             board.finish()
             env.standardError.write("prestage run: \(error)\n")
-            markIncomplete(directory, reason: "The run failed: \(error)")
+            Self.markIncomplete(directory, reason: "The run failed: \(error)")
             env.standardError.write("prestage run: partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
             return .runFailed
         }
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         do {
-            let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
-                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
-            try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate), named: "summary.json")
-            try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: "timeseries.csv")
-            try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: MetricTable.tapToPaintWindowsFile)
-            try directory.write(ResultFiles.histogramsCSV(aggregate), named: "histograms.csv")
-            let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
-                                            confidenceLevel: scenario.run.confidenceLevel)
-            try directory.write(tables.popsCSV(), named: "pops.csv")
-            try directory.write(tables.regionMissesCSV(), named: "region-misses.csv")
-            var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
-                                             invocation: invocation(parsed))
-            let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
-            if let slo { report.sections.insert(slo.reportSection, at: 0) }
-            try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "report.md")
-            try directory.write(Data(HTMLRenderer().render(report).utf8), named: "report.html")
-            let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
-            let info = RunInfo(toolVersion: ToolVersion.text, wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount,
-                               eventsProcessed: events, eventsPerWallSecond: wallSeconds > 0 ? Double(events) / wallSeconds : 0,
-                               memoryInputs: inputs, memoryEstimate: estimate, memoryEstimateBytes: estimate.totalBytes,
-                               availableMemoryBytes: available.bytes, availableMemorySource: available.source, forcedMemory: force,
-                               peakResidentBytes: peakResidentBytes())
-            try directory.write(try CanonicalJSON.encode(info), named: "run-info.json")
-            interrupt?.remove()
-            let final = try directory.commit(replacing: RunCommand.earlierResults)
-            env.standardOutput.write(headlineText(scenario: scenario, aggregate: aggregate, events: events, wallSeconds: wallSeconds))
-            env.standardOutput.write("results: \(final.path)\nreport:  \(final.appendingPathComponent("report.html").path)\n")
-            if let slo {
+            let written = try run.write(scenario: scenario, hash: hash, results: results, invocation: invocation, runInfo: { events in
+                RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
+                        memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
+            }, beforeCommit: { interrupt?.remove() })
+            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, events: written.eventsProcessed, wallSeconds: wallSeconds))
+            env.standardOutput.write("results: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n")
+            if let slo = written.slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
-                if parsed.flag("fail-on-slo"), slo.verdict != .pass { return .gateNotPassed }
+                if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
             }
             return .ok
         } catch {
             env.standardError.write("prestage run: cannot write the results: \(error)\n")
-            markIncomplete(directory, reason: "Writing the results failed: \(error)")
+            Self.markIncomplete(directory, reason: "Writing the results failed: \(error)")
             return .runFailed
         }
     }
 
     /// The changes to the scenario file as typed, for the report header: the flags, then each `--set`.
-    static func invocation(_ parsed: ParsedCommand) -> ReportBuilder.Invocation {
+    var invocation: ReportBuilder.Invocation {
         var overrides: [String] = []
-        if let devices = parsed.integer("devices") { overrides.append("--devices \(devices)") }
-        if let seed = parsed.unsignedInteger("seed") { overrides.append("--seed \(seed)") }
-        if let replications = parsed.integer("replications") { overrides.append("--replications \(replications)") }
-        overrides += parsed.strings("set").map { "--set " + $0 }
-        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: parsed.integer("devices") != nil)
+        if let devices = scenarioOptions.devices { overrides.append("--devices \(devices)") }
+        if let seed = scenarioOptions.seed { overrides.append("--seed \(seed)") }
+        if let replications = scenarioOptions.replications { overrides.append("--replications \(replications)") }
+        overrides += scenarioOptions.sets.map { "--set " + $0 }
+        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: scenarioOptions.devices != nil)
     }
 
     /// The memory estimate's inputs for a resolved scenario.

@@ -3,8 +3,8 @@ import ScenarioFormat
 
 /// `prestage schema KIND`: the JSON Schema of scenario or sweep files, generated from the readers'
 /// declarations (the committed copies are docs/schema/KIND.schema.json).
-enum SchemaCommand {
-    static let spec = CommandSpec(
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandSpec(
         "schema", summary: "print the JSON Schema of scenario or sweep files (for editors; generated from the readers)",
         positionals: ["KIND"], options: [],
         exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "a declaration has no schema or no doc text (a bug; nothing is printed)"),
@@ -22,10 +22,15 @@ enum SchemaCommand {
       prestage schema sweep > docs/schema/sweep.schema.json
     """
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    /// KIND as given.
+    let kindName: String
+
+    init(parsed: ParsedCommand) { kindName = parsed.positionals[0] }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let names = ScenarioSchema.Kind.allCases.map(\.rawValue)
-        guard let kind = ScenarioSchema.Kind(rawValue: parsed.positionals[0]) else {
-            env.standardError.write("prestage schema: expected one of \(names.joined(separator: ", ")), found \(DisplayText.quoted(parsed.positionals[0]))\n")
+        guard let kind = ScenarioSchema.Kind(rawValue: kindName) else {
+            env.standardError.write("prestage schema: expected one of \(names.joined(separator: ", ")), found \(DisplayText.quoted(kindName))\n")
             return .badInput
         }
         let (text, gaps) = ScenarioSchema.generate(kind)

@@ -11,24 +11,51 @@ import ScenarioFormat
 /// `DIR.partial/items/pP-rR.json`; rerunning with the same `--out` keeps the valid items and runs
 /// only the missing ones. Unsharded, the directory is completed with sweep.csv, points.csv,
 /// summary.json, report.md and report.html; with `--shard i/N` it holds the items k ≡ i (mod N) and shard.json, for `merge`.
-enum SweepCommand {
-    /// The metrics chosen with `--metrics NAME,...` (default `SweepReportBuilder.defaultMetrics`), or a message.
-    static func chosenMetrics(_ parsed: ParsedCommand) -> Result<[String], CommandMessage> {
-        guard let list = parsed.string("metrics") else { return .success(SweepReportBuilder.defaultMetrics) }
-        return SweepReportBuilder.checkMetrics(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+struct SweepCommand: ParsableCommand {
+    /// `--shard i/N`.
+    static let shardOption = Option.string("shard", valueName: "i/N", help: "run only the work items k with k mod N = i (then prestage merge)")
+
+    static let configuration = CommandSpec(
+        "sweep", summary: "run a grid of scenario variants × replications (resumable; --shard i/N for clusters)",
+        positionals: ["FILE"], declaring: [
+            OutputOptions.out.help("results directory (default: results/FILE-NAME)"),
+            OutputOptions.jobs.help("work items run at once (default: all cores)"),
+            shardOption,
+            MetricsOption.metrics,
+            RunOptions.forceMemory,
+        ], exitCodes: PrestageCLI.runExitCodes)
+
+    static let helpFooter = SweepHelp.sweep
+
+    /// FILE: the sweep file.
+    let path: String
+    /// `--out`, `--jobs`.
+    let output: OutputOptions
+    /// `--shard` as given.
+    let shardText: String?
+    /// `--metrics`.
+    let metricsOption: MetricsOption
+    /// `--force-memory`.
+    let forceMemory: Bool
+
+    init(parsed: ParsedCommand) {
+        path = parsed.positionals[0]
+        output = OutputOptions(parsed)
+        shardText = parsed[Self.shardOption]
+        metricsOption = MetricsOption(parsed)
+        forceMemory = parsed[RunOptions.forceMemory]
     }
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
-        let path = parsed.positionals[0]
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let plan: SweepPlan
         let shard: ShardSpec?
         let metrics: [String]
         do throws(CommandMessage) {
-            metrics = try chosenMetrics(parsed).get()
-            if let hint = scenarioInsteadOfSweep(path, library: library) { throw CommandMessage(hint) }
+            metrics = try metricsOption.chosen().get()
+            if let hint = Self.scenarioInsteadOfSweep(path, library: library) { throw CommandMessage(hint) }
             plan = try SweepPlan.load(path, library: library)
-            shard = try parsed.string("shard").map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
+            shard = try shardText.map { text throws(CommandMessage) in try ShardSpec(parsing: text) }
         } catch {
             env.standardError.write(error.description + "\n")
             return .badInput
@@ -36,14 +63,10 @@ enum SweepCommand {
         let manifest = plan.manifest
         let mine = (0..<manifest.itemCount).filter { shard?.owns($0) ?? true }
         // Where the results go.
-        let parent: URL, name: String
-        if let out = parsed.string("out") {
-            let url = URL(fileURLWithPath: out).standardizedFileURL
-            (parent, name) = (url.deletingLastPathComponent(), url.lastPathComponent)
-        } else {
+        let (parent, name) = output.location(resultsParent: env.resultsParent) {
             var base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             if let shard { base += "-shard\(shard.index)-of\(shard.count)" }
-            (parent, name) = (env.resultsParent, base)
+            return base
         }
         // This sweep owns NAME and NAME.partial from here on; a second run is refused.
         let lock: OutputLock
@@ -56,7 +79,7 @@ enum SweepCommand {
         let finalURL = parent.appendingPathComponent(name, isDirectory: true)
         // A complete directory of this very sweep and shard: nothing to do.
         if FileManager.default.fileExists(atPath: finalURL.path) {
-            switch existingMatches(finalURL, manifest: manifest, shard: shard) {
+            switch Self.existingMatches(finalURL, manifest: manifest, shard: shard) {
             case .success:
                 env.standardError.write("prestage sweep: \(finalURL.path) already holds this complete sweep\(shard.map { " shard \($0.text)" } ?? ""); nothing to run\n")
                 env.standardOutput.write("results: \(finalURL.path)\n")
@@ -67,13 +90,13 @@ enum SweepCommand {
             }
         }
         // The memory guard: the largest point, `jobs` replications at once.
-        let jobs = max(1, min(parsed.integer("jobs") ?? env.processorCount, max(1, mine.count)))
+        let jobs = max(1, min(output.jobs ?? env.processorCount, max(1, mine.count)))
         let available = env.availableMemory()
         let largest = plan.scenarios.max { MemoryEstimate(RunCommand.memoryInputs($0, concurrentReplications: jobs)).totalBytes
             < MemoryEstimate(RunCommand.memoryInputs($1, concurrentReplications: jobs)).totalBytes } ?? plan.base
         let inputs = RunCommand.memoryInputs(largest, concurrentReplications: jobs)
         if let refusal = MemoryGuard.refusal(estimate: MemoryEstimate(inputs), available: available, inputs: inputs) {
-            if !parsed.flag("force-memory") {
+            if !forceMemory {
                 env.standardError.write("prestage sweep: " + refusal + "\n")
                 return .badInput
             }
@@ -152,9 +175,9 @@ enum SweepCommand {
                 let info = SweepShardInfo(format: SweepShardInfo.formatName, sweepHash: manifest.sweepHash, shard: shard, items: mine.count)
                 try directory.write(try CanonicalJSON.encode(info), named: SweepFiles.shardName)
             } else {
-                let all = try loadAll(items, manifest: manifest)
+                let all = try Self.loadAll(items, manifest: manifest)
                 try SweepFiles.writeResults(directory, manifest: manifest, items: all, reportMetrics: metrics)
-                env.standardOutput.write(pointTable(manifest: manifest, items: all, metrics: metrics))
+                env.standardOutput.write(Self.pointTable(manifest: manifest, items: all, metrics: metrics))
             }
             interrupt?.remove()
             let final = try directory.commit()

@@ -9,16 +9,21 @@ import Testbed
 /// scaled scenario on real software on 127.0.0.1 and in the model, compared
 /// (`testbed-report.md`, `.html`, `testbed-results.json`, `testbed-devices.json`, and the
 /// components' logs and VCL in `components/`).
-enum TestbedCommand {
-    static let spec = CommandSpec(
+struct TestbedCommand: ParsableCommand {
+    /// `--devices N`: emulated devices, not the model's population.
+    static let devicesOption = Option.integer("devices", TestbedOptions.devicesRange, valueName: "N", help: "emulated devices (default 200)")
+    /// `--seconds T`.
+    static let secondsOption = Option.integer("seconds", 20...900, valueName: "T", help: "length of the scaled run, seconds (default 60)")
+    /// `--replications R`: the model's replications.
+    static let replicationsOption = Option.integer("replications", 1...100, valueName: "R", help: "model replications (default 5)")
+
+    static let configuration = CommandSpec(
         "testbed", summary: "run a scaled-down scenario on real software (Varnish, origin, links, PreloadKit devices) and in the model, and compare",
-        positionals: ["SCENARIO"], options: [
-            OptionSpec("devices", .integer(TestbedOptions.devicesRange), valueName: "N", help: "emulated devices (default 200)"),
-            OptionSpec("seconds", .integer(20...900), valueName: "T", help: "length of the scaled run, seconds (default 60)"),
-            OptionSpec("replications", .integer(1...100), valueName: "R", help: "model replications (default 5)"),
-            OptionSpec("seed", .unsignedInteger, valueName: "S", help: "master seed (default: the scenario's)"),
-            OptionSpec("set", .string, valueName: "PATH=VALUE", repeatable: true, help: "override a scenario field before scaling"),
-            OptionSpec("out", .string, valueName: "DIR", help: "results directory (default results/NAME-testbed)"),
+        positionals: ["SCENARIO"], declaring: [
+            devicesOption, secondsOption, replicationsOption,
+            ScenarioOptions.seed.help("master seed (default: the scenario's)"),
+            ScenarioOptions.set.help("override a scenario field before scaling"),
+            OutputOptions.out.help("results directory (default results/NAME-testbed)"),
         ], exitCodes: [ExitCodeDoc(.ok, "both runs completed (the verdicts are in the report)"),
                        ExitCodeDoc(.runFailed, "a component failed or a run could not complete (named in the message)"),
                        ExitCodeDoc(.badInput, "bad input (command line, scenario, a scenario the testbed cannot scale, missing Varnish)"),
@@ -35,19 +40,42 @@ enum TestbedCommand {
       prestage testbed black-friday-flash-sale --devices 300 --seconds 90 --out results/bf-testbed
     """
 
-    static func execute(_ parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+    /// SCENARIO.
+    let scenarioArgument: String
+    /// `--devices`.
+    let devices: Int?
+    /// `--seconds`.
+    let seconds: Int?
+    /// `--replications`.
+    let replications: Int?
+    /// `--seed`.
+    let seed: UInt64?
+    /// `--set`.
+    let sets: [String]
+    /// `--out`.
+    let out: String?
+
+    init(parsed: ParsedCommand) {
+        scenarioArgument = parsed.positionals[0]
+        devices = parsed[Self.devicesOption]
+        seconds = parsed[Self.secondsOption]
+        replications = parsed[Self.replicationsOption]
+        seed = parsed[ScenarioOptions.seed]
+        sets = parsed[ScenarioOptions.set]
+        out = parsed[OutputOptions.out]
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let err = env.standardError
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let loaded: (url: URL, scenario: ScenarioFile)
         do {
-            loaded = try ScenarioLoader.load(parsed.positionals[0], library: library, set: parsed.strings("set"),
-                                             flags: .init(seed: parsed.unsignedInteger("seed")))
+            loaded = try ScenarioLoader.load(scenarioArgument, library: library, set: sets, flags: .init(seed: seed))
         } catch {
             err.write("prestage testbed: \(error)\n")
             return .badInput
         }
-        let options = TestbedOptions(devices: parsed.integer("devices") ?? 200, seconds: Double(parsed.integer("seconds") ?? 60),
-                                     replications: parsed.integer("replications") ?? 5)
+        let options = TestbedOptions(devices: devices ?? 200, seconds: Double(seconds ?? 60), replications: replications ?? 5)
         let plan: TestbedPlan
         do {
             plan = try TestbedPlan(scenario: loaded.scenario, options: options)
@@ -56,7 +84,7 @@ enum TestbedCommand {
             err.write("prestage testbed: \(error)\n")
             return .badInput
         }
-        let out = URL(fileURLWithPath: parsed.string("out") ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
+        let out = URL(fileURLWithPath: self.out ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
                       isDirectory: true)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-testbed-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
                                                                                  isDirectory: true)
@@ -78,12 +106,12 @@ enum TestbedCommand {
         do {
             measurement = try runner.run(interrupt: interrupt)
         } catch {
-            keepComponentFiles(from: work, in: out)
+            Self.keepComponentFiles(from: work, in: out)
             err.write("prestage testbed: \(error)\n")
             err.write("prestage testbed: every component was stopped; logs in \(out.appendingPathComponent("components").path)\n")
             return error == .interrupted ? .interrupted : .runFailed
         }
-        keepComponentFiles(from: work, in: out)
+        Self.keepComponentFiles(from: work, in: out)
 
         err.write("prestage testbed: real run done; running the model (\(plan.scaled.run.replications) replications)\n")
         let results: [ReplicationResult]
@@ -109,7 +137,7 @@ enum TestbedCommand {
         }
         for r in comparison.rows {
             let verdict = r.verdict.padding(toLength: 10, withPad: " ", startingAt: 0)
-            env.standardOutput.write("\(verdict) \(r.metric): testbed \(format(r.testbed)), model \(format(r.model))\n")
+            env.standardOutput.write("\(verdict) \(r.metric): testbed \(Self.format(r.testbed)), model \(Self.format(r.model))\n")
         }
         let agreeing = comparison.rows.filter { $0.agrees == true }.count
         let notJudged = comparison.rows.filter { $0.verdict == "not judged" }.count

@@ -3,13 +3,30 @@ import ScenarioFormat
 import PushModel
 
 /// `prestage validate FILE...`.
-enum ValidateCommand {
-    static func execute(files: [String], parsed: ParsedCommand, environment env: CommandEnvironment) -> ExitCode {
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandSpec(
+        "validate", summary: "check scenario files strictly and report every problem found",
+        positionals: ["FILE..."], declaring: [ScenarioOptions.set.help("apply an override before checking"), ScenarioOptions.overlay],
+        exitCodes: [ExitCodeDoc(.ok, "every file is valid"), ExitCodeDoc(.badInput, "a file has problems (all are listed), or a bad command line")])
+
+    static let helpFooter = "\nEvery problem is reported as PATH: expected …, found … (unknown keys with a suggestion)."
+
+    /// FILE...: paths or library names.
+    let files: [String]
+    /// `--set`, `--overlay`.
+    let scenarioOptions: ScenarioOptions
+
+    init(parsed: ParsedCommand) {
+        files = parsed.positionals
+        scenarioOptions = ScenarioOptions(parsed)
+    }
+
+    func execute(environment env: CommandEnvironment) -> ExitCode {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         var bad = 0
         for file in files {
             do {
-                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: try OverlayOption.assignments(parsed))
+                let (url, scenario) = try ScenarioLoader.load(file, library: library, set: try scenarioOptions.assignments())
                 env.standardOutput.write("\(url.path): ok (\(scenario.name): \(scenario.question))\n")
                 for (i, bytes) in ((try? scenario.world.pushPayloadBytes()) ?? []).enumerated() {  // the load ran the same checks
                     guard let bytes else { continue }

@@ -30,7 +30,7 @@ final class RunAggregateTests: XCTestCase {
         let groups = aggregate.histograms.filter { $0.name.hasPrefix("tapToPaint.") }
         XCTAssertEqual(groups.map(\.name), groups.map(\.name).sorted())
         XCTAssertEqual(groups.reduce(0) { $0 + $1.histogram.count }, all.histogram.count)
-        XCTAssertEqual(aggregate.series.column("pushesSent").reduce(0, +), results.reduce(0) { $0 + $1.series.pushesSent.totalCount })
+        XCTAssertEqual(aggregate.series.column(.pushesSent).reduce(0, +), results.reduce(0) { $0 + $1.series.pushesSent.totalCount })
         XCTAssertEqual(aggregate.outcomes.total, results.reduce(0) { $0 + $1.pushesTargeted })
         XCTAssertEqual(aggregate.bytes.cdnEgressBytes, results.reduce(0) { $0 + $1.bytes.cdnEgressBytes })
     }

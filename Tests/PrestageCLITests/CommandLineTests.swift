@@ -63,4 +63,41 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(help.contains("(repeatable)"), help)
         XCTAssertTrue(spec.helpText().contains("validate"), spec.helpText())
     }
+
+    /// Every option a command declares is read into the command it builds: giving the option (at
+    /// either end of an integer's range) changes the command. So a declared option cannot be
+    /// forgotten by `init(parsed:)`, and since options are read through their declarations, no
+    /// option name is written twice.
+    func testEveryDeclaredOptionIsReadIntoTheCommand() {
+        func check<C: ParsableCommand>(_ type: C.Type) {
+            let spec = C.configuration
+            let positionals = spec.positionals.map { _ in "x" }
+            let plain = C(parsed: ParsedCommand(command: spec.name, positionals: positionals, values: [:]))
+            for option in spec.options {
+                let samples: [OptionValue]
+                switch option.kind {
+                case .flag: samples = [.flag]
+                case .string: samples = [.string("x")]
+                case let .integer(range): samples = [.integer(range.lowerBound), .integer(range.upperBound)]
+                case .unsignedInteger: samples = [.unsignedInteger(0), .unsignedInteger(.max)]
+                }
+                let read = samples.contains { value in
+                    C(parsed: ParsedCommand(command: spec.name, positionals: positionals, values: [option.name: [value]])) != plain
+                }
+                XCTAssertTrue(read, "\(spec.name): --\(option.name) is declared but not read")
+            }
+        }
+        for type in PrestageCLI.commands { check(type) }
+    }
+
+    /// The command table is the list of command types: one entry per type, each found by its name.
+    func testDispatchFindsEveryCommandTypeByItsDeclaredName() {
+        let names = PrestageCLI.commands.map { $0.configuration.name }
+        XCTAssertEqual(names, PrestageCLI.spec.commands.map(\.name))
+        XCTAssertEqual(Set(names).count, names.count, "command names are unique")
+        for type in PrestageCLI.commands {
+            XCTAssertEqual(PrestageCLI.command(named: type.configuration.name).map(ObjectIdentifier.init), ObjectIdentifier(type), type.configuration.name)
+        }
+        XCTAssertEqual(PrestageCLI.spec.commands.filter(\.isVariadic).map(\.name), ["validate", "merge", "fit"])
+    }
 }

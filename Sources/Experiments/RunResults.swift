@@ -1,0 +1,148 @@
+import Foundation
+import PushModel
+import ReportKit
+import ScenarioFormat
+
+/// A file of a run's results directory; the names are stated here once.
+public enum RunResultFile: CaseIterable, Sendable {
+    /// The resolved scenario (written first, before the run).
+    case scenario
+    /// summary.json: metrics across replications with CIs (deterministic).
+    case summary
+    /// timeseries.csv: per-second series.
+    case timeSeries
+    /// tap-to-paint-windows.csv: tap to paint per window of tap time.
+    case tapToPaintWindows
+    /// histograms.csv: merged latency histograms.
+    case histograms
+    /// pops.csv: per-PoP figures.
+    case pops
+    /// region-misses.csv: pre-stage misses per region over time.
+    case regionMisses
+    /// report.md.
+    case reportMarkdown
+    /// report.html.
+    case reportHTML
+    /// run-info.json: machine-dependent facts, written last (its presence marks a completed run).
+    case runInfo
+
+    /// The file's name in the directory.
+    public var fileName: String {
+        switch self {
+        case .scenario: return "scenario.json"
+        case .summary: return "summary.json"
+        case .timeSeries: return "timeseries.csv"
+        case .tapToPaintWindows: return MetricTable.tapToPaintWindowsFile
+        case .histograms: return "histograms.csv"
+        case .pops: return "pops.csv"
+        case .regionMisses: return "region-misses.csv"
+        case .reportMarkdown: return "report.md"
+        case .reportHTML: return "report.html"
+        case .runInfo: return "run-info.json"
+        }
+    }
+}
+
+/// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
+/// across machines and thread counts.
+public struct RunInfo: Encodable, Sendable {
+    let toolVersion: String
+    let wallSeconds: Double
+    let jobs: Int
+    let processorCount: Int
+    let eventsProcessed: UInt64
+    let eventsPerWallSecond: Double
+    let memoryInputs: MemoryInputs
+    let memoryEstimate: MemoryEstimate
+    let memoryEstimateBytes: UInt64
+    let availableMemoryBytes: UInt64
+    let availableMemorySource: String
+    let forcedMemory: Bool
+    /// Peak resident set size of the process (getrusage ru_maxrss).
+    let peakResidentBytes: UInt64
+
+    /// The facts of a run of `eventsProcessed` events in `wallSeconds` on `jobs` threads.
+    public init(wallSeconds: Double, jobs: Int, processorCount: Int, eventsProcessed: UInt64, memoryInputs: MemoryInputs,
+                memoryEstimate: MemoryEstimate, available: AvailableMemory, forcedMemory: Bool, peakResidentBytes: UInt64) {
+        toolVersion = ToolVersion.text
+        self.wallSeconds = wallSeconds
+        self.jobs = jobs
+        self.processorCount = processorCount
+        self.eventsProcessed = eventsProcessed
+        eventsPerWallSecond = wallSeconds > 0 ? Double(eventsProcessed) / wallSeconds : 0
+        self.memoryInputs = memoryInputs
+        self.memoryEstimate = memoryEstimate
+        memoryEstimateBytes = memoryEstimate.totalBytes
+        availableMemoryBytes = available.bytes
+        availableMemorySource = available.source
+        self.forcedMemory = forcedMemory
+        self.peakResidentBytes = peakResidentBytes
+    }
+}
+
+/// The results directory of `prestage run`: opened before the run (the resolved scenario in it),
+/// filled with every result file afterwards and committed under its final name.
+public struct RunResults: Sendable {
+    /// The files a run writes (`run-info.json` last): the only directory an output location may
+    /// replace is one holding these and nothing else, i.e. an earlier run's results.
+    public static let earlierResults = ResultsDirectory.Replaceable(
+        files: Set(RunResultFile.allCases.filter { $0 != .runInfo }.map(\.fileName)), marker: RunResultFile.runInfo.fileName)
+
+    /// What a completed run wrote and what its caller reports.
+    public struct Written: Sendable {
+        /// The committed directory.
+        public let finalURL: URL
+        /// The replications combined.
+        public let aggregate: RunAggregate
+        /// The scenario's objectives checked (nil without any).
+        public let slo: SLOReport?
+        /// Events processed by all replications.
+        public let eventsProcessed: UInt64
+
+        /// Where `file` is in the committed directory.
+        public func url(of file: RunResultFile) -> URL { finalURL.appendingPathComponent(file.fileName) }
+    }
+
+    /// The directory being written (`NAME.partial` until committed).
+    public let directory: ResultsDirectory
+
+    /// Takes `NAME` in `parent` for `owner` (a second run is refused), refuses at once an existing
+    /// `NAME` that is not earlier results, starts `NAME.partial` and writes the resolved scenario.
+    /// - Throws: `FileOutputError` (the location is taken, not replaceable, or not writable).
+    public static func begin(in parent: URL, name: String, owner: OutputOwner, scenarioJSON: Data) throws(FileOutputError) -> RunResults {
+        let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
+        try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), earlierResults)
+        let directory = try ResultsDirectory.begin(lock, ownFiles: earlierResults.files)
+        try directory.write(scenarioJSON, named: RunResultFile.scenario.fileName)
+        return RunResults(directory: directory)
+    }
+
+    /// Writes every result file of `results` (in replication order), then `runInfo` (given the
+    /// events processed) last, calls `beforeCommit`, and commits, replacing earlier results.
+    /// - Throws: any failure to combine, encode or write; the directory is then left partial.
+    public func write(scenario: ScenarioFile, hash: String, results: [ReplicationResult], invocation: ReportBuilder.Invocation,
+                      runInfo: (_ eventsProcessed: UInt64) -> RunInfo, beforeCommit: () -> Void) throws -> Written {
+        let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
+                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
+        try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate),
+                            named: RunResultFile.summary.fileName)
+        try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: RunResultFile.timeSeries.fileName)
+        try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: RunResultFile.tapToPaintWindows.fileName)
+        try directory.write(ResultFiles.histogramsCSV(aggregate), named: RunResultFile.histograms.fileName)
+        let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
+                                        confidenceLevel: scenario.run.confidenceLevel)
+        try directory.write(tables.popsCSV(), named: RunResultFile.pops.fileName)
+        try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
+        var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
+                                         invocation: invocation)
+        let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
+        if let slo { report.sections.insert(slo.reportSection, at: 0) }
+        try directory.write(Data(MarkdownRenderer().render(report).utf8), named: RunResultFile.reportMarkdown.fileName)
+        try directory.write(Data(HTMLRenderer().render(report).utf8), named: RunResultFile.reportHTML.fileName)
+        let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
+        try directory.write(try CanonicalJSON.encode(runInfo(events)), named: RunResultFile.runInfo.fileName)
+        beforeCommit()
+        let final = try directory.commit(replacing: Self.earlierResults)
+        return Written(finalURL: final, aggregate: aggregate, slo: slo, eventsProcessed: events)
+    }
+}

@@ -1,0 +1,35 @@
+import PushModel
+import SimStats
+
+/// A per-second column of timeseries.csv, summed over replications; the cases are in CSV order.
+public enum SeriesColumn: Int, CaseIterable, Sendable {
+    case pushesSent, deliveries, prestageEdgeRequests, prestageEdgeHits, originRequests, origin503, taps, paints
+
+    /// The column's name in the CSV header.
+    public var name: String {
+        switch self {
+        case .pushesSent: return "pushesSent"
+        case .deliveries: return "deliveries"
+        case .prestageEdgeRequests: return "prestageEdgeRequests"
+        case .prestageEdgeHits: return "prestageEdgeHits"
+        case .originRequests: return "originRequests"
+        case .origin503: return "origin503"
+        case .taps: return "taps"
+        case .paints: return "paints"
+        }
+    }
+
+    /// This column's counter in one replication's series.
+    func counter(in series: PushTimeSeries) -> PerSecondCounter {
+        switch self {
+        case .pushesSent: return series.pushesSent
+        case .deliveries: return series.deliveries
+        case .prestageEdgeRequests: return series.prestageEdgeRequests
+        case .prestageEdgeHits: return series.prestageEdgeHits
+        case .originRequests: return series.originRequests
+        case .origin503: return series.origin503
+        case .taps: return series.taps
+        case .paints: return series.paints
+        }
+    }
+}
