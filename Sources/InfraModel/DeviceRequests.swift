@@ -2,7 +2,8 @@ import SimKernel
 import Stochastic
 
 /// The device ↔ edge path of a request: issue, edge lookup, response, transfer, timeout,
-/// cancel, reply and release, and the request table.
+/// cancel, reply and release. The records live in ``DeviceRequestTable`` (`requests`); the
+/// lookups in ``NodeCaches`` (`nodes`); the shared links in ``SharedLinks`` (`links`).
 extension InfraWorld {
     /// Issue a device request now. Returns its request id.
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.

@@ -2,7 +2,8 @@ import SimKernel
 import Stochastic
 
 /// Upstream fills (PoP → shield → origin): request collapsing, revalidation, the origin
-/// queue's answers, the waiters on a fetch, and the fetch and waiter tables.
+/// queue's answers and the answers to a fetch's waiters. The fetches, their waiters and the
+/// in-flight index live in ``UpstreamFetchTable`` (`fetches`); the caches in ``NodeCaches``.
 extension InfraWorld {
     /// The origin finished serving a fetch: it answers now, half a hop before the response is
     /// back at the fetching node.

@@ -160,7 +160,7 @@ final class KernelReferenceTests: XCTestCase {
         XCTAssertEqual(recorder.events.map(\.payload), drained, "final drain, \(where_)")
         XCTAssertEqual(kernel.pendingCount, 0, "\(where_)")
         XCTAssertEqual(kernel.heap.count, 0, "tombstones left after drain, \(where_)")
-        XCTAssertEqual(kernel.slots.freeIndices.count, kernel.slots.slotCount, "every slot free after drain, \(where_)")
+        XCTAssertEqual(kernel.freeSlots.count, kernel.slots.count, "every slot free after drain, \(where_)")
     }
 
     /// The bare heap against a sorted array, including heapify after bulk removal.

@@ -115,12 +115,11 @@ final class KernelTests: XCTestCase {
     func testSlotWithExhaustedGenerationIsRetired() throws {
         var kernel = Kernel()
         let h = try kernel.scheduleCancellable(at: .seconds(1), kind: a, target: 0)
-        kernel.slots.slots[Int(h.slot)].generation = UInt32.max  // as if reused 4 billion times
+        kernel.slots[Int(h.slot)].generation = UInt32.max  // as if reused 4 billion times
         let old = EventHandle(slot: h.slot, generation: UInt32.max)
         var recorder = Recorder()
         _ = try kernel.run(&recorder)
-        XCTAssertTrue(kernel.slots.freeIndices.isEmpty, "the exhausted slot is not reused")
-        XCTAssertTrue(kernel.slots.isRetired(h.slot))
+        XCTAssertTrue(kernel.freeSlots.isEmpty, "the exhausted slot is not reused")
         let next = try kernel.scheduleCancellable(at: .seconds(2), kind: a, target: 0)
         XCTAssertNotEqual(next.slot, h.slot)
         XCTAssertFalse(kernel.cancel(old))
@@ -133,7 +132,7 @@ final class KernelTests: XCTestCase {
         let worn = try kernel.scheduleCancellable(at: .seconds(1), kind: a, target: 0, payload: 1)
         let fresh = try kernel.scheduleCancellable(at: .seconds(2), kind: a, target: 0, payload: 2)
         try kernel.schedule(at: .seconds(3), kind: a, target: 0, payload: 3)
-        kernel.slots.slots[Int(worn.slot)].generation = UInt32.max  // as if reused 4 billion times
+        kernel.slots[Int(worn.slot)].generation = UInt32.max  // as if reused 4 billion times
         let wornHandle = EventHandle(slot: worn.slot, generation: UInt32.max)
         XCTAssertTrue(kernel.cancel(wornHandle))
         XCTAssertEqual(kernel.heap.count, 4, "one tombstone, three live: no purge yet")
@@ -143,9 +142,9 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(kernel.heap.count, 1)
         XCTAssertEqual(kernel.cancelledPending, 0)
         XCTAssertTrue(kernel.heap.isValidHeap())
-        XCTAssertEqual(kernel.slots.freeIndices.sorted(), [live.slot, fresh.slot].sorted(), "the exhausted slot is retired, the others reused")
-        XCTAssertTrue(kernel.slots.isRetired(worn.slot))
-        XCTAssertEqual(kernel.slots.generation(fresh.slot), fresh.generation + 1, "a reused slot's old handles go stale")
+        XCTAssertEqual(kernel.freeSlots.sorted(), [live.slot, fresh.slot].sorted(), "the exhausted slot is retired, the others reused")
+        XCTAssertEqual(kernel.slots[Int(worn.slot)].state, .free)
+        XCTAssertEqual(kernel.slots[Int(fresh.slot)].generation, fresh.generation + 1, "a reused slot's old handles go stale")
         XCTAssertFalse(kernel.cancel(fresh))
         XCTAssertFalse(kernel.cancel(wornHandle))
         var recorder = Recorder()
@@ -171,7 +170,7 @@ final class KernelTests: XCTestCase {
         _ = try kernel.run(&recorder)
         let expected = (0..<1_000 as Range<UInt64>).filter { $0 % 10 == 0 }.reversed()
         XCTAssertEqual(recorder.events.map(\.payload), Array(expected))
-        XCTAssertEqual(kernel.slots.freeIndices.count, kernel.slots.slotCount)
+        XCTAssertEqual(kernel.freeSlots.count, kernel.slots.count)
     }
 
     // MARK: Limits, stop, progress
@@ -287,14 +286,14 @@ final class KernelTests: XCTestCase {
         }
         var handler = HoldWithTimeouts()
         _ = try kernel.run(&handler, limits: RunLimits(eventsMax: 20_000))
-        let capacities = (kernel.heap.storage.capacity, kernel.slots.slots.capacity, kernel.cancelled.capacity)
+        let capacities = (kernel.heap.storage.capacity, kernel.slots.capacity, kernel.freeSlots.capacity)
         _ = try kernel.run(&handler, limits: RunLimits(eventsMax: 50_000))
         XCTAssertEqual(kernel.heap.storage.capacity, capacities.0)
-        XCTAssertEqual(kernel.slots.slots.capacity, capacities.1)
-        XCTAssertEqual(kernel.cancelled.capacity, capacities.2)
+        XCTAssertEqual(kernel.slots.capacity, capacities.1)
+        XCTAssertEqual(kernel.freeSlots.capacity, capacities.2)
         // Documented bound: slots <= live cancellable (<= 64) + tombstones, and tombstones never
         // exceed the live events at the last cancel (<= 1,000 hold events + 64 timeouts).
-        XCTAssertLessThanOrEqual(kernel.slots.slotCount, 64 + 1_064, "slots are reused, not accumulated")
+        XCTAssertLessThanOrEqual(kernel.slots.count, 64 + 1_064, "slots are reused, not accumulated")
     }
 
     // MARK: Errors
@@ -379,7 +378,7 @@ final class KernelTests: XCTestCase {
             XCTAssertEqual(limit, 3)
         }
         XCTAssertThrowsError(try kernel.scheduleCancellable(at: .seconds(4), kind: a, target: 0))
-        XCTAssertEqual(kernel.slots.slotCount, 1, "a refused cancellable event takes no slot")
+        XCTAssertEqual(kernel.slots.count, 1, "a refused cancellable event takes no slot")
         XCTAssertEqual(kernel.pendingCount, 3)
         XCTAssertTrue(kernel.cancel(h))
         try kernel.schedule(at: .seconds(4), kind: a, target: 0)  // room again
