@@ -10,9 +10,9 @@ enum DeliveryDecision {
     case handleNow(HandlerKind, PushWord)
     /// Android: the app's message handler runs now (`DeliveryRules.messageHandlerKind`).
     case runMessageHandler(PushWord)
-    /// iOS holds the silent push until `ticks` (a `PushKind.silentRelease` event).
+    /// iOS holds the silent push until `ticks` (a `PushEvent.silentRelease` event).
     case holdUntil(ticks: Int64, PushWord)
-    /// Android defers the push, or its job, until `ticks` (a `PushKind.deferredStart` event).
+    /// Android defers the push, or its job, until `ticks` (a `PushEvent.deferredStart` event).
     case deferUntil(ticks: Int64, PushWord)
     /// The push is resolved without a handler.
     case drop(DropReason)

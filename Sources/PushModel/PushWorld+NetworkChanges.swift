@@ -29,17 +29,15 @@ extension PushWorld {
         let after = driver.networks.nextChangeSeconds(driver.slot[s].network, region: Int(driver.slot[s].region), rng)
         guard after < Double(driver.budgetTicks(kind)) / 1e6 else { return }
         let at = now + max(1, SimDuration.seconds(after).ticks)
-        try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.networkChange, target: UInt32(s),
-                            payload: UInt64(driver.slot[s].generation))
+        try kernel.schedule(at: SimTime(ticks: at), .networkChange(SessionSlot(s), generation: driver.slot[s].generation))
     }
 
     /// A running session's device changes network: the new class is recorded, and every open
     /// fetch fails with a lost connection (PreloadKit decides what follows; new fetches use the
-    /// new network).
-    mutating func onNetworkChange(_ event: Event, kernel: inout Kernel) throws {
-        let s = Int(event.target)
-        let generation = driver.slot[s].generation
-        guard UInt64(generation) == event.payload, driver.isLive(s) else { return }
+    /// new network). The event of an earlier session of the slot (`generation`) is ignored.
+    mutating func onNetworkChange(_ slotID: SessionSlot, generation: UInt32, kernel: inout Kernel) throws {
+        let s = slotID.index
+        guard driver.slot[s].generation == generation, driver.isLive(s) else { return }
         let now = kernel.now.ticks
         let d = Int(driver.slot[s].device)
         let w = PushWord(driver.slot[s].push)

@@ -16,10 +16,10 @@ extension PushWorld {
             try runMessageHandler(d, w, attributes: a, kernel: &kernel)
         case .holdUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, kind: PushKind.silentRelease, target: UInt32(d), payload: w.raw, kernel: &kernel)
+            try far.schedule(at: at, .silentRelease(DeviceID(d), w), kernel: &kernel)
         case .deferUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, kind: PushKind.deferredStart, target: UInt32(d), payload: w.raw, kernel: &kernel)
+            try far.schedule(at: at, .deferredStart(DeviceID(d), w), kernel: &kernel)
         case .drop(.notDelivered):
             metrics.outcomes.notDelivered += 1
         case .drop(.expired):
@@ -193,15 +193,14 @@ extension PushWorld {
                           far: &far, counters: &metrics.counters, kernel: &kernel)
     }
 
-    /// The user taps campaign `c`'s notification: paint at once if PreloadKit's store (or the
-    /// running session) has every critical asset, else fetch what is missing in the foreground.
-    mutating func onTap(_ event: Event, kernel: inout Kernel) throws {
+    /// The user of device `d` taps campaign `c`'s notification of the push sent at `sendTicks`:
+    /// paint at once if PreloadKit's store (or the running session) has every critical asset,
+    /// else fetch what is missing in the foreground.
+    mutating func onTap(_ d: Int, campaign c: Int, sendTicks: Int64, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        let d = Int(event.target)
-        let c = Int(event.payload >> 48)
         metrics.series.taps.add(atMicroseconds: now)
         let a = networkNow(d, population.device(d), now: now, tap: true)
-        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask),
+        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: sendTicks,
                            staleStored: driver.hasStaleCreative(d, campaign: c))
         let s = Int(driver.deviceSlot[d])
         let now64 = Instant(microseconds: now)
@@ -228,8 +227,9 @@ extension PushWorld {
         try fetchForTap(t, kernel: &kernel)
     }
 
-    mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
-        let (t, step) = taps.reply(to: event, now: kernel.now.ticks, driver: &driver, infra: &infra, metrics: &metrics)
+    /// InfraWorld's `reply` to a foreground fetch of tap slot `tap`: the tap's next step.
+    mutating func onForegroundReply(_ tap: TapID, _ reply: UInt64, kernel: inout Kernel) throws {
+        let (t, step) = taps.reply(tap, reply, now: kernel.now.ticks, driver: &driver, infra: &infra, metrics: &metrics)
         switch step {
         case .wait: break
         case .fetchMissing: try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
@@ -252,9 +252,10 @@ extension PushWorld {
         try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
     }
 
-    mutating func onPaint(_ event: Event, kernel: Kernel) {
-        let t = Int(event.target)
-        guard UInt64(taps.tGen[t]) == event.payload else { return }
+    /// First paint of tap slot `tap`'s tap of `generation` (a later tap's slot ignores it).
+    mutating func onPaint(_ tap: TapID, generation: UInt32, kernel: Kernel) {
+        let t = tap.index
+        guard taps.tGen[t] == generation else { return }
         let now = kernel.now.ticks
         let latency = now - taps.tStart[t]
         metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)

@@ -52,7 +52,7 @@ struct SessionDriver {
     var sessions: [PreloadSession] = []
     /// The session slots' driver state, one record per slot (an array of structs: a slot's fields
     /// are read together by each of its events, so they share two cache lines).
-    var slot: [SessionSlot] = []
+    var slot: [SessionSlotState] = []
     /// Object id of each fetch, `slot * 64 + fetch id`.
     var sFetchObject: [UInt32] = []
     /// InfraModel request id of slot s's fetch k at `s * 64 + k` (valid while the fetch is open).
@@ -62,13 +62,13 @@ struct SessionDriver {
     var activeSessionsMax = 0
     /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
     /// creative swap's purge not yet arrived). Empty when no campaign swaps its creative.
-    var staleStored: [UInt64] = []
+    var staleStored: [CampaignBits] = []
     /// Each push's receipt-jitter uniform; nil (nothing drawn) when receipts are off.
     var receiptJitter: ReceiptJitterDraw?
     /// Per device, bit c: the device holds campaign c's referenced manifest (a session or a tap
     /// fetched it), so a tap knows the screen's asset URLs. Empty when no campaign's pushes carry
     /// a manifest reference (8 bytes a device otherwise).
-    var manifestHeld: [UInt64] = []
+    var manifestHeld: [CampaignBits] = []
     /// Each device's network over time (empty per-device state when network changes are off).
     var networks: NetworkChanges
 
@@ -96,12 +96,13 @@ struct SessionDriver {
         placeholderResponses = config.campaigns.map {
             CampaignPlans.response(type: .image, bytes: config.infra.placeholder.placeholderBytes, cacheControl: $0.cacheControl.headerValue)
         }
+        precondition(config.campaigns.count <= CampaignBits.bitWidth, "one bit per campaign in the per-device campaign sets")
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
-        if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
-        if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
+        if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [CampaignBits](repeating: 0, count: n) }
+        if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [CampaignBits](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
     }
 
@@ -135,7 +136,7 @@ struct SessionDriver {
         activeSessionsMax = max(activeSessionsMax, activeSessions)
         if let s = slotFree.popLast() { return Int(s) }
         sessions.append(idleSession)
-        slot.append(SessionSlot())
+        slot.append(SessionSlotState())
         sFetchObject.append(contentsOf: SessionDriver.fetchRowZeros)
         sFetchRequest.append(contentsOf: SessionDriver.fetchRowZeros)
         return sessions.count - 1
@@ -179,15 +180,15 @@ struct SessionDriver {
         case .iOSServiceExtension:
             let budget = rules.nseBudgetTicks
             let lead = rules.nseWarningLeadTicks
-            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8)
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead),
+                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .expiryWarning))
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget),
+                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .kill))
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
             let ticks = budgetTicks(kind)
             slot[s].warn = nil
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks),
+                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .kill))
         }
         return (s, .pushReceived(request, context))
     }
@@ -216,8 +217,8 @@ struct SessionDriver {
             slot[s].timer = nil
             slot[s].timerAt = next
             if next != Int64.max {
-                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)), kind: PushKind.sessionTimer,
-                                                               target: UInt32(s), payload: UInt64(slot[s].generation))
+                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)),
+                                                               .sessionTimer(SessionSlot(s), generation: slot[s].generation))
             }
         }
         return .running
@@ -241,12 +242,13 @@ struct SessionDriver {
             precondition(object != .max, "a manifest fetch for a campaign without a manifest reference")
         }
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
+        let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(d, w.campaign),
-                                        timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
-                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue,
+                                        timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
+                                        replyTag: ReplyTag(generation: slot[s].generation, index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
         let requestID = try infra.fetch(request, kernel: &kernel)
@@ -314,41 +316,42 @@ struct SessionDriver {
         return tap
     }
 
-    /// A session timer event: the slot whose timer fired, or nil when stale.
-    mutating func timerFired(_ event: Event) -> Int? {
-        let s = Int(event.target)
-        guard UInt64(slot[s].generation) == event.payload, isLive(s) else { return nil }
+    /// A session timer event of `slotID`'s session of `generation`: the slot whose timer fired, or
+    /// nil when stale.
+    mutating func timerFired(_ slotID: SessionSlot, generation: UInt32) -> Int? {
+        let s = slotID.index
+        guard slot[s].generation == generation, isLive(s) else { return nil }
         slot[s].timer = nil
         slot[s].timerAt = .max
         return s
     }
 
-    /// An OS deadline event: the slot and which deadline, or nil when stale.
-    mutating func osDeadline(_ event: Event) -> (slot: Int, deadline: OSDeadline)? {
-        let s = Int(event.target)
-        guard UInt64(slot[s].generation) == event.payload >> 8, isLive(s) else { return nil }
-        if event.payload & 0xFF == 0 {
-            slot[s].warn = nil
-            return (s, .expiryWarning)
+    /// OS deadline `deadline` of `slotID`'s session of `generation`: the slot, or nil when stale.
+    mutating func osDeadline(_ slotID: SessionSlot, generation: UInt32, _ deadline: OSDeadline) -> Int? {
+        let s = slotID.index
+        guard slot[s].generation == generation, isLive(s) else { return nil }
+        switch deadline {
+        case .expiryWarning: slot[s].warn = nil
+        case .kill: slot[s].kill = nil
         }
-        slot[s].kill = nil
-        return (s, .kill)
+        return s
     }
 
     /// InfraWorld's reply to a session fetch: its traffic is counted; the slot of the live
     /// session whose fetch is still open, with its input in `input`, else nil. (The input is
     /// written through `inout`: an optional `(slot, input)` result was destroyed through the
     /// runtime's generic value witnesses, about 220 instructions a reply.)
-    mutating func reply(to event: Event, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func reply(_ slotID: SessionSlot, _ reply: UInt64, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
                         input: inout Input) throws -> Int? {
-        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+        let (rawTag, requestID) = InfraWorld.decodeReply(reply)
+        let tag = ReplyTag(raw: rawTag)
         let result = infra.takeResult(requestID)
-        let s = Int(event.target)
-        let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && isLive(s)
+        let s = slotID.index
+        let live = tag.isFrom(generation: slot[s].generation) && isLive(s)
         let w = PushWord(slot[s].push)
 
         metrics.countPrestageTransfer(result, request: Int(requestID))
-        let id = FetchID(rawValue: tag & 0xFF)
+        let id = FetchID(rawValue: tag.index)
         guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return nil }
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
 
@@ -420,9 +423,9 @@ extension PreloadSession {
     }
 }
 
-/// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.
+/// One session slot's driver state (`SessionDriver.slot`); the session itself is `sessions[slot]`.
 /// Fields are ordered by size, widest first (88 bytes a slot instead of 112).
-struct SessionSlot {
+struct SessionSlotState {
     /// The push (`PushWord.raw`).
     var push: UInt64 = 0
     /// The instant the session timer is armed for (`Int64.max`: none).

@@ -74,8 +74,7 @@ struct TapTracker {
             return
         }
         counters.tapsScheduled += 1
-        try far.schedule(at: at, kind: PushKind.tap, target: UInt32(d),
-                         payload: UInt64(w.campaign) << 48 | (UInt64(w.sendTicks) & PushWord.sendMask), kernel: &kernel)
+        try far.schedule(at: at, .tap(DeviceID(d), campaign: CampaignID(w.campaign), sendTicks: w.sendTicks), kernel: &kernel)
     }
 
     mutating func allocate() -> Int {
@@ -195,11 +194,12 @@ struct TapTracker {
         let d = Int(tDevice[t])
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
+        let reply = PushEvent.foregroundReplyAddress(TapID(t))
         let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
                                         signedToken: PushWorld.token(d, c),
-                                        timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
-                                        replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
+                                        timeout: rules.foregroundTimeout, replyKind: reply.kind,
+                                        replyTarget: reply.target, replyTag: ReplyTag(generation: tGen[t], index: UInt32(index & 0xFF)).raw)
         let requestID = try infra.fetch(request, kernel: &kernel)
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
     }
@@ -218,22 +218,23 @@ struct TapTracker {
         case fail
     }
 
-    /// InfraWorld's reply to a foreground fetch of tap `t` (its traffic is counted; an asset that
-    /// arrived is kept in the device's store when the app keeps foreground fetches).
-    mutating func reply(to event: Event, now: Int64, driver: inout SessionDriver, infra: inout InfraWorld,
+    /// InfraWorld's `reply` to a foreground fetch of tap slot `tap` (its traffic is counted; an
+    /// asset that arrived is kept in the device's store when the app keeps foreground fetches).
+    mutating func reply(_ tap: TapID, _ reply: UInt64, now: Int64, driver: inout SessionDriver, infra: inout InfraWorld,
                         metrics: inout PushMetrics) -> (tap: Int, step: ForegroundStep) {
-        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+        let (rawTag, requestID) = InfraWorld.decodeReply(reply)
+        let tag = ReplyTag(raw: rawTag)
         let result = infra.result(requestID)
         infra.release(requestID)
-        let t = Int(event.target)
+        let t = tap.index
         metrics.countForegroundTransfer(result, request: Int(requestID))
-        guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return (t, .wait) }
+        guard tag.isFrom(generation: tGen[t]) else { return (t, .wait) }
         let ok: Bool
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
         case .origin503, .timeout, .networkFailure, .cancelled: ok = false // (foreground fetches are never cancelled)
         }
-        let index = Int(tag & 0xFF)
+        let index = Int(tag.index)
         if index == 255 { return (t, ok ? .fetchMissing : .fail) }
         if index == TapTracker.manifestIndex { return (t, ok ? .manifestFetched : .fail) }
         guard tPending[t] & (1 << UInt32(index)) != 0 else { return (t, .wait) }
@@ -288,6 +289,6 @@ struct TapTracker {
     mutating func schedulePaint(_ t: Int, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
         detach(t, driver: &driver)
         let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])
-        try kernel.schedule(after: .seconds(render), kind: PushKind.paint, target: UInt32(t), payload: UInt64(tGen[t]))
+        try kernel.schedule(after: .seconds(render), .paint(TapID(t), generation: tGen[t]))
     }
 }
