@@ -36,6 +36,9 @@ struct PushWord {
         sendTicks = Int64(p & PushWord.sendMask)
     }
 
+    /// The campaign as a typed id.
+    var campaignID: CampaignID { CampaignID(rawValue: UInt32(truncatingIfNeeded: campaign)) }
+
     var raw: UInt64 {
         UInt64(campaign) << 56 | UInt64(part) << 48 | UInt64(flags) << 40 | (UInt64(sendTicks) & PushWord.sendMask)
     }

@@ -14,13 +14,13 @@ extension PushWorld {
         let now = kernel.now.ticks
         driver.slot[s].fallbackEnqueued = true
         metrics.counters.fallbacksEnqueued += 1
-        let d = Int(driver.slot[s].device)
+        let d = DeviceID(rawValue: driver.slot[s].device)
         var w = PushWord(driver.slot[s].push)
         w.flags |= PushWord.flagFallback
         let a = population.device(d)
-        let used = delivery.expeditedUsed[d]
+        let used = delivery.expeditedUsed[d.index]
         let decision = delivery.startJob(d, w, attributes: a, now: now, population: population, counters: &metrics.counters)
-        if delivery.expeditedUsed[d] != used { metrics.counters.fallbacksExpedited += 1 }
+        if delivery.expeditedUsed[d.index] != used { metrics.counters.fallbacksExpedited += 1 }
         if case .handleNow(_, let job) = decision {
             return try act(.deferUntil(ticks: now, job), d, attributes: a, kernel: &kernel)
         }

@@ -7,10 +7,10 @@ import SimKernel
 extension PushWorld {
     /// Device `d`'s attributes (`a`) with the network class it is on now; a tap counts a change
     /// from the device's previous look (`tap`).
-    mutating func networkNow(_ d: Int, _ a: DeviceAttributes, now: Int64, tap: Bool) -> DeviceAttributes {
+    mutating func networkNow(_ d: DeviceID, _ a: DeviceAttributes, now: Int64, tap: Bool) -> DeviceAttributes {
         guard driver.networks.isOn else { return a }
         var b = a
-        let (net, changed) = driver.networks.look(d, a, now: now, population: population)
+        let (net, changed) = driver.networks.look(d.index, a, now: now, population: population)
         b.network = net
         if tap && changed { metrics.counters.tapsOnOtherNetwork += 1 }
         return b

@@ -8,7 +8,7 @@ extension PushWorld {
     // MARK: - OS decisions
 
     /// Carries out `DeliveryRules`' decision for device `d` (attributes `a`) now.
-    mutating func act(_ decision: DeliveryDecision, _ d: Int, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func act(_ decision: DeliveryDecision, _ d: DeviceID, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         switch decision {
         case .handleNow(let kind, let w):
             try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
@@ -16,10 +16,10 @@ extension PushWorld {
             try runMessageHandler(d, w, attributes: a, kernel: &kernel)
         case .holdUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, .silentRelease(DeviceID(d), w), kernel: &kernel)
+            try far.schedule(at: at, .silentRelease(d, w), kernel: &kernel)
         case .deferUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, .deferredStart(DeviceID(d), w), kernel: &kernel)
+            try far.schedule(at: at, .deferredStart(d, w), kernel: &kernel)
         case .drop(.notDelivered):
             metrics.outcomes.notDelivered += 1
         case .drop(.expired):
@@ -29,7 +29,7 @@ extension PushWorld {
 
     /// Android: the message handler runs push `w` now: it pre-stages itself, or posts the
     /// notification (the user may tap at once) and hands pre-staging to a WorkManager job.
-    mutating func runMessageHandler(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func runMessageHandler(_ d: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         if let kind = delivery.messageHandlerKind(w) {
             return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         }
@@ -44,7 +44,7 @@ extension PushWorld {
 
     /// The push reaches a handler of `kind` now: start a PreloadKit session (or, for a push without
     /// a pre-stage manifest, show the notification).
-    mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func deliver(_ d: DeviceID, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.series.deliveries.add(atMicroseconds: now)
         let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
@@ -56,13 +56,13 @@ extension PushWorld {
             if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
         }
-        if driver.deviceSlot[d] >= 0 {
+        if driver.deviceSlot[d.index] >= 0 {
             // One handler per device at a time: a still-running session for an earlier push ends
             // (the OS replaces the extension / job for the new push).
             metrics.counters.sessionsReplaced += 1
-            try kill(Int(driver.deviceSlot[d]), kernel: &kernel)
+            try kill(Int(driver.deviceSlot[d.index]), kernel: &kernel)
         }
-        let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        let user = population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
         metrics.counters.sessionsStarted += 1
         let started = try driver.start(device: d, push: w, kind: kind, attributes: networkNow(d, a, now: now, tap: false), user: user,
                                        now: now, kernel: &kernel)
@@ -122,7 +122,7 @@ extension PushWorld {
     /// PreloadKit delivered the notification: classify the push (exactly once) and let the user see it.
     mutating func onDelivered(_ s: Int, _ delivery: Delivery, kernel: inout Kernel) throws {
         let w = PushWord(driver.slot[s].push)
-        let d = Int(driver.slot[s].device)
+        let d = DeviceID(rawValue: driver.slot[s].device)
         let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
         if w.flags & PushWord.flagFallback != 0 && complete { metrics.counters.fallbacksCompleted += 1 }
         if driver.slot[s].fallbackEnqueued {
@@ -162,7 +162,7 @@ extension PushWorld {
     mutating func kill(_ s: Int, kernel: inout Kernel) throws {
         if !driver.sessions[s].delivered() {
             let w = PushWord(driver.slot[s].push)
-            let d = Int(driver.slot[s].device)
+            let d = DeviceID(rawValue: driver.slot[s].device)
             if w.flags & PushWord.flagDeferred != 0 { metrics.outcomes.deferredThenExpired += 1 } else { metrics.outcomes.timedOutOrKilled += 1 }
             let shown = driver.slot[s].kind == .iOSServiceExtension && delivery.showsNotification(w)
             if driver.slot[s].highPriority { delivery.noteHighPriority(d, shown: shown) }
@@ -187,8 +187,8 @@ extension PushWorld {
 
     /// The notification of push `w` is shown at `shownAt` on device `d` (attributes `a`): the
     /// user's draws decide whether and when it is tapped.
-    mutating func scheduleTap(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
-        let u = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+    mutating func scheduleTap(_ d: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
+        let u = population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
         try taps.schedule(d, w, opens: u.opens, tapDelaySeconds: u.tapDelaySeconds, shownAt: shownAt,
                           far: &far, counters: &metrics.counters, kernel: &kernel)
     }
@@ -196,22 +196,22 @@ extension PushWorld {
     /// The user of device `d` taps campaign `c`'s notification of the push sent at `sendTicks`:
     /// paint at once if PreloadKit's store (or the running session) has every critical asset,
     /// else fetch what is missing in the foreground.
-    mutating func onTap(_ d: Int, campaign c: Int, sendTicks: Int64, kernel: inout Kernel) throws {
+    mutating func onTap(_ d: DeviceID, campaign c: CampaignID, sendTicks: Int64, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.series.taps.add(atMicroseconds: now)
         let a = networkNow(d, population.device(d), now: now, tap: true)
         let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: sendTicks,
                            staleStored: driver.hasStaleCreative(d, campaign: c))
-        let s = Int(driver.deviceSlot[d])
+        let s = Int(driver.deviceSlot[d.index])
         let now64 = Instant(microseconds: now)
-        if s >= 0 && PushWord(driver.slot[s].push).campaign == c {
+        if s >= 0 && PushWord(driver.slot[s].push).campaign == c.index {
             // The handler is still running: the tap sees its partial state (PreloadKit answers, and
             // reports assets that become ready later with `.paintReady`).
             metrics.counters.tapsDuringSession += 1
             driver.slot[s].tap = Int32(t)
             taps.tSlot[t] = Int32(s)
             try feed(s, .userTapped, kernel: &kernel)
-            if driver.deviceSlot[d] == Int32(s) { taps.markStored(t, in: &driver.sessions[s], now: now64) }
+            if driver.deviceSlot[d.index] == Int32(s) { taps.markStored(t, in: &driver.sessions[s], now: now64) }
         } else if s >= 0 {
             // A handler for another campaign holds the device's store: look, without touching.
             taps.markStored(t, in: &driver.sessions[s], now: now64)
@@ -262,7 +262,7 @@ extension PushWorld {
         if taps.tStale[t] { metrics.counters.staleTaps += 1 }
         // Tap-to-paint counts every painted tap, abandoned or not: the paint time is what the
         // app achieved; the user's leaving is counted beside it.
-        let user = taps.patience.painted(device: Int(taps.tDevice[t]), campaign: taps.tCampaign[t], waitTicks: latency, population: population)
+        let user = taps.patience.painted(device: DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(taps.tCampaign[t]), waitTicks: latency, population: population)
         if user.abandoned { metrics.counters.tapsAbandoned += 1 }
         if user.read { metrics.counters.reads += 1 }
         taps.free(t, driver: &driver)

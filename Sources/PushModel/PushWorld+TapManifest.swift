@@ -10,7 +10,7 @@ extension PushWorld {
     /// missing assets in parallel.
     mutating func fetchForTap(_ t: Int, kernel: inout Kernel) throws {
         let c = taps.tCampaign[t]
-        if driver.needsManifest(Int(taps.tDevice[t]), campaign: c) {
+        if driver.needsManifest(DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(c)) {
             return try taps.foregroundFetch(t, object: plans.manifestObject[c], index: TapTracker.manifestIndex,
                                             infra: &infra, metrics: &metrics, kernel: &kernel)
         }
@@ -25,7 +25,7 @@ extension PushWorld {
 
     /// Tap `t`'s referenced manifest arrived: the device holds it now; on to the assets.
     mutating func onTapManifest(_ t: Int, kernel: inout Kernel) throws {
-        driver.manifestHeld[Int(taps.tDevice[t])] |= 1 << UInt64(taps.tCampaign[t])
+        driver.manifestHeld[Int(taps.tDevice[t])] |= CampaignID(taps.tCampaign[t]).bit
         try fetchForTap(t, kernel: &kernel)
     }
 }

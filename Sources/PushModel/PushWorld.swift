@@ -150,11 +150,10 @@ struct PushWorld: EventHandler {
             if let s = driver.timerFired(s, generation: generation) { try feed(s, .timerFired, kernel: &kernel) }
         case .pushArrive(let device, let w):
             metrics.inProvider -= 1
-            let d = device.index
-            let a = population.device(d)
-            let decision = delivery.arrive(d, w, attributes: a, now: kernel.now.ticks, population: population,
+            let a = population.device(device)
+            let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
-            try act(decision, d, attributes: a, kernel: &kernel)
+            try act(decision, device, attributes: a, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
         case .osDeadline(let s, let generation, let deadline):
             guard let s = driver.osDeadline(s, generation: generation, deadline) else { return }
@@ -166,22 +165,20 @@ struct PushWorld: EventHandler {
                 metrics.counters.killedByTime += 1
                 try kill(s, kernel: &kernel)
             }
-        case .tap(let d, let c, let sendTicks): try onTap(d.index, campaign: c.index, sendTicks: sendTicks, kernel: &kernel)
+        case .tap(let d, let c, let sendTicks): try onTap(d, campaign: c, sendTicks: sendTicks, kernel: &kernel)
         case .paint(let t, let generation): onPaint(t, generation: generation, kernel: kernel)
-        case .sendBatch(let c): try onSendBatch(c.index, kernel: &kernel)
+        case .sendBatch(let c): try onSendBatch(c, kernel: &kernel)
         case .silentRelease(let device, let w):
             metrics.inDeferred -= 1
-            let d = device.index
-            guard delivery.release(d, w) else {
+            guard delivery.release(device, w) else {
                 metrics.outcomes.deferredThenExpired += 1
                 return
             }
-            try deliver(d, w, kind: .iOSSilentBackground, attributes: population.device(d), kernel: &kernel)
+            try deliver(device, w, kind: .iOSSilentBackground, attributes: population.device(device), kernel: &kernel)
         case .deferredStart(let device, let w):
             metrics.inDeferred -= 1
-            let d = device.index
-            let a = population.device(d)
-            try act(delivery.deferredStart(w), d, attributes: a, kernel: &kernel)
+            let a = population.device(device)
+            try act(delivery.deferredStart(w), device, attributes: a, kernel: &kernel)
         case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
         case .creativeSwap(let campaign):
             let c = campaign.index
@@ -205,7 +202,8 @@ struct PushWorld: EventHandler {
 
     /// One second of campaign `c`'s send: the next audience devices up to the effective rate get
     /// their pushes (every carousel part), each arriving after a provider latency.
-    mutating func onSendBatch(_ c: Int, kernel: inout Kernel) throws {
+    mutating func onSendBatch(_ campaignID: CampaignID, kernel: inout Kernel) throws {
+        let c = campaignID.index
         let campaign = config.campaigns[c]
         let perSecond = campaign.timing.sendRatePerSecond
         sendCredit[c] += perSecond
@@ -217,7 +215,7 @@ struct PushWorld: EventHandler {
         var k = 0.0
         var d = sendCursor[c]
         while d < n && sendCredit[c] >= 1 {
-            if population.inAudience(d, campaign: c, audienceShare: share) {
+            if population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share) {
                 sendCredit[c] -= 1
                 let send = now + SimDuration.seconds(k / perSecond).ticks
                 k += 1
@@ -252,7 +250,7 @@ struct PushWorld: EventHandler {
         for (c, campaign) in config.campaigns.enumerated() where sendCursor[c] < config.population.devices {
             var remaining: UInt64 = 0
             for d in sendCursor[c]..<config.population.devices
-            where population.inAudience(d, campaign: c, audienceShare: campaign.audienceShare) {
+            where population.inAudience(DeviceID(d), campaign: CampaignID(c), audienceShare: campaign.audienceShare) {
                 remaining += UInt64(campaign.pushesPerDevice)
             }
             metrics.pushesTargeted += remaining
@@ -275,7 +273,7 @@ struct PushWorld: EventHandler {
 
     /// The per-device signed-URL token of a campaign (part of the cache key only when InfraModel's
     /// `cacheKeyIncludesSignedToken` is on).
-    static func token(_ d: Int, _ c: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: StreamSeed.mix(UInt64(d) << 8 | UInt64(c)))
+    static func token(_ d: DeviceID, _ c: CampaignID) -> UInt32 {
+        UInt32(truncatingIfNeeded: StreamSeed.mix(UInt64(d.rawValue) << 8 | UInt64(c.rawValue)))
     }
 }

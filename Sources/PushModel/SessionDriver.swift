@@ -117,14 +117,14 @@ struct SessionDriver {
     }
 
     /// Whether device `d` pre-staged campaign `c`'s superseded creative.
-    func hasStaleCreative(_ d: Int, campaign c: Int) -> Bool {
-        !staleStored.isEmpty && staleStored[d] & (1 << UInt64(c)) != 0
+    func hasStaleCreative(_ d: DeviceID, campaign c: CampaignID) -> Bool {
+        !staleStored.isEmpty && staleStored[d.index] & c.bit != 0
     }
 
     /// Whether device `d` needs campaign `c`'s referenced manifest before it can fetch the
     /// screen's assets (its pushes carry one, and the device has not fetched it).
-    func needsManifest(_ d: Int, campaign c: Int) -> Bool {
-        !manifestHeld.isEmpty && plans.manifestObject[c] != .max && manifestHeld[d] & (1 << UInt64(c)) == 0
+    func needsManifest(_ d: DeviceID, campaign c: CampaignID) -> Bool {
+        !manifestHeld.isEmpty && plans.manifestObject[c.index] != .max && manifestHeld[d.index] & c.bit == 0
     }
 
     /// Whether slot `s` still serves its device (its session has not ended).
@@ -142,14 +142,15 @@ struct SessionDriver {
         return sessions.count - 1
     }
 
-    /// Starts a handler of `kind` for push `w` on device `d` at `now` (the device has no session):
+    /// Starts a handler of `kind` for push `w` on device `device` at `now` (the device has no session):
     /// a slot, the device's store moved into the session, the OS deadlines of the handler kind.
     /// Returns the slot and the input that starts the session.
-    mutating func start(device d: Int, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
+    mutating func start(device: DeviceID, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
                         now: Int64, kernel: inout Kernel) throws -> (slot: Int, input: Input) {
         let s = allocateSlot()
+        let d = device.index
         deviceSlot[d] = Int32(s)
-        slot[s].device = UInt32(d)
+        slot[s].device = device.rawValue
         slot[s].push = w.flags & PushWord.flagDeferred != 0 ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
         slot[s].kind = kind
         slot[s].openFetches = 0
@@ -166,7 +167,7 @@ struct SessionDriver {
 
         // The device's store moves into the session.
         // Room for the assets this push may store (a capacity hint: one allocation per push).
-        let store = takeStore(d, preexistingBytes: a.preexistingStoreBytes, reserving: policy.criticalAssetsMax)
+        let store = takeStore(device, preexistingBytes: a.preexistingStoreBytes, reserving: policy.criticalAssetsMax)
         // The slot's session value is reused (policy validated once, in `init`; buffers keep
         // their capacity): no validation and no allocation per push.
         sessions[s].reset(store: store)
@@ -228,7 +229,8 @@ struct SessionDriver {
     mutating func startFetch(_ s: Int, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
                              kernel: inout Kernel) throws {
         precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
-        let d = Int(slot[s].device)
+        let device = DeviceID(rawValue: slot[s].device)
+        let d = device.index
         let w = PushWord(slot[s].push)
         // An asset of the campaign's, or its referenced manifest (an object of the catalogue too,
         // answered with the manifest parsed once: `CampaignPlans.addReferencedManifest`).
@@ -246,7 +248,7 @@ struct SessionDriver {
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
-                                        signedToken: PushWorld.token(d, w.campaign),
+                                        signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
                                         replyTag: ReplyTag(generation: slot[s].generation, index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
@@ -303,11 +305,11 @@ struct SessionDriver {
         slot[s].timer = nil
         slot[s].warn = nil
         slot[s].kill = nil
-        let d = Int(slot[s].device)
+        let device = DeviceID(rawValue: slot[s].device)
         let store = sessions[s].currentStore()
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
-        parked.park(d, consume store, plans: plans)
-        deviceSlot[d] = -1
+        parked.park(device, consume store, plans: plans)
+        deviceSlot[device.index] = -1
         let tap = slot[s].tap
         slot[s].tap = -1
         slot[s].generation &+= 1
@@ -373,11 +375,11 @@ struct SessionDriver {
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
-                    manifestHeld[Int(slot[s].device)] |= 1 << UInt64(w.campaign)
+                    manifestHeld[Int(slot[s].device)] |= w.campaignID.bit
                 }
                 if result.supersededCopy {
                     metrics.counters.stalePrestages += 1
-                    if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= 1 << UInt64(w.campaign) }
+                    if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= w.campaignID.bit }
                 }
             }
         case .origin503:

@@ -65,7 +65,7 @@ struct TapTracker {
 
     /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
     /// after the user's tap delay (held in a far-future bucket).
-    mutating func schedule(_ d: Int, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64,
+    mutating func schedule(_ d: DeviceID, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64,
                            far: inout BucketQueue, counters: inout DriverCounters, kernel: inout Kernel) throws {
         guard opens else { return }
         let at = shownAt + SimDuration.seconds(tapDelaySeconds).ticks
@@ -74,7 +74,7 @@ struct TapTracker {
             return
         }
         counters.tapsScheduled += 1
-        try far.schedule(at: at, .tap(DeviceID(d), campaign: CampaignID(w.campaign), sendTicks: w.sendTicks), kernel: &kernel)
+        try far.schedule(at: at, .tap(d, campaign: w.campaignID, sendTicks: w.sendTicks), kernel: &kernel)
     }
 
     mutating func allocate() -> Int {
@@ -87,10 +87,11 @@ struct TapTracker {
 
     /// A tap on device `d` (attributes `a`) of campaign `c`'s notification (sent at `sendTicks`)
     /// at `now`: a tap slot with every asset of the paint set missing.
-    mutating func begin(device d: Int, campaign c: Int, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64,
+    mutating func begin(device d: DeviceID, campaign campaignID: CampaignID, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64,
                         staleStored: Bool) -> Int {
         let t = allocate()
-        tDevice[t] = UInt32(d)
+        let c = campaignID.index
+        tDevice[t] = d.rawValue
         tCampaign[t] = c
         tStart[t] = now
         tNetwork[t] = a.network
@@ -191,13 +192,14 @@ struct TapTracker {
     /// A foreground fetch of `object` for tap `t` (`index` 255: the signed-URL refresh).
     mutating func foregroundFetch(_ t: Int, object: UInt32, index: Int, infra: inout InfraWorld, metrics: inout PushMetrics,
                                   kernel: inout Kernel) throws {
-        let d = Int(tDevice[t])
+        let device = DeviceID(rawValue: tDevice[t])
+        let d = device.index
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
         let reply = PushEvent.foregroundReplyAddress(TapID(t))
         let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
-                                        signedToken: PushWorld.token(d, c),
+                                        signedToken: PushWorld.token(device, CampaignID(c)),
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,
                                         replyTarget: reply.target, replyTag: ReplyTag(generation: tGen[t], index: UInt32(index & 0xFF)).raw)
         let requestID = try infra.fetch(request, kernel: &kernel)
@@ -254,8 +256,8 @@ struct TapTracker {
     /// the store, and the app's write would be lost when the handler's copy is saved (last writer
     /// wins; the session stores this campaign's assets itself); counted as not kept.
     mutating func keep(_ t: Int, index i: Int, placeholder: Bool, now: Int64, driver: inout SessionDriver, metrics: inout PushMetrics) {
-        let d = Int(tDevice[t])
-        if driver.deviceSlot[d] >= 0 {
+        let d = DeviceID(rawValue: tDevice[t])
+        if driver.deviceSlot[d.index] >= 0 {
             metrics.counters.foregroundNotKeptSessionRunning += 1
             return
         }
@@ -278,7 +280,7 @@ struct TapTracker {
         for t in tapFree { free[Int(t)] = true }
         var n: UInt64 = 0
         for t in tDevice.indices where !free[t] {
-            if patience.leftWhileWaiting(device: Int(tDevice[t]), campaign: tCampaign[t], waitTicks: now - tStart[t], population: population) {
+            if patience.leftWhileWaiting(device: DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]), waitTicks: now - tStart[t], population: population) {
                 n += 1
             }
         }
@@ -288,7 +290,7 @@ struct TapTracker {
     /// Schedules tap `t`'s first paint after the device's launch + render time.
     mutating func schedulePaint(_ t: Int, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
         detach(t, driver: &driver)
-        let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])
+        let render = population.renderSeconds(DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]))
         try kernel.schedule(after: .seconds(render), .paint(TapID(t), generation: tGen[t]))
     }
 }
