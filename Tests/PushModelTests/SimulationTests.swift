@@ -92,10 +92,10 @@ final class SimulationTests: XCTestCase {
         let pb = try Population(config: b, runSeed: runSeed)
         var opened = 0
         for d in 0..<2_000 {
-            let da = pa.device(d), db = pb.device(d)
+            let da = pa.device(DeviceID(d)), db = pb.device(DeviceID(d))
             XCTAssertEqual(da, db, "device \(d) attributes (seed \(seed))")
-            let ua = pa.user(d, campaign: 0, audienceShare: 0.7, isIOS: da.isIOS, segment: da.segment)
-            let ub = pb.user(d, campaign: 0, audienceShare: 0.7, isIOS: db.isIOS, segment: db.segment)
+            let ua = pa.user(DeviceID(d), campaign: CampaignID(0), audienceShare: 0.7, isIOS: da.isIOS, segment: da.segment)
+            let ub = pb.user(DeviceID(d), campaign: CampaignID(0), audienceShare: 0.7, isIOS: db.isIOS, segment: db.segment)
             XCTAssertEqual(ua, ub, "device \(d) user draws (seed \(seed))")
             if ua.opens { opened += 1 }
         }
