@@ -29,7 +29,7 @@ extension PushWorld {
         let after = driver.networks.nextChangeSeconds(driver.slot[s].network, region: Int(driver.slot[s].region), rng)
         guard after < Double(driver.budgetTicks(kind)) / 1e6 else { return }
         let at = now + max(1, SimDuration.seconds(after).ticks)
-        try kernel.schedule(at: SimTime(ticks: at), .networkChange(SessionSlot(s), generation: driver.slot[s].generation))
+        try kernel.schedule(at: SimTime(ticks: at), .networkChange(SessionSlot(s), generation: driver.generation(s)))
     }
 
     /// A running session's device changes network: the new class is recorded, and every open
@@ -37,7 +37,7 @@ extension PushWorld {
     /// new network). The event of an earlier session of the slot (`generation`) is ignored.
     mutating func onNetworkChange(_ slotID: SessionSlot, generation: UInt32, kernel: inout Kernel) throws {
         let s = slotID.index
-        guard driver.slot[s].generation == generation, driver.isLive(s) else { return }
+        guard driver.generation(s) == generation, driver.isLive(s) else { return }
         let now = kernel.now.ticks
         let d = Int(driver.slot[s].device)
         let w = PushWord(driver.slot[s].push)
@@ -49,7 +49,7 @@ extension PushWorld {
         while open != 0 {
             let id = UInt32(open.trailingZeroBitCount)
             open &= open &- 1
-            guard driver.slot[s].generation == generation, driver.isLive(s),
+            guard driver.generation(s) == generation, driver.isLive(s),
                   driver.slot[s].openFetches & (1 << UInt64(id)) != 0 else { continue }
             try driver.cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
             driver.slot[s].openFetches &= ~(1 << UInt64(id))

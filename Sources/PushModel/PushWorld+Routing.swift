@@ -255,7 +255,7 @@ extension PushWorld {
     /// First paint of tap slot `tap`'s tap of `generation` (a later tap's slot ignores it).
     mutating func onPaint(_ tap: TapID, generation: UInt32, kernel: Kernel) {
         let t = tap.index
-        guard taps.tGen[t] == generation else { return }
+        guard taps.generation(t) == generation else { return }
         let now = kernel.now.ticks
         let latency = now - taps.tStart[t]
         metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)

@@ -57,7 +57,11 @@ struct SessionDriver {
     var sFetchObject: [UInt32] = []
     /// InfraModel request id of slot s's fetch k at `s * 64 + k` (valid while the fetch is open).
     var sFetchRequest: [UInt32] = []
-    var slotFree: [Int32] = []
+    /// Which session slots are free and each slot's generation: LIFO reuse (the most recently
+    /// freed slot first, a new slot only when none is free), the generation bumped when a slot is
+    /// freed, so events carrying an earlier session's generation are stale. (A slot freed at
+    /// generation `UInt32.max` is retired rather than wrapped; no run reuses a slot that often.)
+    var slotPool = GenerationalPool(slotsMax: GenerationalPool.slotsLimit)
     var activeSessions = 0
     var activeSessionsMax = 0
     /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
@@ -127,14 +131,21 @@ struct SessionDriver {
         !manifestHeld.isEmpty && plans.manifestObject[c.index] != .max && manifestHeld[d.index] & c.bit == 0
     }
 
+    /// The generation of slot `s`'s session (the one its events carry).
+    @inline(__always)
+    func generation(_ s: Int) -> UInt32 { slotPool.generation(UInt32(truncatingIfNeeded: s)) }
+
     /// Whether slot `s` still serves its device (its session has not ended).
     @inline(__always)
     func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
 
+    /// A session slot for a new session: the most recently freed one, else a new slot.
     mutating func allocateSlot() -> Int {
         activeSessions += 1
         activeSessionsMax = max(activeSessionsMax, activeSessions)
-        if let s = slotFree.popLast() { return Int(s) }
+        guard let handle = slotPool.allocate() else { preconditionFailure("session slots exhausted") }
+        let s = Int(handle.index)
+        if s < sessions.count { return s }
         sessions.append(idleSession)
         slot.append(SessionSlotState())
         sFetchObject.append(contentsOf: SessionDriver.fetchRowZeros)
@@ -182,14 +193,14 @@ struct SessionDriver {
             let budget = rules.nseBudgetTicks
             let lead = rules.nseWarningLeadTicks
             slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead),
-                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .expiryWarning))
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .expiryWarning))
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget),
-                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .kill))
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
             let ticks = budgetTicks(kind)
             slot[s].warn = nil
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks),
-                                                          .osDeadline(SessionSlot(s), generation: slot[s].generation, .kill))
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
         }
         return (s, .pushReceived(request, context))
     }
@@ -219,7 +230,7 @@ struct SessionDriver {
             slot[s].timerAt = next
             if next != Int64.max {
                 slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)),
-                                                               .sessionTimer(SessionSlot(s), generation: slot[s].generation))
+                                                               .sessionTimer(SessionSlot(s), generation: generation(s)))
             }
         }
         return .running
@@ -250,7 +261,7 @@ struct SessionDriver {
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
-                                        replyTag: ReplyTag(generation: slot[s].generation, index: r.id.rawValue).raw,
+                                        replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
         let requestID = try infra.fetch(request, kernel: &kernel)
@@ -312,8 +323,7 @@ struct SessionDriver {
         deviceSlot[device.index] = -1
         let tap = slot[s].tap
         slot[s].tap = -1
-        slot[s].generation &+= 1
-        slotFree.append(Int32(s))
+        slotPool.release(UInt32(s))
         activeSessions -= 1
         return tap
     }
@@ -322,7 +332,7 @@ struct SessionDriver {
     /// nil when stale.
     mutating func timerFired(_ slotID: SessionSlot, generation: UInt32) -> Int? {
         let s = slotID.index
-        guard slot[s].generation == generation, isLive(s) else { return nil }
+        guard self.generation(s) == generation, isLive(s) else { return nil }
         slot[s].timer = nil
         slot[s].timerAt = .max
         return s
@@ -331,7 +341,7 @@ struct SessionDriver {
     /// OS deadline `deadline` of `slotID`'s session of `generation`: the slot, or nil when stale.
     mutating func osDeadline(_ slotID: SessionSlot, generation: UInt32, _ deadline: OSDeadline) -> Int? {
         let s = slotID.index
-        guard slot[s].generation == generation, isLive(s) else { return nil }
+        guard self.generation(s) == generation, isLive(s) else { return nil }
         switch deadline {
         case .expiryWarning: slot[s].warn = nil
         case .kill: slot[s].kill = nil
@@ -349,7 +359,7 @@ struct SessionDriver {
         let tag = ReplyTag(raw: rawTag)
         let result = infra.takeResult(requestID)
         let s = slotID.index
-        let live = tag.isFrom(generation: slot[s].generation) && isLive(s)
+        let live = tag.isFrom(generation: generation(s)) && isLive(s)
         let w = PushWord(slot[s].push)
 
         metrics.countPrestageTransfer(result, request: Int(requestID))
@@ -426,7 +436,8 @@ extension PreloadSession {
 }
 
 /// One session slot's driver state (`SessionDriver.slot`); the session itself is `sessions[slot]`.
-/// Fields are ordered by size, widest first (88 bytes a slot instead of 112).
+/// Fields are ordered by size, widest first (to keep padding out). The slot's generation is
+/// `SessionDriver.slotPool`'s.
 struct SessionSlotState {
     /// The push (`PushWord.raw`).
     var push: UInt64 = 0
@@ -438,8 +449,6 @@ struct SessionSlotState {
     var tapDelaySeconds: Double = 0
     /// The device being served.
     var device: UInt32 = 0
-    /// Bumped when the slot is reused: events carrying an older generation are stale.
-    var generation: UInt32 = 0
     var region: UInt32 = 0
     /// The tap being answered by this session, or -1.
     var tap: Int32 = -1

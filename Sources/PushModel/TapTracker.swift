@@ -22,8 +22,6 @@ struct TapTracker {
     var tStart: [Int64] = []
     /// Bit i set while critical asset i of the campaign (the screen's paint set) is missing.
     var tPending: [UInt32] = []
-    /// Bumped when the tap slot is reused: events carrying an older generation are stale.
-    var tGen: [UInt32] = []
     var tNetwork: [InfraNetworkClass] = []
     var tIOS: [Bool] = []
     var tRegion: [UInt32] = []
@@ -39,7 +37,11 @@ struct TapTracker {
     /// filler entry of a device that never had a store).
     var tFreeStorage: [Int64] = []
     var tPreexisting: [Int64] = []
-    var tapFree: [Int32] = []
+    /// Which tap slots are free and each slot's generation: LIFO reuse (the most recently freed
+    /// slot first, a new slot only when none is free), the generation bumped when a slot is freed,
+    /// so events carrying an earlier tap's generation are stale. (A slot freed at generation
+    /// `UInt32.max` is retired rather than wrapped; no run reuses a slot that often.)
+    var tapPool = GenerationalPool(slotsMax: GenerationalPool.slotsLimit)
     /// PreloadKit's paint-set answer of the tap being looked at (a reused buffer).
     var readiness: [AssetReadiness] = []
     /// Keys PreloadKit evicted to keep a foreground fetch (a reused buffer).
@@ -77,9 +79,16 @@ struct TapTracker {
         try far.schedule(at: at, .tap(d, campaign: w.campaignID, sendTicks: w.sendTicks), kernel: &kernel)
     }
 
+    /// The generation of tap slot `t`'s tap (the one its events and reply tags carry).
+    @inline(__always)
+    func generation(_ t: Int) -> UInt32 { tapPool.generation(UInt32(truncatingIfNeeded: t)) }
+
+    /// A tap slot for a new tap: the most recently freed one, else a new slot.
     mutating func allocate() -> Int {
-        if let t = tapFree.popLast() { return Int(t) }
-        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
+        guard let handle = tapPool.allocate() else { preconditionFailure("tap slots exhausted") }
+        let t = Int(handle.index)
+        if t < tDevice.count { return t }
+        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0)
         tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false)
         tSlot.append(-1); tSend.append(0); tFreeStorage.append(0); tPreexisting.append(0)
         return tDevice.count - 1
@@ -111,8 +120,7 @@ struct TapTracker {
     /// Frees tap slot `t` (detaching it from the session answering it).
     mutating func free(_ t: Int, driver: inout SessionDriver) {
         detach(t, driver: &driver)
-        tGen[t] &+= 1
-        tapFree.append(Int32(t))
+        tapPool.release(UInt32(t))
     }
 
     /// Detaches tap `t` from the session answering it, if any.
@@ -201,7 +209,7 @@ struct TapTracker {
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
                                         signedToken: PushWorld.token(device, CampaignID(c)),
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,
-                                        replyTarget: reply.target, replyTag: ReplyTag(generation: tGen[t], index: UInt32(index & 0xFF)).raw)
+                                        replyTarget: reply.target, replyTag: ReplyTag(generation: generation(t), index: UInt32(index & 0xFF)).raw)
         let requestID = try infra.fetch(request, kernel: &kernel)
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
     }
@@ -230,7 +238,7 @@ struct TapTracker {
         infra.release(requestID)
         let t = tap.index
         metrics.countForegroundTransfer(result, request: Int(requestID))
-        guard tag.isFrom(generation: tGen[t]) else { return (t, .wait) }
+        guard tag.isFrom(generation: generation(t)) else { return (t, .wait) }
         let ok: Bool
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
@@ -276,10 +284,8 @@ struct TapTracker {
     /// left: counted as abandoned (the wait so far is a lower bound, so this can only undercount
     /// abandonment, never hide it).
     func censoredAbandoned(now: Int64, population: Population) -> UInt64 {
-        var free = [Bool](repeating: false, count: tDevice.count)
-        for t in tapFree { free[Int(t)] = true }
         var n: UInt64 = 0
-        for t in tDevice.indices where !free[t] {
+        for t in tDevice.indices where !tapPool.isFree(UInt32(t)) {
             if patience.leftWhileWaiting(device: DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]), waitTicks: now - tStart[t], population: population) {
                 n += 1
             }
@@ -291,6 +297,6 @@ struct TapTracker {
     mutating func schedulePaint(_ t: Int, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
         detach(t, driver: &driver)
         let render = population.renderSeconds(DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]))
-        try kernel.schedule(after: .seconds(render), .paint(TapID(t), generation: tGen[t]))
+        try kernel.schedule(after: .seconds(render), .paint(TapID(t), generation: generation(t)))
     }
 }
