@@ -10,7 +10,8 @@ extension PushWorld {
     /// Slot `s`'s FCM session enqueued a fallback job (before its delivery): the push's outcome
     /// becomes the job's, and the job starts once the handler has ended (an event at the same
     /// instant when it may run now).
-    mutating func onFallback(_ s: Int, kernel: inout Kernel) throws {
+    mutating func onFallback(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         let now = kernel.now.ticks
         driver.slot[s].fallbackEnqueued = true
         metrics.counters.fallbacksEnqueued += 1

@@ -18,7 +18,8 @@ extension PushWorld {
 
     /// Slot `s`'s session started now: the time of its device's next network change, and an event
     /// when that falls before the OS ends the handler.
-    mutating func armNetworkChange(_ s: Int, kernel: inout Kernel) throws {
+    mutating func armNetworkChange(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         guard driver.networks.isOn, driver.isLive(s) else { return }
         let now = kernel.now.ticks
         let d = Int(driver.slot[s].device)
@@ -29,7 +30,7 @@ extension PushWorld {
         let after = driver.networks.nextChangeSeconds(driver.slot[s].network, region: Int(driver.slot[s].region), rng)
         guard after < Double(driver.budgetTicks(kind)) / 1e6 else { return }
         let at = now + max(1, SimDuration.seconds(after).ticks)
-        try kernel.schedule(at: SimTime(ticks: at), .networkChange(SessionSlot(s), generation: driver.generation(s)))
+        try kernel.schedule(at: SimTime(ticks: at), .networkChange(slotID, generation: driver.generation(s)))
     }
 
     /// A running session's device changes network: the new class is recorded, and every open
@@ -51,10 +52,10 @@ extension PushWorld {
             open &= open &- 1
             guard driver.generation(s) == generation, driver.isLive(s),
                   driver.slot[s].openFetches & (1 << UInt64(id)) != 0 else { continue }
-            try driver.cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try driver.cancelTransfer(slotID, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
             driver.slot[s].openFetches &= ~(1 << UInt64(id))
             metrics.counters.fetchesNetworkChanged += 1
-            try feed(s, .fetchFailed(FetchID(rawValue: id), .network), kernel: &kernel)
+            try feed(slotID, .fetchFailed(FetchID(rawValue: id), .network), kernel: &kernel)
         }
     }
 }

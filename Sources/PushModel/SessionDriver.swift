@@ -139,6 +139,13 @@ struct SessionDriver {
     @inline(__always)
     func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
 
+    /// Device `d`'s running session's slot, if it has one.
+    @inline(__always)
+    func runningSlot(_ d: DeviceID) -> SessionSlot? {
+        let s = deviceSlot[d.index]
+        return s >= 0 ? SessionSlot(rawValue: UInt32(s)) : nil
+    }
+
     /// A session slot for a new session: the most recently freed one, else a new slot.
     mutating func allocateSlot() -> Int {
         activeSessions += 1
@@ -157,7 +164,7 @@ struct SessionDriver {
     /// a slot, the device's store moved into the session, the OS deadlines of the handler kind.
     /// Returns the slot and the input that starts the session.
     mutating func start(device: DeviceID, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
-                        now: Int64, kernel: inout Kernel) throws -> (slot: Int, input: Input) {
+                        now: Int64, kernel: inout Kernel) throws -> (slot: SessionSlot, input: Input) {
         let s = allocateSlot()
         let d = device.index
         deviceSlot[d] = Int32(s)
@@ -202,11 +209,12 @@ struct SessionDriver {
             slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks),
                                                           .osDeadline(SessionSlot(s), generation: generation(s), .kill))
         }
-        return (s, .pushReceived(request, context))
+        return (SessionSlot(s), .pushReceived(request, context))
     }
 
     /// Feeds one input to slot `s`'s session at `now` (its actions are then polled).
-    mutating func handle(_ s: Int, _ input: consuming Input, now: Int64) throws {
+    mutating func handle(_ slotID: SessionSlot, _ input: consuming Input, now: Int64) throws {
+        let s = slotID.index
         do {
             try sessions[s].handle(consume input, now: Instant(microseconds: now))
         } catch {
@@ -216,7 +224,8 @@ struct SessionDriver {
 
     /// After an input's actions: whether the live session `s` finished or is over the OS memory
     /// limit, else (re-)arms its timer for PreloadKit's next deadline.
-    mutating func settle(_ s: Int, now: Int64, kernel: inout Kernel) throws -> SessionStep {
+    mutating func settle(_ slotID: SessionSlot, now: Int64, kernel: inout Kernel) throws -> SessionStep {
+        let s = slotID.index
         let (finished, next) = sessions[s].driverState()
         if finished { return .finished }
         // Memory: the extension is killed when its buffers exceed the OS limit.
@@ -237,8 +246,9 @@ struct SessionDriver {
     }
 
     /// PreloadKit asks slot `s` to fetch `r`: an InfraWorld request, recorded for its reply.
-    mutating func startFetch(_ s: Int, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func startFetch(_ slotID: SessionSlot, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
                              kernel: inout Kernel) throws {
+        let s = slotID.index
         precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
         let device = DeviceID(rawValue: slot[s].device)
         let d = device.index
@@ -273,9 +283,10 @@ struct SessionDriver {
     }
 
     /// PreloadKit cancels slot `s`'s fetch `id`.
-    mutating func cancelFetch(_ s: Int, _ id: FetchID, reason: CancelReason, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func cancelFetch(_ slotID: SessionSlot, _ id: FetchID, reason: CancelReason, infra: inout InfraWorld, metrics: inout PushMetrics,
                               kernel: inout Kernel) throws {
-        try cancelTransfer(s, fetch: id.rawValue, infra: &infra, metrics: &metrics, kernel: &kernel)
+        let s = slotID.index
+        try cancelTransfer(slotID, fetch: id.rawValue, infra: &infra, metrics: &metrics, kernel: &kernel)
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
         metrics.counters.fetchesCancelled += 1
         switch reason {
@@ -289,8 +300,9 @@ struct SessionDriver {
     /// Slot `s` gives its open fetch `id` up (PreloadKit cancelled it, or the handler ended):
     /// InfraModel stops the transfer now and the bytes received so far are counted. A fetch
     /// whose reply is already on the way is counted when the reply arrives.
-    mutating func cancelTransfer(_ s: Int, fetch id: UInt32, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func cancelTransfer(_ slotID: SessionSlot, fetch id: UInt32, infra: inout InfraWorld, metrics: inout PushMetrics,
                                  kernel: inout Kernel) throws {
+        let s = slotID.index
         guard slot[s].openFetches & (1 << UInt64(id)) != 0 else { return }
         let requestID = sFetchRequest[s &* 64 &+ Int(id)]
         if let result = try infra.cancel(requestID, kernel: &kernel) {
@@ -300,13 +312,14 @@ struct SessionDriver {
 
     /// Ends slot `s`'s session: open fetches are cancelled in InfraModel (their transfers stop
     /// now; they count as cancelled), its events cancelled, the store returned to its device, the
-    /// slot freed. Returns the tap the session was answering (-1: none), now detached.
-    mutating func end(_ s: Int, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws -> Int32 {
+    /// slot freed. Returns the tap the session was answering, now detached.
+    mutating func end(_ slotID: SessionSlot, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws -> TapID? {
+        let s = slotID.index
         var open = slot[s].openFetches
         while open != 0 {
             let id = UInt32(open.trailingZeroBitCount)
             open &= open &- 1
-            try cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try cancelTransfer(slotID, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
             metrics.counters.fetchesCancelled += 1
         }
         slot[s].openFetches = 0
@@ -321,7 +334,7 @@ struct SessionDriver {
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(device, consume store, plans: plans)
         deviceSlot[device.index] = -1
-        let tap = slot[s].tap
+        let tap = slot[s].answering
         slot[s].tap = -1
         slotPool.release(UInt32(s))
         activeSessions -= 1
@@ -330,23 +343,23 @@ struct SessionDriver {
 
     /// A session timer event of `slotID`'s session of `generation`: the slot whose timer fired, or
     /// nil when stale.
-    mutating func timerFired(_ slotID: SessionSlot, generation: UInt32) -> Int? {
+    mutating func timerFired(_ slotID: SessionSlot, generation: UInt32) -> SessionSlot? {
         let s = slotID.index
         guard self.generation(s) == generation, isLive(s) else { return nil }
         slot[s].timer = nil
         slot[s].timerAt = .max
-        return s
+        return slotID
     }
 
     /// OS deadline `deadline` of `slotID`'s session of `generation`: the slot, or nil when stale.
-    mutating func osDeadline(_ slotID: SessionSlot, generation: UInt32, _ deadline: OSDeadline) -> Int? {
+    mutating func osDeadline(_ slotID: SessionSlot, generation: UInt32, _ deadline: OSDeadline) -> SessionSlot? {
         let s = slotID.index
         guard self.generation(s) == generation, isLive(s) else { return nil }
         switch deadline {
         case .expiryWarning: slot[s].warn = nil
         case .kill: slot[s].kill = nil
         }
-        return s
+        return slotID
     }
 
     /// InfraWorld's reply to a session fetch: its traffic is counted; the slot of the live
@@ -354,7 +367,7 @@ struct SessionDriver {
     /// written through `inout`: an optional `(slot, input)` result was destroyed through the
     /// runtime's generic value witnesses, about 220 instructions a reply.)
     mutating func reply(_ slotID: SessionSlot, _ reply: UInt64, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
-                        input: inout Input) throws -> Int? {
+                        input: inout Input) throws -> SessionSlot? {
         let (rawTag, requestID) = InfraWorld.decodeReply(reply)
         let tag = ReplyTag(raw: rawTag)
         let result = infra.takeResult(requestID)
@@ -403,7 +416,7 @@ struct SessionDriver {
         case .cancelled:
             throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
         }
-        return s
+        return slotID
     }
 
     /// Sessions still running that have not delivered (cut by the horizon).
@@ -450,7 +463,7 @@ struct SessionSlotState {
     /// The device being served.
     var device: UInt32 = 0
     var region: UInt32 = 0
-    /// The tap being answered by this session, or -1.
+    /// The tap being answered by this session, or -1 (`answering`).
     var tap: Int32 = -1
     /// The session timer, and the OS expiry warning and kill events.
     var timer: EventHandle?
@@ -467,4 +480,8 @@ struct SessionSlotState {
     /// PreloadKit handed this push to a fallback WorkManager job (`.enqueueFallback`): the job's
     /// session counts the push's outcome.
     var fallbackEnqueued = false
+
+    /// The tap being answered by this session, if any.
+    @inline(__always)
+    var answering: TapID? { tap >= 0 ? TapID(rawValue: UInt32(tap)) : nil }
 }
