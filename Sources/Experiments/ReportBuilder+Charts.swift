@@ -8,7 +8,7 @@ import SimStats
 /// the action with a whole-run overview and the alarm levels drawn, outcomes and bytes.
 extension ReportBuilder {
     /// Network classes in a fixed order, so a network has the same colour and dash in every chart.
-    static let networkOrder = ["wifi", "5g", "lte", "4g", "3g", "2g", "slow-2g"]
+    static let networkOrder = MetricTable.networkNames
     /// Platforms in a fixed order, so a platform has the same colour in every chart.
     static let platformOrder = ["ios", "android"]
 
