@@ -106,7 +106,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(ra.value("taps.count"), rb.value("taps.count"), "seed \(seed)")
         // A different replication draws different devices.
         let pc = try Population(config: a, runSeed: runSeed &+ 1)
-        XCTAssertNotEqual((0..<100).map { pa.device($0).region }, (0..<100).map { pc.device($0).region })
+        XCTAssertNotEqual((0..<100).map { pa.device(DeviceID($0)).region }, (0..<100).map { pc.device(DeviceID($0)).region })
     }
 
     /// A tiny NSE budget: `serviceExtensionTimeWillExpire` reaches PreloadKit (expiry input),
