@@ -8,7 +8,7 @@ import SimStats
 /// the action with a whole-run overview and the alarm levels drawn, outcomes and bytes.
 extension ReportBuilder {
     /// Network classes in a fixed order, so a network has the same colour and dash in every chart.
-    static let networkOrder = ["wifi", "5g", "lte", "4g", "3g", "2g", "slow-2g"]
+    static let networkOrder = MetricTable.networkNames
     /// Platforms in a fixed order, so a platform has the same colour in every chart.
     static let platformOrder = ["ios", "android"]
 
@@ -79,10 +79,7 @@ extension ReportBuilder {
     /// effective rate (an estimate from the configuration, for shading only).
     static func sendBands(_ scenario: ScenarioFile) -> [TimeBand] {
         scenario.world.campaigns.map { c in
-            let pushes = Double(scenario.world.population.devices) * c.audienceShare * Double(c.pushesPerDevice)
-            let ratePerSecond = min(c.sendRatePerMinute, c.providerQuotaPerMinute) / 60
-            var end = c.sendStartSeconds + pushes / max(ratePerSecond, 1e-9)
-            if let interval = c.carouselIntervalSeconds { end += interval * Double(max(0, c.assets.count - 1)) }
+            let end = c.timing.sendEndSeconds(devices: scenario.world.population.devices, partsAfterFirst: c.assets.count - 1)
             return TimeBand(fromSeconds: c.sendStartSeconds, toSeconds: min(end, scenario.world.horizonSeconds), label: "send \(c.name)")
         }
     }
@@ -159,7 +156,7 @@ extension ReportBuilder {
         let bands = sendBands(scenario)
         let sendRanges = bands.map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
         let warm = scenario.world.campaigns.filter { $0.warm.mode != .none }.map {
-            ChartMarker(at: $0.sendStartSeconds - $0.warm.aheadSeconds, label: "warm \($0.name)")
+            ChartMarker(at: $0.timing.warmSeconds, label: "warm \($0.name)")
         }
         let requests = s.column(.prestageEdgeRequests), hits = s.column(.prestageEdgeHits)
         // Hit ratio: where pre-stage requests reach the edge.

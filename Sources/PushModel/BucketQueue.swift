@@ -15,7 +15,6 @@ import SimKernel
 /// taps pending hours ahead.
 struct BucketQueue {
     let widthTicks: Int64
-    let flushKind: EventKind
     private var head: [Int32]
     private var tail: [Int32]
     private var time: [Int64] = []
@@ -29,10 +28,9 @@ struct BucketQueue {
 
     /// Buckets of `widthTicks` covering `[0, horizonTicks]`; with `isBucketing` false there are no
     /// buckets and `schedule` always schedules in the kernel (the benchmark's "no bucketing" run).
-    init(widthTicks: Int64, horizonTicks: Int64, flushKind: EventKind, isBucketing: Bool = true) {
+    init(widthTicks: Int64, horizonTicks: Int64, isBucketing: Bool = true) {
         precondition(widthTicks > 0 && horizonTicks >= 0)
         self.widthTicks = widthTicks
-        self.flushKind = flushKind
         let buckets = isBucketing ? Int(horizonTicks / widthTicks) + 2 : 0
         head = [Int32](repeating: -1, count: buckets)
         tail = head
@@ -61,15 +59,16 @@ struct BucketQueue {
         count += 1
         if head[b] < 0 {
             head[b] = e
-            try kernel.schedule(at: SimTime(ticks: Int64(b) * widthTicks), kind: flushKind, target: UInt32(b), payload: 0)
+            try kernel.schedule(at: SimTime(ticks: Int64(b) * widthTicks), .bucketFlush(BucketID(b)))
         } else {
             next[Int(tail[b])] = e
         }
         tail[b] = e
     }
 
-    /// Moves bucket `b`'s entries into the kernel (called by the flush event at the bucket start).
-    mutating func flush(bucket b: Int, kernel: inout Kernel) throws {
+    /// Moves `bucket`'s entries into the kernel (called by its flush event at the bucket start).
+    mutating func flush(bucket: BucketID, kernel: inout Kernel) throws {
+        let b = bucket.index
         var e = head[b]
         head[b] = -1
         tail[b] = -1

@@ -22,8 +22,9 @@ public struct AssetVariantConfig: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// The PreloadKit network keys a rendition may name.
-    public static let networkKeys = ["wifi", "5g", "4g", "3g", "2g", "slow-2g"]
+    /// The PreloadKit network keys a rendition may name: those of the network classes devices are
+    /// on (`CampaignPayload.variantNetworkKeys`).
+    public static let networkKeys = CampaignPayload.variantNetworkKeys
 }
 
 /// One asset of a campaign.

@@ -147,6 +147,17 @@ public enum CampaignPayload {
     /// The Cache-Control header value of a campaign's assets.
     public static func cacheControl(_ c: CacheControlConfig) -> String { c.headerValue }
 
+    /// The `variants` keys of PreloadKit's classes for InfraModel's network classes, in InfraModel's
+    /// order, each once (`wifi`, `5g`, `4g`, `3g`, `2g`, `slow-2g`: LTE and 4G share `4g`).
+    static let variantNetworkKeys: [String] = {
+        var keys: [String] = []
+        for c in InfraModel.NetworkClass.allCases {
+            let key = preloadNetwork(c).payloadKey
+            if !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }()
+
     /// PreloadKit's network class for an InfraModel class (LTE and 4G are both PreloadKit's 4G).
     public static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {
         switch c {

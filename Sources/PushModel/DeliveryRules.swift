@@ -10,9 +10,9 @@ enum DeliveryDecision {
     case handleNow(HandlerKind, PushWord)
     /// Android: the app's message handler runs now (`DeliveryRules.messageHandlerKind`).
     case runMessageHandler(PushWord)
-    /// iOS holds the silent push until `ticks` (a `PushKind.silentRelease` event).
+    /// iOS holds the silent push until `ticks` (a `PushEvent.silentRelease` event).
     case holdUntil(ticks: Int64, PushWord)
-    /// Android defers the push, or its job, until `ticks` (a `PushKind.deferredStart` event).
+    /// Android defers the push, or its job, until `ticks` (a `PushEvent.deferredStart` event).
     case deferUntil(ticks: Int64, PushWord)
     /// The push is resolved without a handler.
     case drop(DropReason)
@@ -69,8 +69,9 @@ struct DeliveryRules {
     }
 
     /// The provider delivered push `w` to device `d`'s OS at `now`.
-    mutating func arrive(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, now: Int64, population: Population,
+    mutating func arrive(_ device: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, now: Int64, population: Population,
                          counters: inout DriverCounters) -> DeliveryDecision {
+        let d = device.index
         let campaign = rt[w.campaign]
         if a.isIOS {
             if !campaign.silentOnIOS { return .handleNow(.iOSServiceExtension, w) }
@@ -115,13 +116,13 @@ struct DeliveryRules {
             counters.dozeDeferred += 1
             counters.dozeDeferralMicroseconds &+= UInt64(SimDuration.seconds(window - nowSeconds).ticks)
             word.flags |= PushWord.flagDeferred
-            return deferral(d, word, seconds: window, ttlFrom: Double(w.sendTicks) / 1e6)
+            return deferral(device, word, seconds: window, ttlFrom: Double(w.sendTicks) / 1e6)
         }
         return .runMessageHandler(word)
     }
 
     /// A deferred start at `seconds`, or expired when past the message TTL or the horizon.
-    mutating func deferral(_ d: Int, _ w: PushWord, seconds: Double, ttlFrom: Double) -> DeliveryDecision {
+    mutating func deferral(_ d: DeviceID, _ w: PushWord, seconds: Double, ttlFrom: Double) -> DeliveryDecision {
         let at = SimDuration.seconds(seconds).ticks
         if seconds - ttlFrom > rt[w.campaign].messageTtlSeconds || at >= horizonTicks {
             if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: false) }
@@ -144,8 +145,9 @@ struct DeliveryRules {
     /// Android: the WorkManager job of push `w` (its handler has posted the notification):
     /// expedited while the standby bucket's quota lasts, else a regular job deferred by the bucket
     /// and Doze.
-    mutating func startJob(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, now: Int64, population: Population,
+    mutating func startJob(_ device: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, now: Int64, population: Population,
                            counters: inout DriverCounters) -> DeliveryDecision {
+        let d = device.index
         var job = w
         job.flags |= PushWord.flagJob
         job.flags &= ~PushWord.flagHighPriority
@@ -161,14 +163,14 @@ struct DeliveryRules {
         let start = doze.nextWindow(atOrAfter: ready, device: a)
         if start <= Double(now) / 1e6 { return .handleNow(.androidWorkManagerJob, job) }
         job.flags |= PushWord.flagDeferred
-        return deferral(d, job, seconds: start, ttlFrom: start)
+        return deferral(device, job, seconds: start, ttlFrom: start)
     }
 
     /// iOS releases held silent push `w`: false when a newer silent push replaced it while both
     /// were held (coalesced; it expires).
-    mutating func release(_ d: Int, _ w: PushWord) -> Bool {
-        if heldPush[d] != w.raw { return false }
-        heldPush[d] = 0
+    mutating func release(_ device: DeviceID, _ w: PushWord) -> Bool {
+        if heldPush[device.index] != w.raw { return false }
+        heldPush[device.index] = 0
         return true
     }
 
@@ -178,7 +180,8 @@ struct DeliveryRules {
     }
 
     /// Tracks the app's recent high-priority messages that showed no notification.
-    mutating func noteHighPriority(_ d: Int, shown: Bool) {
+    mutating func noteHighPriority(_ device: DeviceID, shown: Bool) {
+        let d = device.index
         hpSilentCount[d] = shown ? 0 : (hpSilentCount[d] == UInt8.max ? UInt8.max : hpSilentCount[d] + 1)
     }
 

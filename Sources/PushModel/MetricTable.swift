@@ -1,3 +1,4 @@
+import InfraModel
 import SimStats
 
 // The one table of the metrics a replication result emits: each metric's name, unit, better
@@ -197,8 +198,17 @@ public enum MetricTable {
         public var probability: Double { self == .p50 ? 0.5 : 0.9 }
     }
 
-    /// Tap-to-paint quantile `quantile` on InfraModel network class `network` (its description,
-    /// e.g. "lte"), both platforms: `tapToPaint.<network>.<quantile>Seconds`.
+    /// The network class names of the per-network metrics: InfraModel's classes' names
+    /// (`NetworkClass.description`), in InfraModel's order.
+    public static let networkNames: [String] = InfraNetworkClass.allCases.map(\.description)
+
+    /// Tap-to-paint quantile `quantile` on InfraModel network class `network`, both platforms.
+    public static func tapToPaint(network: InfraModel.NetworkClass, quantile: NetworkQuantile) -> MetricSpec {
+        tapToPaint(network: network.description, quantile: quantile)
+    }
+
+    /// Tap-to-paint quantile `quantile` on the InfraModel network class named `network` (its
+    /// description, e.g. "lte"), both platforms: `tapToPaint.<network>.<quantile>Seconds`.
     public static func tapToPaint(network: String, quantile: NetworkQuantile) -> MetricSpec {
         MetricSpec("tapToPaint.\(network).\(quantile.rawValue)Seconds", .seconds, .lower,
                    "Tap to paint on \(network), \(quantile.rawValue)")

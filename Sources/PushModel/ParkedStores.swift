@@ -113,20 +113,20 @@ struct ParkedStores {
     }
 
     /// The key of device `d`'s preexisting filler entry.
-    static func fillerKey(_ d: Int) -> StoreKey { StoreKey(hi: UInt64(d) | 1 << 63, lo: 0) }
+    static func fillerKey(_ d: DeviceID) -> StoreKey { StoreKey(hi: UInt64(d.rawValue) | 1 << 63, lo: 0) }
 
     /// Device `d`'s filler entry of `bytes` (stored at t = 0, usable for 4 h).
-    static func fillerEntry(_ d: Int, bytes: Int64) -> PreloadStore.Entry {
+    static func fillerEntry(_ d: DeviceID, bytes: Int64) -> PreloadStore.Entry {
         let until = Instant(microseconds: 14_400_000_000)
         return PreloadStore.Entry(key: fillerKey(d), bytes: bytes, storedAt: .zero, expiresAt: until, staleUntil: until,
                                   lastUsed: .zero, manifestTag: 0, kind: .jpeg)
     }
 
-    /// Whether device `d` ever had a store (possibly empty now).
-    func hasStore(_ d: Int) -> Bool { count[d] != 0 || offset[d] != 0 }
+    /// Whether device `device` ever had a store (possibly empty now).
+    func hasStore(_ device: DeviceID) -> Bool { count[device.index] != 0 || offset[device.index] != 0 }
 
     /// The entry that packed fields stand for, or nil when `r` names no campaign asset.
-    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, device d: Int, plans: CampaignPlans) -> PreloadStore.Entry? {
+    private func entry(_ r: UInt32, storedAt s: Int64, lastUsed u: Int64, device d: DeviceID, plans: CampaignPlans) -> PreloadStore.Entry? {
         if r & ParkedStores.fillerBit != 0 {
             var e = ParkedStores.fillerEntry(d, bytes: s)
             e.lastUsed = Instant(microseconds: u)
@@ -177,9 +177,10 @@ struct ParkedStores {
         return PreloadStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
     }
 
-    /// Device `d`'s store (an empty one if none was parked); the parked copy is released.
+    /// Device `device`'s store (an empty one if none was parked); the parked copy is released.
     /// - Complexity: O(entries); allocates the store's entry array unless a spare's is reused.
-    mutating func unpark(_ d: Int, plans: CampaignPlans, reserving extra: Int) -> PreloadStore {
+    mutating func unpark(_ device: DeviceID, plans: CampaignPlans, reserving extra: Int) -> PreloadStore {
+        let d = device.index
         var store = emptyStore(capacityBytes: capacityBytes, entriesMax: entriesMax)
         let n = count[d]
         if n == ParkedStores.overflowCount {
@@ -191,7 +192,7 @@ struct ParkedStores {
             let base = Int(offset[d])
             store.reserveCapacity(entries: Int(n) + extra)
             for i in base..<(base + Int(n)) {
-                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) {
+                if let e = entry(ref[i], storedAt: storedAt[i], lastUsed: lastUsed[i], device: device, plans: plans) {
                     store.insert(e)
                 }
             }
@@ -208,9 +209,10 @@ struct ParkedStores {
     /// The pool's slots handed out as blocks so far (for memory reports).
     var poolSlots: Int { poolEnd }
 
-    /// Parks device `d`'s store; a store packed here becomes a spare (emptied) while there is room.
+    /// Parks device `device`'s store; a store packed here becomes a spare (emptied) while there is room.
     /// - Complexity: O(entries · log keys); no allocation once the pool is warm.
-    mutating func park(_ d: Int, _ store: consuming PreloadStore, plans: CampaignPlans) {
+    mutating func park(_ device: DeviceID, _ store: consuming PreloadStore, plans: CampaignPlans) {
+        let d = device.index
         precondition(count[d] == 0 && offset[d] == 0, "device \(d) already has a parked store")
         let n = store.entries.count
         if n == 0 {
@@ -225,7 +227,7 @@ struct ParkedStores {
             for k in 0..<n {
                 let e = store.entries[k]
                 let r: UInt32
-                if e.key == ParkedStores.fillerKey(d) {
+                if e.key == ParkedStores.fillerKey(device) {
                     r = ParkedStores.fillerBit
                 } else if let index = plans.keyIndex(of: e.key), index <= Int(ParkedStores.indexMask),
                           case let tag = e.etag?.fingerprint ?? 0, tag <= ParkedStores.etagMax {
@@ -247,7 +249,7 @@ struct ParkedStores {
                 ref[i] = r
                 storedAt[i] = r & ParkedStores.fillerBit != 0 ? e.bytes : e.storedAt.microseconds
                 lastUsed[i] = e.lastUsed.microseconds
-                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], device: d, plans: plans) != e {
+                if entry(r, storedAt: storedAt[i], lastUsed: lastUsed[i], device: device, plans: plans) != e {
                     packed = false
                     break
                 }

@@ -122,10 +122,10 @@ final class Population {
         }
     }
 
-    /// The attributes of device `d`.
+    /// The attributes of device `device`.
     /// - Complexity: O(log regions); no allocation.
-    func device(_ d: Int) -> DeviceAttributes {
-        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d), purpose: purposeDevice))
+    func device(_ device: DeviceID) -> DeviceAttributes {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(device.rawValue), purpose: purposeDevice))
         let isIOS = rng.bernoulli(iosShare)
         let forceQuit = rng.bernoulli(forceQuitShare)
         let region = regionTable.draw(rng)
@@ -144,14 +144,14 @@ final class Population {
             standbyBucket: bucket, doze: isIOS ? .awake : (DozeState(rawValue: UInt8(doze)) ?? .awake),
             dozePhase: doze == 2 ? phase * deepDozeElapsedMaxSeconds : phase, segment: segment,
             freeStorageBytes: Int64(free), preexistingStoreBytes: Int64(pre))
-        if nightShare > 0 && !isIOS { drawNight(d, into: &a) }
+        if nightShare > 0 && !isIOS { drawNight(device, into: &a) }
         return a
     }
 
     /// Whether Android device `d` follows the night cycle, and its bedtime and screen-off length:
     /// a stream of its own, so the other attributes keep their draws (none when the share is 0).
-    private func drawNight(_ d: Int, into a: inout DeviceAttributes) {
-        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d), purpose: purposeNight))
+    private func drawNight(_ d: DeviceID, into a: inout DeviceAttributes) {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue), purpose: purposeNight))
         guard rng.bernoulli(nightShare) else { return }
         let bedtime = nightBedtime.sample(rng, clampedTo: 0...172_800)
         a.doze = .night
@@ -167,8 +167,8 @@ final class Population {
     }
 
     /// The user draws of device `d` for campaign `c` (audience share `share`).
-    func user(_ d: Int, campaign c: Int, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
-        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
+    func user(_ d: DeviceID, campaign c: CampaignID, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeUser))
         let inAudience = rng.bernoulli(share)
         let opens = rng.bernoulli(isIOS ? openIOS[segment] : openAndroid[segment])
         let delay = tapDelay.sample(rng, clampedTo: 0...31_536_000)
@@ -177,15 +177,15 @@ final class Population {
 
     /// Whether device `d` is in campaign `c`'s audience (the first draw of `user`).
     @inline(__always)
-    func inAudience(_ d: Int, campaign c: Int, audienceShare share: Double) -> Bool {
+    func inAudience(_ d: DeviceID, campaign c: CampaignID, audienceShare share: Double) -> Bool {
         if share >= 1 { return true }
-        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeUser))
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeUser))
         return rng.bernoulli(share)
     }
 
     /// Launch + render time of device `d` for campaign `c`, seconds.
-    func renderSeconds(_ d: Int, campaign c: Int) -> Double {
-        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d) | UInt64(c) << 32, purpose: purposeRender))
+    func renderSeconds(_ d: DeviceID, campaign c: CampaignID) -> Double {
+        rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeRender))
         return render.sample(rng, clampedTo: 0...600)
     }
 

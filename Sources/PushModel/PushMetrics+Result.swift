@@ -88,7 +88,7 @@ extension PushMetrics {
             guard merged.count > 0 else { continue }
             for q in MetricTable.NetworkQuantile.allCases {
                 if let v = merged.quantile(q.probability).microseconds {
-                    m.append(Metric(MetricTable.tapToPaint(network: c.description, quantile: q), value: v / 1e6))
+                    m.append(Metric(MetricTable.tapToPaint(network: c, quantile: q), value: v / 1e6))
                 }
             }
         }

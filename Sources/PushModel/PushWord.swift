@@ -1,39 +1,7 @@
 import InfraModel
 import SimKernel
 
-/// This module's event kinds.
-enum PushKind {
-    /// One second of a campaign's send (target = campaign).
-    static let sendBatch = EventKind(0x0200)
-    /// The provider hands a push to the device's OS (target = device, payload = push word).
-    static let pushArrive = EventKind(0x0201)
-    /// A held iOS silent push is released (target = device, payload = push word).
-    static let silentRelease = EventKind(0x0202)
-    /// A deferred Android push/job may run now (target = device, payload = push word with handler flags).
-    static let deferredStart = EventKind(0x0203)
-    /// A session's PreloadKit timer (target = slot, payload = generation).
-    static let sessionTimer = EventKind(0x0204)
-    /// An OS deadline of a session: expiry warning (0) or kill (1) (target = slot, payload = generation << 8 | which).
-    static let osDeadline = EventKind(0x0205)
-    /// InfraWorld's reply to a session fetch (target = slot).
-    static let fetchReply = EventKind(0x0206)
-    /// The user taps (target = device, payload = campaign << 48 | send ticks).
-    static let tap = EventKind(0x0207)
-    /// InfraWorld's reply to a foreground fetch (target = tap slot).
-    static let foregroundReply = EventKind(0x0208)
-    /// First paint after a tap (target = tap slot, payload = generation).
-    static let paint = EventKind(0x0209)
-    /// A far-future bucket is due (target = bucket).
-    static let bucketFlush = EventKind(0x020A)
-    /// Creative swap: purge by surrogate key (target = campaign).
-    static let creativeSwap = EventKind(0x020B)
-    /// Re-warm after a creative swap (target = campaign).
-    static let rewarm = EventKind(0x020C)
-    /// A running session's device changes network (target = slot, payload = generation).
-    static let networkChange = EventKind(0x020D)
-}
-
-/// A push packed in an event payload: bits 56–63 campaign (≤ 64 campaigns), 48–55 part (≤ 16
+/// A push packed in an event payload: bits 56–63 campaign (`campaignBits`; a world has at most `PushWorldConfig.campaignsMax`), 48–55 part (≤ 16
 /// carousel parts), 40–47 flags, 0–39 the send instant in microseconds.
 struct PushWord {
     var campaign: Int
@@ -49,6 +17,8 @@ struct PushWord {
     static let flagHighPriority: UInt8 = 4
     /// Android: a fallback WorkManager job PreloadKit enqueued at the FCM handler's deadline.
     static let flagFallback: UInt8 = 8
+    /// Bits of the campaign field (56–63).
+    static let campaignBits = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).
     static let sendMask: UInt64 = (1 << 40) - 1
 
@@ -65,6 +35,9 @@ struct PushWord {
         flags = UInt8((p >> 40) & 0xFF)
         sendTicks = Int64(p & PushWord.sendMask)
     }
+
+    /// The campaign as a typed id.
+    var campaignID: CampaignID { CampaignID(rawValue: UInt32(truncatingIfNeeded: campaign)) }
 
     var raw: UInt64 {
         UInt64(campaign) << 56 | UInt64(part) << 48 | UInt64(flags) << 40 | (UInt64(sendTicks) & PushWord.sendMask)

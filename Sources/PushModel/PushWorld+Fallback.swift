@@ -10,17 +10,18 @@ extension PushWorld {
     /// Slot `s`'s FCM session enqueued a fallback job (before its delivery): the push's outcome
     /// becomes the job's, and the job starts once the handler has ended (an event at the same
     /// instant when it may run now).
-    mutating func onFallback(_ s: Int, kernel: inout Kernel) throws {
+    mutating func onFallback(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         let now = kernel.now.ticks
         driver.slot[s].fallbackEnqueued = true
         metrics.counters.fallbacksEnqueued += 1
-        let d = Int(driver.slot[s].device)
+        let d = DeviceID(rawValue: driver.slot[s].device)
         var w = PushWord(driver.slot[s].push)
         w.flags |= PushWord.flagFallback
         let a = population.device(d)
-        let used = delivery.expeditedUsed[d]
+        let used = delivery.expeditedUsed[d.index]
         let decision = delivery.startJob(d, w, attributes: a, now: now, population: population, counters: &metrics.counters)
-        if delivery.expeditedUsed[d] != used { metrics.counters.fallbacksExpedited += 1 }
+        if delivery.expeditedUsed[d.index] != used { metrics.counters.fallbacksExpedited += 1 }
         if case .handleNow(_, let job) = decision {
             return try act(.deferUntil(ticks: now, job), d, attributes: a, kernel: &kernel)
         }

@@ -7,10 +7,10 @@ import SimKernel
 extension PushWorld {
     /// Device `d`'s attributes (`a`) with the network class it is on now; a tap counts a change
     /// from the device's previous look (`tap`).
-    mutating func networkNow(_ d: Int, _ a: DeviceAttributes, now: Int64, tap: Bool) -> DeviceAttributes {
+    mutating func networkNow(_ d: DeviceID, _ a: DeviceAttributes, now: Int64, tap: Bool) -> DeviceAttributes {
         guard driver.networks.isOn else { return a }
         var b = a
-        let (net, changed) = driver.networks.look(d, a, now: now, population: population)
+        let (net, changed) = driver.networks.look(d.index, a, now: now, population: population)
         b.network = net
         if tap && changed { metrics.counters.tapsOnOtherNetwork += 1 }
         return b
@@ -18,7 +18,8 @@ extension PushWorld {
 
     /// Slot `s`'s session started now: the time of its device's next network change, and an event
     /// when that falls before the OS ends the handler.
-    mutating func armNetworkChange(_ s: Int, kernel: inout Kernel) throws {
+    mutating func armNetworkChange(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         guard driver.networks.isOn, driver.isLive(s) else { return }
         let now = kernel.now.ticks
         let d = Int(driver.slot[s].device)
@@ -29,17 +30,15 @@ extension PushWorld {
         let after = driver.networks.nextChangeSeconds(driver.slot[s].network, region: Int(driver.slot[s].region), rng)
         guard after < Double(driver.budgetTicks(kind)) / 1e6 else { return }
         let at = now + max(1, SimDuration.seconds(after).ticks)
-        try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.networkChange, target: UInt32(s),
-                            payload: UInt64(driver.slot[s].generation))
+        try kernel.schedule(at: SimTime(ticks: at), .networkChange(slotID, generation: driver.generation(s)))
     }
 
     /// A running session's device changes network: the new class is recorded, and every open
     /// fetch fails with a lost connection (PreloadKit decides what follows; new fetches use the
-    /// new network).
-    mutating func onNetworkChange(_ event: Event, kernel: inout Kernel) throws {
-        let s = Int(event.target)
-        let generation = driver.slot[s].generation
-        guard UInt64(generation) == event.payload, driver.isLive(s) else { return }
+    /// new network). The event of an earlier session of the slot (`generation`) is ignored.
+    mutating func onNetworkChange(_ slotID: SessionSlot, generation: UInt32, kernel: inout Kernel) throws {
+        let s = slotID.index
+        guard driver.generation(s) == generation, driver.isLive(s) else { return }
         let now = kernel.now.ticks
         let d = Int(driver.slot[s].device)
         let w = PushWord(driver.slot[s].push)
@@ -51,12 +50,12 @@ extension PushWorld {
         while open != 0 {
             let id = UInt32(open.trailingZeroBitCount)
             open &= open &- 1
-            guard driver.slot[s].generation == generation, driver.isLive(s),
+            guard driver.generation(s) == generation, driver.isLive(s),
                   driver.slot[s].openFetches & (1 << UInt64(id)) != 0 else { continue }
-            try driver.cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try driver.cancelTransfer(slotID, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
             driver.slot[s].openFetches &= ~(1 << UInt64(id))
             metrics.counters.fetchesNetworkChanged += 1
-            try feed(s, .fetchFailed(FetchID(rawValue: id), .network), kernel: &kernel)
+            try feed(slotID, .fetchFailed(FetchID(rawValue: id), .network), kernel: &kernel)
         }
     }
 }

@@ -8,7 +8,7 @@ extension PushWorld {
     // MARK: - OS decisions
 
     /// Carries out `DeliveryRules`' decision for device `d` (attributes `a`) now.
-    mutating func act(_ decision: DeliveryDecision, _ d: Int, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func act(_ decision: DeliveryDecision, _ d: DeviceID, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         switch decision {
         case .handleNow(let kind, let w):
             try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
@@ -16,10 +16,10 @@ extension PushWorld {
             try runMessageHandler(d, w, attributes: a, kernel: &kernel)
         case .holdUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, kind: PushKind.silentRelease, target: UInt32(d), payload: w.raw, kernel: &kernel)
+            try far.schedule(at: at, .silentRelease(d, w), kernel: &kernel)
         case .deferUntil(let at, let w):
             metrics.inDeferred += 1
-            try far.schedule(at: at, kind: PushKind.deferredStart, target: UInt32(d), payload: w.raw, kernel: &kernel)
+            try far.schedule(at: at, .deferredStart(d, w), kernel: &kernel)
         case .drop(.notDelivered):
             metrics.outcomes.notDelivered += 1
         case .drop(.expired):
@@ -29,7 +29,7 @@ extension PushWorld {
 
     /// Android: the message handler runs push `w` now: it pre-stages itself, or posts the
     /// notification (the user may tap at once) and hands pre-staging to a WorkManager job.
-    mutating func runMessageHandler(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func runMessageHandler(_ d: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         if let kind = delivery.messageHandlerKind(w) {
             return try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         }
@@ -44,7 +44,7 @@ extension PushWorld {
 
     /// The push reaches a handler of `kind` now: start a PreloadKit session (or, for a push without
     /// a pre-stage manifest, show the notification).
-    mutating func deliver(_ d: Int, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func deliver(_ d: DeviceID, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.series.deliveries.add(atMicroseconds: now)
         let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
@@ -56,13 +56,13 @@ extension PushWorld {
             if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
         }
-        if driver.deviceSlot[d] >= 0 {
+        if let running = driver.runningSlot(d) {
             // One handler per device at a time: a still-running session for an earlier push ends
             // (the OS replaces the extension / job for the new push).
             metrics.counters.sessionsReplaced += 1
-            try kill(Int(driver.deviceSlot[d]), kernel: &kernel)
+            try kill(running, kernel: &kernel)
         }
-        let user = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        let user = population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
         metrics.counters.sessionsStarted += 1
         let started = try driver.start(device: d, push: w, kind: kind, attributes: networkNow(d, a, now: now, tap: false), user: user,
                                        now: now, kernel: &kernel)
@@ -72,29 +72,31 @@ extension PushWorld {
 
     /// Feeds one input to slot `s`'s session at the kernel's now, performs every action, then
     /// re-arms the timer or ends the session.
-    mutating func feed(_ s: Int, _ input: consuming Input, kernel: inout Kernel) throws {
+    mutating func feed(_ slotID: SessionSlot, _ input: consuming Input, kernel: inout Kernel) throws {
+        let s = slotID.index
         let now = kernel.now.ticks
-        try driver.handle(s, consume input, now: now)
-        try drain(s, kernel: &kernel)
+        try driver.handle(slotID, consume input, now: now)
+        try drain(slotID, kernel: &kernel)
         if !driver.isLive(s) { return } // killed while draining
-        switch try driver.settle(s, now: now, kernel: &kernel) {
+        switch try driver.settle(slotID, now: now, kernel: &kernel) {
         case .running: break
-        case .finished: try endSession(s, kernel: &kernel)
+        case .finished: try endSession(slotID, kernel: &kernel)
         case .overMemory:
             metrics.counters.killedByMemory += 1
-            try kill(s, kernel: &kernel)
+            try kill(slotID, kernel: &kernel)
         }
     }
 
     /// Performs the session's actions.
-    mutating func drain(_ s: Int, kernel: inout Kernel) throws {
+    mutating func drain(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         while let action = driver.sessions[s].pollAction() {
             // Consumed: a payload is moved out, not copied and released twice.
             switch consume action {
             case .startFetch(let r):
-                try driver.startFetch(s, r, infra: &infra, metrics: &metrics, kernel: &kernel)
+                try driver.startFetch(slotID, r, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .cancelFetch(let id, let reason):
-                try driver.cancelFetch(s, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
+                try driver.cancelFetch(slotID, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .storeAsset(let commit):
                 metrics.countStored(notModified: commit.notModified)
             case .evict(_, .space):
@@ -102,27 +104,26 @@ extension PushWorld {
             case .evict(_, .expired):
                 metrics.bytes.expiredRemoved += 1
             case .deliver(let delivery):
-                try onDelivered(s, delivery, kernel: &kernel)
+                try onDelivered(slotID, delivery, kernel: &kernel)
             case .tapAnswer(let answer):
-                let t = driver.slot[s].tap
-                if t >= 0 { taps.apply(Int(t), answer) }
+                if let t = driver.slot[s].answering { taps.apply(t, answer) }
             case .paintReady(let key):
-                let t = driver.slot[s].tap
-                if t >= 0 && taps.assetReady(Int(t), key: key) { try finishTap(Int(t), kernel: &kernel) }
+                if let t = driver.slot[s].answering, taps.assetReady(t, key: key) { try finishTap(t, kernel: &kernel) }
             case .scheduleReceipt(let receipt):
                 metrics.analytics?.receive(receipt)
             case .log:
                 break
             case .enqueueFallback:
-                try onFallback(s, kernel: &kernel)
+                try onFallback(slotID, kernel: &kernel)
             }
         }
     }
 
     /// PreloadKit delivered the notification: classify the push (exactly once) and let the user see it.
-    mutating func onDelivered(_ s: Int, _ delivery: Delivery, kernel: inout Kernel) throws {
+    mutating func onDelivered(_ slotID: SessionSlot, _ delivery: Delivery, kernel: inout Kernel) throws {
+        let s = slotID.index
         let w = PushWord(driver.slot[s].push)
-        let d = Int(driver.slot[s].device)
+        let d = DeviceID(rawValue: driver.slot[s].device)
         let complete = delivery.selectedAssets > 0 && delivery.readyAssets == delivery.selectedAssets
         if w.flags & PushWord.flagFallback != 0 && complete { metrics.counters.fallbacksCompleted += 1 }
         if driver.slot[s].fallbackEnqueued {
@@ -159,77 +160,79 @@ extension PushWorld {
 
     /// The OS ends slot `s`'s handler now. Not yet delivered: the push timed out / was killed; an
     /// iOS extension's notification is still shown with its original content.
-    mutating func kill(_ s: Int, kernel: inout Kernel) throws {
+    mutating func kill(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        let s = slotID.index
         if !driver.sessions[s].delivered() {
             let w = PushWord(driver.slot[s].push)
-            let d = Int(driver.slot[s].device)
+            let d = DeviceID(rawValue: driver.slot[s].device)
             if w.flags & PushWord.flagDeferred != 0 { metrics.outcomes.deferredThenExpired += 1 } else { metrics.outcomes.timedOutOrKilled += 1 }
             let shown = driver.slot[s].kind == .iOSServiceExtension && delivery.showsNotification(w)
             if driver.slot[s].highPriority { delivery.noteHighPriority(d, shown: shown) }
             let opens = driver.slot[s].opens, tapDelaySeconds = driver.slot[s].tapDelaySeconds
-            try endSession(s, kernel: &kernel)
+            try endSession(slotID, kernel: &kernel)
             if shown {
                 try taps.schedule(d, w, opens: opens, tapDelaySeconds: tapDelaySeconds, shownAt: kernel.now.ticks,
                                   far: &far, counters: &metrics.counters, kernel: &kernel)
             }
             return
         }
-        try endSession(s, kernel: &kernel)
+        try endSession(slotID, kernel: &kernel)
     }
 
-    /// Ends slot `s`'s session (the device's store is parked) and detaches the tap it answered.
-    mutating func endSession(_ s: Int, kernel: inout Kernel) throws {
-        let t = try driver.end(s, infra: &infra, metrics: &metrics, kernel: &kernel)
-        if t >= 0 { taps.tSlot[Int(t)] = -1 }
+    /// Ends slot `slotID`'s session (the device's store is parked) and detaches the tap it answered.
+    mutating func endSession(_ slotID: SessionSlot, kernel: inout Kernel) throws {
+        if let t = try driver.end(slotID, infra: &infra, metrics: &metrics, kernel: &kernel) { taps.tSlot[t.index] = -1 }
     }
 
     // MARK: - Users
 
     /// The notification of push `w` is shown at `shownAt` on device `d` (attributes `a`): the
     /// user's draws decide whether and when it is tapped.
-    mutating func scheduleTap(_ d: Int, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
-        let u = population.user(d, campaign: w.campaign, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+    mutating func scheduleTap(_ d: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, shownAt: Int64, kernel: inout Kernel) throws {
+        let u = population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
         try taps.schedule(d, w, opens: u.opens, tapDelaySeconds: u.tapDelaySeconds, shownAt: shownAt,
                           far: &far, counters: &metrics.counters, kernel: &kernel)
     }
 
-    /// The user taps campaign `c`'s notification: paint at once if PreloadKit's store (or the
-    /// running session) has every critical asset, else fetch what is missing in the foreground.
-    mutating func onTap(_ event: Event, kernel: inout Kernel) throws {
+    /// The user of device `d` taps campaign `c`'s notification of the push sent at `sendTicks`:
+    /// paint at once if PreloadKit's store (or the running session) has every critical asset,
+    /// else fetch what is missing in the foreground.
+    mutating func onTap(_ d: DeviceID, campaign c: CampaignID, sendTicks: Int64, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        let d = Int(event.target)
-        let c = Int(event.payload >> 48)
         metrics.series.taps.add(atMicroseconds: now)
         let a = networkNow(d, population.device(d), now: now, tap: true)
-        let t = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: Int64(event.payload & PushWord.sendMask),
+        let tap = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: sendTicks,
                            staleStored: driver.hasStaleCreative(d, campaign: c))
-        let s = Int(driver.deviceSlot[d])
+        let t = tap.index
+        let running = driver.runningSlot(d)
+        let s = running.map(\.index) ?? -1
         let now64 = Instant(microseconds: now)
-        if s >= 0 && PushWord(driver.slot[s].push).campaign == c {
+        if let running, PushWord(driver.slot[s].push).campaign == c.index {
             // The handler is still running: the tap sees its partial state (PreloadKit answers, and
             // reports assets that become ready later with `.paintReady`).
             metrics.counters.tapsDuringSession += 1
             driver.slot[s].tap = Int32(t)
             taps.tSlot[t] = Int32(s)
-            try feed(s, .userTapped, kernel: &kernel)
-            if driver.deviceSlot[d] == Int32(s) { taps.markStored(t, in: &driver.sessions[s], now: now64) }
+            try feed(running, .userTapped, kernel: &kernel)
+            if driver.deviceSlot[d.index] == Int32(s) { taps.markStored(tap, in: &driver.sessions[s], now: now64) }
         } else if s >= 0 {
             // A handler for another campaign holds the device's store: look, without touching.
-            taps.markStored(t, in: &driver.sessions[s], now: now64)
+            taps.markStored(tap, in: &driver.sessions[s], now: now64)
         } else if driver.parked.hasStore(d) {
             var store = driver.parked.unpark(d, plans: plans, reserving: 0)
-            taps.markStored(t, touching: &store, now: now64)
+            taps.markStored(tap, touching: &store, now: now64)
             driver.parked.park(d, consume store, plans: plans)
         }
         if taps.tPending[t] == 0 {
             metrics.counters.tapsInstant += 1
-            return try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
+            return try taps.schedulePaint(tap, driver: &driver, population: population, kernel: &kernel)
         }
-        try fetchForTap(t, kernel: &kernel)
+        try fetchForTap(tap, kernel: &kernel)
     }
 
-    mutating func onForegroundReply(_ event: Event, kernel: inout Kernel) throws {
-        let (t, step) = taps.reply(to: event, now: kernel.now.ticks, driver: &driver, infra: &infra, metrics: &metrics)
+    /// InfraWorld's `reply` to a foreground fetch of tap slot `tap`: the tap's next step.
+    mutating func onForegroundReply(_ tap: TapID, _ reply: UInt64, kernel: inout Kernel) throws {
+        let (t, step) = taps.reply(tap, reply, now: kernel.now.ticks, driver: &driver, infra: &infra, metrics: &metrics)
         switch step {
         case .wait: break
         case .fetchMissing: try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
@@ -240,30 +243,31 @@ extension PushWorld {
     }
 
     /// Tap `t` cannot paint: its user leaves without the article (abandoned, not read).
-    mutating func failTap(_ t: Int) {
+    mutating func failTap(_ t: TapID) {
         metrics.counters.paintsFailed += 1
         metrics.counters.tapsAbandoned += 1
         taps.free(t, driver: &driver)
     }
 
     /// Every asset of tap `t`'s paint set is there: paint, unless one failed.
-    mutating func finishTap(_ t: Int, kernel: inout Kernel) throws {
-        if taps.tFailed[t] { return failTap(t) }
+    mutating func finishTap(_ t: TapID, kernel: inout Kernel) throws {
+        if taps.tFailed[t.index] { return failTap(t) }
         try taps.schedulePaint(t, driver: &driver, population: population, kernel: &kernel)
     }
 
-    mutating func onPaint(_ event: Event, kernel: Kernel) {
-        let t = Int(event.target)
-        guard UInt64(taps.tGen[t]) == event.payload else { return }
+    /// First paint of tap slot `tap`'s tap of `generation` (a later tap's slot ignores it).
+    mutating func onPaint(_ tap: TapID, generation: UInt32, kernel: Kernel) {
+        let t = tap.index
+        guard taps.generation(t) == generation else { return }
         let now = kernel.now.ticks
         let latency = now - taps.tStart[t]
         metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
         if taps.tStale[t] { metrics.counters.staleTaps += 1 }
         // Tap-to-paint counts every painted tap, abandoned or not: the paint time is what the
         // app achieved; the user's leaving is counted beside it.
-        let user = taps.patience.painted(device: Int(taps.tDevice[t]), campaign: taps.tCampaign[t], waitTicks: latency, population: population)
+        let user = taps.patience.painted(device: DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(taps.tCampaign[t]), waitTicks: latency, population: population)
         if user.abandoned { metrics.counters.tapsAbandoned += 1 }
         if user.read { metrics.counters.reads += 1 }
-        taps.free(t, driver: &driver)
+        taps.free(tap, driver: &driver)
     }
 }

@@ -8,24 +8,26 @@ extension PushWorld {
     /// Tap `t` misses assets of its paint set: one round trip for the referenced manifest if the
     /// device lacks it, else one for fresh signed URLs if the push's have expired, else the
     /// missing assets in parallel.
-    mutating func fetchForTap(_ t: Int, kernel: inout Kernel) throws {
+    mutating func fetchForTap(_ tap: TapID, kernel: inout Kernel) throws {
+        let t = tap.index
         let c = taps.tCampaign[t]
-        if driver.needsManifest(Int(taps.tDevice[t]), campaign: c) {
-            return try taps.foregroundFetch(t, object: plans.manifestObject[c], index: TapTracker.manifestIndex,
+        if driver.needsManifest(DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(c)) {
+            return try taps.foregroundFetch(tap, object: plans.manifestObject[c], index: TapTracker.manifestIndex,
                                             infra: &infra, metrics: &metrics, kernel: &kernel)
         }
         if kernel.now.ticks - taps.tSend[t] > rt[c].tokenLifetimeTicks {
             // The signed URLs in the push have expired: one round trip to refresh them first.
             metrics.counters.tokenRefreshes += 1
-            try taps.foregroundFetch(t, object: plans.tokenObject[c], index: 255, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try taps.foregroundFetch(tap, object: plans.tokenObject[c], index: 255, infra: &infra, metrics: &metrics, kernel: &kernel)
         } else {
-            try taps.fetchMissing(t, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try taps.fetchMissing(tap, infra: &infra, metrics: &metrics, kernel: &kernel)
         }
     }
 
     /// Tap `t`'s referenced manifest arrived: the device holds it now; on to the assets.
-    mutating func onTapManifest(_ t: Int, kernel: inout Kernel) throws {
-        driver.manifestHeld[Int(taps.tDevice[t])] |= 1 << UInt64(taps.tCampaign[t])
-        try fetchForTap(t, kernel: &kernel)
+    mutating func onTapManifest(_ tap: TapID, kernel: inout Kernel) throws {
+        let t = tap.index
+        driver.manifestHeld[Int(taps.tDevice[t])] |= CampaignID(taps.tCampaign[t]).bit
+        try fetchForTap(tap, kernel: &kernel)
     }
 }

@@ -39,6 +39,7 @@ struct PushWorld: EventHandler {
 
     init(config: PushWorldConfig, masterSeed: UInt64, replication: Int, progressSink: ProgressSink?,
          bucketFarEvents: Bool = true) throws {
+        try config.checkCampaignCount()
         self.config = config
         self.masterSeed = masterSeed
         self.replication = replication
@@ -62,8 +63,7 @@ struct PushWorld: EventHandler {
         } catch {
             throw PushModelError(path: "infra", reason: "\(error)")
         }
-        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, flushKind: PushKind.bucketFlush,
-                          isBucketing: bucketFarEvents)
+        far = BucketQueue(widthTicks: 10_000_000, horizonTicks: horizonTicks, isBucketing: bucketFarEvents)
         taps = TapTracker(plans: plans, rules: rules, users: config.users, horizonTicks: horizonTicks)
         sendCursor = [Int](repeating: 0, count: config.campaigns.count)
         sendCredit = [Double](repeating: 0, count: config.campaigns.count)
@@ -83,17 +83,16 @@ struct PushWorld: EventHandler {
         var kernel = Kernel(reservingCapacity: 4_096)
         try infra.startBackgroundStreams(kernel: &kernel)
         for (c, campaign) in config.campaigns.enumerated() {
-            let start = SimDuration.seconds(campaign.sendStartSeconds).ticks
+            let timing = campaign.timing
+            let start = timing.sendStartTicks
             if let target = warmTarget(campaign.warm) {
-                let at = SimTime(ticks: max(0, start - SimDuration.seconds(campaign.warm.aheadSeconds).ticks))
-                try infra.warm(objects: plans.warmObjects[c], at: at, target: target, kernel: &kernel)
+                try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: timing.warmTicks), target: target, kernel: &kernel)
             }
-            if let swap = campaign.creativeSwap {
-                let at = max(0, start - SimDuration.seconds(swap.secondsBeforeSend).ticks)
-                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.creativeSwap, target: UInt32(c)) }
+            if let at = timing.swapTicks {
+                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), .creativeSwap(CampaignID(c))) }
             }
             if start < horizonTicks {
-                try kernel.schedule(at: SimTime(ticks: start), kind: PushKind.sendBatch, target: UInt32(c))
+                try kernel.schedule(at: SimTime(ticks: start), .sendBatch(CampaignID(c)))
             }
         }
         return kernel
@@ -134,71 +133,68 @@ struct PushWorld: EventHandler {
     }
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
-        let k = event.kind.rawValue
-        if InfraEventKind.range.contains(k) {
+        if InfraEventKind.range.contains(event.kind.rawValue) {
             try infra.handle(event, in: &kernel)
             return
         }
-        switch k {
-        case PushKind.fetchReply.rawValue:
+        guard let e = PushEvent(event) else {
+            throw PushModelError(path: "", reason: "event \(event.kind) is not a PushModel kind")
+        }
+        switch e {
+        case .fetchReply(let s, let reply):
             var input = Input.timerFired
-            if let s = try driver.reply(to: event, now: kernel.now.ticks, infra: &infra, metrics: &metrics, input: &input) {
+            if let s = try driver.reply(s, reply, now: kernel.now.ticks, infra: &infra, metrics: &metrics, input: &input) {
                 try feed(s, consume input, kernel: &kernel)
             }
-        case PushKind.sessionTimer.rawValue:
-            if let s = driver.timerFired(event) { try feed(s, .timerFired, kernel: &kernel) }
-        case PushKind.pushArrive.rawValue:
+        case .sessionTimer(let s, let generation):
+            if let s = driver.timerFired(s, generation: generation) { try feed(s, .timerFired, kernel: &kernel) }
+        case .pushArrive(let device, let w):
             metrics.inProvider -= 1
-            let d = Int(event.target)
-            let a = population.device(d)
-            let decision = delivery.arrive(d, PushWord(event.payload), attributes: a, now: kernel.now.ticks, population: population,
+            let a = population.device(device)
+            let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
-            try act(decision, d, attributes: a, kernel: &kernel)
-        case PushKind.foregroundReply.rawValue: try onForegroundReply(event, kernel: &kernel)
-        case PushKind.osDeadline.rawValue:
-            guard let r = driver.osDeadline(event) else { return }
-            switch r.deadline {
+            try act(decision, device, attributes: a, kernel: &kernel)
+        case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
+        case .osDeadline(let s, let generation, let deadline):
+            guard let s = driver.osDeadline(s, generation: generation, deadline) else { return }
+            switch deadline {
             case .expiryWarning:
                 metrics.counters.expiryWarnings += 1
-                try feed(r.slot, .expiryWarning, kernel: &kernel)
+                try feed(s, .expiryWarning, kernel: &kernel)
             case .kill:
                 metrics.counters.killedByTime += 1
-                try kill(r.slot, kernel: &kernel)
+                try kill(s, kernel: &kernel)
             }
-        case PushKind.tap.rawValue: try onTap(event, kernel: &kernel)
-        case PushKind.paint.rawValue: onPaint(event, kernel: kernel)
-        case PushKind.sendBatch.rawValue: try onSendBatch(Int(event.target), kernel: &kernel)
-        case PushKind.silentRelease.rawValue:
+        case .tap(let d, let c, let sendTicks): try onTap(d, campaign: c, sendTicks: sendTicks, kernel: &kernel)
+        case .paint(let t, let generation): onPaint(t, generation: generation, kernel: kernel)
+        case .sendBatch(let c): try onSendBatch(c, kernel: &kernel)
+        case .silentRelease(let device, let w):
             metrics.inDeferred -= 1
-            let d = Int(event.target)
-            let w = PushWord(event.payload)
-            guard delivery.release(d, w) else {
+            guard delivery.release(device, w) else {
                 metrics.outcomes.deferredThenExpired += 1
                 return
             }
-            try deliver(d, w, kind: .iOSSilentBackground, attributes: population.device(d), kernel: &kernel)
-        case PushKind.deferredStart.rawValue:
+            try deliver(device, w, kind: .iOSSilentBackground, attributes: population.device(device), kernel: &kernel)
+        case .deferredStart(let device, let w):
             metrics.inDeferred -= 1
-            let d = Int(event.target)
-            let a = population.device(d)
-            try act(delivery.deferredStart(PushWord(event.payload)), d, attributes: a, kernel: &kernel)
-        case PushKind.bucketFlush.rawValue: try far.flush(bucket: Int(event.target), kernel: &kernel)
-        case PushKind.creativeSwap.rawValue:
-            let c = Int(event.target)
+            let a = population.device(device)
+            try act(delivery.deferredStart(w), device, attributes: a, kernel: &kernel)
+        case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
+        case .creativeSwap(let campaign):
+            let c = campaign.index
             try infra.purge(surrogateKey: UInt32(c), kernel: &kernel)
             metrics.counters.creativeSwaps += 1
-            if config.campaigns[c].warm.mode != .none {
-                let at = kernel.now.ticks + SimDuration.seconds(config.campaigns[c].creativeSwap?.rewarmDelaySeconds ?? CreativeSwapConfig().rewarmDelaySeconds).ticks
-                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), kind: PushKind.rewarm, target: UInt32(c)) }
+            let timing = config.campaigns[c].timing
+            if timing.warms {
+                let at = kernel.now.ticks + timing.rewarmDelayTicks
+                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), .rewarm(campaign)) }
             }
-        case PushKind.networkChange.rawValue: try onNetworkChange(event, kernel: &kernel)
-        case PushKind.rewarm.rawValue:
-            let c = Int(event.target)
+        case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
+        case .rewarm(let campaign):
+            let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
                 try infra.warm(objects: plans.warmObjects[c], at: kernel.now, target: target, kernel: &kernel)
             }
-        default:
-            throw PushModelError(path: "", reason: "event kind 0x\(String(k, radix: 16)) is not a PushModel kind")
         }
     }
 
@@ -206,9 +202,10 @@ struct PushWorld: EventHandler {
 
     /// One second of campaign `c`'s send: the next audience devices up to the effective rate get
     /// their pushes (every carousel part), each arriving after a provider latency.
-    mutating func onSendBatch(_ c: Int, kernel: inout Kernel) throws {
+    mutating func onSendBatch(_ campaignID: CampaignID, kernel: inout Kernel) throws {
+        let c = campaignID.index
         let campaign = config.campaigns[c]
-        let perSecond = min(campaign.sendRatePerMinute, campaign.providerQuotaPerMinute) / 60
+        let perSecond = campaign.timing.sendRatePerSecond
         sendCredit[c] += perSecond
         let now = kernel.now.ticks
         let n = population.deviceCount
@@ -218,7 +215,7 @@ struct PushWorld: EventHandler {
         var k = 0.0
         var d = sendCursor[c]
         while d < n && sendCredit[c] >= 1 {
-            if population.inAudience(d, campaign: c, audienceShare: share) {
+            if population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share) {
                 sendCredit[c] -= 1
                 let send = now + SimDuration.seconds(k / perSecond).ticks
                 k += 1
@@ -235,7 +232,7 @@ struct PushWorld: EventHandler {
                     }
                     metrics.inProvider += 1
                     let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
-                    try far.schedule(at: arrive, kind: PushKind.pushArrive, target: UInt32(d), payload: word.raw, kernel: &kernel)
+                    try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
                 }
             }
             d += 1
@@ -244,7 +241,7 @@ struct PushWorld: EventHandler {
         if d >= n {
             sendCredit[c] = 0
         } else if now + 1_000_000 < horizonTicks {
-            try kernel.schedule(at: SimTime(ticks: now + 1_000_000), kind: PushKind.sendBatch, target: UInt32(c))
+            try kernel.schedule(at: SimTime(ticks: now + 1_000_000), .sendBatch(CampaignID(c)))
         }
     }
 
@@ -253,7 +250,7 @@ struct PushWorld: EventHandler {
         for (c, campaign) in config.campaigns.enumerated() where sendCursor[c] < config.population.devices {
             var remaining: UInt64 = 0
             for d in sendCursor[c]..<config.population.devices
-            where population.inAudience(d, campaign: c, audienceShare: campaign.audienceShare) {
+            where population.inAudience(DeviceID(d), campaign: CampaignID(c), audienceShare: campaign.audienceShare) {
                 remaining += UInt64(campaign.pushesPerDevice)
             }
             metrics.pushesTargeted += remaining
@@ -276,7 +273,7 @@ struct PushWorld: EventHandler {
 
     /// The per-device signed-URL token of a campaign (part of the cache key only when InfraModel's
     /// `cacheKeyIncludesSignedToken` is on).
-    static func token(_ d: Int, _ c: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: StreamSeed.mix(UInt64(d) << 8 | UInt64(c)))
+    static func token(_ d: DeviceID, _ c: CampaignID) -> UInt32 {
+        UInt32(truncatingIfNeeded: StreamSeed.mix(UInt64(d.rawValue) << 8 | UInt64(c.rawValue)))
     }
 }

@@ -4,11 +4,13 @@ extension PushWorldConfig {
     /// The checks a run makes while building its world that do not depend on the population or
     /// the seed, so that `validate` (and `run`, before any work) refuses what a run would: every
     /// campaign's payload is built, signed and parsed by PreloadKit exactly as a run does (its
-    /// size limit, its per-asset and per-variant byte limits, its URL rules), and every
+    /// size limit, its per-asset and per-variant byte limits, its URL rules), the number of
+    /// campaigns is at most `campaignsMax`, and every
     /// campaign's delivery-latency distribution is turned into a sampler.
     /// - Throws: `PushModelError` naming the campaign path and PreloadKit's reason.
     /// - Complexity: O(campaigns × assets); no per-device work.
     public func preflight() throws {
+        try checkCampaignCount()
         _ = try CampaignPlans(campaigns: campaigns)
         for (i, c) in campaigns.enumerated() {
             _ = try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")

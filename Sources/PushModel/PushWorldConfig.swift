@@ -9,7 +9,7 @@ public struct PushWorldConfig: Sendable, Equatable {
     public var population = PopulationConfig()
     public var platforms = PlatformsConfig()
     public var users = UsersConfig()
-    /// Campaigns (1...64), in any order; each is sent at its own `sendStartSeconds`.
+    /// Campaigns (1...`campaignsMax`), in any order; each is sent at its own `sendStartSeconds`.
     public var campaigns: [CampaignConfig] = [CampaignConfig()]
     public var preloadPolicy = PreloadPolicyConfig()
     public var infra = InfraConfig()

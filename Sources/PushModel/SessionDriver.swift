@@ -52,23 +52,27 @@ struct SessionDriver {
     var sessions: [PreloadSession] = []
     /// The session slots' driver state, one record per slot (an array of structs: a slot's fields
     /// are read together by each of its events, so they share two cache lines).
-    var slot: [SessionSlot] = []
+    var slot: [SessionSlotState] = []
     /// Object id of each fetch, `slot * 64 + fetch id`.
     var sFetchObject: [UInt32] = []
     /// InfraModel request id of slot s's fetch k at `s * 64 + k` (valid while the fetch is open).
     var sFetchRequest: [UInt32] = []
-    var slotFree: [Int32] = []
+    /// Which session slots are free and each slot's generation: LIFO reuse (the most recently
+    /// freed slot first, a new slot only when none is free), the generation bumped when a slot is
+    /// freed, so events carrying an earlier session's generation are stale. (A slot freed at
+    /// generation `UInt32.max` is retired rather than wrapped; no run reuses a slot that often.)
+    var slotPool = GenerationalPool(slotsMax: GenerationalPool.slotsLimit)
     var activeSessions = 0
     var activeSessionsMax = 0
     /// Per device, bit c: a pre-stage of campaign c got the creative a purge had superseded (a
     /// creative swap's purge not yet arrived). Empty when no campaign swaps its creative.
-    var staleStored: [UInt64] = []
+    var staleStored: [CampaignBits] = []
     /// Each push's receipt-jitter uniform; nil (nothing drawn) when receipts are off.
     var receiptJitter: ReceiptJitterDraw?
     /// Per device, bit c: the device holds campaign c's referenced manifest (a session or a tap
     /// fetched it), so a tap knows the screen's asset URLs. Empty when no campaign's pushes carry
     /// a manifest reference (8 bytes a device otherwise).
-    var manifestHeld: [UInt64] = []
+    var manifestHeld: [CampaignBits] = []
     /// Each device's network over time (empty per-device state when network changes are off).
     var networks: NetworkChanges
 
@@ -96,12 +100,13 @@ struct SessionDriver {
         placeholderResponses = config.campaigns.map {
             CampaignPlans.response(type: .image, bytes: config.infra.placeholder.placeholderBytes, cacheControl: $0.cacheControl.headerValue)
         }
+        precondition(config.campaigns.count <= CampaignBits.bitWidth, "one bit per campaign in the per-device campaign sets")
         let n = config.population.devices
         deviceSlot = [Int32](repeating: -1, count: n)
         parked = ParkedStores(devices: n, capacityBytes: config.preloadPolicy.storeCapacityBytes, entriesMax: config.preloadPolicy.storeEntriesMax,
                               plans: plans, campaigns: config.campaigns, placeholderBytes: config.infra.placeholder.placeholderBytes)
-        if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [UInt64](repeating: 0, count: n) }
-        if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [UInt64](repeating: 0, count: n) }
+        if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [CampaignBits](repeating: 0, count: n) }
+        if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [CampaignBits](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
     }
 
@@ -116,39 +121,54 @@ struct SessionDriver {
     }
 
     /// Whether device `d` pre-staged campaign `c`'s superseded creative.
-    func hasStaleCreative(_ d: Int, campaign c: Int) -> Bool {
-        !staleStored.isEmpty && staleStored[d] & (1 << UInt64(c)) != 0
+    func hasStaleCreative(_ d: DeviceID, campaign c: CampaignID) -> Bool {
+        !staleStored.isEmpty && staleStored[d.index] & c.bit != 0
     }
 
     /// Whether device `d` needs campaign `c`'s referenced manifest before it can fetch the
     /// screen's assets (its pushes carry one, and the device has not fetched it).
-    func needsManifest(_ d: Int, campaign c: Int) -> Bool {
-        !manifestHeld.isEmpty && plans.manifestObject[c] != .max && manifestHeld[d] & (1 << UInt64(c)) == 0
+    func needsManifest(_ d: DeviceID, campaign c: CampaignID) -> Bool {
+        !manifestHeld.isEmpty && plans.manifestObject[c.index] != .max && manifestHeld[d.index] & c.bit == 0
     }
+
+    /// The generation of slot `s`'s session (the one its events carry).
+    @inline(__always)
+    func generation(_ s: Int) -> UInt32 { slotPool.generation(UInt32(truncatingIfNeeded: s)) }
 
     /// Whether slot `s` still serves its device (its session has not ended).
     @inline(__always)
     func isLive(_ s: Int) -> Bool { deviceSlot[Int(slot[s].device)] == Int32(s) }
 
+    /// Device `d`'s running session's slot, if it has one.
+    @inline(__always)
+    func runningSlot(_ d: DeviceID) -> SessionSlot? {
+        let s = deviceSlot[d.index]
+        return s >= 0 ? SessionSlot(rawValue: UInt32(s)) : nil
+    }
+
+    /// A session slot for a new session: the most recently freed one, else a new slot.
     mutating func allocateSlot() -> Int {
         activeSessions += 1
         activeSessionsMax = max(activeSessionsMax, activeSessions)
-        if let s = slotFree.popLast() { return Int(s) }
+        guard let handle = slotPool.allocate() else { preconditionFailure("session slots exhausted") }
+        let s = Int(handle.index)
+        if s < sessions.count { return s }
         sessions.append(idleSession)
-        slot.append(SessionSlot())
+        slot.append(SessionSlotState())
         sFetchObject.append(contentsOf: SessionDriver.fetchRowZeros)
         sFetchRequest.append(contentsOf: SessionDriver.fetchRowZeros)
         return sessions.count - 1
     }
 
-    /// Starts a handler of `kind` for push `w` on device `d` at `now` (the device has no session):
+    /// Starts a handler of `kind` for push `w` on device `device` at `now` (the device has no session):
     /// a slot, the device's store moved into the session, the OS deadlines of the handler kind.
     /// Returns the slot and the input that starts the session.
-    mutating func start(device d: Int, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
-                        now: Int64, kernel: inout Kernel) throws -> (slot: Int, input: Input) {
+    mutating func start(device: DeviceID, push w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, user: Population.UserDraws,
+                        now: Int64, kernel: inout Kernel) throws -> (slot: SessionSlot, input: Input) {
         let s = allocateSlot()
+        let d = device.index
         deviceSlot[d] = Int32(s)
-        slot[s].device = UInt32(d)
+        slot[s].device = device.rawValue
         slot[s].push = w.flags & PushWord.flagDeferred != 0 ? w.raw : w.raw & ~(UInt64(PushWord.flagDeferred) << 40)
         slot[s].kind = kind
         slot[s].openFetches = 0
@@ -165,7 +185,7 @@ struct SessionDriver {
 
         // The device's store moves into the session.
         // Room for the assets this push may store (a capacity hint: one allocation per push).
-        let store = takeStore(d, preexistingBytes: a.preexistingStoreBytes, reserving: policy.criticalAssetsMax)
+        let store = takeStore(device, preexistingBytes: a.preexistingStoreBytes, reserving: policy.criticalAssetsMax)
         // The slot's session value is reused (policy validated once, in `init`; buffers keep
         // their capacity): no validation and no allocation per push.
         sessions[s].reset(store: store)
@@ -179,21 +199,22 @@ struct SessionDriver {
         case .iOSServiceExtension:
             let budget = rules.nseBudgetTicks
             let lead = rules.nseWarningLeadTicks
-            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8)
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead),
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .expiryWarning))
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget),
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
             let ticks = budgetTicks(kind)
             slot[s].warn = nil
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks), kind: PushKind.osDeadline,
-                                                          target: UInt32(s), payload: UInt64(slot[s].generation) << 8 | 1)
+            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks),
+                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
         }
-        return (s, .pushReceived(request, context))
+        return (SessionSlot(s), .pushReceived(request, context))
     }
 
     /// Feeds one input to slot `s`'s session at `now` (its actions are then polled).
-    mutating func handle(_ s: Int, _ input: consuming Input, now: Int64) throws {
+    mutating func handle(_ slotID: SessionSlot, _ input: consuming Input, now: Int64) throws {
+        let s = slotID.index
         do {
             try sessions[s].handle(consume input, now: Instant(microseconds: now))
         } catch {
@@ -203,7 +224,8 @@ struct SessionDriver {
 
     /// After an input's actions: whether the live session `s` finished or is over the OS memory
     /// limit, else (re-)arms its timer for PreloadKit's next deadline.
-    mutating func settle(_ s: Int, now: Int64, kernel: inout Kernel) throws -> SessionStep {
+    mutating func settle(_ slotID: SessionSlot, now: Int64, kernel: inout Kernel) throws -> SessionStep {
+        let s = slotID.index
         let (finished, next) = sessions[s].driverState()
         if finished { return .finished }
         // Memory: the extension is killed when its buffers exceed the OS limit.
@@ -216,18 +238,20 @@ struct SessionDriver {
             slot[s].timer = nil
             slot[s].timerAt = next
             if next != Int64.max {
-                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)), kind: PushKind.sessionTimer,
-                                                               target: UInt32(s), payload: UInt64(slot[s].generation))
+                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)),
+                                                               .sessionTimer(SessionSlot(s), generation: generation(s)))
             }
         }
         return .running
     }
 
     /// PreloadKit asks slot `s` to fetch `r`: an InfraWorld request, recorded for its reply.
-    mutating func startFetch(_ s: Int, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func startFetch(_ slotID: SessionSlot, _ r: PKFetchRequest, infra: inout InfraWorld, metrics: inout PushMetrics,
                              kernel: inout Kernel) throws {
+        let s = slotID.index
         precondition(r.id.rawValue < 64, "more than 63 fetches in one session")
-        let d = Int(slot[s].device)
+        let device = DeviceID(rawValue: slot[s].device)
+        let d = device.index
         let w = PushWord(slot[s].push)
         // An asset of the campaign's, or its referenced manifest (an object of the catalogue too,
         // answered with the manifest parsed once: `CampaignPlans.addReferencedManifest`).
@@ -241,12 +265,13 @@ struct SessionDriver {
             precondition(object != .max, "a manifest fetch for a campaign without a manifest reference")
         }
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
+        let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
-                                        signedToken: PushWorld.token(d, w.campaign),
-                                        timeout: timeout, replyKind: PushKind.fetchReply, replyTarget: UInt32(s),
-                                        replyTag: (slot[s].generation & 0xFF_FFFF) << 8 | r.id.rawValue,
+                                        signedToken: PushWorld.token(device, w.campaignID),
+                                        timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
+                                        replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
@@ -258,9 +283,10 @@ struct SessionDriver {
     }
 
     /// PreloadKit cancels slot `s`'s fetch `id`.
-    mutating func cancelFetch(_ s: Int, _ id: FetchID, reason: CancelReason, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func cancelFetch(_ slotID: SessionSlot, _ id: FetchID, reason: CancelReason, infra: inout InfraWorld, metrics: inout PushMetrics,
                               kernel: inout Kernel) throws {
-        try cancelTransfer(s, fetch: id.rawValue, infra: &infra, metrics: &metrics, kernel: &kernel)
+        let s = slotID.index
+        try cancelTransfer(slotID, fetch: id.rawValue, infra: &infra, metrics: &metrics, kernel: &kernel)
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
         metrics.counters.fetchesCancelled += 1
         switch reason {
@@ -274,8 +300,9 @@ struct SessionDriver {
     /// Slot `s` gives its open fetch `id` up (PreloadKit cancelled it, or the handler ended):
     /// InfraModel stops the transfer now and the bytes received so far are counted. A fetch
     /// whose reply is already on the way is counted when the reply arrives.
-    mutating func cancelTransfer(_ s: Int, fetch id: UInt32, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func cancelTransfer(_ slotID: SessionSlot, fetch id: UInt32, infra: inout InfraWorld, metrics: inout PushMetrics,
                                  kernel: inout Kernel) throws {
+        let s = slotID.index
         guard slot[s].openFetches & (1 << UInt64(id)) != 0 else { return }
         let requestID = sFetchRequest[s &* 64 &+ Int(id)]
         if let result = try infra.cancel(RequestID(rawValue: requestID), kernel: &kernel) {
@@ -285,13 +312,14 @@ struct SessionDriver {
 
     /// Ends slot `s`'s session: open fetches are cancelled in InfraModel (their transfers stop
     /// now; they count as cancelled), its events cancelled, the store returned to its device, the
-    /// slot freed. Returns the tap the session was answering (-1: none), now detached.
-    mutating func end(_ s: Int, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws -> Int32 {
+    /// slot freed. Returns the tap the session was answering, now detached.
+    mutating func end(_ slotID: SessionSlot, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws -> TapID? {
+        let s = slotID.index
         var open = slot[s].openFetches
         while open != 0 {
             let id = UInt32(open.trailingZeroBitCount)
             open &= open &- 1
-            try cancelTransfer(s, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try cancelTransfer(slotID, fetch: id, infra: &infra, metrics: &metrics, kernel: &kernel)
             metrics.counters.fetchesCancelled += 1
         }
         slot[s].openFetches = 0
@@ -301,54 +329,54 @@ struct SessionDriver {
         slot[s].timer = nil
         slot[s].warn = nil
         slot[s].kill = nil
-        let d = Int(slot[s].device)
+        let device = DeviceID(rawValue: slot[s].device)
         let store = sessions[s].currentStore()
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
-        parked.park(d, consume store, plans: plans)
-        deviceSlot[d] = -1
-        let tap = slot[s].tap
+        parked.park(device, consume store, plans: plans)
+        deviceSlot[device.index] = -1
+        let tap = slot[s].answering
         slot[s].tap = -1
-        slot[s].generation &+= 1
-        slotFree.append(Int32(s))
+        slotPool.release(UInt32(s))
         activeSessions -= 1
         return tap
     }
 
-    /// A session timer event: the slot whose timer fired, or nil when stale.
-    mutating func timerFired(_ event: Event) -> Int? {
-        let s = Int(event.target)
-        guard UInt64(slot[s].generation) == event.payload, isLive(s) else { return nil }
+    /// A session timer event of `slotID`'s session of `generation`: the slot whose timer fired, or
+    /// nil when stale.
+    mutating func timerFired(_ slotID: SessionSlot, generation: UInt32) -> SessionSlot? {
+        let s = slotID.index
+        guard self.generation(s) == generation, isLive(s) else { return nil }
         slot[s].timer = nil
         slot[s].timerAt = .max
-        return s
+        return slotID
     }
 
-    /// An OS deadline event: the slot and which deadline, or nil when stale.
-    mutating func osDeadline(_ event: Event) -> (slot: Int, deadline: OSDeadline)? {
-        let s = Int(event.target)
-        guard UInt64(slot[s].generation) == event.payload >> 8, isLive(s) else { return nil }
-        if event.payload & 0xFF == 0 {
-            slot[s].warn = nil
-            return (s, .expiryWarning)
+    /// OS deadline `deadline` of `slotID`'s session of `generation`: the slot, or nil when stale.
+    mutating func osDeadline(_ slotID: SessionSlot, generation: UInt32, _ deadline: OSDeadline) -> SessionSlot? {
+        let s = slotID.index
+        guard self.generation(s) == generation, isLive(s) else { return nil }
+        switch deadline {
+        case .expiryWarning: slot[s].warn = nil
+        case .kill: slot[s].kill = nil
         }
-        slot[s].kill = nil
-        return (s, .kill)
+        return slotID
     }
 
     /// InfraWorld's reply to a session fetch: its traffic is counted; the slot of the live
     /// session whose fetch is still open, with its input in `input`, else nil. (The input is
     /// written through `inout`: an optional `(slot, input)` result was destroyed through the
     /// runtime's generic value witnesses, about 220 instructions a reply.)
-    mutating func reply(to event: Event, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
-                        input: inout Input) throws -> Int? {
-        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+    mutating func reply(_ slotID: SessionSlot, _ reply: UInt64, now: Int64, infra: inout InfraWorld, metrics: inout PushMetrics,
+                        input: inout Input) throws -> SessionSlot? {
+        let (rawTag, requestID) = InfraWorld.decodeReply(reply)
+        let tag = ReplyTag(raw: rawTag)
         let result = infra.takeResult(requestID)
-        let s = Int(event.target)
-        let live = slot[s].generation & 0xFF_FFFF == tag >> 8 && isLive(s)
+        let s = slotID.index
+        let live = tag.isFrom(generation: generation(s)) && isLive(s)
         let w = PushWord(slot[s].push)
 
         metrics.countPrestageTransfer(result, request: requestID.index)
-        let id = FetchID(rawValue: tag & 0xFF)
+        let id = FetchID(rawValue: tag.index)
         guard live, slot[s].openFetches & (1 << UInt64(id.rawValue)) != 0 else { return nil }
         slot[s].openFetches &= ~(1 << UInt64(id.rawValue))
 
@@ -370,11 +398,11 @@ struct SessionDriver {
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
                 metrics.counters.prestageFetchesOK += 1
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
-                    manifestHeld[Int(slot[s].device)] |= 1 << UInt64(w.campaign)
+                    manifestHeld[Int(slot[s].device)] |= w.campaignID.bit
                 }
                 if result.supersededCopy {
                     metrics.counters.stalePrestages += 1
-                    if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= 1 << UInt64(w.campaign) }
+                    if !staleStored.isEmpty { staleStored[Int(slot[s].device)] |= w.campaignID.bit }
                 }
             }
         case .origin503:
@@ -388,7 +416,7 @@ struct SessionDriver {
         case .cancelled:
             throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
         }
-        return s
+        return slotID
     }
 
     /// Sessions still running that have not delivered (cut by the horizon).
@@ -420,9 +448,10 @@ extension PreloadSession {
     }
 }
 
-/// One session slot's driver state (`PushWorld.slot`); the session itself is `sessions[slot]`.
-/// Fields are ordered by size, widest first (88 bytes a slot instead of 112).
-struct SessionSlot {
+/// One session slot's driver state (`SessionDriver.slot`); the session itself is `sessions[slot]`.
+/// Fields are ordered by size, widest first (to keep padding out). The slot's generation is
+/// `SessionDriver.slotPool`'s.
+struct SessionSlotState {
     /// The push (`PushWord.raw`).
     var push: UInt64 = 0
     /// The instant the session timer is armed for (`Int64.max`: none).
@@ -433,10 +462,8 @@ struct SessionSlot {
     var tapDelaySeconds: Double = 0
     /// The device being served.
     var device: UInt32 = 0
-    /// Bumped when the slot is reused: events carrying an older generation are stale.
-    var generation: UInt32 = 0
     var region: UInt32 = 0
-    /// The tap being answered by this session, or -1.
+    /// The tap being answered by this session, or -1 (`answering`).
     var tap: Int32 = -1
     /// The session timer, and the OS expiry warning and kill events.
     var timer: EventHandle?
@@ -453,4 +480,8 @@ struct SessionSlot {
     /// PreloadKit handed this push to a fallback WorkManager job (`.enqueueFallback`): the job's
     /// session counts the push's outcome.
     var fallbackEnqueued = false
+
+    /// The tap being answered by this session, if any.
+    @inline(__always)
+    var answering: TapID? { tap >= 0 ? TapID(rawValue: UInt32(tap)) : nil }
 }

@@ -22,8 +22,6 @@ struct TapTracker {
     var tStart: [Int64] = []
     /// Bit i set while critical asset i of the campaign (the screen's paint set) is missing.
     var tPending: [UInt32] = []
-    /// Bumped when the tap slot is reused: events carrying an older generation are stale.
-    var tGen: [UInt32] = []
     var tNetwork: [InfraNetworkClass] = []
     var tIOS: [Bool] = []
     var tRegion: [UInt32] = []
@@ -39,7 +37,11 @@ struct TapTracker {
     /// filler entry of a device that never had a store).
     var tFreeStorage: [Int64] = []
     var tPreexisting: [Int64] = []
-    var tapFree: [Int32] = []
+    /// Which tap slots are free and each slot's generation: LIFO reuse (the most recently freed
+    /// slot first, a new slot only when none is free), the generation bumped when a slot is freed,
+    /// so events carrying an earlier tap's generation are stale. (A slot freed at generation
+    /// `UInt32.max` is retired rather than wrapped; no run reuses a slot that often.)
+    var tapPool = GenerationalPool(slotsMax: GenerationalPool.slotsLimit)
     /// PreloadKit's paint-set answer of the tap being looked at (a reused buffer).
     var readiness: [AssetReadiness] = []
     /// Keys PreloadKit evicted to keep a foreground fetch (a reused buffer).
@@ -65,7 +67,7 @@ struct TapTracker {
 
     /// The notification of push `w` is shown at `shownAt`: if the user opens it, the tap comes
     /// after the user's tap delay (held in a far-future bucket).
-    mutating func schedule(_ d: Int, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64,
+    mutating func schedule(_ d: DeviceID, _ w: PushWord, opens: Bool, tapDelaySeconds: Double, shownAt: Int64,
                            far: inout BucketQueue, counters: inout DriverCounters, kernel: inout Kernel) throws {
         guard opens else { return }
         let at = shownAt + SimDuration.seconds(tapDelaySeconds).ticks
@@ -74,13 +76,19 @@ struct TapTracker {
             return
         }
         counters.tapsScheduled += 1
-        try far.schedule(at: at, kind: PushKind.tap, target: UInt32(d),
-                         payload: UInt64(w.campaign) << 48 | (UInt64(w.sendTicks) & PushWord.sendMask), kernel: &kernel)
+        try far.schedule(at: at, .tap(d, campaign: w.campaignID, sendTicks: w.sendTicks), kernel: &kernel)
     }
 
+    /// The generation of tap slot `t`'s tap (the one its events and reply tags carry).
+    @inline(__always)
+    func generation(_ t: Int) -> UInt32 { tapPool.generation(UInt32(truncatingIfNeeded: t)) }
+
+    /// A tap slot for a new tap: the most recently freed one, else a new slot.
     mutating func allocate() -> Int {
-        if let t = tapFree.popLast() { return Int(t) }
-        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0); tGen.append(0)
+        guard let handle = tapPool.allocate() else { preconditionFailure("tap slots exhausted") }
+        let t = Int(handle.index)
+        if t < tDevice.count { return t }
+        tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0)
         tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false)
         tSlot.append(-1); tSend.append(0); tFreeStorage.append(0); tPreexisting.append(0)
         return tDevice.count - 1
@@ -88,10 +96,11 @@ struct TapTracker {
 
     /// A tap on device `d` (attributes `a`) of campaign `c`'s notification (sent at `sendTicks`)
     /// at `now`: a tap slot with every asset of the paint set missing.
-    mutating func begin(device d: Int, campaign c: Int, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64,
-                        staleStored: Bool) -> Int {
+    mutating func begin(device d: DeviceID, campaign campaignID: CampaignID, attributes a: DeviceAttributes, now: Int64, sendTicks: Int64,
+                        staleStored: Bool) -> TapID {
         let t = allocate()
-        tDevice[t] = UInt32(d)
+        let c = campaignID.index
+        tDevice[t] = d.rawValue
         tCampaign[t] = c
         tStart[t] = now
         tNetwork[t] = a.network
@@ -105,18 +114,19 @@ struct TapTracker {
         tPreexisting[t] = a.preexistingStoreBytes
         let n = plans.criticalCount[c]
         tPending[t] = n >= 32 ? UInt32.max : (UInt32(1) << UInt32(n)) - 1
-        return t
+        return TapID(t)
     }
 
     /// Frees tap slot `t` (detaching it from the session answering it).
-    mutating func free(_ t: Int, driver: inout SessionDriver) {
-        detach(t, driver: &driver)
-        tGen[t] &+= 1
-        tapFree.append(Int32(t))
+    mutating func free(_ tap: TapID, driver: inout SessionDriver) {
+        let t = tap.index
+        detach(tap, driver: &driver)
+        tapPool.release(UInt32(t))
     }
 
     /// Detaches tap `t` from the session answering it, if any.
-    mutating func detach(_ t: Int, driver: inout SessionDriver) {
+    mutating func detach(_ tap: TapID, driver: inout SessionDriver) {
+        let t = tap.index
         if tSlot[t] >= 0 {
             driver.slot[Int(tSlot[t])].tap = -1
             tSlot[t] = -1
@@ -124,7 +134,8 @@ struct TapTracker {
     }
 
     /// The paint set of tap `t`: campaign `c`'s critical keys for the tap's network start at `base`.
-    func paintSet(_ t: Int) -> (campaign: Int, count: Int, base: Int) {
+    func paintSet(_ tap: TapID) -> (campaign: Int, count: Int, base: Int) {
+        let t = tap.index
         let c = tCampaign[t]
         let n = plans.criticalCount[c]
         return (c, n, Int(PushWorld.preloadNetwork(tNetwork[t]).rawValue) * n)
@@ -132,26 +143,29 @@ struct TapTracker {
 
     /// Marks the assets of tap `t`'s paint set that `session`'s store holds (fresh or stale) at
     /// `now` as ready, as PreloadKit answers (`paintSetAnswer`); the store is not touched.
-    mutating func markStored(_ t: Int, in session: inout PreloadSession, now: Instant) {
+    mutating func markStored(_ tap: TapID, in session: inout PreloadSession, now: Instant) {
+        let t = tap.index
         let c = tCampaign[t]
         _ = session.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
-        markReady(t)
+        markReady(tap)
     }
 
     /// Marks the assets of tap `t`'s paint set that the device's parked `store` holds at `now` as
     /// ready, as PreloadKit answers (`paintSetAnswer`), touching them (the app reads them).
-    mutating func markStored(_ t: Int, touching store: inout PreloadStore, now: Instant) {
+    mutating func markStored(_ tap: TapID, touching store: inout PreloadStore, now: Instant) {
+        let t = tap.index
         let c = tCampaign[t]
         _ = store.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
         for r in readiness where r.freshness != .missing { store.touch(r.key, at: now) }
-        markReady(t)
+        markReady(tap)
     }
 
     /// Clears the pending bit of every asset `readiness` reports fresh or stale (PreloadKit's
     /// answer lists the paint set in `CampaignPlans.criticalKeys` order).
-    mutating func markReady(_ t: Int) {
+    mutating func markReady(_ tap: TapID) {
+        let t = tap.index
         #if PRESTAGE_INVARIANTS
-        let (c, n, base) = paintSet(t)
+        let (c, n, base) = paintSet(tap)
         precondition(readiness.count == n, "paint set answer has \(readiness.count) assets, the plan \(n)")
         for i in 0..<n { precondition(readiness[i].key == plans.criticalKeys[c][base + i], "paint set order") }
         #endif
@@ -159,8 +173,9 @@ struct TapTracker {
     }
 
     /// PreloadKit answered the tap (running session): assets it reports fresh or stale are ready.
-    mutating func apply(_ t: Int, _ answer: TapAnswer) {
-        let (c, n, base) = paintSet(t)
+    mutating func apply(_ tap: TapID, _ answer: TapAnswer) {
+        let t = tap.index
+        let (c, n, base) = paintSet(tap)
         for r in answer.assets where r.freshness != .missing {
             for i in 0..<n where plans.criticalKeys[c][base + i] == r.key { tPending[t] &= ~(1 << UInt32(i)) }
         }
@@ -168,8 +183,9 @@ struct TapTracker {
 
     /// After the tap, the running session stored asset `key` (`.paintReady`): true when that
     /// completed the paint set.
-    mutating func assetReady(_ t: Int, key: StoreKey) -> Bool {
-        let (c, n, base) = paintSet(t)
+    mutating func assetReady(_ tap: TapID, key: StoreKey) -> Bool {
+        let t = tap.index
+        let (c, n, base) = paintSet(tap)
         var changed = false
         for i in 0..<n where plans.criticalKeys[c][base + i] == key && tPending[t] & (1 << UInt32(i)) != 0 {
             tPending[t] &= ~(1 << UInt32(i))
@@ -179,10 +195,11 @@ struct TapTracker {
     }
 
     /// Issues one foreground fetch per missing critical asset (in parallel).
-    mutating func fetchMissing(_ t: Int, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws {
-        let (c, n, base) = paintSet(t)
+    mutating func fetchMissing(_ tap: TapID, infra: inout InfraWorld, metrics: inout PushMetrics, kernel: inout Kernel) throws {
+        let t = tap.index
+        let (c, n, base) = paintSet(tap)
         for i in 0..<n where tPending[t] & (1 << UInt32(i)) != 0 {
-            try foregroundFetch(t, object: plans.criticalObjects[c][base + i], index: i, infra: &infra, metrics: &metrics, kernel: &kernel)
+            try foregroundFetch(tap, object: plans.criticalObjects[c][base + i], index: i, infra: &infra, metrics: &metrics, kernel: &kernel)
         }
     }
 
@@ -190,16 +207,19 @@ struct TapTracker {
     static let manifestIndex = 254
 
     /// A foreground fetch of `object` for tap `t` (`index` 255: the signed-URL refresh).
-    mutating func foregroundFetch(_ t: Int, object: UInt32, index: Int, infra: inout InfraWorld, metrics: inout PushMetrics,
+    mutating func foregroundFetch(_ tap: TapID, object: UInt32, index: Int, infra: inout InfraWorld, metrics: inout PushMetrics,
                                   kernel: inout Kernel) throws {
-        let d = Int(tDevice[t])
+        let t = tap.index
+        let device = DeviceID(rawValue: tDevice[t])
+        let d = device.index
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
+        let reply = PushEvent.foregroundReplyAddress(tap)
         let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
-                                        signedToken: PushWorld.token(d, c),
-                                        timeout: rules.foregroundTimeout, replyKind: PushKind.foregroundReply,
-                                        replyTarget: UInt32(t), replyTag: (tGen[t] & 0xFF_FFFF) << 8 | UInt32(index & 0xFF))
+                                        signedToken: PushWorld.token(device, CampaignID(c)),
+                                        timeout: rules.foregroundTimeout, replyKind: reply.kind,
+                                        replyTarget: reply.target, replyTag: ReplyTag(generation: generation(t), index: UInt32(index & 0xFF)).raw)
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
     }
@@ -218,33 +238,34 @@ struct TapTracker {
         case fail
     }
 
-    /// InfraWorld's reply to a foreground fetch of tap `t` (its traffic is counted; an asset that
-    /// arrived is kept in the device's store when the app keeps foreground fetches).
-    mutating func reply(to event: Event, now: Int64, driver: inout SessionDriver, infra: inout InfraWorld,
-                        metrics: inout PushMetrics) -> (tap: Int, step: ForegroundStep) {
-        let (tag, requestID) = InfraWorld.decodeReply(event.payload)
+    /// InfraWorld's `reply` to a foreground fetch of tap slot `tap` (its traffic is counted; an
+    /// asset that arrived is kept in the device's store when the app keeps foreground fetches).
+    mutating func reply(_ tap: TapID, _ reply: UInt64, now: Int64, driver: inout SessionDriver, infra: inout InfraWorld,
+                        metrics: inout PushMetrics) -> (tap: TapID, step: ForegroundStep) {
+        let (rawTag, requestID) = InfraWorld.decodeReply(reply)
+        let tag = ReplyTag(raw: rawTag)
         let result = infra.result(requestID)
         infra.release(requestID)
-        let t = Int(event.target)
+        let t = tap.index
         metrics.countForegroundTransfer(result, request: requestID.index)
-        guard tGen[t] & 0xFF_FFFF == tag >> 8 else { return (t, .wait) }
+        guard tag.isFrom(generation: generation(t)) else { return (tap, .wait) }
         let ok: Bool
         switch result.outcome {
         case .edgeFreshHit, .edgeStaleHit, .miss, .collapsed, .staleIfError, .placeholder: ok = true
         case .origin503, .timeout, .networkFailure, .cancelled: ok = false // (foreground fetches are never cancelled)
         }
-        let index = Int(tag & 0xFF)
-        if index == 255 { return (t, ok ? .fetchMissing : .fail) }
-        if index == TapTracker.manifestIndex { return (t, ok ? .manifestFetched : .fail) }
-        guard tPending[t] & (1 << UInt32(index)) != 0 else { return (t, .wait) }
+        let index = Int(tag.index)
+        if index == 255 { return (tap, ok ? .fetchMissing : .fail) }
+        if index == TapTracker.manifestIndex { return (tap, ok ? .manifestFetched : .fail) }
+        guard tPending[t] & (1 << UInt32(index)) != 0 else { return (tap, .wait) }
         tPending[t] &= ~(1 << UInt32(index))
         if !ok { tFailed[t] = true }
         if ok && result.supersededCopy { tStale[t] = true }
         if ok && keepsForegroundFetches {
-            keep(t, index: index, placeholder: result.outcome == .placeholder, now: now, driver: &driver, metrics: &metrics)
+            keep(tap, index: index, placeholder: result.outcome == .placeholder, now: now, driver: &driver, metrics: &metrics)
         }
-        if tPending[t] != 0 { return (t, .wait) }
-        return (t, tFailed[t] ? .fail : .paint)
+        if tPending[t] != 0 { return (tap, .wait) }
+        return (tap, tFailed[t] ? .fail : .paint)
     }
 
     /// Writes critical asset `index` of tap `t`'s paint set, just fetched in the foreground, to the
@@ -252,13 +273,14 @@ struct TapTracker {
     /// only: while a session runs on the device (for this campaign or another) the handler holds
     /// the store, and the app's write would be lost when the handler's copy is saved (last writer
     /// wins; the session stores this campaign's assets itself); counted as not kept.
-    mutating func keep(_ t: Int, index i: Int, placeholder: Bool, now: Int64, driver: inout SessionDriver, metrics: inout PushMetrics) {
-        let d = Int(tDevice[t])
-        if driver.deviceSlot[d] >= 0 {
+    mutating func keep(_ tap: TapID, index i: Int, placeholder: Bool, now: Int64, driver: inout SessionDriver, metrics: inout PushMetrics) {
+        let t = tap.index
+        let d = DeviceID(rawValue: tDevice[t])
+        if driver.deviceSlot[d.index] >= 0 {
             metrics.counters.foregroundNotKeptSessionRunning += 1
             return
         }
-        let (c, _, base) = paintSet(t)
+        let (c, _, base) = paintSet(tap)
         var store = driver.takeStore(d, preexistingBytes: tPreexisting[t], reserving: 1)
         let response = placeholder ? driver.placeholderResponses[c] : plans.responses[Int(plans.criticalObjects[c][base + i])]
         let admission = store.admitForeground(response.completion, key: plans.criticalKeys[c][base + i], type: criticalTypes[c][base + i],
@@ -273,11 +295,9 @@ struct TapTracker {
     /// left: counted as abandoned (the wait so far is a lower bound, so this can only undercount
     /// abandonment, never hide it).
     func censoredAbandoned(now: Int64, population: Population) -> UInt64 {
-        var free = [Bool](repeating: false, count: tDevice.count)
-        for t in tapFree { free[Int(t)] = true }
         var n: UInt64 = 0
-        for t in tDevice.indices where !free[t] {
-            if patience.leftWhileWaiting(device: Int(tDevice[t]), campaign: tCampaign[t], waitTicks: now - tStart[t], population: population) {
+        for t in tDevice.indices where !tapPool.isFree(UInt32(t)) {
+            if patience.leftWhileWaiting(device: DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]), waitTicks: now - tStart[t], population: population) {
                 n += 1
             }
         }
@@ -285,9 +305,10 @@ struct TapTracker {
     }
 
     /// Schedules tap `t`'s first paint after the device's launch + render time.
-    mutating func schedulePaint(_ t: Int, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
-        detach(t, driver: &driver)
-        let render = population.renderSeconds(Int(tDevice[t]), campaign: tCampaign[t])
-        try kernel.schedule(after: .seconds(render), kind: PushKind.paint, target: UInt32(t), payload: UInt64(tGen[t]))
+    mutating func schedulePaint(_ tap: TapID, driver: inout SessionDriver, population: Population, kernel: inout Kernel) throws {
+        let t = tap.index
+        detach(tap, driver: &driver)
+        let render = population.renderSeconds(DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]))
+        try kernel.schedule(after: .seconds(render), .paint(tap, generation: generation(t)))
     }
 }

@@ -22,13 +22,13 @@ struct TapperPatience {
     /// had left by then (their patience, drawn by inversion of the curve, is shorter than the
     /// wait), and whether they read the article (stayed, then read).
     /// - Complexity: O(curve points); no allocation.
-    func painted(device d: Int, campaign c: Int, waitTicks: Int64, population: Population) -> (abandoned: Bool, read: Bool) {
+    func painted(device d: DeviceID, campaign c: CampaignID, waitTicks: Int64, population: Population) -> (abandoned: Bool, read: Bool) {
         if drawsNothing { return (false, true) }
         let left = curve.leftShare(at: Double(waitTicks) / 1e6)
         // Nobody has left by this wait and everybody reads: the draws could not change the
         // answer, so they are skipped (most pre-staged taps paint before the curve rises).
         if left <= 0 && readProbability >= 1 { return (false, true) }
-        let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32, purpose: purpose)
+        let rng = population.stream(entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purpose)
         // Patience P ≤ w  ⇔  U ≤ F(w) for U uniform and P = F⁻¹(U).
         let u = rng.uniform()
         if u < left { return (true, false) }
@@ -37,10 +37,10 @@ struct TapperPatience {
 
     /// A tap on device `d` of campaign `c` still waiting after `waitTicks` when the run ends
     /// (censored): whether the tapper has already left. Draws the same patience as `painted`.
-    func leftWhileWaiting(device d: Int, campaign c: Int, waitTicks: Int64, population: Population) -> Bool {
+    func leftWhileWaiting(device d: DeviceID, campaign c: CampaignID, waitTicks: Int64, population: Population) -> Bool {
         let left = curve.leftShare(at: Double(waitTicks) / 1e6)
         if left <= 0 { return false }
-        let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32, purpose: purpose)
+        let rng = population.stream(entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purpose)
         return rng.uniform() < left
     }
 }

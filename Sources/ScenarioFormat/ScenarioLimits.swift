@@ -4,8 +4,7 @@ public enum ScenarioLimits {
     public static let replicationsMax = 10_000
     /// Most devices of one population (`population.devices`, `run.devices`, `--devices`, a sweep's `devices`).
     public static let devicesMax = 50_000_000
-    /// Most campaigns of one world.
-    public static let campaignsMax = 64
+    // Most campaigns of one world: `PushWorldConfig.campaignsMax` (PushModel's per-device campaign sets).
     /// Most events of one replication (`run.eventsMax`).
     static let eventsMaxRange: ClosedRange<UInt64> = 1...1_000_000_000_000
     /// Confidence levels of intervals (`run.confidenceLevel`, `slo[].confidence`).

@@ -165,7 +165,7 @@ public struct TestbedRunner: Sendable {
         let storage = try sampler(world.population.freeStorageBytes, "population.freeStorageBytes")
         let segments = world.users.segments
         let segmentTotal = segments.reduce(0.0) { $0 + $1.share }
-        let perMinute = min(campaign.sendRatePerMinute, campaign.providerQuotaPerMinute)
+        let perMinute = campaign.timing.sendRatePerMinute
         var pops: [Int] = [], nets: [InfraModel.NetworkClass] = [], arrivals: [Double] = []
         var opens: [Bool] = [], taps: [Double] = [], renders: [Double] = [], free: [Int64] = []
         for i in 0..<n {
@@ -319,16 +319,17 @@ public struct TestbedRunner: Sendable {
 
         // Warm call (and creative swap) on the scenario's timeline, before the first send.
         let campaign = plan.campaign
+        let timing = campaign.timing
         var warmSeconds = 0.0
-        if campaign.warm.mode != .none {
-            try watch(until: at(TestbedPlan.warmAtSeconds), stopWhenDone: false)
+        if timing.warms {
+            try watch(until: at(timing.warmSeconds), stopWhenDone: false)
             warmSeconds += warm(stack: stack, catalog: catalog)
         }
-        if campaign.creativeSwap != nil {
-            try watch(until: at(TestbedPlan.swapAtSeconds), stopWhenDone: false)
+        if let swapSeconds = timing.swapSeconds {
+            try watch(until: at(swapSeconds), stopWhenDone: false)
             purge(stack: stack, key: catalog.surrogateKey)
-            if campaign.warm.mode != .none {
-                try watch(until: at(TestbedPlan.swapAtSeconds + 0.5), stopWhenDone: false)
+            if let rewarmSeconds = timing.rewarmSeconds {
+                try watch(until: at(rewarmSeconds), stopWhenDone: false)
                 warmSeconds += warm(stack: stack, catalog: catalog)
             }
         }

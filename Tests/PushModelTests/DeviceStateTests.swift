@@ -28,7 +28,7 @@ final class DeviceStateTests: XCTestCase {
         let decay = exp(-(a + b) * t)
         var changed = 0.0, mean = 0.0, variance = 0.0, onWifi = 0.0
         for d in 0..<c.population.devices {
-            let attributes = population.device(d)
+            let attributes = population.device(DeviceID(d))
             XCTAssertFalse(networks.look(d, attributes, now: 0, population: population).changed, "no time, no change (seed \(seed))")
             let p = attributes.network == .wifi ? (1 - w) * (1 - decay)
                 : w * (1 - decay) + ((1 - w) + w * decay - exp(-(b + h) * t)) * 0.5

@@ -102,19 +102,19 @@ final class DriverTests: XCTestCase {
             var pendingMax = 0
             mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
                 pendingMax = max(pendingMax, kernel.pendingCount)
-                if event.kind == PushKind.bucketFlush {
-                    try far.flush(bucket: Int(event.target), kernel: &kernel)
+                if case .bucketFlush(let b) = PushEvent(event) {
+                    try far.flush(bucket: b, kernel: &kernel)
                 } else {
                     seen.append((event.time.ticks, event.target))
                 }
             }
         }
         var kernel = Kernel()
-        var h = Collector(far: BucketQueue(widthTicks: 10_000_000, horizonTicks: 3_600_000_000, flushKind: PushKind.bucketFlush))
+        var h = Collector(far: BucketQueue(widthTicks: 10_000_000, horizonTicks: 3_600_000_000))
         var expected: [(Int64, UInt32)] = []
         for i in 0..<1_000 {
             let t = Int64((i * 7_919) % 3_000) * 1_000_000 + Int64(i % 3)  // spread over 50 min, some ties
-            try h.far.schedule(at: t, kind: PushKind.tap, target: UInt32(i), payload: 0, kernel: &kernel)
+            try h.far.schedule(at: t, .tap(DeviceID(i), campaign: CampaignID(0), sendTicks: 0), kernel: &kernel)
             expected.append((t, UInt32(i)))
         }
         let near = expected.filter { $0.0 < 20_000_000 }.count  // less than two bucket widths ahead: straight to the kernel

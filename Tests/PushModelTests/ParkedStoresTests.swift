@@ -37,40 +37,40 @@ final class ParkedStoresTests: XCTestCase {
         let bKey = plans.requests[1][0].assets[0].key
 
         var packed = PreloadStore()
-        packed.insert(ParkedStores.fillerEntry(3, bytes: 1_234_567))
+        packed.insert(ParkedStores.fillerEntry(DeviceID(3), bytes: 1_234_567))
         packed.insert(try entry(plans, campaigns, key: heroKey, campaign: 0, bytes: 48_200, kind: .jpeg, storedAt: 5_000_000, lastUsed: 9_000_000))
         packed.insert(try entry(plans, campaigns, key: variantKey, campaign: 0, bytes: 30_000, kind: .jpeg, storedAt: 6_000_000, lastUsed: 6_000_000))  // placeholder
         packed.insert(try entry(plans, campaigns, key: docKey, campaign: 0, bytes: 1_800, kind: .json, storedAt: 7_000_000, lastUsed: 7_500_000))
         packed.insert(try entry(plans, campaigns, key: bKey, campaign: 1, bytes: 48_200, kind: .jpeg, storedAt: 8_000_000, lastUsed: 8_000_000))
-        XCTAssertFalse(parked.hasStore(3))
-        parked.park(3, packed, plans: plans)
-        XCTAssertTrue(parked.hasStore(3))
+        XCTAssertFalse(parked.hasStore(DeviceID(3)))
+        parked.park(DeviceID(3), packed, plans: plans)
+        XCTAssertTrue(parked.hasStore(DeviceID(3)))
         XCTAssertEqual(parked.overflowStores, 0, "every entry is derivable from its campaign")
-        XCTAssertEqual(parked.unpark(3, plans: plans, reserving: 2), packed)
-        XCTAssertFalse(parked.hasStore(3))
+        XCTAssertEqual(parked.unpark(DeviceID(3), plans: plans, reserving: 2), packed)
+        XCTAssertFalse(parked.hasStore(DeviceID(3)))
 
         // An entry not derivable from any campaign (foreign key, or other lifetimes) parks whole.
         var foreign = packed
         foreign.insert(PreloadStore.Entry(key: StoreKey(hi: 1, lo: 2), bytes: 10, storedAt: .zero, expiresAt: .zero,
                                           staleUntil: Instant(microseconds: 1), lastUsed: .zero, manifestTag: 9, kind: .png))
-        parked.park(4, foreign, plans: plans)
+        parked.park(DeviceID(4), foreign, plans: plans)
         XCTAssertEqual(parked.overflowStores, 1)
         var odd = PreloadStore()
         var e = try entry(plans, campaigns, key: docKey, campaign: 0, bytes: 1_800, kind: .json, storedAt: 1, lastUsed: 1)
         e.expiresAt = Instant(microseconds: 2)
         odd.insert(e)
-        parked.park(5, odd, plans: plans)
+        parked.park(DeviceID(5), odd, plans: plans)
         XCTAssertEqual(parked.overflowStores, 2)
-        XCTAssertEqual(parked.unpark(4, plans: plans, reserving: 0), foreign)
-        XCTAssertEqual(parked.unpark(5, plans: plans, reserving: 3), odd)
+        XCTAssertEqual(parked.unpark(DeviceID(4), plans: plans, reserving: 0), foreign)
+        XCTAssertEqual(parked.unpark(DeviceID(5), plans: plans, reserving: 3), odd)
 
         // An emptied store stays a store (its filler is not re-created).
-        parked.park(6, PreloadStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
-        XCTAssertTrue(parked.hasStore(6))
-        XCTAssertEqual(parked.unpark(6, plans: plans, reserving: 1).entries.count, 0)
+        parked.park(DeviceID(6), PreloadStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
+        XCTAssertTrue(parked.hasStore(DeviceID(6)))
+        XCTAssertEqual(parked.unpark(DeviceID(6), plans: plans, reserving: 1).entries.count, 0)
         // Blocks are recycled: parking again reuses freed slots.
         let slots = parked.poolSlots
-        parked.park(3, packed, plans: plans)
+        parked.park(DeviceID(3), packed, plans: plans)
         XCTAssertEqual(parked.poolSlots, slots)
     }
 
@@ -88,15 +88,15 @@ final class ParkedStoresTests: XCTestCase {
         doc.etag = EntityTag(fingerprint: 1)
         store.insert(hero)
         store.insert(doc)
-        parked.park(0, store, plans: plans)
+        parked.park(DeviceID(0), store, plans: plans)
         XCTAssertEqual(parked.overflowStores, 0)
-        XCTAssertEqual(parked.unpark(0, plans: plans, reserving: 0), store)
+        XCTAssertEqual(parked.unpark(DeviceID(0), plans: plans, reserving: 0), store)
         var foreign = store
         doc.etag = EntityTag(fingerprint: 4)
         foreign.insert(doc)
-        parked.park(1, foreign, plans: plans)
+        parked.park(DeviceID(1), foreign, plans: plans)
         XCTAssertEqual(parked.overflowStores, 1)
-        XCTAssertEqual(parked.unpark(1, plans: plans, reserving: 0), foreign)
+        XCTAssertEqual(parked.unpark(DeviceID(1), plans: plans, reserving: 0), foreign)
     }
 
     /// Many sessions end before the next begins: every packed store parked becomes a spare (up to
@@ -114,7 +114,7 @@ final class ParkedStoresTests: XCTestCase {
                                    storedAt: Int64(d) * 1_000_000, lastUsed: Int64(d) * 1_000_000))
             stores.append(store)
         }
-        for (d, store) in stores.enumerated() { parked.park(d, store, plans: plans) }
+        for (d, store) in stores.enumerated() { parked.park(DeviceID(d), store, plans: plans) }
         stores = []
         XCTAssertEqual(parked.overflowStores, 0)
         XCTAssertEqual(parked.spareCount, 5, "every packed store is kept, not only the last")
@@ -126,13 +126,13 @@ final class ParkedStoresTests: XCTestCase {
         }
         XCTAssertEqual(parked.spareCount, 0)
         // Other limits never take a spare; an unparked store equals the parked one.
-        parked.park(9, parked.emptyStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
+        parked.park(DeviceID(9), parked.emptyStore(capacityBytes: 25_000_000, entriesMax: 64), plans: plans)
         XCTAssertEqual(parked.spareCount, 1)
         let other = parked.emptyStore(capacityBytes: 1_000, entriesMax: 4)
         XCTAssertEqual(other.capacityBytes, 1_000)
         XCTAssertEqual(other.entriesMax, 4)
         XCTAssertEqual(parked.spareCount, 1)
-        XCTAssertEqual(parked.unpark(2, plans: plans, reserving: 0).entries.map(\.storedAt), [Instant(microseconds: 2_000_000)])
+        XCTAssertEqual(parked.unpark(DeviceID(2), plans: plans, reserving: 0).entries.map(\.storedAt), [Instant(microseconds: 2_000_000)])
     }
 
     /// The spares are bounded: parking more packed stores than `sparesMax` keeps `sparesMax`.
@@ -145,7 +145,7 @@ final class ParkedStoresTests: XCTestCase {
         for d in 0..<n {
             var store = PreloadStore()
             store.insert(hero)
-            parked.park(d, store, plans: plans)
+            parked.park(DeviceID(d), store, plans: plans)
         }
         XCTAssertEqual(parked.spareCount, ParkedStores.sparesMax)
     }

@@ -110,8 +110,11 @@ final class PayloadFormTests: XCTestCase {
             var arrive: Int64 = -1
             var lastReply: Int64 = -1
             mutating func record(_ event: Event) {
-                if event.kind == PushKind.pushArrive && arrive < 0 { arrive = event.time.ticks }
-                if event.kind == PushKind.fetchReply { lastReply = event.time.ticks }
+                switch PushEvent(event) {
+                case .pushArrive? where arrive < 0: arrive = event.time.ticks
+                case .fetchReply?: lastReply = event.time.ticks
+                default: break
+                }
             }
         }
         var times = Times()

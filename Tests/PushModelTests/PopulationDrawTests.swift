@@ -33,7 +33,7 @@ final class PopulationDrawTests: XCTestCase {
             _ = doze.draw(rng)
             _ = rng.uniform()
             let segment = segments.draw(rng)
-            let a = population.device(d)
+            let a = population.device(DeviceID(d))
             XCTAssertEqual(a.isIOS, isIOS, "device \(d)")
             XCTAssertEqual(Int(a.region), region, "device \(d)")
             XCTAssertEqual(a.network, region == 2 ? .threeG : InfraNetworkClass(rawValue: UInt8(net)), "device \(d): region 2 is all 3G")

@@ -92,10 +92,10 @@ final class SimulationTests: XCTestCase {
         let pb = try Population(config: b, runSeed: runSeed)
         var opened = 0
         for d in 0..<2_000 {
-            let da = pa.device(d), db = pb.device(d)
+            let da = pa.device(DeviceID(d)), db = pb.device(DeviceID(d))
             XCTAssertEqual(da, db, "device \(d) attributes (seed \(seed))")
-            let ua = pa.user(d, campaign: 0, audienceShare: 0.7, isIOS: da.isIOS, segment: da.segment)
-            let ub = pb.user(d, campaign: 0, audienceShare: 0.7, isIOS: db.isIOS, segment: db.segment)
+            let ua = pa.user(DeviceID(d), campaign: CampaignID(0), audienceShare: 0.7, isIOS: da.isIOS, segment: da.segment)
+            let ub = pb.user(DeviceID(d), campaign: CampaignID(0), audienceShare: 0.7, isIOS: db.isIOS, segment: db.segment)
             XCTAssertEqual(ua, ub, "device \(d) user draws (seed \(seed))")
             if ua.opens { opened += 1 }
         }
@@ -106,7 +106,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(ra.value("taps.count"), rb.value("taps.count"), "seed \(seed)")
         // A different replication draws different devices.
         let pc = try Population(config: a, runSeed: runSeed &+ 1)
-        XCTAssertNotEqual((0..<100).map { pa.device($0).region }, (0..<100).map { pc.device($0).region })
+        XCTAssertNotEqual((0..<100).map { pa.device(DeviceID($0)).region }, (0..<100).map { pc.device(DeviceID($0)).region })
     }
 
     /// A tiny NSE budget: `serviceExtensionTimeWillExpire` reaches PreloadKit (expiry input),

@@ -13,7 +13,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("population", \.population),
             .init("platforms", \.platforms),
             .init("users", \.users),
-            .init("campaigns", \.campaigns, .counts(1...ScenarioLimits.campaignsMax, "1...\(ScenarioLimits.campaignsMax) campaigns")),
+            .init("campaigns", \.campaigns, .counts(1...PushWorldConfig.campaignsMax, "1...\(PushWorldConfig.campaignsMax) campaigns")),
             .init("preloadPolicy", \.preloadPolicy),
             .init("infra", \.infra),
             .init("horizonSeconds", \.horizonSeconds, .numbers(1...604_800, unit: "seconds")),
