@@ -132,6 +132,7 @@ public enum PrestageCLI {
                     exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.badInput, "a bad command line")]),
         PlanCommand.spec,
         SchemaCommand.spec,
+        SwarmCommand.spec,
     ])
 
     /// Exit codes of the commands that run simulations.
@@ -199,6 +200,8 @@ public enum PrestageCLI {
             return PlanCommand.helpFooter
         case "schema":
             return SchemaCommand.helpFooter
+        case "swarm":
+            return SwarmCommand.helpFooter
         default:
             return "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
         }
@@ -244,6 +247,7 @@ public enum PrestageCLI {
             case "bench-instructions": return BenchInstructionsCommand.execute(parsed, environment: env)
             case "plan": return PlanCommand.execute(parsed, environment: env)
             case "schema": return SchemaCommand.execute(parsed, environment: env)
+            case "swarm": return SwarmCommand.execute(parsed, environment: env)
             default:
                 env.standardError.write("prestage: unknown command \(parsed.command)\n")
                 return .badInput
