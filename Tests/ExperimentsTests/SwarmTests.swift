@@ -61,4 +61,21 @@ final class SwarmTests: XCTestCase {
                        ["none", "allPops", "topPops", "shieldsOnly"])
         XCTAssertNil(schema.range(at: SwarmPathComponent.parse("campaigns[0].noSuchField")))
     }
+
+    // MARK: - Regressions: worlds the swarm found, each run exactly
+
+    /// World 16042251980138950197: a campaign with a referenced manifest (`payloadForm`
+    /// `manifestReference`), the placeholder redirect on and a short token lifetime. Replication 0:
+    /// the edge redirected the manifest request itself to the placeholder image, and the session
+    /// driver handed PreloadKit an image where it had asked for its manifest. Replication 1: the
+    /// driver answered a manifest fetch whose signed token had expired with a 403 without a
+    /// document (likewise an origin 503). Both stopped the run with "PreloadKit session protocol
+    /// error (driver bug)": a manifest fetch's completion carries a document.
+    func testReferencedManifestFetchesAlwaysCarryADocument() throws {
+        let seed: UInt64 = 16_042_251_980_138_950_197
+        let world = try Swarm(library: Self.library).world(seed: seed).get()
+        XCTAssertTrue(world.scenario.world.infra.placeholder.enabled, "the world still has what triggered it")
+        XCTAssertTrue(world.scenario.world.campaigns.contains { $0.payloadForm == .manifestReference })
+        try assertLawsHold(seeds: [seed])
+    }
 }
