@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift schema test-bench bench-plan test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline clean
+.PHONY: all deps build run test test-swift schema test-bench bench-plan test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline swarm clean
 
 all: build
 
@@ -136,6 +136,15 @@ bench-plan: build
 	rm -rf results/bench/plan-black-friday
 	/usr/bin/time -v $(BIN)/prestage plan black-friday-plan --set 'campaigns[0].warm.aheadSeconds=0' \
 	  --vary 'campaigns[0].sendRatePerMinute=6000..6000000' --tolerance 10% --out results/bench/plan-black-friday
+
+## swarm: a long model-level swarm campaign: SWARM_WORLDS random small worlds from SWARM_SEED, each
+## run on 1 and 2 threads in the debug build (invariant checks on) and checked against the model's
+## conservation laws; each failure prints the command that reproduces its world (docs: `prestage swarm --help`).
+SWARM_WORLDS ?= 5000
+SWARM_SEED   ?= 1
+swarm: deps
+	$(SWIFT) build --product prestage
+	.build/debug/prestage swarm --seed $(SWARM_SEED) --worlds $(SWARM_WORLDS) --keep .build/swarm-failures
 
 ## bench-baseline: record results/baseline/ deliberately; review `git diff results/baseline` and commit.
 bench-baseline: deps

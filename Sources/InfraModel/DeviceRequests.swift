@@ -49,7 +49,7 @@ extension InfraWorld {
             return RequestID(rawValue: id)
         }
         var placeholder = false
-        if config.placeholder.enabled {
+        if config.placeholder.enabled && catalog.placeholderEligible[Int(r.objectID)] {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
         if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }

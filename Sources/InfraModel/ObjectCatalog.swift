@@ -38,6 +38,9 @@ public struct ObjectCatalog: Sendable {
     public private(set) var staleWhileRevalidateTicks: [Int64] = []
     public private(set) var staleIfErrorTicks: [Int64] = []
     public private(set) var surrogateKey: [UInt32] = []
+    /// Whether the placeholder redirect may answer a request for the object (media; not a
+    /// document such as a referenced manifest, which a placeholder image cannot stand in for).
+    public private(set) var placeholderEligible: [Bool] = []
     /// One more than the largest surrogate key used.
     public private(set) var surrogateKeyCount: Int = 0
 
@@ -45,12 +48,12 @@ public struct ObjectCatalog: Sendable {
 
     public var count: Int { bytes.count }
 
-    /// Add an object; returns its id.
+    /// Add an object (`placeholderEligible`: see ``placeholderEligible``); returns its id.
     /// - Throws: ``InfraConfigError`` (path `objects[id]...`) for a size outside 1...2^34 bytes, an
     ///   invalid policy, a surrogate key ≥ ``surrogateKeysMax``, or more than ``objectsMax`` objects.
     @discardableResult
     public mutating func add(bytes size: Int64, policy: CachePolicy = CachePolicy(),
-                             surrogateKey key: UInt32? = nil) throws(InfraConfigError) -> UInt32 {
+                             surrogateKey key: UInt32? = nil, placeholderEligible: Bool = true) throws(InfraConfigError) -> UInt32 {
         let path = "objects[\(count)]"
         try require(count < ObjectCatalog.objectsMax, path, "", "\(count) objects", "at most \(ObjectCatalog.objectsMax)")
         try require(size >= 1 && size <= 1 << 34, path, "bytes", "\(size)", "bytes in 1...2^34")
@@ -64,6 +67,7 @@ public struct ObjectCatalog: Sendable {
         staleWhileRevalidateTicks.append(SimDuration.seconds(policy.staleWhileRevalidateSeconds).ticks)
         staleIfErrorTicks.append(SimDuration.seconds(policy.staleIfErrorSeconds).ticks)
         surrogateKey.append(key ?? ObjectCatalog.noSurrogateKey)
+        self.placeholderEligible.append(placeholderEligible)
         return UInt32(count - 1)
     }
 }

@@ -80,7 +80,7 @@ public enum PrestageCLI {
     static let commands: [any ParsableCommand.Type] = [
         RunCommand.self, ValidateCommand.self, CompareCommand.self, ListCommand.self, SweepCommand.self, MergeCommand.self,
         BenchCommand.self, TestbedCommand.self, FitCommand.self, BenchInstructionsCommand.self, CompletionCommand.self,
-        ManCommand.self, PlanCommand.self, SchemaCommand.self,
+        ManCommand.self, PlanCommand.self, SchemaCommand.self, SwarmCommand.self,
     ]
 
     /// The command table.

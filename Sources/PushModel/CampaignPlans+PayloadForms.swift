@@ -122,7 +122,7 @@ extension CampaignPlans {
         let bytes = Int64(json.count)
         let id: UInt32
         do {
-            id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c))
+            id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c), placeholderEligible: false)
         } catch {
             throw PushModelError(path: path, reason: "\(error)")
         }

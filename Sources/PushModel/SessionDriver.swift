@@ -385,7 +385,8 @@ struct SessionDriver {
             let tokenExpired = now - w.sendTicks > rt[w.campaign].tokenLifetimeTicks
             if tokenExpired {
                 metrics.counters.backgroundTokenExpired += 1
-                input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: []))
+                input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: [],
+                                                            body: errorBody(s, fetch: id, campaign: w.campaign)))
             } else if result.outcome == .placeholder {
                 input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
             } else {
@@ -406,7 +407,8 @@ struct SessionDriver {
                 }
             }
         case .origin503:
-            input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: []))
+            input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: [],
+                                                        body: errorBody(s, fetch: id, campaign: w.campaign)))
         case .timeout:
             metrics.counters.fetchesTimedOut += 1
             slot[s].fetchTimedOut = true
@@ -417,6 +419,13 @@ struct SessionDriver {
             throw PushModelError(path: "", reason: "InfraModel replied to cancelled request \(requestID) (driver bug)")
         }
         return slotID
+    }
+
+    /// The body of an error response (403, 503) to slot `s`'s fetch `id`: a manifest fetch's
+    /// completion always carries its document, here an empty one; an asset fetch's none.
+    func errorBody(_ s: Int, fetch id: FetchID, campaign c: Int) -> FetchBody {
+        let manifest = plans.manifestObject[c]
+        return manifest != .max && sFetchObject[s &* 64 &+ Int(id.rawValue)] == manifest ? .bytes([]) : .none
     }
 
     /// Sessions still running that have not delivered (cut by the horizon).
