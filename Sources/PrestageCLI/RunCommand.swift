@@ -154,9 +154,10 @@ struct RunCommand: ParsableCommand {
         let devices = s.world.population.devices
         var pushes = 0.0, sessions = 0.0
         for c in s.world.campaigns {
-            let p = Double(devices) * c.audienceShare * Double(c.pushesPerDevice)
+            let timing = c.timing
+            let p = timing.pushesTargeted(devices: devices)
             pushes += p
-            sessions += min(p, min(c.sendRatePerMinute, c.providerQuotaPerMinute) / 60 * sessionSecondsAssumed)
+            sessions += min(p, timing.sendRatePerSecond * sessionSecondsAssumed)
         }
         return MemoryInputs(devices: devices, pushesTargeted: Int(min(pushes, 1e15)), activeSessionsPeak: Int(min(sessions, 1e15)),
                             horizonSeconds: Int(s.world.horizonSeconds.rounded(.up)), replications: s.run.replications,
