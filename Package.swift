@@ -19,9 +19,10 @@
 //   ReportKit              Foundation only: reports from plain data, no model
 //   LogFit                 Stochastic, CZlib (the only module that imports it), Foundation: no model
 //   ScenarioFormat         PushModel, InfraModel, Stochastic, PreloadKit (the client policy a scenario
-//                          configures), Foundation, libc
+//                          configures, and SHA-256 for content hashes), Foundation, libc
 //   Experiments            ScenarioFormat, PushModel, SimStats, ReportKit, SimKernel, Stochastic,
-//                          PreloadKit, Foundation, Dispatch, libc; no Testbed, LogFit or command line
+//                          Foundation, Dispatch, libc, and PreloadKit's SHA-256 only (scoped imports of
+//                          SHA256 and SHA256Hasher); no Testbed, LogFit or command line
 //   Testbed                Experiments, ScenarioFormat, PushModel, InfraModel, Stochastic, SimStats,
 //                          ReportKit, PreloadKit, PreloadKitFoundation, Foundation(Networking), libc
 //   PrestageCLI            Experiments, ScenarioFormat, Testbed, LogFit, PushModel, ReportKit,
@@ -34,6 +35,13 @@
 //
 // So: the models know nothing of files or commands; the file format knows nothing of experiments;
 // experiments know nothing of the testbed or the command line; reports and log fitting know no model.
+//
+// SHA-256 (scenario, sweep and result hashes, bench fingerprints) comes from PreloadKit, the
+// package's one FIPS 180-4 implementation. It has to live there: the client derives its store keys
+// and checks payload signatures (HMAC-SHA256) with it, and PreloadKit ships in apps and depends on
+// nothing, so it cannot share a separate checksum module, and a simulator-side copy would be a
+// second SHA-256 to keep identical. An edge down to a dependency-free leaf inverts no layer;
+// Experiments, which needs nothing else of the client, names just the hash in its imports.
 import PackageDescription
 
 let strictFlags: [SwiftSetting] = [

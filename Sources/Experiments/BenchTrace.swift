@@ -1,4 +1,4 @@
-import PreloadKit
+import struct PreloadKit.SHA256Hasher
 import ScenarioFormat
 import SimKernel
 

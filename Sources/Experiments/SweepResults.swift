@@ -1,5 +1,5 @@
 import Foundation
-import PreloadKit
+import enum PreloadKit.SHA256
 import PushModel
 import ReportKit
 import ScenarioFormat

@@ -1,5 +1,5 @@
 import Foundation
-import PreloadKit
+import enum PreloadKit.SHA256
 
 /// Lower-case hexadecimal text of `bytes`, two digits per byte: the one hex encoder of the scenario
 /// hashes, sweep hashes and bench fingerprints.

@@ -1,5 +1,4 @@
 import Foundation
-import PreloadKit
 import PushModel
 
 /// The `run` section of a scenario file: how to run the world, not what the world is.

@@ -1,5 +1,4 @@
 import Foundation
-import PreloadKit
 
 /// A scalar a sweep assigns to a scenario field: a number, a string or a boolean.
 public struct SweepValue: Codable, Sendable, Equatable {

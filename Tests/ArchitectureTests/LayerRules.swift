@@ -23,9 +23,10 @@ enum LayerRules {
         "ReportKit": ["Foundation"],
         // Calibration from logs: no model; the only module that imports CZlib.
         "LogFit": ["Stochastic", "CZlib", "Foundation"],
-        // The scenario file configures PreloadKit's policy.
+        // The scenario file configures PreloadKit's policy, so the format imports the client
+        // library anyway; its content hashes use PreloadKit's SHA-256 (see `scopedImports`).
         "ScenarioFormat": ["PushModel", "InfraModel", "Stochastic", "PreloadKit", "Foundation", "Glibc"],
-        // No Testbed, no LogFit, no command line.
+        // No Testbed, no LogFit, no command line; PreloadKit for its SHA-256 only (`scopedImports`).
         "Experiments": ["ScenarioFormat", "PushModel", "SimStats", "ReportKit", "SimKernel", "Stochastic", "PreloadKit",
                         "Foundation", "Dispatch", "Glibc"],
         // Real software against the model: the experiments, the model and the real client driver.
@@ -40,7 +41,16 @@ enum LayerRules {
 
     /// Modules a module may import only through scoped imports of the listed declarations
     /// (`import struct M.Name`).
-    static let scopedImports: [String: [String: Set<String>]] = [:]
+    ///
+    /// Experiments reaches the client library for SHA-256 alone (bench fingerprints, sweep result
+    /// hashes), never for client logic. PreloadKit's FIPS 180-4 SHA-256 is the package's one
+    /// implementation: it must live in PreloadKit, which ships in apps and depends on nothing, so
+    /// a separate checksum module could not be shared with it, and a simulator-side copy would be
+    /// a second SHA-256 to keep tested and identical. An edge down to a dependency-free leaf
+    /// inverts no layer; the scoped import keeps it to the hash.
+    static let scopedImports: [String: [String: Set<String>]] = [
+        "Experiments": ["PreloadKit": ["SHA256", "SHA256Hasher"]],
+    ]
 
     /// The modules a test target tests, when not its name without "Tests".
     static let testSubjects: [String: Set<String>] = [

@@ -109,7 +109,7 @@ final class LayerRulesTests: XCTestCase {
     }
 
     /// Import lines break the rules too: a model in ReportKit, Foundation in PreloadKit, the testbed
-    /// in Experiments, CGSL outside Stochastic, a module
+    /// in Experiments, CGSL outside Stochastic, the whole client library in Experiments, a module
     /// without a rule, a test reaching past its subject.
     func testRulesDetectForbiddenImportsAndMissingRules() {
         let graph = PackageGraph(dependencies: ["ReportKit": [], "PreloadKit": [], "Experiments": ["PreloadKit"], "LogFit": [],
@@ -119,7 +119,7 @@ final class LayerRulesTests: XCTestCase {
             SourceImports(target: target, file: "Sources/\(target)/F.swift", module: module, symbol: symbol)
         }
         let imports = [line("ReportKit", "PushModel"), line("PreloadKit", "Foundation"), line("Experiments", "Testbed"),
-                       line("LogFit", "CGSL"),
+                       line("LogFit", "CGSL"), line("Experiments", "PreloadKit"), line("Experiments", "PreloadKit", "SHA256Hasher"),
                        line("PreloadKitTests", "PushModel"), line("PreloadKitTests", "Foundation")]
         XCTAssertEqual(Set(LayerRules.violations(graph: graph, imports: imports)).subtracting(LayerRules.mayImport.keys.map {
             "LayerRules: a rule for \($0), which is no target of Package.swift"
@@ -128,6 +128,7 @@ final class LayerRulesTests: XCTestCase {
             "Sources/PreloadKit/F.swift: imports Foundation, which the layer rule of PreloadKit forbids",
             "Sources/Experiments/F.swift: imports Testbed, which the layer rule of Experiments forbids",
             "Sources/LogFit/F.swift: imports CGSL, which the layer rule of LogFit forbids",
+            "Sources/Experiments/F.swift: Experiments may import PreloadKit only as scoped imports of SHA256, SHA256Hasher",
             "Sources/PreloadKitTests/F.swift: imports PushModel, which the layer rule of PreloadKitTests forbids",
             "Extra: no layer rule (add it to LayerRules and Package.swift's header)",
         ])
