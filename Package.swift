@@ -37,11 +37,11 @@
 // experiments know nothing of the testbed or the command line; reports and log fitting know no model.
 //
 // SHA-256 (scenario, sweep and result hashes, bench fingerprints) comes from PreloadKit, the
-// package's one FIPS 180-4 implementation. It has to live there: the client keys and signs with it,
-// and PreloadKit ships in apps and depends on nothing, so it cannot share a separate checksum module,
-// and a simulator-side copy would be a second SHA-256 to keep identical. An edge down to a
-// dependency-free leaf inverts no layer; Experiments, which needs nothing else of the client, names
-// just the hash in its imports.
+// package's one FIPS 180-4 implementation. It has to live there: the client derives its store keys
+// and checks payload signatures (HMAC-SHA256) with it, and PreloadKit ships in apps and depends on
+// nothing, so it cannot share a separate checksum module, and a simulator-side copy would be a
+// second SHA-256 to keep identical. An edge down to a dependency-free leaf inverts no layer;
+// Experiments, which needs nothing else of the client, names just the hash in its imports.
 import PackageDescription
 
 let strictFlags: [SwiftSetting] = [
