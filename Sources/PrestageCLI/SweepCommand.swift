@@ -105,24 +105,7 @@ struct SweepCommand: ParsableCommand {
         // Resume a partial directory of this sweep, or start one.
         let directory: ResultsDirectory
         do {
-            if let resumed = try ResultsDirectory.resume(lock),
-               FileManager.default.fileExists(atPath: resumed.partialURL.appendingPathComponent(SweepFiles.manifestName).path) {
-                switch SweepFiles.readManifest(resumed.partialURL) {
-                case let .success((found, _)) where found.sweepHash == manifest.sweepHash:
-                    directory = resumed
-                case let .success((found, _)):
-                    env.standardError.write("prestage sweep: \(resumed.partialURL.path) holds items of a different sweep (\(found.sweepHash), this one is \(manifest.sweepHash)); remove it or choose another --out\n")
-                    return .badInput
-                case let .failure(message):
-                    env.standardError.write("prestage sweep: \(message); remove \(resumed.partialURL.path) or choose another --out\n")
-                    return .badInput
-                }
-            } else {
-                directory = try ResultsDirectory.begin(lock, ownFiles: SweepFiles.ownFiles)
-                try directory.write(try CanonicalJSON.encode(manifest), named: SweepFiles.manifestName)
-                try directory.write(try CanonicalJSON.encode(plan.base), named: SweepFiles.scenarioName)
-            }
-            try FileManager.default.createDirectory(at: directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory), withIntermediateDirectories: true)
+            directory = try SweepFiles.open(lock, manifest: manifest, base: plan.base)
         } catch {
             env.standardError.write("prestage sweep: \(error)\n")
             return .badInput
