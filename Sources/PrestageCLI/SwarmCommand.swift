@@ -14,6 +14,7 @@ enum SwarmCommand {
             OptionSpec("seed", .unsignedInteger, valueName: "S", help: "swarm seed: the first world's seed (default 1)"),
             OptionSpec("worlds", .integer(1...worldsMax), valueName: "K", help: "worlds to run (default 100)"),
             OptionSpec("keep", .string, valueName: "DIR", help: "write each failing world's scenario to DIR/swarm-SEED.json"),
+            OptionSpec("jobs", .integer(1...PrestageCLI.jobsMax), valueName: "N", help: "worlds run at once (default: all cores)"),
         ],
         exitCodes: [ExitCodeDoc(.ok, "every law held in every world"),
                     ExitCodeDoc(.runFailed, "a law failed in some world (one line per failure), or a kept file could not be written"),
@@ -48,25 +49,25 @@ enum SwarmCommand {
             env.standardError.write("prestage swarm: \(error.description)\n")
             return .badInput
         }
-        var findings = 0, failingWorlds = 0, redraws = 0
-        var events: UInt64 = 0
-        var keepFailed = false
-        for (k, worldSeed) in Swarm.worldSeeds(from: seed, count: worlds).enumerated() {
-            let report = swarm.run(worldSeed: worldSeed)
-            redraws += report.redraws
-            events += report.eventsProcessed
-            if !report.findings.isEmpty {
-                failingWorlds += 1
-                findings += report.findings.count
-                for f in report.findings { env.standardOutput.write("FAIL \(f)\n") }
-                if let dir = parsed.string("keep"), let document = report.findings.first(where: { $0.document != nil })?.document {
-                    keepFailed = !keep(document, seed: worldSeed, in: dir, env: env) || keepFailed
-                }
+        let tally = SwarmTally()
+        let keepDirectory = parsed.string("keep")
+        let reports = swarm.run(worldSeeds: Swarm.worldSeeds(from: seed, count: worlds),
+                                threads: parsed.integer("jobs") ?? env.processorCount) { k, report in
+            for f in report.findings { env.standardOutput.write("FAIL \(f)\n") }
+            if let dir = keepDirectory, let document = report.findings.first(where: { $0.document != nil })?.document,
+               !keep(document, seed: report.seed, in: dir, env: env) {
+                tally.keepFailed()
             }
+            let found = tally.add(report)
             if worlds >= 100, (k + 1) % 100 == 0 {
-                env.standardError.write("swarm: \(k + 1) of \(worlds) worlds, \(findings) finding\(findings == 1 ? "" : "s")\n")
+                env.standardError.write("swarm: \(k + 1) of \(worlds) worlds, \(found) finding\(found == 1 ? "" : "s")\n")
             }
         }
+        let findings = reports.reduce(0) { $0 + $1.findings.count }
+        let failingWorlds = reports.filter { !$0.findings.isEmpty }.count
+        let redraws = reports.reduce(0) { $0 + $1.redraws }
+        let events = reports.reduce(UInt64(0)) { $0 + $1.eventsProcessed }
+        let keepFailed = tally.anyKeepFailed
         env.standardOutput.write("swarm: \(worlds) world\(worlds == 1 ? "" : "s") from seed \(seed), \(events) events, "
                                  + "\(redraws) redraw\(redraws == 1 ? "" : "s") (rules between fields), "
                                  + "\(findings) finding\(findings == 1 ? "" : "s") in \(failingWorlds) world\(failingWorlds == 1 ? "" : "s")\n")
@@ -85,5 +86,32 @@ enum SwarmCommand {
             env.standardError.write("prestage swarm: cannot write \(url.path): \(error.localizedDescription)\n")
             return false
         }
+    }
+}
+
+/// Findings counted as worlds finish (for the progress line), and whether a kept file failed.
+private final class SwarmTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var findings = 0
+    private var keepFailures = 0
+
+    /// Adds `report`'s findings; returns the total so far.
+    func add(_ report: SwarmWorldReport) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        findings += report.findings.count
+        return findings
+    }
+
+    func keepFailed() {
+        lock.lock()
+        keepFailures += 1
+        lock.unlock()
+    }
+
+    var anyKeepFailed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return keepFailures > 0
     }
 }
