@@ -88,4 +88,15 @@ final class SwarmTests: XCTestCase {
         XCTAssertTrue(world.scenario.world.campaigns.contains { $0.payloadForm == .manifestReference && $0.tokenLifetimeSeconds < 60 })
         try assertLawsHold(seeds: [seed])
     }
+
+    /// World 17963266367051468200: an Android WorkManager campaign with a referenced manifest
+    /// whose signed expiry passed before its job ran. The message handler had shown the
+    /// notification (and scheduled its tap); the job, refusing the expired payload, showed it again
+    /// and scheduled a second tap: more taps than pushes sent, `reads.perPush` above 1.
+    func testExpiredWorkManagerPushIsTappedOnce() throws {
+        let seed: UInt64 = 17_963_266_367_051_468_200
+        let world = try Swarm(library: Self.library).world(seed: seed).get()
+        XCTAssertTrue(world.scenario.world.campaigns.contains { $0.androidHandler == .workManager }, "the world still has what triggered it")
+        try assertLawsHold(seeds: [seed])
+    }
 }
