@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PushModel
 import ScenarioFormat
@@ -59,6 +60,18 @@ public struct Swarm: Sendable {
             s = SwarmRandom.nextWorldSeed(after: s)
         }
         return seeds
+    }
+
+    /// Draws, runs and checks the worlds of `seeds` on `threads` threads (each world's own runs
+    /// use 1, then 2 threads); `onWorld` is called once per world, in seed order, as soon as the
+    /// worlds before it are done. Returns the reports in seed order.
+    public func run(worldSeeds seeds: [UInt64], threads: Int, onWorld: @escaping @Sendable (Int, SwarmWorldReport) -> Void = { _, _ in })
+        -> [SwarmWorldReport] {
+        let box = SwarmReportBox(count: seeds.count, onWorld: onWorld)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, seeds.count))) { _ in
+            while let k = box.claim() { box.store(run(worldSeed: seeds[k]), at: k) }
+        }
+        return box.reports()
     }
 
     /// The world of `seed`, drawn and read (for `--keep` and tests).
@@ -139,6 +152,47 @@ public struct Swarm: Sendable {
 
     private func report(_ seed: UInt64, _ findings: [SwarmFinding]) -> SwarmWorldReport {
         SwarmWorldReport(seed: seed, base: "", redraws: 0, findings: findings, eventsProcessed: 0)
+    }
+}
+
+/// Worlds claimed by worker threads and their reports, handed on in seed order.
+final class SwarmReportBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [SwarmWorldReport?]
+    private var next = 0
+    private var delivered = 0
+    private let onWorld: @Sendable (Int, SwarmWorldReport) -> Void
+
+    init(count: Int, onWorld: @escaping @Sendable (Int, SwarmWorldReport) -> Void) {
+        slots = Array(repeating: nil, count: count)
+        self.onWorld = onWorld
+    }
+
+    /// The next world index to run, or nil when all are claimed.
+    func claim() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < slots.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    /// Stores world `k`'s report and hands on every report now complete in order.
+    func store(_ report: SwarmWorldReport, at k: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        slots[k] = report
+        while delivered < slots.count, let r = slots[delivered] {
+            onWorld(delivered, r)
+            delivered += 1
+        }
+    }
+
+    /// Every report, in order (after every world was stored).
+    func reports() -> [SwarmWorldReport] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.compactMap { $0 }
     }
 }
 

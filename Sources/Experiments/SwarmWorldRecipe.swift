@@ -102,10 +102,18 @@ extension SwarmDraft {
             number("\(p).sendRatePerMinute", 60...2_000_000, log: true)
             number("\(p).providerQuotaPerMinute", 60...2_000_000, log: true)
             flag("\(p).preStage", 0.9)
-            choice("\(p).iosPush")
+            // The payload form first: its rules between fields (PushModel's payload-form check)
+            // decide the push kind, the asset count, variants and the carousel.
+            let form = choice("\(p).payloadForm")
+            switch form {
+            case "silentURL": choice("\(p).iosPush", among: ["silent"])
+            case "richAttachment": choice("\(p).iosPush", among: ["alert"])
+            default: choice("\(p).iosPush")
+            }
+            let oneURLPerAsset = form == "silentURL" || form == "richAttachment"
+            let carousel = form != "manifestReference" && form != "richAttachment" && random.chance(0.3)
             choice("\(p).androidPriority")
             choice("\(p).androidHandler")
-            choice("\(p).payloadForm")
             number("\(p).messageTtlSeconds", random.chance(0.3) ? 0...600 : 600...86_400)
             integer("\(p).ttlSeconds", 60...7_200, log: true)
             number("\(p).tokenLifetimeSeconds", 1...3_600, log: true)
@@ -117,19 +125,19 @@ extension SwarmDraft {
                 number("\(p).warm.aheadSeconds", 0...min(600, start))
                 integer("\(p).warm.topPops", 1...12)
             }
-            let assets = random.integer(1...3)
+            let assets = form == "richAttachment" || (form == "silentURL" && !carousel) ? 1 : random.integer(1...3)
             for a in 0..<assets {
                 put("asset-\(a)", at: "\(p).assets[\(a)].name")
-                choice("\(p).assets[\(a)].type")
+                choice("\(p).assets[\(a)].type", among: form == "richAttachment" ? ["image", "audio", "video"] : nil)
                 choice("\(p).assets[\(a)].priority")
                 integer("\(p).assets[\(a)].bytes", 1_000...5_000_000, log: true)
                 put([Any](), at: "\(p).assets[\(a)].variants")
-                if random.chance(0.2) {
+                if !oneURLPerAsset, random.chance(0.2) {
                     put(random.pick(["wifi", "4g", "3g"]), at: "\(p).assets[\(a)].variants[0].network")
                     integer("\(p).assets[\(a)].variants[0].bytes", 1_000...2_000_000, log: true)
                 }
             }
-            if random.chance(0.3) { number("\(p).carouselIntervalSeconds", 0...120) }
+            if carousel { number("\(p).carouselIntervalSeconds", 0...120) }
             if random.chance(0.3) {
                 number("\(p).creativeSwap.secondsBeforeSend", 0...min(300, start))
                 number("\(p).creativeSwap.rewarmDelaySeconds", 0...60)

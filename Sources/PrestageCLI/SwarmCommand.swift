@@ -14,10 +14,12 @@ struct SwarmCommand: ParsableCommand {
     static let worldsOption = Option.integer("worlds", 1...worldsMax, valueName: "K", help: "worlds to run (default 100)")
     /// `--keep DIR`.
     static let keepOption = Option.string("keep", valueName: "DIR", help: "write each failing world's scenario to DIR/swarm-SEED.json")
+    /// `--jobs N`: worlds at once.
+    static let jobsOption = OutputOptions.jobs.help("worlds run at once (default: all cores)")
 
     static let configuration = CommandSpec(
         "swarm", summary: "run random small worlds and check the model's conservation laws and determinism",
-        declaring: [seedOption, worldsOption, keepOption],
+        declaring: [seedOption, worldsOption, keepOption, jobsOption],
         exitCodes: [ExitCodeDoc(.ok, "every law held in every world"),
                     ExitCodeDoc(.runFailed, "a law failed in some world (one line per failure), or a kept file could not be written"),
                     ExitCodeDoc(.badInput, "a bad command line, or no readable scenario in the library")])
@@ -28,11 +30,14 @@ struct SwarmCommand: ParsableCommand {
     let worlds: Int
     /// Where failing worlds' scenarios are written, if anywhere.
     let keepDirectory: String?
+    /// Worlds run at once; nil: all cores.
+    let jobs: Int?
 
     init(parsed: ParsedCommand) {
         seed = parsed[Self.seedOption] ?? 1
         worlds = parsed[Self.worldsOption] ?? 100
         keepDirectory = parsed[Self.keepOption]
+        jobs = parsed[Self.jobsOption]
     }
 
     static let helpFooter = """
@@ -62,25 +67,24 @@ struct SwarmCommand: ParsableCommand {
             env.standardError.write("prestage swarm: \(error.description)\n")
             return .badInput
         }
-        var findings = 0, failingWorlds = 0, redraws = 0
-        var events: UInt64 = 0
-        var keepFailed = false
-        for (k, worldSeed) in Swarm.worldSeeds(from: seed, count: worlds).enumerated() {
-            let report = swarm.run(worldSeed: worldSeed)
-            redraws += report.redraws
-            events += report.eventsProcessed
-            if !report.findings.isEmpty {
-                failingWorlds += 1
-                findings += report.findings.count
-                for f in report.findings { env.standardOutput.write("FAIL \(f)\n") }
-                if let dir = keepDirectory, let document = report.findings.first(where: { $0.document != nil })?.document {
-                    keepFailed = !keep(document, seed: worldSeed, in: dir, env: env) || keepFailed
-                }
+        let tally = SwarmTally()
+        let reports = swarm.run(worldSeeds: Swarm.worldSeeds(from: seed, count: worlds),
+                                threads: jobs ?? env.processorCount) { k, report in
+            for f in report.findings { env.standardOutput.write("FAIL \(f)\n") }
+            if let dir = keepDirectory, let document = report.findings.first(where: { $0.document != nil })?.document,
+               !keep(document, seed: report.seed, in: dir, env: env) {
+                tally.keepFailed()
             }
+            let found = tally.add(report)
             if worlds >= 100, (k + 1) % 100 == 0 {
-                env.standardError.write("swarm: \(k + 1) of \(worlds) worlds, \(findings) finding\(findings == 1 ? "" : "s")\n")
+                env.standardError.write("swarm: \(k + 1) of \(worlds) worlds, \(found) finding\(found == 1 ? "" : "s")\n")
             }
         }
+        let findings = reports.reduce(0) { $0 + $1.findings.count }
+        let failingWorlds = reports.filter { !$0.findings.isEmpty }.count
+        let redraws = reports.reduce(0) { $0 + $1.redraws }
+        let events = reports.reduce(UInt64(0)) { $0 + $1.eventsProcessed }
+        let keepFailed = tally.anyKeepFailed
         env.standardOutput.write("swarm: \(worlds) world\(worlds == 1 ? "" : "s") from seed \(seed), \(events) events, "
                                  + "\(redraws) redraw\(redraws == 1 ? "" : "s") (rules between fields), "
                                  + "\(findings) finding\(findings == 1 ? "" : "s") in \(failingWorlds) world\(failingWorlds == 1 ? "" : "s")\n")
@@ -99,5 +103,32 @@ struct SwarmCommand: ParsableCommand {
             env.standardError.write("prestage swarm: cannot write \(url.path): \(error.localizedDescription)\n")
             return false
         }
+    }
+}
+
+/// Findings counted as worlds finish (for the progress line), and whether a kept file failed.
+private final class SwarmTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var findings = 0
+    private var keepFailures = 0
+
+    /// Adds `report`'s findings; returns the total so far.
+    func add(_ report: SwarmWorldReport) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        findings += report.findings.count
+        return findings
+    }
+
+    func keepFailed() {
+        lock.lock()
+        keepFailures += 1
+        lock.unlock()
+    }
+
+    var anyKeepFailed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return keepFailures > 0
     }
 }

@@ -53,7 +53,8 @@ extension PushWorld {
             // fetched); the notification is shown as sent.
             if expired { metrics.outcomes.payloadExpired += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
             if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
-            if delivery.showsNotification(w) { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
+            // A WorkManager job's notification was shown (and may be tapped) by its message handler.
+            if delivery.showsNotification(w) && kind != .androidWorkManagerJob { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
             return
         }
         if let running = driver.runningSlot(d) {

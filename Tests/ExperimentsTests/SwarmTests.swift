@@ -13,15 +13,16 @@ final class SwarmTests: XCTestCase {
             .appendingPathComponent("scenarios", isDirectory: true),
     ])
 
-    /// Worlds the suite runs: about a minute on 2 cores in the debug build (`make swarm` runs thousands).
-    static let suiteWorlds = 150
+    /// Worlds the suite runs: about 80 s of CPU in the debug build, so under a minute on 2 idle
+    /// cores (`make swarm` runs thousands).
+    static let suiteWorlds = 300
 
-    /// Runs the worlds of `seeds` and fails with one line per finding (each naming the command
-    /// that regenerates its world).
+    /// Runs the worlds of `seeds` on 2 threads and fails with one line per finding (each naming
+    /// the command that regenerates its world).
     func assertLawsHold(seeds: [UInt64], file: StaticString = #filePath, line: UInt = #line) throws {
-        let swarm = try Swarm(library: Self.library)
-        var findings: [SwarmFinding] = []
-        for seed in seeds { findings += swarm.run(worldSeed: seed).findings }
+        let reports = try Swarm(library: Self.library).run(worldSeeds: seeds, threads: 2)
+        XCTAssertEqual(reports.map(\.seed), seeds, file: file, line: line)
+        let findings = reports.flatMap(\.findings)
         XCTAssertTrue(findings.isEmpty, findings.map(\.description).joined(separator: "\n"), file: file, line: line)
     }
 
@@ -64,18 +65,38 @@ final class SwarmTests: XCTestCase {
 
     // MARK: - Regressions: worlds the swarm found, each run exactly
 
-    /// World 16042251980138950197: a campaign with a referenced manifest (`payloadForm`
-    /// `manifestReference`), the placeholder redirect on and a short token lifetime. Replication 0:
-    /// the edge redirected the manifest request itself to the placeholder image, and the session
-    /// driver handed PreloadKit an image where it had asked for its manifest. Replication 1: the
-    /// driver answered a manifest fetch whose signed token had expired with a 403 without a
-    /// document (likewise an origin 503). Both stopped the run with "PreloadKit session protocol
-    /// error (driver bug)": a manifest fetch's completion carries a document.
-    func testReferencedManifestFetchesAlwaysCarryADocument() throws {
-        let seed: UInt64 = 16_042_251_980_138_950_197
+    /// World 4691963726460400216: campaigns with a referenced manifest (`payloadForm`
+    /// `manifestReference`) and the placeholder redirect on. The edge redirected the manifest
+    /// request itself to the placeholder image, and the session driver handed PreloadKit an image
+    /// where it had asked for its manifest: "PreloadKit session protocol error (driver bug)".
+    func testPlaceholderNeverAnswersAReferencedManifest() throws {
+        let seed: UInt64 = 4_691_963_726_460_400_216
         let world = try Swarm(library: Self.library).world(seed: seed).get()
         XCTAssertTrue(world.scenario.world.infra.placeholder.enabled, "the world still has what triggered it")
         XCTAssertTrue(world.scenario.world.campaigns.contains { $0.payloadForm == .manifestReference })
+        try assertLawsHold(seeds: [seed])
+    }
+
+    /// World 2406519232319986716: a referenced manifest whose signed token (43.6 s) expires before
+    /// some devices fetch it. The driver answered that fetch with a 403 carrying no document (an
+    /// origin 503 likewise), which PreloadKit refuses for a manifest fetch: the run stopped with
+    /// "PreloadKit session protocol error (driver bug)".
+    func testManifestErrorResponsesCarryADocument() throws {
+        let seed: UInt64 = 2_406_519_232_319_986_716
+        let world = try Swarm(library: Self.library).world(seed: seed).get()
+        XCTAssertFalse(world.scenario.world.infra.placeholder.enabled, "the world still has what triggered it")
+        XCTAssertTrue(world.scenario.world.campaigns.contains { $0.payloadForm == .manifestReference && $0.tokenLifetimeSeconds < 60 })
+        try assertLawsHold(seeds: [seed])
+    }
+
+    /// World 17963266367051468200: an Android WorkManager campaign with a referenced manifest
+    /// whose signed expiry passed before its job ran. The message handler had shown the
+    /// notification (and scheduled its tap); the job, refusing the expired payload, showed it again
+    /// and scheduled a second tap: more taps than pushes sent, `reads.perPush` above 1.
+    func testExpiredWorkManagerPushIsTappedOnce() throws {
+        let seed: UInt64 = 17_963_266_367_051_468_200
+        let world = try Swarm(library: Self.library).world(seed: seed).get()
+        XCTAssertTrue(world.scenario.world.campaigns.contains { $0.androidHandler == .workManager }, "the world still has what triggered it")
         try assertLawsHold(seeds: [seed])
     }
 }
