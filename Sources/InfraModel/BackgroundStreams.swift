@@ -52,7 +52,7 @@ extension InfraWorld {
 
     mutating func scheduleNextBackground(node n: Int, kernel: inout Kernel) throws {
         if let at = background.nextArrival(node: n, nowTicks: kernel.now.ticks) {
-            try kernel.schedule(.backgroundRequest(NodeID(n)), at: SimTime(ticks: at))
+            try kernel.schedule(InfraEvent.backgroundRequest(NodeID(n)), at: SimTime(ticks: at))
         }
     }
 

@@ -53,9 +53,9 @@ extension InfraWorld {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
         if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }
-        requests[i].timeout = try kernel.scheduleCancellable(.requestTimeout(RequestID(rawValue: id)), at: SimTime(ticks: now + r.timeout.ticks))
+        requests[i].timeout = try kernel.scheduleCancellable(InfraEvent.requestTimeout(RequestID(rawValue: id)), at: SimTime(ticks: now + r.timeout.ticks))
         requests[i].refs += 2 // the timeout and requestAtEdge
-        try kernel.schedule(.requestAtEdge(RequestID(rawValue: id)), at: SimTime(ticks: now + setupTicks + rttTicks / 2))
+        try kernel.schedule(InfraEvent.requestAtEdge(RequestID(rawValue: id)), at: SimTime(ticks: now + setupTicks + rttTicks / 2))
         return RequestID(rawValue: id)
     }
 
@@ -163,7 +163,7 @@ extension InfraWorld {
         if requests[i].condition != 0 { answerCondition(i) }
         let at = kernel.now.ticks + requests[i].processingTicks + extraTicks + requests[i].rttTicks / 2
         requests[i].refs += 1
-        try kernel.schedule(.responseAtDevice(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: at))
+        try kernel.schedule(InfraEvent.responseAtDevice(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: at))
     }
 
     /// Conditional request `i` (`If-None-Match`) whose response carries the version the device
@@ -194,7 +194,7 @@ extension InfraWorld {
             try links.start(flow: UInt32(i), link: LinkID(rawValue: UInt32(link)), bits: bits, kernel: &kernel)
         } else {
             requests[i].refs += 1
-            try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
+            try kernel.schedule(InfraEvent.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
         }
     }
 
@@ -219,7 +219,7 @@ extension InfraWorld {
             let i = Int(links.completed[k])
             if kernel.now.ticks < requests[i].deviceDoneTicks {
                 requests[i].refs += 1
-                try kernel.schedule(.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
+                try kernel.schedule(InfraEvent.transferDone(RequestID(rawValue: UInt32(i))), at: SimTime(ticks: requests[i].deviceDoneTicks))
             } else {
                 try finish(i, kernel: &kernel)
             }

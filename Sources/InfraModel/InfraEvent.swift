@@ -25,7 +25,7 @@ public enum InfraEventKind {
 ///     0x0109 backgroundRequest(n)  n; 0        one explicit background request at node n
 ///
 /// Decoding (``init(_:)``) is the one place an event outside the module's kinds is refused.
-enum InfraEvent: Equatable, Sendable {
+enum InfraEvent: Equatable, Sendable, KernelEncodable {
     case requestAtEdge(RequestID)
     case responseAtDevice(RequestID)
     case linkCompletion(LinkID)
@@ -70,9 +70,9 @@ enum InfraEvent: Equatable, Sendable {
         }
     }
 
-    /// The raw (kind, target, payload) of this event.
+    /// The kernel's numbers for this event: kind, target and payload.
     @inline(__always)
-    var raw: (kind: EventKind, target: UInt32, payload: UInt64) {
+    var encoded: (kind: EventKind, target: UInt32, payload: UInt64) {
         switch self {
         case .requestAtEdge(let r): return (EventKind(Kind.requestAtEdge), r.rawValue, 0)
         case .responseAtDevice(let r): return (EventKind(Kind.responseAtDevice), r.rawValue, 0)
@@ -85,35 +85,5 @@ enum InfraEvent: Equatable, Sendable {
         case .warmAtNode(let n, let o): return (EventKind(Kind.warmAtNode), n.rawValue, UInt64(o.rawValue))
         case .backgroundRequest(let n): return (EventKind(Kind.backgroundRequest), n.rawValue, 0)
         }
-    }
-
-    /// The kernel event for this at `time`.
-    func event(at time: SimTime) -> Event {
-        let r = raw
-        return Event(time: time, kind: r.kind, target: r.target, payload: r.payload)
-    }
-}
-
-extension Kernel {
-    /// Schedules `event` at `time` (the encoder every InfraModel schedule goes through).
-    /// - Throws: as ``Kernel/schedule(at:kind:target:payload:)``.
-    @inline(__always)
-    mutating func schedule(_ event: InfraEvent, at time: SimTime) throws(KernelError) {
-        let r = event.raw
-        try schedule(at: time, kind: r.kind, target: r.target, payload: r.payload)
-    }
-
-    /// Schedules `event` `delay` after now.
-    @inline(__always)
-    mutating func schedule(_ event: InfraEvent, after delay: SimDuration) throws(KernelError) {
-        let r = event.raw
-        try schedule(after: delay, kind: r.kind, target: r.target, payload: r.payload)
-    }
-
-    /// Schedules `event` at `time`, cancellable with the returned handle.
-    @inline(__always)
-    mutating func scheduleCancellable(_ event: InfraEvent, at time: SimTime) throws(KernelError) -> EventHandle {
-        let r = event.raw
-        return try scheduleCancellable(at: time, kind: r.kind, target: r.target, payload: r.payload)
     }
 }

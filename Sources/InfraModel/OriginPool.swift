@@ -114,6 +114,6 @@ struct OriginPool {
         busy += 1
         started += 1
         let ticks = sampledTicks(serviceSampler.sample(rng))
-        try kernel.schedule(.originServiceDone(job), after: SimDuration(ticks: ticks))
+        try kernel.schedule(InfraEvent.originServiceDone(job), after: SimDuration(ticks: ticks))
     }
 }

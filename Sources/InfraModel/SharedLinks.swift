@@ -129,7 +129,7 @@ public struct SharedLinks {
         let n = Double(heapTags[l].count)
         let seconds = max(0, top - virtualBits[l]) * n / capacityBitsPerSecond[l]
         let ticks = Int64((min(seconds, 1e9) * 1e6).rounded(.up))
-        pending[l] = try kernel.scheduleCancellable(.linkCompletion(LinkID(rawValue: UInt32(l))), at: SimTime(ticks: kernel.now.ticks + ticks))
+        pending[l] = try kernel.scheduleCancellable(InfraEvent.linkCompletion(LinkID(rawValue: UInt32(l))), at: SimTime(ticks: kernel.now.ticks + ticks))
     }
 
     private mutating func removeAt(_ l: Int, _ i: Int) {

@@ -19,7 +19,7 @@ extension InfraWorld {
         fetches.ok[f] = true
         fetches.originTicks[f] = now
         fetches.servedBy[f] = Tier.origin.rawValue
-        try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
+        try kernel.schedule(InfraEvent.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
     }
 
     /// Join the in-flight fetch of `key` at `node` (collapsing) or start a new one. Returns
@@ -59,7 +59,7 @@ extension InfraWorld {
         case .revalidate: nodes.counters[n].revalidations += 1
         case .warm: nodes.counters[n].upstreamFetches += 1
         }
-        try kernel.schedule(.fetchAtParent(FetchID(f)), at: SimTime(ticks: kernel.now.ticks + fetches.hopTicks[f] / 2))
+        try kernel.schedule(InfraEvent.fetchAtParent(FetchID(f)), at: SimTime(ticks: kernel.now.ticks + fetches.hopTicks[f] / 2))
         return false
     }
 
@@ -82,7 +82,7 @@ extension InfraWorld {
             timeSeries.originRequest(at: now, rejected: admission == .rejected)
             if admission == .rejected {
                 fetches.ok[f] = false
-                try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
+                try kernel.schedule(InfraEvent.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
             }
             return
         }
@@ -109,7 +109,7 @@ extension InfraWorld {
         fetches.servedBy[f] = Tier.shield.rawValue
         nodes.counters[p].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .shield, bytes)
-        try kernel.schedule(.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
+        try kernel.schedule(InfraEvent.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
     }
 
     /// Fetch `f`'s response is back at its node: store, then answer every waiter.
@@ -142,7 +142,7 @@ extension InfraWorld {
                     if notModified { nodes.counters[n].notModified += 1 }
                     nodes.counters[n].bytesServed += UInt64(bytes)
                     timeSeries.bytes(at: now, tier: .shield, bytes)
-                    try kernel.schedule(.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fetches.hopTicks[c] / 2))
+                    try kernel.schedule(InfraEvent.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fetches.hopTicks[c] / 2))
                 } else {
                     let s = nodes.staleIfErrorSlot(node: n, object: o, key: key, now: now)
                     if s >= 0 {
@@ -151,7 +151,7 @@ extension InfraWorld {
                     } else {
                         nodes.counters[n].errorsServed += 1
                         fetches.ok[c] = false
-                        try kernel.schedule(.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fetches.hopTicks[c] / 2))
+                        try kernel.schedule(InfraEvent.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fetches.hopTicks[c] / 2))
                     }
                 }
             } else {

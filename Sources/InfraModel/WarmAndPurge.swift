@@ -29,7 +29,7 @@ extension InfraWorld {
         for n in nodes {
             let delay = SimDuration(ticks: sampledTicks(warmDelaySampler.sample(propagationRng)))
             for o in objects {
-                try kernel.schedule(.warmAtNode(NodeID(n), ObjectID(rawValue: o)), at: at + delay)
+                try kernel.schedule(InfraEvent.warmAtNode(NodeID(n), ObjectID(rawValue: o)), at: at + delay)
             }
         }
     }

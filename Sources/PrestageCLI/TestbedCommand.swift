@@ -48,21 +48,19 @@ struct TestbedCommand: ParsableCommand {
     let seconds: Int?
     /// `--replications`.
     let replications: Int?
-    /// `--seed`.
-    let seed: UInt64?
-    /// `--set`.
-    let sets: [String]
+    /// `--seed`, `--set` (its `devices` and `replications` read this command's own options of
+    /// those names: use `devices` and `replications` above).
+    let scenarioOptions: ScenarioOptions
     /// `--out`.
-    let out: String?
+    let output: OutputOptions
 
     init(parsed: ParsedCommand) {
         scenarioArgument = parsed.positionals[0]
         devices = parsed[Self.devicesOption]
         seconds = parsed[Self.secondsOption]
         replications = parsed[Self.replicationsOption]
-        seed = parsed[ScenarioOptions.seed]
-        sets = parsed[ScenarioOptions.set]
-        out = parsed[OutputOptions.out]
+        scenarioOptions = ScenarioOptions(parsed)
+        output = OutputOptions(parsed)
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -70,7 +68,8 @@ struct TestbedCommand: ParsableCommand {
         let library = ScenarioLibrary(directories: env.scenarioDirectories)
         let loaded: (url: URL, scenario: ScenarioFile)
         do {
-            loaded = try ScenarioLoader.load(scenarioArgument, library: library, set: sets, flags: .init(seed: seed))
+            loaded = try ScenarioLoader.load(scenarioArgument, library: library, set: scenarioOptions.sets,
+                                         flags: .init(seed: scenarioOptions.seed))
         } catch {
             err.write("prestage testbed: \(error)\n")
             return .badInput
@@ -84,7 +83,7 @@ struct TestbedCommand: ParsableCommand {
             err.write("prestage testbed: \(error)\n")
             return .badInput
         }
-        let out = URL(fileURLWithPath: self.out ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
+        let out = URL(fileURLWithPath: output.out ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
                       isDirectory: true)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-testbed-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
                                                                                  isDirectory: true)

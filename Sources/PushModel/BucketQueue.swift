@@ -59,7 +59,7 @@ struct BucketQueue {
         count += 1
         if head[b] < 0 {
             head[b] = e
-            try kernel.schedule(at: SimTime(ticks: Int64(b) * widthTicks), .bucketFlush(BucketID(b)))
+            try kernel.schedule(PushEvent.bucketFlush(BucketID(b)), at: SimTime(ticks: Int64(b) * widthTicks))
         } else {
             next[Int(tail[b])] = e
         }

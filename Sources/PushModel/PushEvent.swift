@@ -3,10 +3,10 @@ import SimKernel
 
 /// PushModel's kernel events, typed: what each event kind means and what its target and payload
 /// carry. This file is the only place that packs an event into the kernel's raw numbers
-/// (`encoded`, the `schedule` helpers below) or unpacks one (`init?(_:)`), so a payload layout is
+/// (`encoded`, which SimKernel's `schedule` helpers and `BucketQueue` read) or unpacks one (`init?(_:)`), so a payload layout is
 /// written once. The raw numbers are part of every run's event fingerprint: changing a layout
 /// changes the fingerprints, never the results.
-enum PushEvent {
+enum PushEvent: KernelEncodable {
     /// One second of a campaign's send.
     case sendBatch(CampaignID)
     /// The provider hands push `PushWord` to the device's OS.
@@ -141,29 +141,6 @@ struct ReplyTag {
     /// Whether the tag was issued by the slot's current `generation` (24 bits compared).
     @inline(__always)
     func isFrom(generation: UInt32) -> Bool { generation & 0xFF_FFFF == raw >> 8 }
-}
-
-extension Kernel {
-    /// Schedules PushModel event `e` at `time`.
-    @inline(__always)
-    mutating func schedule(at time: SimTime, _ e: PushEvent) throws(KernelError) {
-        let r = e.encoded
-        try schedule(at: time, kind: r.kind, target: r.target, payload: r.payload)
-    }
-
-    /// Schedules PushModel event `e` after `delay`.
-    @inline(__always)
-    mutating func schedule(after delay: SimDuration, _ e: PushEvent) throws(KernelError) {
-        let r = e.encoded
-        try schedule(after: delay, kind: r.kind, target: r.target, payload: r.payload)
-    }
-
-    /// Schedules PushModel event `e` at `time`, cancellable through the returned handle.
-    @inline(__always)
-    mutating func scheduleCancellable(at time: SimTime, _ e: PushEvent) throws(KernelError) -> EventHandle {
-        let r = e.encoded
-        return try scheduleCancellable(at: time, kind: r.kind, target: r.target, payload: r.payload)
-    }
 }
 
 extension BucketQueue {

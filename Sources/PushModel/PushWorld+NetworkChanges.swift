@@ -30,7 +30,7 @@ extension PushWorld {
         let after = driver.networks.nextChangeSeconds(driver.slot[s].network, region: Int(driver.slot[s].region), rng)
         guard after < Double(driver.budgetTicks(kind)) / 1e6 else { return }
         let at = now + max(1, SimDuration.seconds(after).ticks)
-        try kernel.schedule(at: SimTime(ticks: at), .networkChange(slotID, generation: driver.generation(s)))
+        try kernel.schedule(PushEvent.networkChange(slotID, generation: driver.generation(s)), at: SimTime(ticks: at))
     }
 
     /// A running session's device changes network: the new class is recorded, and every open

@@ -89,10 +89,10 @@ struct PushWorld: EventHandler {
                 try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: timing.warmTicks), target: target, kernel: &kernel)
             }
             if let at = timing.swapTicks {
-                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), .creativeSwap(CampaignID(c))) }
+                if at < horizonTicks { try kernel.schedule(PushEvent.creativeSwap(CampaignID(c)), at: SimTime(ticks: at)) }
             }
             if start < horizonTicks {
-                try kernel.schedule(at: SimTime(ticks: start), .sendBatch(CampaignID(c)))
+                try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: start))
             }
         }
         return kernel
@@ -187,7 +187,7 @@ struct PushWorld: EventHandler {
             let timing = config.campaigns[c].timing
             if timing.warms {
                 let at = kernel.now.ticks + timing.rewarmDelayTicks
-                if at < horizonTicks { try kernel.schedule(at: SimTime(ticks: at), .rewarm(campaign)) }
+                if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(campaign), at: SimTime(ticks: at)) }
             }
         case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
         case .rewarm(let campaign):
@@ -241,7 +241,7 @@ struct PushWorld: EventHandler {
         if d >= n {
             sendCredit[c] = 0
         } else if now + 1_000_000 < horizonTicks {
-            try kernel.schedule(at: SimTime(ticks: now + 1_000_000), .sendBatch(CampaignID(c)))
+            try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: now + 1_000_000))
         }
     }
 

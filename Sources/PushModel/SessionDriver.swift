@@ -199,15 +199,15 @@ struct SessionDriver {
         case .iOSServiceExtension:
             let budget = rules.nseBudgetTicks
             let lead = rules.nseWarningLeadTicks
-            slot[s].warn = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget - lead),
-                                                          .osDeadline(SessionSlot(s), generation: generation(s), .expiryWarning))
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + budget),
-                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
+            slot[s].warn = try kernel.scheduleCancellable(PushEvent.osDeadline(SessionSlot(s), generation: generation(s), .expiryWarning),
+                                                          at: SimTime(ticks: now + budget - lead))
+            slot[s].kill = try kernel.scheduleCancellable(PushEvent.osDeadline(SessionSlot(s), generation: generation(s), .kill),
+                                                          at: SimTime(ticks: now + budget))
         case .iOSSilentBackground, .androidFCMHandler, .androidWorkManagerJob:
             let ticks = budgetTicks(kind)
             slot[s].warn = nil
-            slot[s].kill = try kernel.scheduleCancellable(at: SimTime(ticks: now + ticks),
-                                                          .osDeadline(SessionSlot(s), generation: generation(s), .kill))
+            slot[s].kill = try kernel.scheduleCancellable(PushEvent.osDeadline(SessionSlot(s), generation: generation(s), .kill),
+                                                          at: SimTime(ticks: now + ticks))
         }
         return (SessionSlot(s), .pushReceived(request, context))
     }
@@ -238,8 +238,8 @@ struct SessionDriver {
             slot[s].timer = nil
             slot[s].timerAt = next
             if next != Int64.max {
-                slot[s].timer = try kernel.scheduleCancellable(at: SimTime(ticks: max(now, next)),
-                                                               .sessionTimer(SessionSlot(s), generation: generation(s)))
+                slot[s].timer = try kernel.scheduleCancellable(PushEvent.sessionTimer(SessionSlot(s), generation: generation(s)),
+                                                               at: SimTime(ticks: max(now, next)))
             }
         }
         return .running

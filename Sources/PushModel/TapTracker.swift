@@ -309,6 +309,6 @@ struct TapTracker {
         let t = tap.index
         detach(tap, driver: &driver)
         let render = population.renderSeconds(DeviceID(rawValue: tDevice[t]), campaign: CampaignID(tCampaign[t]))
-        try kernel.schedule(after: .seconds(render), .paint(tap, generation: generation(t)))
+        try kernel.schedule(PushEvent.paint(tap, generation: generation(t)), after: .seconds(render))
     }
 }

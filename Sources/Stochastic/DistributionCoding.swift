@@ -212,8 +212,6 @@ extension Distribution: Codable {
     }
 }
 
-/// Rejects keys other than `allowed` in an object at `path`.
-/// The first unknown key in sorted order is reported, so the message does not depend on key order.
 /// The JSON object at `decoder`, or an error at `path` with `reason` (what was expected) when the
 /// value there is not an object.
 private func objectContainer(_ decoder: any Decoder, path: DistributionPath,
@@ -225,6 +223,18 @@ private func objectContainer(_ decoder: any Decoder, path: DistributionPath,
     }
 }
 
+/// The fields of an object with a fixed set of keys at `decoder`: an error when the value is not an
+/// object (`expected`: what was expected there) or has a key outside `allowed` (named with
+/// `context`, as ``rejectUnknownKeys(_:allowed:path:in:)`` reports it).
+private func fixedObjectReader(_ decoder: any Decoder, expected: String, allowed: [String], context: String) throws -> FieldReader {
+    let path = DistributionError.path(of: decoder.codingPath)
+    let container = try objectContainer(decoder, path: path, reason: "expected " + expected)
+    try rejectUnknownKeys(container, allowed: allowed, path: path, in: context)
+    return FieldReader(container: container, path: path, context: context)
+}
+
+/// Rejects keys other than `allowed` in an object at `path`.
+/// The first unknown key in sorted order is reported, so the message does not depend on key order.
 private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionCodingKey>, allowed: [String],
                                path: DistributionPath, in context: String) throws {
     let unknown = container.allKeys.map(\.stringValue).filter { !allowed.contains($0) }.sorted()
@@ -241,10 +251,8 @@ extension Distribution.QuantilePoint: Codable {
     }
 
     private init(reading decoder: any Decoder) throws {
-        let path = DistributionError.path(of: decoder.codingPath)
-        let container = try objectContainer(decoder, path: path, reason: "expected a quantile point {\"p\": ..., \"value\": ...}")
-        try rejectUnknownKeys(container, allowed: ["p", "value"], path: path, in: "a quantile point")
-        let read = FieldReader(container: container, path: path, context: "a quantile point")
+        let read = try fixedObjectReader(decoder, expected: "a quantile point {\"p\": ..., \"value\": ...}",
+                                         allowed: ["p", "value"], context: "a quantile point")
         self.init(p: try read.number("p"), value: try read.number("value"))
     }
 
@@ -263,10 +271,8 @@ extension Distribution.MixtureComponent: Codable {
     }
 
     private init(reading decoder: any Decoder) throws {
-        let path = DistributionError.path(of: decoder.codingPath)
-        let container = try objectContainer(decoder, path: path, reason: "expected a mixture component {\"weight\": ..., \"distribution\": {...}}")
-        try rejectUnknownKeys(container, allowed: ["distribution", "weight"], path: path, in: "a mixture component")
-        let read = FieldReader(container: container, path: path, context: "a mixture component")
+        let read = try fixedObjectReader(decoder, expected: "a mixture component {\"weight\": ..., \"distribution\": {...}}",
+                                         allowed: ["distribution", "weight"], context: "a mixture component")
         self.init(weight: try read.number("weight"),
                   distribution: try read.required(Distribution.self, "distribution", expected: "a distribution object"))
     }
