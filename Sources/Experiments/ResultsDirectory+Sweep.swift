@@ -3,8 +3,8 @@ import ScenarioFormat
 
 extension SweepFiles {
     /// Why a sweep's results directory could not be opened; the text is the whole message.
-    public struct OpenError: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct OpenError: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Opens the partial results directory of the sweep `manifest` under `lock`: a `NAME.partial`
@@ -12,7 +12,7 @@ extension SweepFiles {
     /// started with the manifest and the base scenario. Either way `items/` exists afterwards.
     /// - Throws: `OpenError`: the partial directory holds another sweep or an unreadable manifest
     ///   (the message says what to remove), or a file-system failure.
-    public static func open(_ lock: OutputLock, manifest: SweepManifest, base: ScenarioFile) throws(OpenError) -> ResultsDirectory {
+    package static func open(_ lock: OutputLock, manifest: SweepManifest, base: ScenarioFile) throws(OpenError) -> ResultsDirectory {
         let directory: ResultsDirectory
         do {
             if let resumed = try ResultsDirectory.resume(lock),

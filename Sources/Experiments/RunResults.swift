@@ -4,7 +4,7 @@ import ReportKit
 import ScenarioFormat
 
 /// A file of a run's results directory; the names are stated here once.
-public enum RunResultFile: CaseIterable, Sendable {
+package enum RunResultFile: CaseIterable, Sendable {
     /// The resolved scenario (written first, before the run).
     case scenario
     /// summary.json: metrics across replications with CIs (deterministic).
@@ -27,7 +27,7 @@ public enum RunResultFile: CaseIterable, Sendable {
     case runInfo
 
     /// The file's name in the directory.
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .scenario: return "scenario.json"
         case .summary: return "summary.json"
@@ -45,7 +45,7 @@ public enum RunResultFile: CaseIterable, Sendable {
 
 /// Machine-dependent facts about a run, kept out of summary.json so that file stays byte-identical
 /// across machines and thread counts.
-public struct RunInfo: Encodable, Sendable {
+package struct RunInfo: Encodable, Sendable {
     let toolVersion: String
     let wallSeconds: Double
     let jobs: Int
@@ -62,7 +62,7 @@ public struct RunInfo: Encodable, Sendable {
     let peakResidentBytes: UInt64
 
     /// The facts of a run of `eventsProcessed` events in `wallSeconds` on `jobs` threads.
-    public init(wallSeconds: Double, jobs: Int, processorCount: Int, eventsProcessed: UInt64, memoryInputs: MemoryInputs,
+    package init(wallSeconds: Double, jobs: Int, processorCount: Int, eventsProcessed: UInt64, memoryInputs: MemoryInputs,
                 memoryEstimate: MemoryEstimate, available: AvailableMemory, forcedMemory: Bool, peakResidentBytes: UInt64) {
         toolVersion = ToolVersion.text
         self.wallSeconds = wallSeconds
@@ -82,34 +82,34 @@ public struct RunInfo: Encodable, Sendable {
 
 /// The results directory of `prestage run`: opened before the run (the resolved scenario in it),
 /// filled with every result file afterwards and committed under its final name.
-public struct RunResults: Sendable {
+package struct RunResults: Sendable {
     /// The files a run writes (`run-info.json` last): the only directory an output location may
     /// replace is one holding these and nothing else, i.e. an earlier run's results.
-    public static let earlierResults = ResultsDirectory.Replaceable(
+    package static let earlierResults = ResultsDirectory.Replaceable(
         files: Set(RunResultFile.allCases.filter { $0 != .runInfo }.map(\.fileName)), marker: RunResultFile.runInfo.fileName)
 
     /// What a completed run wrote and what its caller reports.
-    public struct Written: Sendable {
+    package struct Written: Sendable {
         /// The committed directory.
-        public let finalURL: URL
+        package let finalURL: URL
         /// The replications combined.
-        public let aggregate: RunAggregate
+        package let aggregate: RunAggregate
         /// The scenario's objectives checked (nil without any).
-        public let slo: SLOReport?
+        package let slo: SLOReport?
         /// Events processed by all replications.
-        public let eventsProcessed: UInt64
+        package let eventsProcessed: UInt64
 
         /// Where `file` is in the committed directory.
-        public func url(of file: RunResultFile) -> URL { finalURL.appendingPathComponent(file.fileName) }
+        package func url(of file: RunResultFile) -> URL { finalURL.appendingPathComponent(file.fileName) }
     }
 
     /// The directory being written (`NAME.partial` until committed).
-    public let directory: ResultsDirectory
+    package let directory: ResultsDirectory
 
     /// Takes `NAME` in `parent` for `owner` (a second run is refused), refuses at once an existing
     /// `NAME` that is not earlier results, starts `NAME.partial` and writes the resolved scenario.
     /// - Throws: `FileOutputError` (the location is taken, not replaceable, or not writable).
-    public static func begin(in parent: URL, name: String, owner: OutputOwner, scenarioJSON: Data) throws(FileOutputError) -> RunResults {
+    package static func begin(in parent: URL, name: String, owner: OutputOwner, scenarioJSON: Data) throws(FileOutputError) -> RunResults {
         let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
         try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), earlierResults)
         let directory = try ResultsDirectory.begin(lock, ownFiles: earlierResults.files)
@@ -120,7 +120,7 @@ public struct RunResults: Sendable {
     /// Writes every result file of `results` (in replication order), then `runInfo` (given the
     /// events processed) last, calls `beforeCommit`, and commits, replacing earlier results.
     /// - Throws: any failure to combine, encode or write; the directory is then left partial.
-    public func write(scenario: ScenarioFile, hash: String, results: [ReplicationResult], invocation: ReportBuilder.Invocation,
+    package func write(scenario: ScenarioFile, hash: String, results: [ReplicationResult], invocation: ReportBuilder.Invocation,
                       runInfo: (_ eventsProcessed: UInt64) -> RunInfo, beforeCommit: () -> Void) throws -> Written {
         let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
                                          relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)

@@ -2,11 +2,11 @@ import PushModel
 import SimStats
 
 /// A per-second column of timeseries.csv, summed over replications; the cases are in CSV order.
-public enum SeriesColumn: Int, CaseIterable, Sendable {
+package enum SeriesColumn: Int, CaseIterable, Sendable {
     case pushesSent, deliveries, prestageEdgeRequests, prestageEdgeHits, originRequests, origin503, taps, paints
 
     /// The column's name in the CSV header.
-    public var name: String {
+    package var name: String {
         switch self {
         case .pushesSent: return "pushesSent"
         case .deliveries: return "deliveries"

@@ -4,55 +4,55 @@ import PushModel
 import ScenarioFormat
 
 /// A law a swarm world broke, with what regenerates that world.
-public struct SwarmFinding: Sendable, CustomStringConvertible {
+package struct SwarmFinding: Sendable, CustomStringConvertible {
     /// The world's own seed.
-    public var worldSeed: UInt64
+    package var worldSeed: UInt64
     /// The law broken (or why the world could not be run).
-    public var law: String
+    package var law: String
     /// The values that break it.
-    public var values: String
+    package var values: String
     /// The world's scenario document, when one was drawn.
-    public var document: Data?
+    package var document: Data?
 
     /// The command that regenerates exactly this world.
-    public var reproduce: String { "prestage swarm --seed \(worldSeed) --worlds 1" }
+    package var reproduce: String { "prestage swarm --seed \(worldSeed) --worlds 1" }
 
     /// `world SEED: LAW: VALUES; reproduce with: prestage swarm --seed SEED --worlds 1`.
-    public var description: String {
+    package var description: String {
         "world \(worldSeed): \(law): \(values); reproduce with: \(reproduce)"
     }
 }
 
 /// What one world gave.
-public struct SwarmWorldReport: Sendable {
+package struct SwarmWorldReport: Sendable {
     /// The world's own seed.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The library scenario it started from ("" when none was drawn).
-    public var base: String
+    package var base: String
     /// Documents refused by rules between fields before this world (redrawn).
-    public var redraws: Int
+    package var redraws: Int
     /// Laws broken.
-    public var findings: [SwarmFinding]
+    package var findings: [SwarmFinding]
     /// Events processed over every run of the world (4 replications: jobs 1 and jobs 2).
-    public var eventsProcessed: UInt64
+    package var eventsProcessed: UInt64
 }
 
 /// A model-level swarm test: random small worlds drawn within the scenario readers' own field
 /// ranges, each run through the real path (scenario reading, then `ReplicationRunner`, twice:
 /// on 1 and on 2 threads) and checked against the model's conservation laws and determinism.
 /// In a debug build the model's `PRESTAGE_INVARIANTS` checks run too.
-public struct Swarm: Sendable {
+package struct Swarm: Sendable {
     let generator: SwarmWorldGenerator
 
     /// A swarm drawing its bases from `library`.
     /// - Throws: `ScenarioLoadError` when the library has no readable scenario.
-    public init(library: ScenarioLibrary) throws(ScenarioLoadError) {
+    package init(library: ScenarioLibrary) throws(ScenarioLoadError) {
         generator = try SwarmWorldGenerator(library: library)
     }
 
     /// The seeds of `count` worlds from swarm seed `seed`: `seed` itself first, each next one
     /// derived from the one before (so every world's seed starts a swarm whose first world it is).
-    public static func worldSeeds(from seed: UInt64, count: Int) -> [UInt64] {
+    package static func worldSeeds(from seed: UInt64, count: Int) -> [UInt64] {
         var seeds: [UInt64] = []
         var s = seed
         for _ in 0..<max(0, count) {
@@ -65,7 +65,7 @@ public struct Swarm: Sendable {
     /// Draws, runs and checks the worlds of `seeds` on `threads` threads (each world's own runs
     /// use 1, then 2 threads); `onWorld` is called once per world, in seed order, as soon as the
     /// worlds before it are done. Returns the reports in seed order.
-    public func run(worldSeeds seeds: [UInt64], threads: Int, onWorld: @escaping @Sendable (Int, SwarmWorldReport) -> Void = { _, _ in })
+    package func run(worldSeeds seeds: [UInt64], threads: Int, onWorld: @escaping @Sendable (Int, SwarmWorldReport) -> Void = { _, _ in })
         -> [SwarmWorldReport] {
         let box = SwarmReportBox(count: seeds.count, onWorld: onWorld)
         DispatchQueue.concurrentPerform(iterations: max(1, min(threads, seeds.count))) { _ in
@@ -75,10 +75,10 @@ public struct Swarm: Sendable {
     }
 
     /// The world of `seed`, drawn and read (for `--keep` and tests).
-    public func world(seed: UInt64) -> Result<SwarmWorld, SwarmDrawFailure> { generator.world(seed: seed) }
+    package func world(seed: UInt64) -> Result<SwarmWorld, SwarmDrawFailure> { generator.world(seed: seed) }
 
     /// Draws, runs and checks the world of `seed`.
-    public func run(worldSeed seed: UInt64) -> SwarmWorldReport {
+    package func run(worldSeed seed: UInt64) -> SwarmWorldReport {
         let world: SwarmWorld
         switch generator.world(seed: seed) {
         case let .success(w): world = w

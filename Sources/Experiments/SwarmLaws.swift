@@ -3,15 +3,15 @@ import PushModel
 import ScenarioFormat
 
 /// A law of the model that a replication's results broke.
-public struct SwarmViolation: Sendable, Equatable, CustomStringConvertible {
+package struct SwarmViolation: Sendable, Equatable, CustomStringConvertible {
     /// The law, e.g. `outcomes partition pushes`.
-    public var law: String
+    package var law: String
     /// The values that break it.
-    public var values: String
+    package var values: String
     /// Replication index, or nil for a law over the whole run.
-    public var replication: Int?
+    package var replication: Int?
 
-    public var description: String {
+    package var description: String {
         (replication.map { "replication \($0): " } ?? "") + law + ": " + values
     }
 }

@@ -3,21 +3,21 @@ import ScenarioFormat
 
 /// A small random world: a scenario document drawn from a world seed, and what the reader made
 /// of it.
-public struct SwarmWorld: Sendable {
+package struct SwarmWorld: Sendable {
     /// The world's own seed: `prestage swarm --seed <seed> --worlds 1` regenerates exactly it.
-    public let seed: UInt64
+    package let seed: UInt64
     /// The library scenario the draws started from.
-    public let base: String
+    package let base: String
     /// The scenario document as drawn (sorted keys), what `--keep` writes.
-    public let document: Data
+    package let document: Data
     /// The scenario as the reader resolved it (what the replication runner runs).
-    public let scenario: ScenarioFile
+    package let scenario: ScenarioFile
     /// Drawn documents the reader refused for a rule between fields, before this one.
-    public let redraws: Int
+    package let redraws: Int
 }
 
 /// Why no world came out of a seed.
-public enum SwarmDrawFailure: Error, Sendable {
+package enum SwarmDrawFailure: Error, Sendable {
     /// The reader refused a value drawn inside the range the schema states for that field (the
     /// schema and the reader disagree, or the generator drew outside the schema): a finding.
     case fieldRefused(document: Data, message: String)
@@ -34,7 +34,7 @@ public enum SwarmDrawFailure: Error, Sendable {
 /// enumerated field is drawn inside the intersection of the schema's range and a "small world"
 /// range, so a refusal of a single field is a finding; refusals by rules between fields
 /// (`warm.aheadSeconds ≤ sendStartSeconds`, the world's preflight) are redrawn and counted.
-public struct SwarmWorldGenerator: Sendable {
+package struct SwarmWorldGenerator: Sendable {
     /// Attempts per world before giving up (each refused by a rule between fields).
     static let attemptsMax = 30
 
@@ -44,7 +44,7 @@ public struct SwarmWorldGenerator: Sendable {
 
     /// A generator over the scenarios of `library` (every readable one; `default` at least).
     /// - Throws: `ScenarioLoadError` when no library scenario can be read.
-    public init(library: ScenarioLibrary) throws(ScenarioLoadError) {
+    package init(library: ScenarioLibrary) throws(ScenarioLoadError) {
         var bases: [(String, Data)] = []
         for entry in library.entries() {
             guard let loaded = try? ScenarioLoader.load(entry.name, library: library),
@@ -58,7 +58,7 @@ public struct SwarmWorldGenerator: Sendable {
 
     /// The world of `seed`: drawn, read with `ScenarioLoader.decode` (the path `validate` and
     /// `run` take), redrawn while a rule between fields refuses it.
-    public func world(seed: UInt64) -> Result<SwarmWorld, SwarmDrawFailure> {
+    package func world(seed: UInt64) -> Result<SwarmWorld, SwarmDrawFailure> {
         var random = SwarmRandom(seed: seed)
         var lastRefusal = ""
         var lastDocument = Data()

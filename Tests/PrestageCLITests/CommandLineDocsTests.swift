@@ -116,7 +116,7 @@ final class CommandLineDocsTests: XCTestCase {
         XCTAssertEqual(try complete(["prestage", "compare", "A", "B", "--fa"]), "--fail-on-regression")
         XCTAssertEqual(try complete(["prestage", "sweep", "x.json", "--me"]), "--metrics")
         XCTAssertEqual(try complete(["prestage", "completion", ""]), "bash zsh fish")
-        XCTAssertEqual(try complete(["prestage", "help", "sw"]), "sweep")
+        XCTAssertEqual(try complete(["prestage", "help", "swe"]), "sweep")
         XCTAssertEqual(try complete(["prestage", "run", "default", "--replications", ""]), "", "a number: no file names")
         // zsh and fish scripts are generated from the same table.
         let zsh = try output(["completion", "zsh"]).1, fish = try output(["completion", "fish"]).1
