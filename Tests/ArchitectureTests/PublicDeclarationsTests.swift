@@ -10,9 +10,10 @@ final class PublicDeclarationsTests: XCTestCase {
     /// compiler inlines small `public` functions across modules on its own, `package` ones only
     /// when marked `@inlinable`, and turning every declaration `package` as it stands cost 7.3 %
     /// more instructions per event on the bench suite. New simulator-side code is declared
-    /// `package`; the typed ids and the index pool stay `public` because the model's public API
+    /// `package`; the typed ids (their shared `TypedIndex` shape), the index pool and the event
+    /// schedule path stay `public` because the model's public API
     /// and its per-event paths use them across modules.
-    static let publicDeclarationsOutsideShippedModulesMax = 2_336
+    static let publicDeclarationsOutsideShippedModulesMax = 2_339
 
     func testNoPublicDeclarationsOutsideShippedModules() throws {
         let root = LayerRulesTests.packageRoot
