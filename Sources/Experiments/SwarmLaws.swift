@@ -92,9 +92,8 @@ enum SwarmLaws {
     /// Requests = hits + misses at the edge and shield; the origin's answers; what each tier can
     /// have received from the one below.
     private static func checkTiers(_ r: ReplicationResult, facts: WorldFacts, law: (Bool, String, @autoclosure () -> String) -> Void) {
-        guard let edge = r.tiers.first(where: { $0.tier == "edge" }), let shield = r.tiers.first(where: { $0.tier == "shield" }),
-              let origin = r.tiers.first(where: { $0.tier == "origin" }) else {
-            law(false, "results carry the edge, shield and origin tiers", r.tiers.map(\.tier).joined(separator: ","))
+        guard let edge = r.tier(.edge), let shield = r.tier(.shield), let origin = r.tier(.origin) else {
+            law(false, "results carry the edge, shield and origin tiers", r.tiers.map(\.tier.name).joined(separator: ","))
             return
         }
         for t in [edge, shield] {

@@ -151,7 +151,35 @@ public struct TimeSeries: Sendable {
     }
 }
 
-/// A tier of the delivery path.
-public enum Tier: UInt8, Sendable, Codable {
+/// A tier of the delivery path. Results and reports name it ("edge", "shield", "origin"): that
+/// name is its JSON form and its description.
+public enum Tier: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
     case edge, shield, origin
+
+    /// "edge", "shield" or "origin".
+    public var name: String {
+        switch self {
+        case .edge: "edge"
+        case .shield: "shield"
+        case .origin: "origin"
+        }
+    }
+
+    public var description: String { name }
+
+    /// Reads the name ("edge", "shield" or "origin").
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let tier = Tier.allCases.first(where: { $0.name == text }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "tier \"\(text)\": expected one of edge, shield, origin"))
+        }
+        self = tier
+    }
+
+    /// Writes the name.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
+    }
 }

@@ -404,14 +404,8 @@ public enum PayloadParser {
         canonical.line(version ?? "")
         canonical.line(urlText)
         canonical.line(typeText)
-        let replay = try readReplayFields(p, path: "$", limits: options.limits, canonical: &canonical)
-        let status = try verify(p["signature"], path: "$.signature", canonical: canonical, options: options)
-        let asset = AssetSpec(url: url, key: StoreKey(cacheKey: url.cacheKey), type: type, priority: .critical, declaredBytes: nil, variants: [])
-        return (PreStageRequest(
-            format: .silentPush, manifestID: id, manifestTag: tag(format: .silentPush, text: id),
-            ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: version,
-            hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
-            signature: status, assetsKnown: true, replay: replay), canonical)
+        return try singleAsset(p, format: .silentPush, manifestID: id, tagText: id, version: version, url: url, type: type,
+                               flags: flags, options: options, canonical: canonical)
     }
 
     static func parseRich(_ p: PayloadValue, flags: ApsFlags, options: PayloadOptions) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
@@ -426,12 +420,23 @@ public enum PayloadParser {
         canonical.line(PayloadFormat.richPush.canonicalToken)
         canonical.line(urlText)
         canonical.line(typeText)
+        return try singleAsset(p, format: .richPush, manifestID: "", tagText: url.cacheKey, version: nil, url: url, type: type,
+                               flags: flags, options: options, canonical: canonical)
+    }
+
+    /// The end both one-asset forms share: the replay fields and the signature over `canonical`
+    /// (the form's own lines so far), then a request for the one critical asset at `url`, whose
+    /// assets are known from the payload alone.
+    private static func singleAsset(_ p: PayloadValue, format: PayloadFormat, manifestID: String, tagText: String, version: String?,
+                                    url: AssetURL, type: AssetType, flags: ApsFlags, options: PayloadOptions,
+                                    canonical: Canonical) throws(PayloadRejection) -> (PreStageRequest, Canonical) {
+        var canonical = canonical
         let replay = try readReplayFields(p, path: "$", limits: options.limits, canonical: &canonical)
         let status = try verify(p["signature"], path: "$.signature", canonical: canonical, options: options)
         let asset = AssetSpec(url: url, key: StoreKey(cacheKey: url.cacheKey), type: type, priority: .critical, declaredBytes: nil, variants: [])
         return (PreStageRequest(
-            format: .richPush, manifestID: "", manifestTag: tag(format: .richPush, text: url.cacheKey),
-            ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: nil,
+            format: format, manifestID: manifestID, manifestTag: tag(format: format, text: tagText),
+            ttlSeconds: options.defaultTTLSeconds, assets: [asset], manifestURL: nil, version: version,
             hasAlert: flags.hasAlert, mutableContent: flags.mutableContent, contentAvailable: flags.contentAvailable,
             signature: status, assetsKnown: true, replay: replay), canonical)
     }

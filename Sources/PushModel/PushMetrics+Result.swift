@@ -40,11 +40,11 @@ extension PushMetrics {
         let shield = infra.tierCounters(.shield)
         let o = infra.originCounters
         let tiers = [
-            TierCounts(tier: "edge", requests: edge.requests, freshHits: edge.freshHits, staleHits: edge.staleHits, misses: edge.misses,
+            TierCounts(tier: .edge, requests: edge.requests, freshHits: edge.freshHits, staleHits: edge.staleHits, misses: edge.misses,
                        deviceRequests: edge.deviceRequests, deviceHits: edge.deviceHits, warmRequests: edge.warmRequests, rejected503: 0),
-            TierCounts(tier: "shield", requests: shield.requests, freshHits: shield.freshHits, staleHits: shield.staleHits, misses: shield.misses,
+            TierCounts(tier: .shield, requests: shield.requests, freshHits: shield.freshHits, staleHits: shield.staleHits, misses: shield.misses,
                        deviceRequests: 0, deviceHits: 0, warmRequests: shield.warmRequests, rejected503: 0),
-            TierCounts(tier: "origin", requests: o.requests, freshHits: o.served, staleHits: 0, misses: 0,
+            TierCounts(tier: .origin, requests: o.requests, freshHits: o.served, staleHits: 0, misses: 0,
                        deviceRequests: 0, deviceHits: 0, warmRequests: 0, rejected503: o.rejected503),
         ]
         let prestage = PrestageCounts(requests: counters.prestageRequests, hits: counters.prestageHits,

@@ -1,4 +1,5 @@
 import Foundation
+import InfraModel
 import SimStats
 
 /// One scalar headline metric of a replication.
@@ -103,8 +104,8 @@ public struct RegionMisses: Codable, Sendable, Equatable {
 /// Request counters of one CDN tier (InfraModel's node counters summed over the tier). Every
 /// lookup is one request: `requests = freshHits + staleHits + misses`.
 public struct TierCounts: Codable, Sendable, Equatable {
-    /// `edge`, `shield` or `origin` (origin: `requests`, `misses` = 0, `served` in `freshHits`).
-    public var tier: String
+    /// The tier (origin: `requests`, `misses` = 0, `served` in `freshHits`).
+    public var tier: Tier
     public var requests: UInt64
     public var freshHits: UInt64
     public var staleHits: UInt64
@@ -218,4 +219,9 @@ public struct ReplicationResult: Codable, Sendable {
 /// per event). Called on the thread running the simulation.
 public protocol ProgressSink: AnyObject {
     func progress(virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int)
+}
+
+extension ReplicationResult {
+    /// The counters of `tier` (nil when the result does not carry it).
+    public func tier(_ tier: Tier) -> TierCounts? { tiers.first { $0.tier == tier } }
 }

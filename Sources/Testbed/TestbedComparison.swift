@@ -112,7 +112,6 @@ public struct TestbedComparison: Sendable {
             let v = model.compactMap(f)
             return v.isEmpty ? nil : v.reduce(0, +) / Double(v.count)
         }
-        func tier(_ r: ReplicationResult, _ name: String) -> TierCounts? { r.tiers.first { $0.tier == name } }
         var rows: [ComparisonRow] = []
 
         // Ratios: |Δ| ≤ 0.05 + 2·√(p(1−p)/n) (n: the testbed's count behind the ratio).
@@ -122,10 +121,10 @@ public struct TestbedComparison: Sendable {
             rows.append(Self.row(metric, "ratio", tb, md, tol, "0.05 + 2·√(p(1−p)/n), n = \(n)", why))
         }
         ratioRow("edge hit ratio (device requests)", t.edge.hitRatio, t.edge.lookups,
-                 mean { r in tier(r, "edge").flatMap { $0.deviceRequests == 0 ? nil : Double($0.deviceHits) / Double($0.deviceRequests) } },
+                 mean { r in r.tier(.edge).flatMap { $0.deviceRequests == 0 ? nil : Double($0.deviceHits) / Double($0.deviceRequests) } },
                  "Varnish counts a request that waited for an in-flight fetch as a hit; the testbed subtracts `busy_sleep` (one per wait), which overcounts a request that slept twice. Revalidations and foreground fetches also reach the edge in both runs.")
         ratioRow("shield hit ratio (all requests)", t.shield.hitRatio, t.shield.lookups,
-                 mean { r in tier(r, "shield").flatMap { $0.requests == 0 ? nil : Double($0.freshHits + $0.staleHits) / Double($0.requests) } },
+                 mean { r in r.tier(.shield).flatMap { $0.requests == 0 ? nil : Double($0.freshHits + $0.staleHits) / Double($0.requests) } },
                  "With few shield requests (one miss per object per edge after a warm call) a single extra request moves the ratio a lot.")
         let started = records.reduce(0) { $0 + $1.fetchesStarted }
         let timedOut = records.reduce(0) { $0 + $1.fetchesTimedOut }
@@ -171,9 +170,9 @@ public struct TestbedComparison: Sendable {
             let tol = md.map { max(3, 0.25 * $0 + 2 * sqrt($0)) }
             rows.append(Self.row(metric, unit, tb, md, tol, "max(3, 25 % of the model + 2·√model)", why))
         }
-        countRow("origin requests", "count", Double(t.origin.requests), mean { r in tier(r, "origin").map { Double($0.requests) } },
+        countRow("origin requests", "count", Double(t.origin.requests), mean { r in r.tier(.origin).map { Double($0.requests) } },
                  "Varnish revalidates a stale object in the background and the warm call fetches each object once per warmed node in both; a difference of a few requests is a warm call racing the first device misses.")
-        countRow("origin 503s", "count", Double(t.origin.rejected503), mean { r in tier(r, "origin").map { Double($0.rejected503) } },
+        countRow("origin 503s", "count", Double(t.origin.rejected503), mean { r in r.tier(.origin).map { Double($0.rejected503) } },
                  "The real origin admits by thread timing; near saturation a few requests more or fewer find the queue full.")
         countRow("taps that painted", "count", Double(paints.count), mean { $0.metric("tapToPaint.count") },
                  "Tap draws differ between the runs (the testbed draws its own users from the same distributions).")

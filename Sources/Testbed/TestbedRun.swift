@@ -222,11 +222,11 @@ public struct TestbedRunner: Sendable {
         // Tiers.
         let tiering = infra.tiers.tieringEnabled
         let grace = campaign.cacheControl.staleWhileRevalidateSeconds
-        func spec(_ tier: String) -> VCLSpec {
+        func spec(_ tier: Tier) -> VCLSpec {
             VCLSpec(tier: tier, backendPort: 0, graceSeconds: grace, requestCollapsing: infra.tiers.requestCollapsingEnabled,
                     cacheKeyIncludesSignedToken: infra.cacheKeyIncludesSignedToken)
         }
-        let shieldSpecs = tiering ? (0..<plan.shieldCount).map { _ in spec("shield") } : []
+        let shieldSpecs = tiering ? (0..<plan.shieldCount).map { _ in spec(.shield) } : []
         let edgeShield: [Int?] = (0..<plan.popCount).map { tiering ? plan.shield(ofPop: $0) : nil }
         var backbone: [TestbedStack.Link] = []
         for (pop, shield) in edgeShield.enumerated() {
@@ -243,7 +243,7 @@ public struct TestbedRunner: Sendable {
             sendsValidators: infra.origin.sendsValidators)
         let cacheMegabytes = Int(max(64, min(512, min(infra.edgeCache.capacityBytes, infra.shieldCache.capacityBytes) >> 20)))
         let layout = TestbedStack.Layout(workDirectory: workDirectory, python: python, origin: origin, shieldSpecs: shieldSpecs,
-                                         edgeSpecs: (0..<plan.popCount).map { _ in spec("edge") }, edgeShield: edgeShield,
+                                         edgeSpecs: (0..<plan.popCount).map { _ in spec(.edge) }, edgeShield: edgeShield,
                                          backboneLinks: backbone, accessLinks: accessLinks, cacheMegabytes: cacheMegabytes,
                                          lossSeed: seed)
         // Payloads need the link ports: built in `drive` once the stack is up.

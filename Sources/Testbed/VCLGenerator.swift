@@ -1,10 +1,11 @@
 import Foundation
+import InfraModel
 
 /// What one Varnish instance of the testbed does, derived from the scenario's infrastructure
 /// config (``TestbedPlan``): the cache rules of an edge or a shield and where it fetches from.
 public struct VCLSpec: Sendable, Equatable {
-    /// `edge` (a PoP) or `shield`; only named in the VCL's comments and `X-Tier` header.
-    public var tier: String
+    /// `.edge` (a PoP) or `.shield`; only named in the VCL's comments and `X-Tier` header.
+    public var tier: Tier
     /// Loopback port of the upstream: the edge → shield link, the shield, or the origin.
     public var backendPort: Int
     /// Grace (stale-while-revalidate) applied to every object, seconds; the campaign's
@@ -25,7 +26,7 @@ public struct VCLSpec: Sendable, Equatable {
     /// Upstream time-outs, seconds: first byte and between bytes.
     public var upstreamTimeoutSeconds: Int
 
-    public init(tier: String, backendPort: Int, graceSeconds: Int64, requestCollapsing: Bool,
+    public init(tier: Tier, backendPort: Int, graceSeconds: Int64, requestCollapsing: Bool,
                 cacheKeyIncludesSignedToken: Bool, tokenParameters: [String] = ["token"],
                 cacheHost: String = "cdn.example.com", upstreamTimeoutSeconds: Int = 60) {
         self.tier = tier

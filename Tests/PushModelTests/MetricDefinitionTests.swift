@@ -31,7 +31,7 @@ final class MetricDefinitionTests: XCTestCase {
         // Without taps every edge device request is a pre-stage request: InfraModel's own count
         // of lookups and hits is the ratio's definition.
         XCTAssertEqual(r.value("taps.count"), 0, "seed \(seed)")
-        let edge = try XCTUnwrap(r.tiers.first { $0.tier == "edge" })
+        let edge = try XCTUnwrap(r.tier(.edge))
         XCTAssertEqual(p.requests, edge.deviceRequests, "every request that reached the edge (seed \(seed))")
         XCTAssertEqual(p.hits, edge.deviceHits, "seed \(seed)")
     }

@@ -55,10 +55,10 @@ final class SimulationTests: XCTestCase {
         for t in r.tiers where t.tier != "origin" {
             XCTAssertEqual(t.requests, t.freshHits + t.staleHits + t.misses, "\(t.tier): requests = hits + misses (seed \(seed))")
         }
-        let origin = try XCTUnwrap(r.tiers.first { $0.tier == "origin" })
+        let origin = try XCTUnwrap(r.tier(.origin))
         XCTAssertEqual(r.series.originRequests.totalCount, origin.requests, "per-second origin requests sum (seed \(seed))")
         XCTAssertEqual(r.series.origin503.totalCount, origin.rejected503, "per-second 503s sum (seed \(seed))")
-        let edge = try XCTUnwrap(r.tiers.first { $0.tier == "edge" })
+        let edge = try XCTUnwrap(r.tier(.edge))
         XCTAssertGreaterThanOrEqual(edge.deviceRequests, p.requests, "pre-stage requests are device requests (seed \(seed))")
         // Taps either painted, failed, or were still in progress at the horizon.
         let taps = r.series.taps.totalCount

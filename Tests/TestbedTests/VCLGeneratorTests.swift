@@ -4,7 +4,7 @@ import XCTest
 
 final class VCLGeneratorTests: XCTestCase {
     static func spec(collapsing: Bool = true, tokenInKey: Bool = false) -> VCLSpec {
-        VCLSpec(tier: "edge", backendPort: 4711, graceSeconds: 86_400, requestCollapsing: collapsing,
+        VCLSpec(tier: .edge, backendPort: 4711, graceSeconds: 86_400, requestCollapsing: collapsing,
                 cacheKeyIncludesSignedToken: tokenInKey, tokenParameters: ["token", "X-Amz-Signature"])
     }
 
@@ -70,7 +70,7 @@ final class VCLGeneratorTests: XCTestCase {
             let layout = TestbedStack.Layout(
                 workDirectory: dir, python: "python3",
                 origin: .init(workers: 4, queueMax: 16, serviceSeconds: [0.001], toOriginSeconds: [0], objects: [object], surrogateKey: "campaign-c"),
-                shieldSpecs: [], edgeSpecs: [VCLSpec(tier: "edge", backendPort: 0, graceSeconds: 600, requestCollapsing: true,
+                shieldSpecs: [], edgeSpecs: [VCLSpec(tier: .edge, backendPort: 0, graceSeconds: 600, requestCollapsing: true,
                                                      cacheKeyIncludesSignedToken: tokenInKey)],
                 edgeShield: [nil], backboneLinks: [],
                 accessLinks: [[TestbedStack.Link(name: "direct", upstreamPort: 0, handshakeRoundTrips: 0, links: [[0, 0]])]], cacheMegabytes: 16)
