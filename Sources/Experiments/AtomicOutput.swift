@@ -3,14 +3,14 @@ import Glibc
 import ScenarioFormat
 
 /// A file-system operation that failed, with the path and the system's reason.
-public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was being done ("create", "write", "fsync", "rename", ...).
     let operation: String
     let path: String
     /// `strerror(errno)` or an explanation.
     let reason: String
 
-    public var description: String { "\(path): cannot \(operation): \(reason)" }
+    package var description: String { "\(path): cannot \(operation): \(reason)" }
 
     static func errno(_ operation: String, _ path: String) -> FileOutputError {
         FileOutputError(operation: operation, path: path, reason: String(cString: strerror(Glibc.errno)))
@@ -18,13 +18,13 @@ public struct FileOutputError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Crash-safe file replacement: readers see the old content or the new content, never a mix.
-public enum AtomicWriter {
+package enum AtomicWriter {
     /// Writes `data` to a temporary file in `url`'s directory (`.NAME.tmp-PID-N`, created
     /// exclusively), fsyncs it, renames it over `url` and fsyncs the directory. On any failure
     /// the temporary file is removed and `url` is untouched.
     /// - Throws: `FileOutputError` naming the failing operation and path.
     /// - Complexity: O(data.count) plus two fsyncs.
-    public static func write(_ data: Data, to url: URL) throws(FileOutputError) {
+    package static func write(_ data: Data, to url: URL) throws(FileOutputError) {
         let target = url.path
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent

@@ -16,7 +16,7 @@ struct BenchBaselineMetric: Codable, Sendable, Equatable {
 /// `results/baseline/SCENARIO.json`: what `prestage bench` compares with. Deterministic for a
 /// given code and scenario (no times, no machine facts), pretty-printed with sorted keys, so the
 /// diff after `make bench-baseline` shows exactly what changed.
-public struct BenchBaseline: Codable, Sendable, Equatable {
+package struct BenchBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
     static let formatName = "prestage-bench-baseline/1"
 
@@ -25,20 +25,20 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     /// The scenario's name (also the file's base name).
     var scenarioName: String
     /// Hash of the resolved scenario the baseline was recorded with.
-    public var scenarioHash: String
+    package var scenarioHash: String
     /// Master seed: replication r of the baseline and of a gate run share random streams.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Replications recorded.
-    public var replications: Int
+    package var replications: Int
     /// Population size recorded.
-    public var devices: Int
+    package var devices: Int
     /// Replication 0's event-trace fingerprint.
-    public var fingerprint: BenchFingerprint
+    package var fingerprint: BenchFingerprint
     /// The gated metrics the scenario produces, sorted by name.
     var metrics: [BenchBaselineMetric]
 
     /// The baseline of a finished suite run.
-    public init(_ run: BenchScenarioRun) {
+    package init(_ run: BenchScenarioRun) {
         format = Self.formatName
         scenarioName = run.scenario.name
         scenarioHash = run.scenarioHash
@@ -55,11 +55,11 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
     func metric(_ name: String) -> BenchBaselineMetric? { metrics.first { $0.name == name } }
 
     /// The file for scenario `name` in `directory`.
-    public static func url(in directory: URL, scenario name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+    package static func url(in directory: URL, scenario name: String) -> URL { directory.appendingPathComponent(name + ".json") }
 
     /// Reads and checks a baseline file.
     /// - Throws: `CommandMessage` naming the file and the problem.
-    public static func load(_ url: URL) throws(CommandMessage) -> BenchBaseline {
+    package static func load(_ url: URL) throws(CommandMessage) -> BenchBaseline {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
         guard size <= BenchSuite.baselineBytesMax else {
             throw CommandMessage("\(url.path): expected a baseline of at most \(BenchSuite.baselineBytesMax) bytes, found \(size) bytes")
@@ -84,24 +84,24 @@ public struct BenchBaseline: Codable, Sendable, Equatable {
 /// `results/baseline/speed.json`: the suite's CPU-time ratio against the calibration loop. The
 /// only baseline file that changes when regenerated without a code change (its ratios are
 /// measurements); it holds no wall times.
-public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
+package struct BenchSpeedBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
     static let formatName = "prestage-bench-speed/1"
     /// The file's name in the baseline directory.
-    public static let fileName = "speed.json"
+    package static let fileName = "speed.json"
 
     /// `formatName`.
     var format: String
     /// The calibration loop's checksum: a different value means the loop changed and the ratios
     /// are not comparable.
-    public var calibrationChecksum: UInt64
+    package var calibrationChecksum: UInt64
     /// The suite's CPU-time ratio to the calibration loop (`BenchSpeedMeasurement.suiteRatio`).
-    public var suiteRatio: Double
+    package var suiteRatio: Double
     /// Each scenario's best CPU time ÷ best calibration CPU time, by scenario name.
-    public var scenarioRatios: [BenchScenarioRatio]
+    package var scenarioRatios: [BenchScenarioRatio]
 
     /// The baseline of a measurement (ratios rounded to 4 significant digits for a quiet diff).
-    public init(_ m: BenchSpeedMeasurement) {
+    package init(_ m: BenchSpeedMeasurement) {
         format = Self.formatName
         calibrationChecksum = m.calibrationChecksum
         suiteRatio = Self.rounded(m.suiteRatio)
@@ -117,7 +117,7 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
 
     /// Reads `directory/speed.json`; nil if absent.
     /// - Throws: `CommandMessage` if it exists but cannot be used.
-    public static func load(in directory: URL) throws(CommandMessage) -> BenchSpeedBaseline? {
+    package static func load(in directory: URL) throws(CommandMessage) -> BenchSpeedBaseline? {
         let url = directory.appendingPathComponent(fileName)
         guard let b = try OptionalBaselineFile.load(BenchSpeedBaseline.self, url, what: "speed baseline", format: \.format, expected: formatName)
         else { return nil }
@@ -129,9 +129,9 @@ public struct BenchSpeedBaseline: Codable, Sendable, Equatable {
 }
 
 /// One scenario's speed ratio.
-public struct BenchScenarioRatio: Codable, Sendable, Equatable {
+package struct BenchScenarioRatio: Codable, Sendable, Equatable {
     /// The scenario's name.
-    public var scenario: String
+    package var scenario: String
     /// Its best replication-0 CPU time ÷ the best calibration CPU time.
     var ratio: Double
 }

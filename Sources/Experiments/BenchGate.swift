@@ -3,7 +3,7 @@ import ScenarioFormat
 import SimStats
 
 /// The verdict of one gate check.
-public enum BenchVerdict: String, Sendable, Equatable {
+package enum BenchVerdict: String, Sendable, Equatable {
     /// No significant worsening, or one within the practical threshold.
     case pass
     /// Significantly better and beyond the threshold (passes).
@@ -22,7 +22,7 @@ public enum BenchVerdict: String, Sendable, Equatable {
 }
 
 /// One scenario × metric line of the gate.
-public struct BenchMetricCheck: Sendable, Equatable {
+package struct BenchMetricCheck: Sendable, Equatable {
     /// The scenario's name.
     let scenario: String
     /// The metric and its threshold.
@@ -44,7 +44,7 @@ public struct BenchMetricCheck: Sendable, Equatable {
 }
 
 /// One scenario's fingerprint check.
-public struct BenchFingerprintCheck: Sendable, Equatable {
+package struct BenchFingerprintCheck: Sendable, Equatable {
     /// The scenario's name.
     let scenario: String
     /// The recorded fingerprint.
@@ -56,20 +56,20 @@ public struct BenchFingerprintCheck: Sendable, Equatable {
 }
 
 /// The CPU-time ratio (informational; the speed gate is `BenchInstructionCheck`).
-public struct BenchSpeedCheck: Sendable, Equatable {
+package struct BenchSpeedCheck: Sendable, Equatable {
     /// The recorded suite ratio (CPU time of the scenarios ÷ the calibration loop's).
-    public let baselineRatio: Double?
+    package let baselineRatio: Double?
     /// This run's suite ratio.
-    public let nowRatio: Double?
+    package let nowRatio: Double?
     /// nowRatio ÷ baselineRatio.
-    public let factor: Double?
+    package let factor: Double?
     /// `.pass` when measured (informational, never fails), `.skipped` when not measured.
-    public let verdict: BenchVerdict
+    package let verdict: BenchVerdict
     /// Why, and the CPU times measured.
-    public let note: String
+    package let note: String
 
     /// A check with these values.
-    public init(baselineRatio: Double?, nowRatio: Double?, factor: Double?, verdict: BenchVerdict, note: String) {
+    package init(baselineRatio: Double?, nowRatio: Double?, factor: Double?, verdict: BenchVerdict, note: String) {
         self.baselineRatio = baselineRatio
         self.nowRatio = nowRatio
         self.factor = factor
@@ -79,7 +79,7 @@ public struct BenchSpeedCheck: Sendable, Equatable {
 }
 
 /// The gate's decisions, as pure functions of baseline and run values.
-public enum BenchGate {
+package enum BenchGate {
     /// Compares one gated metric: paired over replications (same seed and replication count as
     /// the baseline, so replication r of both used the same random streams).
     ///
@@ -124,7 +124,7 @@ public enum BenchGate {
     }
 
     /// Every gated metric of one scenario, in `BenchSuite.gates` order.
-    public static func checks(_ run: BenchScenarioRun, baseline: BenchBaseline) -> [BenchMetricCheck] {
+    package static func checks(_ run: BenchScenarioRun, baseline: BenchBaseline) -> [BenchMetricCheck] {
         BenchSuite.gates.map { gate in
             let now = run.metrics.first { $0.name == gate.name }
             let base = baseline.metric(gate.name)
@@ -133,13 +133,13 @@ public enum BenchGate {
     }
 
     /// Equal fingerprints pass; any difference (hash or event count) is `changed`.
-    public static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint) -> BenchFingerprintCheck {
+    package static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint) -> BenchFingerprintCheck {
         BenchFingerprintCheck(scenario: scenario, baseline: baseline, now: now, verdict: baseline == now ? .pass : .changed)
     }
 
     /// The CPU-time ratio against its baseline: informational (`.pass`), never a failure; CPU time
     /// on a shared machine moves too much between runs of one binary to gate on.
-    public static func checkSpeed(baselineRatio: Double, nowRatio: Double) -> BenchSpeedCheck {
+    package static func checkSpeed(baselineRatio: Double, nowRatio: Double) -> BenchSpeedCheck {
         let factor = nowRatio / baselineRatio
         return BenchSpeedCheck(baselineRatio: baselineRatio, nowRatio: nowRatio, factor: factor, verdict: .pass,
                                note: "informational (the gate counts instructions instead)")

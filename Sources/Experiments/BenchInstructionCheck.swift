@@ -2,51 +2,51 @@ import Foundation
 
 /// The instruction-count check of `prestage bench`: the counted workload's instructions against
 /// `results/baseline/instructions.json`, with the split by module and the functions that moved.
-public struct BenchInstructionCheck: Sendable, Equatable {
+package struct BenchInstructionCheck: Sendable, Equatable {
     /// One module's or function's row: baseline (nil if not recorded) and now.
-    public struct Row: Sendable, Equatable {
-        public let name: String
-        public let baseline: UInt64?
-        public let now: UInt64
+    package struct Row: Sendable, Equatable {
+        package let name: String
+        package let baseline: UInt64?
+        package let now: UInt64
         /// now − baseline, nil without a baseline figure.
-        public var change: Int64? { baseline.map { Int64(bitPattern: now &- $0) } }
+        package var change: Int64? { baseline.map { Int64(bitPattern: now &- $0) } }
     }
 
     /// The recorded count (nil: none recorded).
-    public let baseline: UInt64?
+    package let baseline: UInt64?
     /// This run's count (nil: not counted).
-    public let now: UInt64?
+    package let now: UInt64?
     /// now ÷ baseline.
-    public let factor: Double?
+    package let factor: Double?
     /// Events the workload processed when the baseline was recorded.
-    public let eventsBaseline: UInt64?
+    package let eventsBaseline: UInt64?
     /// Events it processed now.
-    public let eventsNow: UInt64?
+    package let eventsNow: UInt64?
     /// `.regression` beyond `BenchSuite.instructionMarginFactor`, `.improvement` below its inverse,
     /// `.skipped` when not counted (no valgrind, debug build, `--no-instructions`, no baseline).
-    public let verdict: BenchVerdict
+    package let verdict: BenchVerdict
     /// Why.
-    public let note: String
+    package let note: String
     /// Self instructions by module (most expensive now first).
-    public let modules: [Row]
+    package let modules: [Row]
     /// The functions whose self count moved most (largest |change| first; a function new among
     /// the most expensive counts with its whole count), at most `BenchSuite.instructionFunctionRows`.
-    public let functions: [Row]
+    package let functions: [Row]
 
     /// A check that was not made.
-    public static func skipped(_ note: String, baseline: BenchInstructionBaseline? = nil) -> BenchInstructionCheck {
+    package static func skipped(_ note: String, baseline: BenchInstructionBaseline? = nil) -> BenchInstructionCheck {
         BenchInstructionCheck(baseline: baseline?.instructions, now: nil, factor: nil, eventsBaseline: baseline?.events, eventsNow: nil, verdict: .skipped,
                               note: note, modules: [], functions: [])
     }
 
     /// A check that failed to run although required (`--require-instructions`).
-    public static func failed(_ note: String, baseline: BenchInstructionBaseline? = nil) -> BenchInstructionCheck {
+    package static func failed(_ note: String, baseline: BenchInstructionBaseline? = nil) -> BenchInstructionCheck {
         BenchInstructionCheck(baseline: baseline?.instructions, now: nil, factor: nil, eventsBaseline: baseline?.events, eventsNow: nil, verdict: .missing,
                               note: note, modules: [], functions: [])
     }
 
     /// Regression iff now ÷ baseline > `margin`; improvement iff below 1 ÷ `margin`.
-    public static func compare(_ m: BenchInstructionMeasurement, baseline b: BenchInstructionBaseline,
+    package static func compare(_ m: BenchInstructionMeasurement, baseline b: BenchInstructionBaseline,
                                margin: Double = BenchSuite.instructionMarginFactor) -> BenchInstructionCheck {
         let now = m.profile.total
         let factor = Double(now) / Double(b.instructions)

@@ -5,41 +5,41 @@ import ScenarioFormat
 /// (`BenchInstructions.countedRun`) executed when the baseline was recorded, in total and by
 /// module, plus the most expensive functions, so the gate's report can say where a count grew.
 /// Deterministic for a given code, toolchain and valgrind (no times, no machine facts).
-public struct BenchInstructionBaseline: Codable, Sendable, Equatable {
+package struct BenchInstructionBaseline: Codable, Sendable, Equatable {
     /// Identifies the file format.
     static let formatName = "prestage-bench-instructions/1"
     /// The file's name in the baseline directory.
-    public static let fileName = "instructions.json"
+    package static let fileName = "instructions.json"
     /// Functions kept in the file (the most expensive ones).
     static let functionsKept = 40
 
     /// One module's or function's count.
-    public struct Count: Codable, Sendable, Equatable {
+    package struct Count: Codable, Sendable, Equatable {
         /// Module name, or the function's symbol.
-        public var name: String
+        package var name: String
         /// Self instructions.
-        public var instructions: UInt64
+        package var instructions: UInt64
     }
 
     /// `formatName`.
     var format: String
     /// Which counter produced the figures ("callgrind (valgrind-3.19.0)").
-    public var counter: String
+    package var counter: String
     /// The suite's scenario names, sorted (the counted workload).
-    public var scenarios: [String]
+    package var scenarios: [String]
     /// `BenchInstructions.devicesMax` when recorded.
-    public var devicesMax: Int
+    package var devicesMax: Int
     /// Events the counted workload processed.
-    public var events: UInt64
+    package var events: UInt64
     /// Instructions inside `countedRun`.
-    public var instructions: UInt64
+    package var instructions: UInt64
     /// Self instructions by module, most expensive first.
-    public var modules: [Count]
+    package var modules: [Count]
     /// The most expensive functions (self instructions), most expensive first.
-    public var functions: [Count]
+    package var functions: [Count]
 
     /// The baseline of a count.
-    public init(_ c: BenchInstructionMeasurement) {
+    package init(_ c: BenchInstructionMeasurement) {
         format = Self.formatName
         counter = c.counter
         scenarios = c.scenarios
@@ -51,11 +51,11 @@ public struct BenchInstructionBaseline: Codable, Sendable, Equatable {
     }
 
     /// Instructions per processed event.
-    public var instructionsPerEvent: Double { events == 0 ? 0 : Double(instructions) / Double(events) }
+    package var instructionsPerEvent: Double { events == 0 ? 0 : Double(instructions) / Double(events) }
 
     /// Reads `directory/instructions.json`; nil if absent.
     /// - Throws: `CommandMessage` if it exists but cannot be used.
-    public static func load(in directory: URL) throws(CommandMessage) -> BenchInstructionBaseline? {
+    package static func load(in directory: URL) throws(CommandMessage) -> BenchInstructionBaseline? {
         let url = directory.appendingPathComponent(fileName)
         guard let b = try OptionalBaselineFile.load(BenchInstructionBaseline.self, url, what: "instruction baseline", format: \.format, expected: formatName)
         else { return nil }
@@ -65,28 +65,28 @@ public struct BenchInstructionBaseline: Codable, Sendable, Equatable {
 }
 
 /// One count of the workload under callgrind.
-public struct BenchInstructionMeasurement: Sendable, Equatable {
+package struct BenchInstructionMeasurement: Sendable, Equatable {
     /// "callgrind (valgrind-3.19.0)".
-    public let counter: String
+    package let counter: String
     /// The suite's scenario names, sorted.
-    public let scenarios: [String]
+    package let scenarios: [String]
     /// `BenchInstructions.devicesMax` used.
-    public let devicesMax: Int
+    package let devicesMax: Int
     /// Events the workload processed (printed by the child).
-    public let events: UInt64
+    package let events: UInt64
     /// The parsed profile of `countedRun`.
-    public let profile: CallgrindProfile
+    package let profile: CallgrindProfile
 }
 
 /// Runs `prestage bench-instructions` under callgrind and reads the profile.
-public enum InstructionCounter {
+package enum InstructionCounter {
     /// Why no count was made (the gate reports it as skipped, or fails with `--require-instructions`).
-    public struct Unavailable: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Unavailable: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// `valgrind` on `PATH` (or `$VALGRIND`), nil when absent.
-    public static func valgrind(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+    package static func valgrind(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let v = environment["VALGRIND"], !v.isEmpty { return FileManager.default.isExecutableFile(atPath: v) ? URL(fileURLWithPath: v) : nil }
         for dir in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let path = String(dir) + "/valgrind"
@@ -100,7 +100,7 @@ public enum InstructionCounter {
     /// per process; the caller's environment would shift the stack and with it the alignment-
     /// dependent paths of `memcpy`, which moved the count by 0.08 % when only the arguments differed).
     /// - Throws: `Unavailable` (no valgrind) or `CommandMessage` (the child failed, no profile).
-    public static func count(executable: URL, arguments: [String], scenarios: [String]) throws -> BenchInstructionMeasurement {
+    package static func count(executable: URL, arguments: [String], scenarios: [String]) throws -> BenchInstructionMeasurement {
         guard let valgrind = valgrind() else {
             throw Unavailable(description: "valgrind not found on PATH: instructions not counted (install the Debian package valgrind; `make deps` does)")
         }

@@ -7,26 +7,26 @@ import SimKernel
 /// one after the other on the calling thread, writing nothing. `prestage bench` runs it under
 /// callgrind (`prestage bench-instructions`) with collection switched on only inside
 /// `countedRun`, so scenario loading, process start-up and output are not counted.
-public enum BenchInstructions {
+package enum BenchInstructions {
     /// Callgrind's `--toggle-collect` pattern: the mangled symbol of `countedRun` (module
     /// `Experiments`, enum `BenchInstructions`, method `countedRun`). Nothing called inside
     /// `countedRun` may match it (a second match would switch collection off).
-    public static let toggleSymbol = "$s11Experiments17BenchInstructionsO10countedRun*"
+    package static let toggleSymbol = "$s11Experiments17BenchInstructionsO10countedRun*"
 
     /// Suite scenarios larger than this run at this population for the count, so the count under
     /// callgrind (about 50 times slower than native) takes seconds, not minutes.
-    public static let devicesMax = 4_000
+    package static let devicesMax = 4_000
 
     /// Instructions of one `burn` iteration as callgrind counts them in a release build (Swift 6.3,
     /// x86-64: 3,230,309 iterations took 33,918,260), so `--slowdown-percent` adds a known share.
-    public static let instructionsPerBurnIteration = 10.5
+    package static let instructionsPerBurnIteration = 10.5
 
     /// The counted region: replication 0 of each scenario, then `extraIterations` of `burn`
     /// (zero except when the gate's own test knob asks for a deliberate slowdown).
     /// Returns the events processed. Keep closures out of this function (see `toggleSymbol`).
     /// - Throws: a replication's error.
     @inline(never)
-    public static func countedRun(_ scenarios: [ScenarioFile], extraIterations: Int) throws -> UInt64 {
+    package static func countedRun(_ scenarios: [ScenarioFile], extraIterations: Int) throws -> UInt64 {
         var events: UInt64 = 0
         for s in scenarios {
             let result = try PushSimulation.run(s.world, masterSeed: s.run.seed, replication: 0, limits: RunLimits(eventsMax: s.run.eventsMax))

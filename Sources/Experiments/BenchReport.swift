@@ -4,22 +4,22 @@ import ScenarioFormat
 /// Everything one gate run decided, rendered as a terminal table, Markdown (a PR comment) and
 /// JUnit XML (one testcase per scenario × metric, per fingerprint, the instruction count and the
 /// informational CPU-time ratio).
-public struct BenchReport: Sendable, Equatable {
+package struct BenchReport: Sendable, Equatable {
     /// Metric checks, by scenario (suite order) then `BenchSuite.gates` order.
-    public var metrics: [BenchMetricCheck]
+    package var metrics: [BenchMetricCheck]
     /// One fingerprint check per scenario.
-    public var fingerprints: [BenchFingerprintCheck]
+    package var fingerprints: [BenchFingerprintCheck]
     /// The speed gate: instructions of the counted workload.
-    public var instructions: BenchInstructionCheck
+    package var instructions: BenchInstructionCheck
     /// The CPU-time ratio (informational).
-    public var speed: BenchSpeedCheck
+    package var speed: BenchSpeedCheck
     /// Problems that fail the gate without a check of their own (e.g. a scenario with no baseline).
-    public var errors: [String]
+    package var errors: [String]
     /// Remarks that do not fail the gate (changed scenario hashes, stale baseline files).
-    public var notes: [String]
+    package var notes: [String]
 
     /// A report of these checks, errors and notes.
-    public init(metrics: [BenchMetricCheck], fingerprints: [BenchFingerprintCheck], instructions: BenchInstructionCheck, speed: BenchSpeedCheck,
+    package init(metrics: [BenchMetricCheck], fingerprints: [BenchFingerprintCheck], instructions: BenchInstructionCheck, speed: BenchSpeedCheck,
                 errors: [String], notes: [String]) {
         self.metrics = metrics
         self.fingerprints = fingerprints
@@ -30,7 +30,7 @@ public struct BenchReport: Sendable, Equatable {
     }
 
     /// Whether the gate fails.
-    public var fails: Bool { !errors.isEmpty || failures.count > 0 }
+    package var fails: Bool { !errors.isEmpty || failures.count > 0 }
 
     /// "scenario metric: note" for every failing check, in report order.
     var failures: [String] {
@@ -62,7 +62,7 @@ public struct BenchReport: Sendable, Equatable {
     // MARK: Terminal
 
     /// Fixed-width tables for the terminal / CI log.
-    public func text() -> String {
+    package func text() -> String {
         var lines: [String] = []
         let level = TextNumber.format(BenchSuite.confidenceLevel * 100, significant: 3)
         lines.append("Model metrics: now − baseline, paired over the baseline's replication seeds, \(level) % CI; a regression is significant AND worse than the threshold.")
@@ -141,7 +141,7 @@ public struct BenchReport: Sendable, Equatable {
     // MARK: Markdown
 
     /// A Markdown report for a pull-request comment.
-    public func markdown() -> String {
+    package func markdown() -> String {
         func cell(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
         var md = ["## Prestage regression bench: " + (fails ? "❌ failed" : "✅ passed"), ""]
         if fails {
@@ -204,7 +204,7 @@ public struct BenchReport: Sendable, Equatable {
 
     /// JUnit XML: a testsuite per scenario (its metrics and fingerprint), one for speed (the
     /// instruction count and the informational CPU-time ratio).
-    public func junitXML() -> String {
+    package func junitXML() -> String {
         struct Case { let name: String; let failure: String?; let skipped: String?; let output: String }
         var suites: [(String, [Case])] = []
         for scenario in scenarioOrder {

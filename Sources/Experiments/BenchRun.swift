@@ -6,19 +6,19 @@ import ScenarioFormat
 import SimKernel
 
 /// One suite scenario after its replications: the metrics and replication 0's fingerprint.
-public struct BenchScenarioRun: Sendable {
-    public let scenario: ScenarioFile
+package struct BenchScenarioRun: Sendable {
+    package let scenario: ScenarioFile
     let scenarioHash: String
     /// Every metric of the run (`RunAggregate`'s), sorted by name.
     let metrics: [MetricSummary]
-    public let fingerprint: BenchFingerprint
-    public let eventsProcessed: UInt64
+    package let fingerprint: BenchFingerprint
+    package let eventsProcessed: UInt64
 
     /// Runs every replication of `scenario` on up to `jobs` threads; replication 0 is traced.
     /// - Throws: `ReplicationRunner.Failure` of the lowest failed replication, or a message when
     ///   the results cannot be aggregated.
     /// - Complexity: the simulation's work plus one 22-byte hash update per event of replication 0.
-    public static func run(_ scenario: ScenarioFile, hash: String, jobs: Int) throws -> BenchScenarioRun {
+    package static func run(_ scenario: ScenarioFile, hash: String, jobs: Int) throws -> BenchScenarioRun {
         let count = scenario.run.replications
         let slots = ResultSlots(count: count)
         let traced = FingerprintSlot()
@@ -70,26 +70,26 @@ private final class FingerprintSlot: @unchecked Sendable {
 /// The speed measurement: CPU time of each scenario's replication 0 against a calibration loop,
 /// both on the calling thread, interleaved over `BenchSuite.speedRounds` rounds (calibration,
 /// every scenario, …, and a final calibration).
-public struct BenchSpeedMeasurement: Sendable, Equatable {
-    public struct Scenario: Sendable, Equatable {
+package struct BenchSpeedMeasurement: Sendable, Equatable {
+    package struct Scenario: Sendable, Equatable {
         let scenario: String
-        public let bestSeconds: Double
+        package let bestSeconds: Double
         let ratio: Double
     }
 
-    public let calibrationChecksum: UInt64
-    public let calibrationBestSeconds: Double
+    package let calibrationChecksum: UInt64
+    package let calibrationBestSeconds: Double
     /// Every calibration time measured, seconds (for the spread).
     let calibrationSeconds: [Double]
     /// Σ scenario times of each round.
     let roundSums: [Double]
-    public let scenarios: [Scenario]
+    package let scenarios: [Scenario]
 
     /// The gated figure: per round, Σ scenario times ÷ the mean of the calibration runs just before
     /// and after it (paired in time, so slow changes in contention cancel); the median over rounds.
     /// Measured on a loaded 2-core machine its spread (max/min over 12 runs, half with two extra
     /// busy loops) was 1.10 against 1.14 for best-scenario ÷ best-calibration over the same runs.
-    public var suiteRatio: Double {
+    package var suiteRatio: Double {
         var r: [Double] = []
         for i in roundSums.indices where i + 1 < calibrationSeconds.count {
             r.append(roundSums[i] / ((calibrationSeconds[i] + calibrationSeconds[i + 1]) / 2))
@@ -101,7 +101,7 @@ public struct BenchSpeedMeasurement: Sendable, Equatable {
 }
 
 /// Thread CPU time and the calibration workload.
-public enum BenchSpeed {
+package enum BenchSpeed {
     /// CPU time consumed by the calling thread, seconds (CLOCK_THREAD_CPUTIME_ID: time the thread
     /// waited for a core on a loaded machine is not counted).
     static func threadCPUSeconds() -> Double {
@@ -170,7 +170,7 @@ public enum BenchSpeed {
     /// Times the calibration loop and each scenario's replication 0 (untraced), `rounds` times,
     /// interleaved: calibration, scenario 1, …, scenario n, per round, plus a final calibration.
     /// - Throws: a replication's error.
-    public static func measure(_ scenarios: [ScenarioFile], rounds: Int) throws -> BenchSpeedMeasurement {
+    package static func measure(_ scenarios: [ScenarioFile], rounds: Int) throws -> BenchSpeedMeasurement {
         var calibration: [Double] = []
         var checksum: UInt64 = 0
         var best = [Double](repeating: .infinity, count: scenarios.count)

@@ -37,7 +37,7 @@ struct BenchMetricGate: Sendable, Equatable {
 /// The fixed parts of `prestage bench`: the watched metrics and their thresholds, the confidence
 /// level, the instruction margin and the default locations. The gated metrics and their thresholds
 /// come from PushModel's `MetricTable`; docs/ci.md describes them.
-public enum BenchSuite {
+package enum BenchSuite {
     /// The gated metrics, in report order.
     static let gates: [BenchMetricGate] = MetricTable.benchGated.map { id in
         let spec = id.spec
@@ -56,26 +56,26 @@ public enum BenchSuite {
     /// binary to within a few instructions run after run, whatever the machine's load; CPU time on
     /// a loaded 2-core machine moved by ×1.26 between three runs of one binary, so it is reported
     /// but never fails the gate.
-    public static let instructionMarginFactor = 1.03
+    package static let instructionMarginFactor = 1.03
     /// Functions listed in the report's "where it moved" table.
     static let instructionFunctionRows = 12
     /// Rounds of (calibration, every scenario's replication 0) timed; the reported ratio is the
     /// median of the per-round ratios (informational).
-    public static let speedRounds = 5
+    package static let speedRounds = 5
     /// `--update-baseline` records the median suite ratio of this many measurements (odd).
-    public static let speedBaselineMeasurements = 3
+    package static let speedBaselineMeasurements = 3
 
     /// Most scenario files a suite directory may hold.
-    public static let scenariosMax = 32
+    package static let scenariosMax = 32
     /// Largest baseline file read, bytes.
     static let baselineBytesMax = 16 << 20
 
     /// Suite directory, relative to a scenario directory (`scenarios/bench`).
-    public static let suiteSubdirectory = "bench"
+    package static let suiteSubdirectory = "bench"
     /// Baseline directory under the results parent (`results/baseline`).
-    public static let baselineSubdirectory = "baseline"
+    package static let baselineSubdirectory = "baseline"
     /// Report directory under the results parent (`results/bench`).
-    public static let outSubdirectory = "bench"
+    package static let outSubdirectory = "bench"
 
     /// The gate watching `name`, if any.
     static func gate(named name: String) -> BenchMetricGate? { gates.first { $0.name == name } }

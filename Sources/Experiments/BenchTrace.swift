@@ -3,13 +3,13 @@ import ScenarioFormat
 import SimKernel
 
 /// The behaviour fingerprint of one replication: SHA-256 over every processed event, in order.
-public struct BenchFingerprint: Codable, Sendable, Equatable {
+package struct BenchFingerprint: Codable, Sendable, Equatable {
     /// The replication traced.
     var replication: Int
     /// Events hashed.
-    public var events: UInt64
+    package var events: UInt64
     /// "sha256:" + 64 hex digits.
-    public var sha256: String
+    package var sha256: String
 
     /// A fingerprint; see the properties.
     init(replication: Int, events: UInt64, sha256: String) {

@@ -1,23 +1,23 @@
 /// Self instruction counts per function from a callgrind output file (format version 1, one
 /// event type), grouped by Swift module for the gate's report.
-public struct CallgrindProfile: Sendable, Equatable {
+package struct CallgrindProfile: Sendable, Equatable {
     /// One function's self cost.
-    public struct Function: Sendable, Equatable {
+    package struct Function: Sendable, Equatable {
         /// The symbol as callgrind names it (Swift symbols stay mangled: `$s9PushModel…`).
-        public let name: String
+        package let name: String
         /// `module(symbol:object:)` of it.
-        public let module: String
+        package let module: String
         /// Instructions executed in the function itself (callees excluded).
-        public let instructions: UInt64
+        package let instructions: UInt64
     }
 
     /// Total instructions collected (the file's `totals:`, else the sum of self costs).
-    public let total: UInt64
+    package let total: UInt64
     /// Every function with a non-zero self cost, most expensive first (ties by name).
-    public let functions: [Function]
+    package let functions: [Function]
 
     /// Self cost per module, most expensive first (ties by name).
-    public var modules: [(module: String, instructions: UInt64)] {
+    package var modules: [(module: String, instructions: UInt64)] {
         var sums: [String: UInt64] = [:]
         for f in functions { sums[f.module, default: 0] &+= f.instructions }
         return sums.map { (module: $0.key, instructions: $0.value) }
@@ -28,7 +28,7 @@ public struct CallgrindProfile: Sendable, Equatable {
     /// after `calls=` (that is the callee's inclusive cost). Name compression (`fn=(12) name`,
     /// then `fn=(12)`) is resolved.
     /// - Throws: `CallgrindProfile.FormatError` when the text is not a callgrind profile.
-    public static func parse(_ text: String) throws(FormatError) -> CallgrindProfile {
+    package static func parse(_ text: String) throws(FormatError) -> CallgrindProfile {
         var names: [String: [String: String]] = [:]  // per key kind ("fn", "ob"): id → name
         func resolve(_ kind: String, _ value: Substring) -> String {
             let v = value.trimmingPrefixSpaces()
@@ -80,7 +80,7 @@ public struct CallgrindProfile: Sendable, Equatable {
     /// The Swift module a symbol belongs to: `$s<length><Module>…` → Module; `$sS…`/`$ss…`
     /// (standard-library types, including their specialisations for this program's types) →
     /// "Swift"; anything else (C functions, runtime, libc, GSL) → "[object file name]".
-    public static func module(symbol: String, object: String) -> String {
+    package static func module(symbol: String, object: String) -> String {
         for prefix in ["$s", "_$s"] where symbol.hasPrefix(prefix) {
             let rest = symbol.dropFirst(prefix.count)
             if let c = rest.first, c == "S" || c == "s" { return "Swift" }
@@ -95,9 +95,9 @@ public struct CallgrindProfile: Sendable, Equatable {
     }
 
     /// A file that is not a usable callgrind profile.
-    public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
+    package struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let message: String
+        package var description: String { message }
     }
 }
 

@@ -33,7 +33,7 @@ struct MetricComparison: Sendable, Equatable {
 }
 
 /// `prestage compare A B`: per-metric comparisons of two result directories.
-public enum RunComparison {
+package enum RunComparison {
     /// Compares `variant` (B) with `baseline` (A), metric by metric (metrics present in both, by
     /// name). Paired when both used the same seed and replication count, Welch otherwise.
     /// - Complexity: O(metrics · replications).
@@ -97,7 +97,7 @@ public enum RunComparison {
     }
 
     /// The comparison as a fixed-width text table with a header explaining the method.
-    public static func render(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> String {
+    package static func render(baseline a: RunSummary, variant b: RunSummary, baselineLabel: String, variantLabel: String) -> String {
         let rows = compare(baseline: a, variant: b)
         var lines = header(baseline: a, variant: b, baselineLabel: baselineLabel, variantLabel: variantLabel)
         lines.append("")
@@ -125,7 +125,7 @@ public enum RunComparison {
 }
 
 /// Left-aligned first columns, right-aligned numbers: rows of equal length rendered with two spaces between columns.
-public func alignedTable(_ rows: [[String]]) -> [String] {
+package func alignedTable(_ rows: [[String]]) -> [String] {
     guard let width = rows.first?.count else { return [] }
     var widths = [Int](repeating: 0, count: width)
     for row in rows { for (i, cell) in row.enumerated() where i < width { widths[i] = max(widths[i], cell.count) } }
@@ -138,10 +138,10 @@ public func alignedTable(_ rows: [[String]]) -> [String] {
 }
 
 /// Locale-independent number formatting for terminal output.
-public enum TextNumber {
+package enum TextNumber {
     /// `x` with about `significant` significant digits (trailing zeros dropped), in fixed notation
     /// for 1e-4 ≤ |x| < 1e5, else scientific.
-    public static func format(_ x: Double, significant: Int) -> String {
+    package static func format(_ x: Double, significant: Int) -> String {
         guard x.isFinite else { return x.isNaN ? "n/a" : (x > 0 ? "inf" : "-inf") }
         if x == 0 { return "0" }
         let magnitude = abs(x)

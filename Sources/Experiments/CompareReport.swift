@@ -6,25 +6,25 @@ import SimStats
 /// What `prestage compare` says beyond the per-metric intervals: which settings of the two resolved
 /// scenarios differ, whether the runs may be compared at all, and the comparison as a table for
 /// people (titles, human units, relative change, ordered by verdict) in text, Markdown, CSV or JSON.
-public enum CompareReport {
+package enum CompareReport {
     /// Output formats of `prestage compare --format`.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case text, md, csv, json
     }
 
     /// What the comparison printed and found.
-    public struct Outcome: Sendable, Equatable {
+    package struct Outcome: Sendable, Equatable {
         /// The text for standard output.
-        public let output: String
+        package let output: String
         /// Why the runs may not be compared (empty: they may, or `allowDifferent` was given).
-        public let refusals: [String]
+        package let refusals: [String]
         /// Shown metrics with the verdict "regression".
-        public let regressions: Int
+        package let regressions: Int
     }
 
     /// Compares B with A: refuses incomparable runs unless `allowDifferent`, else renders the shown
     /// rows in `format`. `baselineScenario`/`variantScenario` are the parsed resolved scenarios (nil: unknown).
-    public static func run(baseline a: RunSummary, variant b: RunSummary, baselineScenario: Document?, variantScenario: Document?,
+    package static func run(baseline a: RunSummary, variant b: RunSummary, baselineScenario: Document?, variantScenario: Document?,
                            baselineLabel: String, variantLabel: String, metrics: [String]?, significantOnly: Bool,
                            format: Format, allowDifferent: Bool) throws -> Outcome {
         let differences = settingDifferences(baseline: baselineScenario, variant: variantScenario)
@@ -78,10 +78,10 @@ public enum CompareReport {
     }
 
     /// A JSON document as decoded for the settings diff (booleans kept apart from numbers).
-    public indirect enum Document: Decodable, Sendable, Equatable {
+    package indirect enum Document: Decodable, Sendable, Equatable {
         case null, bool(Bool), integer(Int64), double(Double), string(String), array([Document]), object([String: Document])
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
             if c.decodeNil() { self = .null }
             else if let b = try? c.decode(Bool.self) { self = .bool(b) }

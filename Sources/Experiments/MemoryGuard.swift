@@ -3,7 +3,7 @@ import ScenarioFormat
 
 /// What a run's memory estimate is computed from. Every count is per replication unless named
 /// otherwise.
-public struct MemoryInputs: Sendable, Equatable, Codable {
+package struct MemoryInputs: Sendable, Equatable, Codable {
     /// Devices in the population.
     var devices: Int
     /// Pushes targeted over the run (all campaigns, carousel pushes counted).
@@ -18,7 +18,7 @@ public struct MemoryInputs: Sendable, Equatable, Codable {
     var concurrentReplications: Int
 
     /// Inputs; see the properties.
-    public init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
+    package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
                 replications: Int, concurrentReplications: Int) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
@@ -35,7 +35,7 @@ public struct MemoryInputs: Sendable, Equatable, Codable {
 /// events × perEvent + histograms + seriesInFlight) + replications × resultBytes`.
 /// The constants are in `MemoryModel`; `run-info.json` records the estimate next to the measured
 /// peak resident size of every run, so the constants can be re-checked.
-public struct MemoryEstimate: Sendable, Equatable, Codable {
+package struct MemoryEstimate: Sendable, Equatable, Codable {
     /// One term of the estimate.
     struct Part: Sendable, Equatable, Codable {
         /// What the bytes are for ("devices", "active sessions", ...).
@@ -47,11 +47,11 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
     /// The terms, in a fixed order.
     var parts: [Part]
     /// Their sum.
-    public var totalBytes: UInt64 { parts.reduce(0) { $0 &+ $1.bytes } }
+    package var totalBytes: UInt64 { parts.reduce(0) { $0 &+ $1.bytes } }
 
     /// The estimate for `inputs` under `model`.
     /// - Complexity: O(1).
-    public init(_ inputs: MemoryInputs, model: MemoryModel = MemoryModel()) {
+    package init(_ inputs: MemoryInputs, model: MemoryModel = MemoryModel()) {
         let concurrent = UInt64(max(1, min(inputs.concurrentReplications, inputs.replications)))
         func times(_ count: Int, _ each: UInt64) -> UInt64 {
             let (product, overflow) = UInt64(max(0, count)).multipliedReportingOverflow(by: each)
@@ -84,7 +84,7 @@ public struct MemoryEstimate: Sendable, Equatable, Codable {
 /// devices. Debug builds use more. Sessions live about a second at a high send rate (the model's
 /// `sessions.activeMax` was 8 809 at 5 M devices sent at 20 000 pushes/s), so the session term,
 /// which assumes rate × `RunCommand.sessionSecondsAssumed`, over-covers small runs.
-public struct MemoryModel: Sendable, Equatable, Codable {
+package struct MemoryModel: Sendable, Equatable, Codable {
     /// The process before any replication: code, Foundation, GSL, the resolved scenario.
     var processBaseBytes: UInt64 = 40 << 20
     /// Per device per concurrent replication (device arrays, parked-store offsets).
@@ -104,15 +104,15 @@ public struct MemoryModel: Sendable, Equatable, Codable {
     var bytesPerSecondOfSeries: UInt64 = 256 + 360
 
     /// The calibrated defaults.
-    public init() {}
+    package init() {}
 }
 
 /// How much memory this machine has for a run.
-public struct AvailableMemory: Sendable, Equatable {
+package struct AvailableMemory: Sendable, Equatable {
     /// Bytes.
-    public var bytes: UInt64
+    package var bytes: UInt64
     /// Where the figure comes from ("MemAvailable in /proc/meminfo", "physical memory").
-    public var source: String
+    package var source: String
 
     /// A figure and its source.
     init(bytes: UInt64, source: String) {
@@ -126,7 +126,7 @@ public struct AvailableMemory: Sendable, Equatable {
     /// `procSelfCgroup` (cgroup v2 `memory.max` − `memory.current`, or v1
     /// `memory.limit_in_bytes` − `memory.usage_in_bytes`, the tightest of the group and its
     /// ancestors). Both paths are parameters so tests can give fake files.
-    public static func probe(meminfo: String = "/proc/meminfo", procSelfCgroup: String = "/proc/self/cgroup",
+    package static func probe(meminfo: String = "/proc/meminfo", procSelfCgroup: String = "/proc/self/cgroup",
                              cgroupRoot: String = "/sys/fs/cgroup") -> AvailableMemory {
         var machine: AvailableMemory
         if let text = try? String(contentsOfFile: meminfo, encoding: .utf8), let bytes = memAvailableBytes(inMeminfo: text) {
@@ -158,10 +158,10 @@ public struct AvailableMemory: Sendable, Equatable {
 }
 
 /// The memory guard: a run whose estimate exceeds the available memory is refused unless forced.
-public enum MemoryGuard {
+package enum MemoryGuard {
     /// Nil if the run fits, else the refusal message (naming the estimate, its largest parts, the
     /// available memory, and the flags that change the outcome).
-    public static func refusal(estimate: MemoryEstimate, available: AvailableMemory, inputs: MemoryInputs) -> String? {
+    package static func refusal(estimate: MemoryEstimate, available: AvailableMemory, inputs: MemoryInputs) -> String? {
         guard estimate.totalBytes > available.bytes else { return nil }
         let largest = estimate.parts.sorted { $0.bytes > $1.bytes }.prefix(3)
             .map { "\($0.name) \(formatBytes($0.bytes))" }.joined(separator: ", ")
@@ -181,7 +181,7 @@ public enum MemoryGuard {
     }
 
     /// "1.5 GiB", "820 MiB", "12 KiB".
-    public static func formatBytes(_ bytes: UInt64) -> String {
+    package static func formatBytes(_ bytes: UInt64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
         var value = Double(bytes)
         var index = 0

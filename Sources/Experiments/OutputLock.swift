@@ -4,18 +4,18 @@ import ScenarioFormat
 
 /// Who is writing a results directory: recorded in its lock file and its `INCOMPLETE` marker, and
 /// named when a second run is refused.
-public struct OutputOwner: Sendable, Equatable {
+package struct OutputOwner: Sendable, Equatable {
     /// Process id.
-    public var pid: Int32
+    package var pid: Int32
     /// Host name (`gethostname`).
-    public var host: String
+    package var host: String
     /// When the run started, ISO 8601 UTC.
-    public var started: String
+    package var started: String
     /// The command line, bounded and escaped for one line of text.
-    public var command: String
+    package var command: String
 
     /// An owner record; see the properties.
-    public init(pid: Int32, host: String, started: String, command: String) {
+    package init(pid: Int32, host: String, started: String, command: String) {
         self.pid = pid
         self.host = host
         self.started = started
@@ -23,7 +23,7 @@ public struct OutputOwner: Sendable, Equatable {
     }
 
     /// This process, running `command` (e.g. the program's arguments joined by spaces).
-    public static func current(command: String) -> OutputOwner {
+    package static func current(command: String) -> OutputOwner {
         var buffer = [CChar](repeating: 0, count: 256)
         let host = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : "unknown host"
         let formatter = ISO8601DateFormatter()
@@ -33,7 +33,7 @@ public struct OutputOwner: Sendable, Equatable {
     }
 
     /// "pid 12 on host n7 since 2026-12-01T11:00:00Z (prestage run default)".
-    public var description: String { "pid \(pid) on host \(host) since \(started) (\(command))" }
+    package var description: String { "pid \(pid) on host \(host) since \(started) (\(command))" }
 
     /// The `key: value` lines of the record.
     var lines: [String] { ["pid: \(pid)", "host: \(DisplayText.bounded(host))", "started: \(started)", "command: \(command)"] }
@@ -65,13 +65,13 @@ public struct OutputOwner: Sendable, Equatable {
 /// still the one at the path (otherwise it starts again), so the removal races with no one.
 /// On a file system without locks (`ENOLCK`) the owner record is checked instead: a live process
 /// on this host, or any other host, keeps the directory.
-public final class OutputLock: @unchecked Sendable {
+package final class OutputLock: @unchecked Sendable {
     /// The directory holding `NAME`, `NAME.partial` and the lock file.
-    public let parent: URL
+    package let parent: URL
     /// The results directory's name.
-    public let name: String
+    package let name: String
     /// Who holds the lock: this process.
-    public let owner: OutputOwner
+    package let owner: OutputOwner
     private let descriptor: Int32
     private let lockPath: String
     private let mutex = NSLock()
@@ -94,7 +94,7 @@ public final class OutputLock: @unchecked Sendable {
     /// Then finishes a commit that a killed owner left half done (see `ResultsDirectory.commit`).
     /// - Throws: `FileOutputError` naming the live owner when another process holds it, or the
     ///   file-system failure.
-    public static func acquire(in parent: URL, name: String, owner: OutputOwner) throws(FileOutputError) -> OutputLock {
+    package static func acquire(in parent: URL, name: String, owner: OutputOwner) throws(FileOutputError) -> OutputLock {
         try ResultsDirectory.validate(name: name, in: parent.path)
         do {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -173,7 +173,7 @@ public final class OutputLock: @unchecked Sendable {
     }
 
     /// Releases the lock (idempotent); the lock file stays.
-    public func release() {
+    package func release() {
         mutex.lock()
         defer { mutex.unlock() }
         guard !released else { return }

@@ -3,19 +3,19 @@ import ReportKit
 import ScenarioFormat
 
 /// One plan along the varied knob, for one value of the `--for` knob (or the only one).
-public struct PlanFrontierPoint: Codable, Sendable, Equatable {
+package struct PlanFrontierPoint: Codable, Sendable, Equatable {
     /// The `--for` value (nil without `--for`).
-    public let forValue: Double?
+    package let forValue: Double?
     /// Every value evaluated, in the order tried, with its final replication count.
-    public let evaluations: [PlanEvaluation]
+    package let evaluations: [PlanEvaluation]
     /// What was found.
-    public let answer: PlanAnswer
+    package let answer: PlanAnswer
     /// Replications behind this answer (distinct: each value's replications 0..<n).
-    public let replicationsUsed: Int
+    package let replicationsUsed: Int
     /// What a full grid at the same resolution would use (see `PlanSearch.gridReplications`).
-    public let gridReplications: Int
+    package let gridReplications: Int
 
-    public init(forValue: Double?, evaluations: [PlanEvaluation], answer: PlanAnswer, replicationsUsed: Int, gridReplications: Int) {
+    package init(forValue: Double?, evaluations: [PlanEvaluation], answer: PlanAnswer, replicationsUsed: Int, gridReplications: Int) {
         self.forValue = forValue
         self.evaluations = evaluations
         self.answer = answer
@@ -25,24 +25,24 @@ public struct PlanFrontierPoint: Codable, Sendable, Equatable {
 }
 
 /// plan.json: the question, every evaluation and the answer (deterministic: no wall time).
-public struct PlanDocument: Codable, Sendable, Equatable {
-    public let toolVersion: String
-    public let scenarioName: String
-    public let question: String
+package struct PlanDocument: Codable, Sendable, Equatable {
+    package let toolVersion: String
+    package let scenarioName: String
+    package let question: String
     /// Hash of the scenario as given (overrides applied, knob as in the file).
-    public let scenarioHash: String
-    public let seed: UInt64
-    public let devices: Int
-    public let knob: ScenarioKnob
-    public let goal: PlanGoal
-    public let tolerance: PlanTolerance
-    public let forKnob: ScenarioKnobList?
-    public let objectives: [ServiceLevelObjective]
-    public let initialReplications: Int
-    public let maxReplications: Int
-    public let frontier: [PlanFrontierPoint]
+    package let scenarioHash: String
+    package let seed: UInt64
+    package let devices: Int
+    package let knob: ScenarioKnob
+    package let goal: PlanGoal
+    package let tolerance: PlanTolerance
+    package let forKnob: ScenarioKnobList?
+    package let objectives: [ServiceLevelObjective]
+    package let initialReplications: Int
+    package let maxReplications: Int
+    package let frontier: [PlanFrontierPoint]
 
-    public init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
+    package init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
                 knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
                 objectives: [ServiceLevelObjective], initialReplications: Int, maxReplications: Int, frontier: [PlanFrontierPoint]) {
         self.toolVersion = toolVersion
@@ -62,10 +62,10 @@ public struct PlanDocument: Codable, Sendable, Equatable {
     }
 
     /// Whether every answer has a passing value (the `--fail-on-slo` test).
-    public var everyAnswerPasses: Bool { frontier.allSatisfy { $0.answer.lastPass != nil } }
+    package var everyAnswerPasses: Bool { frontier.allSatisfy { $0.answer.lastPass != nil } }
 
     /// The answer lines for stdout and plan.md.
-    public var answerLines: [String] {
+    package var answerLines: [String] {
         frontier.map { p in
             (p.forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)): " } ?? "")
                 + p.answer.sentence(knob: knob.path, goal: goal)
@@ -74,7 +74,7 @@ public struct PlanDocument: Codable, Sendable, Equatable {
     }
 
     /// plan.csv: one row per evaluation; per objective its mean, interval and verdict.
-    public var csv: String {
+    package var csv: String {
         var header = ["for", "value", "replications", "verdict"]
         for o in objectives { header += ["\(o.metric) mean", "\(o.metric) lower", "\(o.metric) upper", "\(o.metric) verdict"] }
         var lines = [header.map(csvField).joined(separator: ",")]
@@ -97,7 +97,7 @@ public struct PlanDocument: Codable, Sendable, Equatable {
 
     /// The report (plan.md and plan.html): the answer, the evaluations, and per objective its
     /// metric against the knob with the interval's bounds and the threshold, the answer marked.
-    public var report: Report {
+    package var report: Report {
         var sections: [ReportSection] = []
         let goalText = goal == .maximize ? "highest" : "lowest"
         sections.append(ReportSection(title: "Answer", blocks: [

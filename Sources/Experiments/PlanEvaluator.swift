@@ -8,7 +8,7 @@ import SimKernel
 /// atomically as soon as it finishes, named by the hash of the scenario as run (knob value and
 /// every override applied, replication count excluded) and the replication index. A rerun of the
 /// same plan, or an interrupted one, reuses every finished replication.
-public final class PlanEvaluator: @unchecked Sendable {
+package final class PlanEvaluator: @unchecked Sendable {
     /// One replication's metrics as stored.
     struct Stored: Codable {
         let scenarioHash: String
@@ -17,34 +17,34 @@ public final class PlanEvaluator: @unchecked Sendable {
     }
 
     /// A replication that failed, or a file that could not be written.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
         /// Set in `emitOnly` mode: the replication count the plan needs and nothing has stored yet.
-        public var replicationsNeeded: Int? = nil
+        package var replicationsNeeded: Int? = nil
     }
 
     /// Run nothing: a request for replications not stored yet throws a `Failure` with
     /// `replicationsNeeded` (`plan --emit-sweep`).
-    public var emitOnly = false
+    package var emitOnly = false
 
     /// Where the replication files go (created on first use).
-    public let directory: URL
+    package let directory: URL
     /// Threads.
     let jobs: Int
     /// Replications run in this process, and reused from earlier runs.
-    public private(set) var replicationsRun = 0
-    public private(set) var replicationsReused = 0
+    package private(set) var replicationsRun = 0
+    package private(set) var replicationsReused = 0
     /// Called after each batch of replications (progress lines).
     let log: (String) -> Void
 
-    public init(directory: URL, jobs: Int, log: @escaping (String) -> Void) {
+    package init(directory: URL, jobs: Int, log: @escaping (String) -> Void) {
         self.directory = directory
         self.jobs = max(1, jobs)
         self.log = log
     }
 
     /// The key of `scenario`'s replications: its hash with the replication count set aside.
-    public static func key(_ scenario: ScenarioFile) throws -> String {
+    package static func key(_ scenario: ScenarioFile) throws -> String {
         var s = scenario
         s.run.replications = 1
         return try s.hash()
@@ -52,7 +52,7 @@ public final class PlanEvaluator: @unchecked Sendable {
 
     /// The metrics of replications 0..<count of `scenario` (one name → value map per replication),
     /// running only those not stored yet.
-    public func metrics(of scenario: ScenarioFile, count: Int) throws(Failure) -> [[String: Double]] {
+    package func metrics(of scenario: ScenarioFile, count: Int) throws(Failure) -> [[String: Double]] {
         let key: String
         do { key = try Self.key(scenario) } catch { throw Failure(description: "cannot hash the scenario: \(error)") }
         let stem = String(key.dropFirst("sha256:".count).prefix(32))
@@ -99,7 +99,7 @@ public final class PlanEvaluator: @unchecked Sendable {
 
     /// Stores replications computed elsewhere (a sweep's items) as this evaluator's files.
     /// - Returns: how many were stored.
-    public func store(_ perReplication: [Int: [String: Double]], of scenario: ScenarioFile) throws -> Int {
+    package func store(_ perReplication: [Int: [String: Double]], of scenario: ScenarioFile) throws -> Int {
         let key = try Self.key(scenario)
         let stem = String(key.dropFirst("sha256:".count).prefix(32))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -111,7 +111,7 @@ public final class PlanEvaluator: @unchecked Sendable {
     }
 
     /// The objectives of `scenario` checked on its replications 0..<count.
-    public func report(_ scenario: ScenarioFile, count: Int) throws(Failure) -> SLOReport {
+    package func report(_ scenario: ScenarioFile, count: Int) throws(Failure) -> SLOReport {
         let perReplication = try metrics(of: scenario, count: count)
         return SLOReport(scenario.slo) { name in perReplication.map { $0[name] ?? .nan } }
     }

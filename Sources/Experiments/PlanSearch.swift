@@ -2,7 +2,7 @@ import Foundation
 import ScenarioFormat
 
 /// Which end of the knob `prestage plan` looks for.
-public enum PlanGoal: String, Codable, Sendable {
+package enum PlanGoal: String, Codable, Sendable {
     /// The largest value that meets every objective (objectives hold below a boundary).
     case maximize
     /// The smallest value that meets every objective (objectives hold above a boundary).
@@ -10,12 +10,12 @@ public enum PlanGoal: String, Codable, Sendable {
 }
 
 /// How close the two sides of the answer must be: absolute, or a share of the passing value.
-public enum PlanTolerance: Codable, Sendable, Equatable {
+package enum PlanTolerance: Codable, Sendable, Equatable {
     case absolute(Double)
     case relative(Double)
 
     /// Parses `X` or `X%` (X > 0).
-    public static func parse(_ text: String) -> PlanTolerance? {
+    package static func parse(_ text: String) -> PlanTolerance? {
         let percent = text.hasSuffix("%")
         guard let x = Double(percent ? String(text.dropLast()) : text), x.isFinite, x > 0 else { return nil }
         return percent ? .relative(x / 100) : .absolute(x)
@@ -31,7 +31,7 @@ public enum PlanTolerance: Codable, Sendable, Equatable {
     }
 
     /// "10 %" or "5000".
-    public var text: String {
+    package var text: String {
         switch self {
         case let .absolute(x): return ScenarioKnob.numberText(x)
         case let .relative(r): return ScenarioKnob.numberText(r * 100) + " %"
@@ -40,21 +40,21 @@ public enum PlanTolerance: Codable, Sendable, Equatable {
 }
 
 /// One evaluated knob value: the replications run there and the objectives' verdicts.
-public struct PlanEvaluation: Codable, Sendable, Equatable {
+package struct PlanEvaluation: Codable, Sendable, Equatable {
     /// The knob's value.
-    public let value: Double
+    package let value: Double
     /// Replications run (indices 0..<replications; the same indices, hence the same random
     /// numbers, at every value).
-    public let replications: Int
+    package let replications: Int
     /// Every objective's interval and verdict.
-    public let slo: SLOReport
+    package let slo: SLOReport
     /// `slo.verdict`.
-    public var verdict: SLOVerdict { slo.verdict }
+    package var verdict: SLOVerdict { slo.verdict }
 }
 
 /// What a plan found.
-public struct PlanAnswer: Codable, Sendable, Equatable {
-    public enum Status: String, Codable, Sendable {
+package struct PlanAnswer: Codable, Sendable, Equatable {
+    package enum Status: String, Codable, Sendable {
         /// `lastPass` passes and `firstFail` does not, within the tolerance.
         case boundary
         /// Even the far end of the range passes: the boundary lies beyond the range.
@@ -62,27 +62,27 @@ public struct PlanAnswer: Codable, Sendable, Equatable {
         /// Not even the safe end passes; `best` is the value closest to passing.
         case nonePass
     }
-    public let status: Status
+    package let status: Status
     /// The last value that passes with the stated confidence (nil: none does).
-    public let lastPass: Double?
+    package let lastPass: Double?
     /// The nearest value beyond `lastPass` that does not pass (fails, or stays undecided at the
     /// replication cap): the bisection's other end, within the tolerance of `lastPass`.
-    public let firstNotPassing: Double?
+    package let firstNotPassing: Double?
     /// The nearest value beyond `lastPass` that fails with the stated confidence: the boundary
     /// lies in [lastPass, firstFail] (nil: none was shown to fail).
-    public let firstFail: Double?
+    package let firstFail: Double?
     /// Values between the two that stay undecided at the replication cap (the objective is too
     /// close to its threshold there to tell with that many replications).
-    public let undecided: [Double]
+    package let undecided: [Double]
     /// The objective that fails first at `firstFail` (or at `best`).
-    public let binding: ServiceLevelObjective?
+    package let binding: ServiceLevelObjective?
     /// The binding objective's verdict there.
-    public let bindingVerdict: SLOVerdict?
+    package let bindingVerdict: SLOVerdict?
     /// For `nonePass`: the evaluated value with the smallest violation.
-    public let best: Double?
+    package let best: Double?
 
     /// One line for people.
-    public func sentence(knob: String, goal: PlanGoal) -> String {
+    package func sentence(knob: String, goal: PlanGoal) -> String {
         let bind = binding.map { " (binding: \($0.text), \(bindingVerdict?.rawValue ?? "")" + ")" } ?? ""
         switch status {
         case .boundary:
@@ -104,16 +104,16 @@ public struct PlanAnswer: Codable, Sendable, Equatable {
 /// at least doubling, at most `maxReplications`); a value still undecided at the cap counts as not
 /// passing, so the answer passes with the stated confidence. Replication r is the same stream at
 /// every value (common random numbers), so differences between values are not noise.
-public struct PlanSearch: Sendable {
-    public let lower: Double
-    public let upper: Double
-    public let isInteger: Bool
-    public let goal: PlanGoal
-    public let tolerance: PlanTolerance
-    public let initialReplications: Int
-    public let maxReplications: Int
+package struct PlanSearch: Sendable {
+    package let lower: Double
+    package let upper: Double
+    package let isInteger: Bool
+    package let goal: PlanGoal
+    package let tolerance: PlanTolerance
+    package let initialReplications: Int
+    package let maxReplications: Int
 
-    public init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
+    package init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
                 initialReplications: Int, maxReplications: Int) {
         self.lower = lower
         self.upper = upper
@@ -127,7 +127,7 @@ public struct PlanSearch: Sendable {
     /// Runs the search; `evaluate(value, replications)` returns the objectives checked on
     /// replications 0..<replications at `value`.
     /// - Returns: every evaluation (final replication count per value, in the order tried) and the answer.
-    public func run<E: Error>(_ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+    package func run<E: Error>(_ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
         var evaluations: [PlanEvaluation] = []
         func decide(_ value: Double) throws(E) -> PlanEvaluation {
             var n = initialReplications
@@ -207,7 +207,7 @@ public struct PlanSearch: Sendable {
     /// tolerance: points spaced by the ratio 1 + r across a range of one sign (the grid a user
     /// asking for r % everywhere would run: ⌈ln(upper/lower) / ln(1 + r)⌉ + 1 points); across 0,
     /// steps of r times the answer.
-    public func gridReplications(answer: PlanAnswer) -> Int {
+    package func gridReplications(answer: PlanAnswer) -> Int {
         let points: Int
         switch tolerance {
         case let .absolute(x):

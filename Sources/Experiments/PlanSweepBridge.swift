@@ -5,10 +5,10 @@ import ScenarioFormat
 /// sweep shards: a plan step that needs replications not stored yet becomes a sweep file
 /// (`plan --emit-sweep`), and the merged results of that sweep become stored replications
 /// (`plan --ingest`), which the next `plan` run reuses.
-public enum PlanSweepBridge {
+package enum PlanSweepBridge {
     /// The sweep file running replications 0..<count of `scenarioPath` with `assignments`
     /// (`PATH=VALUE`, the knob's last) applied: one point, the knob's value as its grid.
-    public static func sweepFile(scenarioPath: String, assignments: [String], count: Int, seed: UInt64, devices: Int?) throws -> Data {
+    package static func sweepFile(scenarioPath: String, assignments: [String], count: Int, seed: UInt64, devices: Int?) throws -> Data {
         var set: [String: JSONValueText] = [:]
         var grid: [String: [JSONValueText]] = [:]
         for (i, a) in assignments.enumerated() {
@@ -47,7 +47,7 @@ public enum PlanSweepBridge {
     /// points are scenarios the plan would run: `candidates(v)` are those with the knob `knobPath`
     /// at v; a point is taken only when one of them hashes like it.
     /// - Returns: the replications stored.
-    public static func ingest(_ directory: URL, knobPath: String, candidates: (Double) -> [ScenarioFile],
+    package static func ingest(_ directory: URL, knobPath: String, candidates: (Double) -> [ScenarioFile],
                               into evaluator: PlanEvaluator) throws -> Int {
         let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: directory.appendingPathComponent("sweep.json")))
         var stored = 0

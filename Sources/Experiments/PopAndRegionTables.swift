@@ -5,7 +5,7 @@ import SimStats
 /// The per-PoP pre-stage table and the per-region miss series of a run, combined over its
 /// replications (the model computes them per replication in `ReplicationResult.pops` and
 /// `missesByRegion`): written as pops.csv and region-misses.csv, and shown in the report.
-public struct PopAndRegionTables: Sendable {
+package struct PopAndRegionTables: Sendable {
     /// One PoP's pre-stage requests over the run.
     struct PopRow: Sendable, Equatable {
         var pop: Int
@@ -40,7 +40,7 @@ public struct PopAndRegionTables: Sendable {
     let regionMisses: [RegionMissRow]
 
     /// Combines `results`; `regionPops[r]` is the PoP of region r.
-    public init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double) {
+    package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double) {
         let n = Double(max(1, results.count))
         var byPop: [Int: [PopCounts?]] = [:]
         for (k, r) in results.enumerated() {
@@ -94,7 +94,7 @@ public struct PopAndRegionTables: Sendable {
     /// pops.csv: one row per PoP with requests or upstream fetches; counts are means per
     /// replication, `hitRatio` pools the replications, the interval (mean, lower, upper; bounds
     /// clipped to [0, 1]) is over them (empty when not defined).
-    public func popsCSV() -> Data {
+    package func popsCSV() -> Data {
         var out = "pop,regions,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches\n"
         for p in pops {
             let ci = p.hitRatioInterval
@@ -114,7 +114,7 @@ public struct PopAndRegionTables: Sendable {
 
     /// region-misses.csv: pre-stage edge misses per region and bin after the first send, mean per
     /// replication (bins without misses are left out).
-    public func regionMissesCSV() -> Data {
+    package func regionMissesCSV() -> Data {
         var out = "region,secondsAfterFirstSend,binSeconds,misses\n"
         for row in regionMisses {
             out += "\(row.region),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"

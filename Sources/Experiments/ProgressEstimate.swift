@@ -4,7 +4,7 @@
 /// in the send window does not swing it). The shown remaining time counts down with the clock and
 /// never goes up by a small amount ("runs backwards"); it is raised only when the fresh estimate
 /// exceeds it by more than `raiseShare`, i.e. when the run really slowed down.
-public struct ProgressEstimate: Sendable, Equatable {
+package struct ProgressEstimate: Sendable, Equatable {
     /// Weight of the newest rate sample in the smoothed rate.
     static let smoothing = 0.3
     /// How far (as a share) a fresh estimate must exceed the shown one before the shown one goes up.
@@ -18,11 +18,11 @@ public struct ProgressEstimate: Sendable, Equatable {
     private var shown: Double?
 
     /// A fresh estimate with no samples.
-    public init() {}
+    package init() {}
 
     /// Records that `fraction` (0…1) of the work is done after `elapsedSeconds` of wall time and
     /// returns the remaining seconds to show; nil until enough work is done.
-    public mutating func update(elapsedSeconds: Double, fraction: Double) -> Double? {
+    package mutating func update(elapsedSeconds: Double, fraction: Double) -> Double? {
         let f = min(max(fraction, 0), 1)
         let dt = elapsedSeconds - lastElapsedSeconds
         if dt > 0, f >= lastFraction {
@@ -44,7 +44,7 @@ public struct ProgressEstimate: Sendable, Equatable {
     }
 
     /// "1:05" or "1:02:03" for a number of seconds (rounded up; negative as 0).
-    public static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let total = Int(max(0, seconds).rounded(.up))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         let mmss = (m < 10 && h > 0 ? "0" : "") + String(m) + ":" + (s < 10 ? "0" : "") + String(s)
@@ -52,7 +52,7 @@ public struct ProgressEstimate: Sendable, Equatable {
     }
 
     /// A bar of `width` cells: "#" done, "." to do.
-    public static func bar(_ fraction: Double, width: Int) -> String {
+    package static func bar(_ fraction: Double, width: Int) -> String {
         let done = Int((min(max(fraction, 0), 1) * Double(width)).rounded(.down))
         return "[" + String(repeating: "#", count: done) + String(repeating: ".", count: width - done) + "]"
     }

@@ -7,7 +7,7 @@ import SimKernel
 
 /// Runs a scenario's replications on several threads and collects the results by replication
 /// index, so the output does not depend on the thread count or on which thread finished first.
-public struct ReplicationRunner: Sendable {
+package struct ReplicationRunner: Sendable {
     /// Events between progress reports of one replication.
     static let progressEveryEvents: UInt64 = 200_000
 
@@ -17,25 +17,25 @@ public struct ReplicationRunner: Sendable {
     let jobs: Int
 
     /// A runner of `scenario` on `jobs` threads (clamped to 1...replications).
-    public init(scenario: ScenarioFile, jobs: Int) {
+    package init(scenario: ScenarioFile, jobs: Int) {
         self.scenario = scenario
         self.jobs = max(1, min(jobs, scenario.run.replications))
     }
 
     /// A replication that failed.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// Its index.
         let replication: Int
         /// What went wrong.
         let message: String
-        public var description: String { "replication \(replication): \(message)" }
+        package var description: String { "replication \(replication): \(message)" }
     }
 
     /// Runs every replication (no new ones are started after a failure) and returns the results
     /// in replication order.
     /// - Throws: `Failure` of the lowest-numbered failed replication.
     /// - Complexity: the simulation's work, spread over `jobs` threads.
-    public func run(progress: ProgressBoard) throws(Failure) -> [ReplicationResult] {
+    package func run(progress: ProgressBoard) throws(Failure) -> [ReplicationResult] {
         let count = scenario.run.replications
         let slots = ResultSlots(count: count)
         let world = scenario.modelWorld
@@ -123,7 +123,7 @@ final class ReplicationProgress: ProgressSink {
 /// replication is slow, a "still running" line every `heartbeatSeconds` from a timer, so a long
 /// run is never silent whatever its size. Wall-clock time is used only for this display, never
 /// for results.
-public final class ProgressBoard: @unchecked Sendable {
+package final class ProgressBoard: @unchecked Sendable {
     private struct Row {
         var virtualSeconds = 0.0
         var events: UInt64 = 0
@@ -142,11 +142,11 @@ public final class ProgressBoard: @unchecked Sendable {
     private var drewLine = false
     private var estimate = ProgressEstimate()
     /// Wall seconds between "still running" lines when not live.
-    public static let heartbeatSeconds = 30
+    package static let heartbeatSeconds = 30
     private var heartbeat: (any DispatchSourceTimer)?
 
     /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`.
-    public init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double) {
+    package init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double) {
         self.output = output
         self.live = live
         self.horizonSeconds = max(horizonSeconds, 1e-9)
@@ -154,7 +154,7 @@ public final class ProgressBoard: @unchecked Sendable {
     }
 
     /// Starts the timer of the "still running" lines (not live only; `finish` stops it).
-    public func startHeartbeat() {
+    package func startHeartbeat() {
         guard !live else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let interval = DispatchTimeInterval.seconds(Self.heartbeatSeconds)
@@ -221,7 +221,7 @@ public final class ProgressBoard: @unchecked Sendable {
     }
 
     /// Ends the live line (call once the run is over).
-    public func finish() {
+    package func finish() {
         lock.lock()
         defer { lock.unlock() }
         heartbeat?.cancel()

@@ -7,13 +7,13 @@ import SimStats
 /// Maps a run's aggregate into a ReportKit `Report` (rendered to report.md and report.html). Titles,
 /// units, better directions and alarm levels come from PushModel's `MetricTable`; the charts are in
 /// `ReportBuilder+Charts.swift`.
-public enum ReportBuilder {
+package enum ReportBuilder {
     /// Metrics shown as headlines when present, in this order (others appear in the full table).
-    public static let headlineOrder: [String] = ([.tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms,
+    package static let headlineOrder: [String] = ([.tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms,
                                                   .edgePrestageHitRatio, .extensionDownloadP95, .originPeakRequestsPerSecond,
                                                   .originRejected503, .outcomesCompletedShare] as [MetricID]).map(\.rawValue)
     /// Most headline metrics.
-    public static let headlinesMax = 8
+    package static let headlinesMax = 8
     /// Most points per time-series line over a chart's focus (seconds are binned to stay under it).
     static let timePointsMax = 720
     /// Most points per time-series line over the whole horizon (the overview).
@@ -22,20 +22,20 @@ public enum ReportBuilder {
     static let instantPaintMilliseconds = 500.0
 
     /// What the report says about how the run was invoked, beyond the resolved scenario.
-    public struct Invocation: Sendable, Equatable {
+    package struct Invocation: Sendable, Equatable {
         /// Every change to the scenario file, as typed: "--devices 500000", "--set run.seed=7".
-        public var overrides: [String]
+        package var overrides: [String]
         /// Whether `--devices` changed the population (the scenario's name may then mislead).
-        public var devicesOverridden: Bool
+        package var devicesOverridden: Bool
 
         /// Creates the value from its properties (see their documentation).
-        public init(overrides: [String] = [], devicesOverridden: Bool = false) {
+        package init(overrides: [String] = [], devicesOverridden: Bool = false) {
             self.overrides = overrides
             self.devicesOverridden = devicesOverridden
         }
     }
 
-    public static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, tables: PopAndRegionTables,
+    package static func build(scenario: ScenarioFile, hash: String, aggregate: RunAggregate, tables: PopAndRegionTables,
                              results: [ReplicationResult], invocation: Invocation = Invocation()) -> Report {
         let level = scenario.run.confidenceLevel
         var headlineMetrics = headlineOrder.compactMap { name in aggregate.metrics.first { $0.name == name } }
@@ -80,7 +80,7 @@ public enum ReportBuilder {
     }
 
     /// The measured unit of a metric for display: origin rates are requests per second.
-    public static func measuredUnit(name: String, unit: String) -> MeasuredUnit {
+    package static func measuredUnit(name: String, unit: String) -> MeasuredUnit {
         if unit == MetricUnit.perSecond.rawValue && name.hasPrefix("origin.") { return .perSecond(noun: "req") }
         return MeasuredUnit(code: unit)
     }

@@ -8,7 +8,7 @@ extension ResultsDirectory {
     /// an interrupted run stopped. The marker is rewritten naming the new owner. Nil if there is no
     /// such partial directory; `begin(_:)` then starts afresh.
     /// - Throws: `FileOutputError` for a `NAME.partial` that is not this tool's, or a failed write.
-    public static func resume(_ lock: OutputLock) throws(FileOutputError) -> ResultsDirectory? {
+    package static func resume(_ lock: OutputLock) throws(FileOutputError) -> ResultsDirectory? {
         let directory = ResultsDirectory(lock: lock)
         guard try directory.partialIsOurs(ownFiles: []),
               isOurMarker(directory.partialURL.appendingPathComponent(incompleteMarkerName)) else { return nil }

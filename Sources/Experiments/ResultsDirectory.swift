@@ -19,9 +19,9 @@ import ScenarioFormat
 /// A `NAME.partial` found under the lock has no live owner: if it holds this tool's marker (or
 /// nothing at all) it is stale and is replaced (or, for `resume`, reused); anything else is a
 /// user's directory and is refused, never deleted.
-public struct ResultsDirectory: Sendable {
+package struct ResultsDirectory: Sendable {
     /// Name of the marker file inside the partial directory.
-    public static let incompleteMarkerName = "INCOMPLETE"
+    package static let incompleteMarkerName = "INCOMPLETE"
     /// Longest accepted directory or file name, in bytes.
     static let nameLimitBytes = 200
     /// The marker's first line (also how this tool recognises its own marker).
@@ -30,11 +30,11 @@ public struct ResultsDirectory: Sendable {
     static let earlierMarkerHeading = "This run has not completed."
 
     /// The final location, `PARENT/NAME`.
-    public let finalURL: URL
+    package let finalURL: URL
     /// Where results are written until `commit()`, `PARENT/NAME.partial`.
-    public let partialURL: URL
+    package let partialURL: URL
     /// The exclusive right to write both.
-    public let lock: OutputLock
+    package let lock: OutputLock
 
     init(lock: OutputLock) {
         self.lock = lock
@@ -46,7 +46,7 @@ public struct ResultsDirectory: Sendable {
     /// `owner`. See `begin(_:)`.
     /// - Throws: `FileOutputError`: another live run owns it, an invalid name, a leftover that is
     ///   not this tool's, or a file-system failure.
-    public static func begin(in parent: URL, name: String,
+    package static func begin(in parent: URL, name: String,
                              owner: OutputOwner = .current(command: CommandLine.arguments.joined(separator: " "))) throws(FileOutputError) -> ResultsDirectory {
         try begin(try OutputLock.acquire(in: parent, name: name, owner: owner))
     }
@@ -55,7 +55,7 @@ public struct ResultsDirectory: Sendable {
     /// or empty, or unmarked holding only `ownFiles`: a commit of an earlier version cut short) is removed; a fresh one is created with the marker naming the owner. If writing
     /// the marker fails (a full disk) the new directory is removed again, so no unmarked
     /// `NAME.partial` is left behind.
-    public static func begin(_ lock: OutputLock, ownFiles: Set<String> = []) throws(FileOutputError) -> ResultsDirectory {
+    package static func begin(_ lock: OutputLock, ownFiles: Set<String> = []) throws(FileOutputError) -> ResultsDirectory {
         let directory = ResultsDirectory(lock: lock)
         if try directory.partialIsOurs(ownFiles: ownFiles) {
             do { try FileManager.default.removeItem(at: directory.partialURL) } catch {
@@ -133,7 +133,7 @@ public struct ResultsDirectory: Sendable {
 
     /// (Re)writes the marker: the owner and, when given, why the run stopped.
     /// - Throws: `FileOutputError`.
-    public func markIncomplete(reason: String?) throws(FileOutputError) {
+    package func markIncomplete(reason: String?) throws(FileOutputError) {
         var lines = ["\(Self.markerHeading); it is renamed to \(DisplayText.bounded(finalURL.lastPathComponent)) when the run completes."]
         lines += lock.owner.lines
         if let reason { lines.append("reason: " + reason) }
@@ -151,7 +151,7 @@ public struct ResultsDirectory: Sendable {
 
     /// Atomically writes `data` as `fileName` inside the partial directory.
     /// - Throws: `FileOutputError`.
-    public func write(_ data: Data, named fileName: String) throws(FileOutputError) {
+    package func write(_ data: Data, named fileName: String) throws(FileOutputError) {
         try Self.validate(name: fileName, in: partialURL.path)
         guard fileName != Self.incompleteMarkerName else {
             throw FileOutputError(operation: "write", path: fileName, reason: "the name is reserved for the marker")
@@ -161,11 +161,11 @@ public struct ResultsDirectory: Sendable {
 
     /// Earlier results that `commit` may replace: a directory holding only `files` (the names a
     /// command writes), among them `marker` (written last, so only a completed run leaves it).
-    public struct Replaceable: Sendable, Equatable {
-        public let files: Set<String>
+    package struct Replaceable: Sendable, Equatable {
+        package let files: Set<String>
         let marker: String
 
-        public init(files: Set<String>, marker: String) {
+        package init(files: Set<String>, marker: String) {
             self.files = files.union([marker])
             self.marker = marker
         }
@@ -177,7 +177,7 @@ public struct ResultsDirectory: Sendable {
     /// instead of after the run; `commit` checks again before it moves anything.
     /// - Throws: `FileOutputError` naming the path and what makes it not replaceable (the first
     ///   few unexpected entries, sorted). Nothing is changed.
-    public static func checkReplaceable(_ url: URL, _ replaceable: Replaceable) throws(FileOutputError) {
+    package static func checkReplaceable(_ url: URL, _ replaceable: Replaceable) throws(FileOutputError) {
         var info = stat()
         guard lstat(url.path, &info) == 0 else {
             if Glibc.errno == ENOENT { return }
@@ -216,7 +216,7 @@ public struct ResultsDirectory: Sendable {
     /// - Returns: the final URL.
     /// - Throws: `FileOutputError`.
     @discardableResult
-    public func commit(replacing replaceable: Replaceable? = nil) throws(FileOutputError) -> URL {
+    package func commit(replacing replaceable: Replaceable? = nil) throws(FileOutputError) -> URL {
         let fm = FileManager.default
         let parent = finalURL.deletingLastPathComponent().path
         var aside: String? = nil

@@ -5,7 +5,7 @@ import SimStats
 
 /// The replications of one run combined: metrics across replications (for CIs), histograms merged,
 /// time series summed, outcome and byte counts summed.
-public struct RunAggregate: Sendable {
+package struct RunAggregate: Sendable {
     /// One named histogram merged over replications.
     struct NamedHistogram: Sendable {
         /// "tapToPaint", "tapToPaint.ios.wifi", "extensionDownloadLatency".
@@ -35,7 +35,7 @@ public struct RunAggregate: Sendable {
     /// Replications combined.
     let replications: Int
     /// Metric summaries, sorted by name (a metric missing from a replication counts as no value there).
-    public let metrics: [MetricSummary]
+    package let metrics: [MetricSummary]
     /// Tap-to-paint overall, per platform × network (sorted), and extension download latency.
     let histograms: [NamedHistogram]
     /// Per-second counters.
@@ -51,7 +51,7 @@ public struct RunAggregate: Sendable {
     /// Combines `results` (in replication order).
     /// - Throws: `StatisticsError` if histograms or series of different shapes meet (a model bug).
     /// - Complexity: O(replications · (metrics + buckets + horizon)).
-    public init(results: [ReplicationResult], confidenceLevel: Double,
+    package init(results: [ReplicationResult], confidenceLevel: Double,
                 relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) throws(StatisticsError) {
         replications = results.count
         // Metrics: the union of names, in sorted order, one value per replication.
@@ -138,7 +138,7 @@ extension RunAggregate {
 }
 
 /// Writes the files of a results directory.
-public enum ResultFiles {
+package enum ResultFiles {
     /// Members of summary.json beyond `RunSummary`.
     struct SummaryExtra: Encodable {
         /// The scenario as run (defaults filled in, overrides applied).
@@ -154,7 +154,7 @@ public enum ResultFiles {
     }
 
     /// summary.json: deterministic (no wall time, sorted keys).
-    public static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
+    package static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
         let summary = RunSummary(
             toolVersion: ToolVersion.text, scenarioName: scenario.name, question: scenario.question, scenarioHash: hash,
             seed: scenario.run.seed, replications: scenario.run.replications, confidenceLevel: scenario.run.confidenceLevel,
@@ -167,7 +167,7 @@ public enum ResultFiles {
 
     /// timeseries.csv: one row per second; counts are means per replication; the hit ratio pools
     /// all replications (empty where there were no requests).
-    public static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
+    package static func timeSeriesCSV(_ aggregate: RunAggregate) -> Data {
         let s = aggregate.series
         let n = Double(max(1, aggregate.replications))
         let receipts = s.analyticsReceipts
@@ -188,7 +188,7 @@ public enum ResultFiles {
     /// tap-to-paint-windows.csv: one row per window of tap time (`MetricTable.tapToPaintWindowColumns`);
     /// the count is the pooled sample (a sum over replications), the quantiles are in seconds and
     /// empty where no tap of the window painted.
-    public static func tapToPaintWindowsCSV(_ aggregate: RunAggregate) -> Data {
+    package static func tapToPaintWindowsCSV(_ aggregate: RunAggregate) -> Data {
         var out = MetricTable.tapToPaintWindowColumns.map(\.name).joined(separator: ",") + "\n"
         for w in aggregate.tapToPaintWindows {
             out += "\(w.startSeconds),\(w.seconds),\(w.count)"
@@ -201,7 +201,7 @@ public enum ResultFiles {
     }
 
     /// histograms.csv: the non-empty buckets of every merged histogram (counts summed over replications).
-    public static func histogramsCSV(_ aggregate: RunAggregate) -> Data {
+    package static func histogramsCSV(_ aggregate: RunAggregate) -> Data {
         var out = "histogram,platform,network,lowerBoundMicroseconds,widthMicroseconds,count\n"
         for h in aggregate.histograms {
             for b in h.histogram.nonEmptyBuckets {

@@ -39,21 +39,21 @@ struct PrecisionPlan: Codable, Sendable, Equatable {
 }
 
 /// One headline metric over the replications of a run.
-public struct MetricSummary: Codable, Sendable, Equatable {
+package struct MetricSummary: Codable, Sendable, Equatable {
     /// e.g. "tapToPaint.p50Seconds".
-    public var name: String
+    package var name: String
     /// e.g. "s", "ratio", "req/s".
-    public var unit: String
+    package var unit: String
     /// "lower", "higher" or "none": which direction is better.
     var better: String
     /// The value of each replication, by replication index; nil where the replication produced no
     /// finite value (e.g. a percentile of an empty histogram).
     var values: [Double?]
     /// Mean of the finite values; nil if there are none.
-    public var mean: Double?
+    package var mean: Double?
     /// The t-based interval over the replications; nil with fewer than 2 finite values, or when
     /// some replication had no finite value (the mean of the rest would be biased).
-    public var confidenceInterval: ConfidenceInterval?
+    package var confidenceInterval: ConfidenceInterval?
     /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
     /// when `confidenceInterval` is nil.
     var precision: PrecisionPlan?
@@ -61,7 +61,7 @@ public struct MetricSummary: Codable, Sendable, Equatable {
     /// Summarises `values` (one per replication) at `level`, planning replications for a
     /// half-width of `relativeHalfWidthTarget` × |mean|.
     /// - Complexity: O(values.count) (see `PrecisionPlan.plan`).
-    public init(name: String, unit: String, better: String, values: [Double], level: Double,
+    package init(name: String, unit: String, better: String, values: [Double], level: Double,
                 relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) {
         self.name = name
         self.unit = unit
@@ -87,12 +87,12 @@ public struct MetricSummary: Codable, Sendable, Equatable {
 /// The comparable part of `summary.json`: what `prestage compare` reads. Wall time and other
 /// machine-dependent figures live in `run-info.json`, so two runs of the same scenario and seed
 /// write byte-identical `summary.json` files.
-public struct RunSummary: Codable, Sendable, Equatable {
+package struct RunSummary: Codable, Sendable, Equatable {
     /// Identifies the file format; bumped on incompatible changes.
-    public static let formatName = "prestage-summary/1"
+    package static let formatName = "prestage-summary/1"
 
     /// `formatName`.
-    public var format: String
+    package var format: String
     /// "prestage 0.1.0".
     var toolVersion: String
     /// The scenario's `name`.

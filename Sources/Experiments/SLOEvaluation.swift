@@ -5,7 +5,7 @@ import ScenarioFormat
 import SimStats
 
 /// An objective's verdict from a confidence interval.
-public enum SLOVerdict: String, Codable, Sendable, Equatable {
+package enum SLOVerdict: String, Codable, Sendable, Equatable {
     /// The whole interval lies on the good side of the threshold.
     case pass
     /// The whole interval lies on the bad side.
@@ -27,26 +27,26 @@ public enum SLOVerdict: String, Codable, Sendable, Equatable {
 /// a mean over a variable bounded by the threshold stays on the threshold only if every value
 /// does, so one value beyond it shows the objective fails, with certainty rather than 95 %
 /// (the t interval would call it undecided and ask for more replications).
-public struct SLOEvaluation: Codable, Sendable, Equatable {
+package struct SLOEvaluation: Codable, Sendable, Equatable {
     /// The objective.
-    public let objective: ServiceLevelObjective
+    package let objective: ServiceLevelObjective
     /// Replications with a value of the metric.
-    public let n: Int
+    package let n: Int
     /// The mean (nil: the metric was not produced).
-    public let mean: Double?
+    package let mean: Double?
     /// The interval's lower bound (nil: fewer than 2 values).
-    public let lower: Double?
+    package let lower: Double?
     /// The interval's upper bound (nil: fewer than 2 values).
-    public let upper: Double?
+    package let upper: Double?
     /// The verdict.
-    public let verdict: SLOVerdict
+    package let verdict: SLOVerdict
     /// For an undecided verdict: the replications the observed spread says would decide it (nil
     /// when the mean sits on the threshold, so no count would).
-    public let replicationsToDecide: Int?
+    package let replicationsToDecide: Int?
 
     /// Checks `objective` against `values` (one per replication; NaN = not produced there);
     /// `bounds` is the metric's range of values when known (see `SLOReport`).
-    public init(_ objective: ServiceLevelObjective, values: [Double], bounds: ClosedRange<Double>? = nil) {
+    package init(_ objective: ServiceLevelObjective, values: [Double], bounds: ClosedRange<Double>? = nil) {
         self.objective = objective
         let finite = values.filter(\.isFinite)
         n = finite.count
@@ -87,14 +87,14 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
 
     /// The verdict for a table: "fail (beyond the metric's edge)" when one replication beyond the
     /// edge of the metric's range decided a failure the interval alone would leave undecided.
-    public var verdictText: String {
+    package var verdictText: String {
         guard verdict == .fail, let lo = lower, let hi = upper else { return verdict.rawValue }
         return objective.fails(lower: lo, upper: hi) ? verdict.rawValue : "fail (a replication beyond the metric's edge)"
     }
 
     /// How far the mean is on the bad side, as a share of the threshold's magnitude (negative:
     /// on the good side); ranks the binding objective.
-    public var violation: Double {
+    package var violation: Double {
         guard let mean else { return .infinity }
         let scale = max(abs(objective.threshold), 1e-9)
         switch objective.op {
@@ -105,12 +105,12 @@ public struct SLOEvaluation: Codable, Sendable, Equatable {
 }
 
 /// Every objective of a scenario checked at once.
-public struct SLOReport: Codable, Sendable, Equatable {
+package struct SLOReport: Codable, Sendable, Equatable {
     /// In the scenario's order.
-    public let evaluations: [SLOEvaluation]
+    package let evaluations: [SLOEvaluation]
 
     /// Checks `objectives` against a run's metric values.
-    public init(_ objectives: [ServiceLevelObjective], aggregate: RunAggregate) {
+    package init(_ objectives: [ServiceLevelObjective], aggregate: RunAggregate) {
         self.init(objectives) { name in
             aggregate.metrics.first { $0.name == name }.map { $0.values.map { $0 ?? .nan } } ?? []
         }
@@ -118,19 +118,19 @@ public struct SLOReport: Codable, Sendable, Equatable {
 
     /// Checks `objectives` against `valuesOf(metric)` (one value per replication), each with its
     /// metric's range from `MetricTable` (ratios 0…1, every other unit ≥ 0).
-    public init(_ objectives: [ServiceLevelObjective], valuesOf: (String) -> [Double]) {
+    package init(_ objectives: [ServiceLevelObjective], valuesOf: (String) -> [Double]) {
         evaluations = objectives.map { SLOEvaluation($0, values: valuesOf($0.metric), bounds: MetricTable.spec(named: $0.metric)?.unit.bounds) }
     }
 
     /// Pass only if every objective passes; fail if any fails; else undecided.
-    public var verdict: SLOVerdict {
+    package var verdict: SLOVerdict {
         if evaluations.contains(where: { $0.verdict == .fail }) { return .fail }
         return evaluations.allSatisfy { $0.verdict == .pass } ? .pass : .undecided
     }
 
     /// The objective that decides a non-passing verdict: a failed one before an undecided one,
     /// then the largest violation.
-    public var binding: SLOEvaluation? {
+    package var binding: SLOEvaluation? {
         let candidates = evaluations.filter { $0.verdict != .pass }
         return candidates.max { a, b in
             if (a.verdict == .fail) != (b.verdict == .fail) { return b.verdict == .fail }
@@ -139,7 +139,7 @@ public struct SLOReport: Codable, Sendable, Equatable {
     }
 
     /// Rows for a text or Markdown table: objective, mean, interval, verdict, replications to decide.
-    public var rows: [[String]] {
+    package var rows: [[String]] {
         [["objective", "mean", "interval", "verdict", "to decide"]] + evaluations.map { e in
             [e.objective.text, e.mean.map { TextNumber.format($0, significant: 4) } ?? "not produced",
              e.lower.flatMap { lo in e.upper.map { "[\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "—",
@@ -150,7 +150,7 @@ public struct SLOReport: Codable, Sendable, Equatable {
 
 extension SLOReport {
     /// The report section: one row per objective.
-    public var reportSection: ReportSection {
+    package var reportSection: ReportSection {
         let all = rows
         let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
         let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })

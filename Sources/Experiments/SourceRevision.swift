@@ -6,12 +6,12 @@ import Foundation
 /// Read at run time from the git metadata next to the sources (the compile-time path of this file):
 /// `HEAD`, then the branch ref (loose or packed; worktrees included). No git process is started.
 /// Nil when the sources are not a git checkout any more (e.g. an installed binary).
-public enum SourceRevision {
+package enum SourceRevision {
     /// Hex digits shown.
     static let digits = 12
 
     /// The abbreviated commit of the checkout, e.g. "3f2a9c01b7de"; nil when unknown.
-    public static let current: String? = resolve(startingAt: URL(fileURLWithPath: #filePath).deletingLastPathComponent())
+    package static let current: String? = resolve(startingAt: URL(fileURLWithPath: #filePath).deletingLastPathComponent())
 
     /// Walks up from `directory` to the first `.git` (a directory, or a worktree's `gitdir:` file) and
     /// resolves its HEAD.

@@ -4,10 +4,10 @@ import ScenarioFormat
 /// Combining the shard directories of one sweep (`prestage merge`): every shard is checked (complete,
 /// of the same sweep and shard count, each shard once, exactly its items, each valid) before any
 /// byte is written.
-public enum SweepMerge {
+package enum SweepMerge {
     /// Reads and checks every shard: the manifest, the base scenario's bytes, and every item (its
     /// bytes and decoded form) in item order.
-    public static func collect(_ paths: [String]) -> Result<(SweepManifest, Data, [Data], [SweepItemResult]), CommandMessage> {
+    package static func collect(_ paths: [String]) -> Result<(SweepManifest, Data, [Data], [SweepItemResult]), CommandMessage> {
         var first: (path: String, manifest: SweepManifest, scenario: Data)? = nil
         var shardOf: [Int: String] = [:]
         var shardCount: Int? = nil

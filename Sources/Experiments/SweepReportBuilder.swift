@@ -5,12 +5,12 @@ import ScenarioFormat
 
 /// A sweep's report.md and report.html: per chosen metric, the metric against each grid axis with
 /// confidence bands (one line per value of another axis), then the grid-points table.
-public enum SweepReportBuilder {
+package enum SweepReportBuilder {
     /// The metrics shown when none are chosen (`--metrics`).
-    public static let defaultMetrics = ([.tapToPaintP95, .edgePrestageHitRatio, .originPeakRequestsPerSecond] as [MetricID]).map(\.rawValue)
+    package static let defaultMetrics = ([.tapToPaintP95, .edgePrestageHitRatio, .originPeakRequestsPerSecond] as [MetricID]).map(\.rawValue)
 
     /// The chosen metric names that a result can emit, or a message naming the first unknown one.
-    public static func checkMetrics(_ names: [String]) -> Result<[String], CommandMessage> {
+    package static func checkMetrics(_ names: [String]) -> Result<[String], CommandMessage> {
         for name in names where MetricTable.spec(named: name) == nil {
             let known = MetricID.allCases.map(\.rawValue)
             let near = known.filter { $0.lowercased().contains(name.lowercased()) || name.lowercased().contains($0.lowercased()) }

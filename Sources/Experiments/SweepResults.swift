@@ -6,20 +6,20 @@ import ScenarioFormat
 import SimStats
 
 /// One work item's result: `items/pP-rR.json`, written atomically when the replication ends.
-public struct SweepItemResult: Codable, Sendable, Equatable {
+package struct SweepItemResult: Codable, Sendable, Equatable {
     /// Identifies the file format (2: with `contentHash`).
     static let formatName = "prestage-sweep-item/2"
 
     /// One metric of the replication.
-    public struct Value: Codable, Sendable, Equatable {
+    package struct Value: Codable, Sendable, Equatable {
         /// e.g. "tapToPaint.p95Seconds".
-        public var name: String
+        package var name: String
         /// e.g. "s", "ratio", "count".
         var unit: String
         /// "lower", "higher" or "none".
         var better: String
         /// Nil when the replication produced no finite value.
-        public var value: Double?
+        package var value: Double?
     }
 
     /// `formatName`.
@@ -27,9 +27,9 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
     /// The sweep it belongs to.
     var sweepHash: String
     /// Grid point.
-    public var point: Int
+    package var point: Int
     /// Replication index (0-based).
-    public var replication: Int
+    package var replication: Int
     /// The master seed (replication r uses streams derived from (seed, r)).
     var seed: UInt64
     /// Events the replication processed.
@@ -39,14 +39,14 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
     /// Why it stopped.
     var stopReason: String
     /// The replication's metrics, sorted by name.
-    public var metrics: [Value]
+    package var metrics: [Value]
     /// "sha256:…" of the item's canonical JSON with this field empty: it covers every value, the
     /// point, the replication, the seed and the sweep hash, so an edited, copied-and-relabelled
     /// or damaged item is recognised when a resume or a merge reads it.
     var contentHash: String
 
     /// The file name of (point, replication) inside `items/`.
-    public static func fileName(point: Int, replication: Int) -> String { "p\(point)-r\(replication).json" }
+    package static func fileName(point: Int, replication: Int) -> String { "p\(point)-r\(replication).json" }
 
     init(sweepHash: String, point: Int, replication: Int, seed: UInt64, result: ReplicationResult) {
         format = Self.formatName
@@ -73,20 +73,20 @@ public struct SweepItemResult: Codable, Sendable, Equatable {
 }
 
 /// `shard.json` in a shard's directory.
-public struct SweepShardInfo: Codable, Sendable, Equatable {
+package struct SweepShardInfo: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-sweep-shard/1"
+    package static let formatName = "prestage-sweep-shard/1"
     /// `formatName`.
     var format: String
     /// The sweep the shard belongs to.
     var sweepHash: String
     /// Which slice of the work items: item k belongs to shard k mod count.
-    public var shard: ShardSpec
+    package var shard: ShardSpec
     /// Items in this shard.
     var items: Int
 
     /// The shard file of `shard` of sweep `sweepHash`, holding `items` items.
-    public init(format: String, sweepHash: String, shard: ShardSpec, items: Int) {
+    package init(format: String, sweepHash: String, shard: ShardSpec, items: Int) {
         self.format = format
         self.sweepHash = sweepHash
         self.shard = shard
@@ -95,18 +95,18 @@ public struct SweepShardInfo: Codable, Sendable, Equatable {
 }
 
 /// Reading and writing a sweep's result files.
-public enum SweepFiles {
-    public static let manifestName = "sweep.json"
-    public static let scenarioName = "scenario.json"
-    public static let shardName = "shard.json"
-    public static let itemsDirectory = "items"
+package enum SweepFiles {
+    package static let manifestName = "sweep.json"
+    package static let scenarioName = "scenario.json"
+    package static let shardName = "shard.json"
+    package static let itemsDirectory = "items"
     /// Every name a sweep or shard writes in its directory.
-    public static let ownFiles: Set<String> = [manifestName, scenarioName, shardName, itemsDirectory, "sweep.csv", "points.csv", "summary.json"]
+    package static let ownFiles: Set<String> = [manifestName, scenarioName, shardName, itemsDirectory, "sweep.csv", "points.csv", "summary.json"]
     /// Largest sweep.json / item / shard file read.
     static let fileBytesMax = 64 << 20
 
     /// Reads and strictly decodes `url` as `T`; the message names the file.
-    public static func read<T: Decodable>(_ type: T.Type, _ url: URL, what: String) -> Result<(T, Data), CommandMessage> {
+    package static func read<T: Decodable>(_ type: T.Type, _ url: URL, what: String) -> Result<(T, Data), CommandMessage> {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int ?? 0
         guard size <= fileBytesMax else {
             return .failure(CommandMessage("\(url.path): expected \(what) of at most \(fileBytesMax) bytes, found \(size) bytes"))
@@ -122,7 +122,7 @@ public enum SweepFiles {
     }
 
     /// The manifest in `directory`, checked: format and its own hash.
-    public static func readManifest(_ directory: URL) -> Result<(SweepManifest, Data), CommandMessage> {
+    package static func readManifest(_ directory: URL) -> Result<(SweepManifest, Data), CommandMessage> {
         let url = directory.appendingPathComponent(manifestName)
         switch read(SweepManifest.self, url, what: "a prestage sweep.json") {
         case let .failure(m): return .failure(m)
@@ -139,7 +139,7 @@ public enum SweepFiles {
 
     /// The item (point, replication) in `items`, if present and valid for `manifest`; a message
     /// saying what is wrong otherwise (nil message: absent).
-    public static func readItem(_ items: URL, point: Int, replication: Int, manifest: SweepManifest) -> Result<(SweepItemResult, Data), CommandMessage>? {
+    package static func readItem(_ items: URL, point: Int, replication: Int, manifest: SweepManifest) -> Result<(SweepItemResult, Data), CommandMessage>? {
         let url = items.appendingPathComponent(SweepItemResult.fileName(point: point, replication: replication))
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         switch read(SweepItemResult.self, url, what: "a prestage sweep item") {
@@ -163,7 +163,7 @@ public enum SweepFiles {
 
     /// The files in `items` that are not the items `owned` (a sweep's or a shard's), sorted;
     /// hidden files (temporary files of writes cut short) are left out.
-    public static func strayItems(_ items: URL, owned: [Int], replications r: Int) -> [String] {
+    package static func strayItems(_ items: URL, owned: [Int], replications r: Int) -> [String] {
         let names = Set(owned.map { SweepItemResult.fileName(point: $0 / r, replication: $0 % r) })
         let present = (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? []
         return present.filter { !$0.hasPrefix(".") && !names.contains($0) }.sorted()
@@ -172,7 +172,7 @@ public enum SweepFiles {
     /// Writes sweep.csv, points.csv, summary.json, report.md and report.html (for `reportMetrics`) into `directory` from its manifest and items
     /// (every item must be present: the caller checked). The same code serves unsharded runs and
     /// merges, so both write the same bytes.
-    public static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult],
+    package static func writeResults(_ directory: ResultsDirectory, manifest: SweepManifest, items: [SweepItemResult],
                                     reportMetrics: [String] = SweepReportBuilder.defaultMetrics) throws {
         let r = manifest.replications
         precondition(items.count == manifest.itemCount, "every item must be present")

@@ -6,14 +6,14 @@ import SimKernel
 
 /// Runs a sweep's work items on several threads; each result is written to its own file as soon
 /// as it is complete, so the output never depends on completion order.
-public struct SweepRunner {
+package struct SweepRunner {
     let plan: SweepPlan
     /// The `items/` directory.
     let items: URL
     let jobs: Int
 
     /// A runner of `plan`'s items writing to `items` on `jobs` threads.
-    public init(plan: SweepPlan, items: URL, jobs: Int) {
+    package init(plan: SweepPlan, items: URL, jobs: Int) {
         self.plan = plan
         self.items = items
         self.jobs = jobs
@@ -25,17 +25,17 @@ public struct SweepRunner {
     }
 
     /// A work item that failed.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         let point: Int
         let replication: Int
         let message: String
-        public var description: String { "point \(point), replication \(replication): \(message)" }
+        package var description: String { "point \(point), replication \(replication): \(message)" }
     }
 
     /// Runs work items `missing` (a subset of `mine`, this process's items) and calls `progress`
     /// with a line each time all of a point's items in `mine` are complete.
     /// - Throws: the `Failure` of the lowest failed item (no new items start after a failure).
-    public func run(_ missing: [Int], mine: [Int], progress: @escaping @Sendable (String) -> Void) throws(Failure) {
+    package func run(_ missing: [Int], mine: [Int], progress: @escaping @Sendable (String) -> Void) throws(Failure) {
         let manifest = plan.manifest
         let r = manifest.replications
         var remaining = [Int](repeating: 0, count: manifest.points.count)

@@ -1,7 +1,7 @@
 import ScenarioFormat
 
 /// Where a command writes text (standard output, standard error, or a buffer in tests).
-public protocol TextOutput: AnyObject, Sendable {
+package protocol TextOutput: AnyObject, Sendable {
     /// Writes `text` as is (callers add the newlines).
     func write(_ text: String)
 }

@@ -44,7 +44,7 @@ struct BackgroundStreams {
 extension InfraWorld {
     /// Start the explicit background streams at every node that has one. They run until
     /// `metricsHorizonSeconds`.
-    public mutating func startBackgroundStreams(kernel: inout Kernel) throws {
+    package mutating func startBackgroundStreams(kernel: inout Kernel) throws {
         for n in 0..<nodeCount where background.hasStream(node: n) {
             try scheduleNextBackground(node: n, kernel: &kernel)
         }

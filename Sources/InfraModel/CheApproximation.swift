@@ -7,10 +7,10 @@ import Foundation
 ///     Σ_i (1 − exp(−λ_i T_C)) = C        (C = capacity in objects of equal size)
 ///
 /// and object `i` (Poisson rate `λ_i`) then hits with probability `1 − exp(−λ_i T_C)`.
-public enum CheApproximation {
+package enum CheApproximation {
     /// Zipf popularities `p_i ∝ 1/i^α`, i = 1...count, normalised to sum to 1.
     /// - Complexity: O(count).
-    public static func zipfPopularities(count: Int, exponent: Double) -> [Double] {
+    package static func zipfPopularities(count: Int, exponent: Double) -> [Double] {
         precondition(count >= 1)
         var p = [Double](repeating: 0, count: count)
         var total = 0.0
@@ -29,7 +29,7 @@ public enum CheApproximation {
     /// Newton's method from T = 0: the left side is increasing and concave in T, so the iterates
     /// rise monotonically to the root (each tangent lies above the curve).
     /// - Complexity: O(count × iterations), iterations ≤ 200 (typically < 30).
-    public static func characteristicTime(rates: [Double], capacityObjects: Double) -> Double {
+    package static func characteristicTime(rates: [Double], capacityObjects: Double) -> Double {
         let positive = rates.reduce(0) { $0 + ($1 > 0 ? 1 : 0) }
         if capacityObjects >= Double(positive) { return .infinity }
         if capacityObjects <= 0 { return 0 }
@@ -50,7 +50,7 @@ public enum CheApproximation {
     }
 
     /// Request-weighted hit ratio `Σ λ_i (1 − e^{−λ_i T}) / Σ λ_i`.
-    public static func hitRatio(rates: [Double], characteristicTime t: Double) -> Double {
+    package static func hitRatio(rates: [Double], characteristicTime t: Double) -> Double {
         var hits = 0.0, total = 0.0
         for r in rates {
             total += r
@@ -61,7 +61,7 @@ public enum CheApproximation {
 
     /// `T_C` in seconds for a background stream of `requestsPerSecond` over a Zipf(`exponent`)
     /// catalogue of `catalogueObjects` equal-size objects, in a cache of `capacityObjects`.
-    public static func characteristicTimeSeconds(requestsPerSecond: Double, catalogueObjects: Int,
+    package static func characteristicTimeSeconds(requestsPerSecond: Double, catalogueObjects: Int,
                                                  zipfExponent: Double, capacityObjects: Double) -> Double {
         let p = zipfPopularities(count: catalogueObjects, exponent: zipfExponent)
         return characteristicTime(rates: p, capacityObjects: capacityObjects) / requestsPerSecond

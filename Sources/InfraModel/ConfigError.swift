@@ -1,17 +1,17 @@
 /// A configuration value that failed validation: `path` names the field (e.g.
 /// `origin.workers`, `topology.regions[3].popIndex`), `value` what was found, `expected` the rule.
-public struct InfraConfigError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var value: String
-    public var expected: String
+package struct InfraConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var path: String
+    package var value: String
+    package var expected: String
 
-    public init(path: String, value: String, expected: String) {
+    package init(path: String, value: String, expected: String) {
         self.path = path
         self.value = value
         self.expected = expected
     }
 
-    public var description: String { "\(path): expected \(expected), found \(value)" }
+    package var description: String { "\(path): expected \(expected), found \(value)" }
 }
 
 func joinPath(_ base: String, _ field: String) -> String { base.isEmpty ? field : base + "." + field }

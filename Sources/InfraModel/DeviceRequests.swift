@@ -8,7 +8,7 @@ extension InfraWorld {
     /// Issue a device request now. Returns its request id.
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
     /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
-    public mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
+    package mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
         guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
         guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
@@ -60,10 +60,10 @@ extension InfraWorld {
     }
 
     /// The result of a replied request (valid from its reply event until ``release(_:)``).
-    public func result(_ id: RequestID) -> FetchResult { requests.result(id) }
+    package func result(_ id: RequestID) -> FetchResult { requests.result(id) }
 
     /// Give the request id back after reading its result.
-    public mutating func release(_ id: RequestID) {
+    package mutating func release(_ id: RequestID) {
         let i = id.index
         precondition(i < requests.count && requests[i].replied && !requests[i].released, "request \(id) released twice or before its reply")
         requests[i].released = true
@@ -73,7 +73,7 @@ extension InfraWorld {
     /// `result(id)` then `release(id)`, in place: a reader holding the world `inout` takes the
     /// result without the copy of the whole world that calling the non-mutating `result` makes
     /// first.
-    public mutating func takeResult(_ id: RequestID) -> FetchResult {
+    package mutating func takeResult(_ id: RequestID) -> FetchResult {
         let r = requests.result(id)
         release(id)
         return r
@@ -89,7 +89,7 @@ extension InfraWorld {
     ///   on the way and is read and released as usual.
     /// - Precondition: `id` is a request of this world not yet released.
     /// - Complexity: O(log n).
-    public mutating func cancel(_ id: RequestID, kernel: inout Kernel) throws -> FetchResult? {
+    package mutating func cancel(_ id: RequestID, kernel: inout Kernel) throws -> FetchResult? {
         let i = id.index
         precondition(requests.isInUse(id) && !requests[i].released, "request \(id) is not in flight")
         if requests[i].replied { return nil }
@@ -110,7 +110,7 @@ extension InfraWorld {
 
     /// Split a reply payload into (replyTag, requestID).
     @inlinable
-    public static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: RequestID) {
+    package static func decodeReply(_ payload: UInt64) -> (tag: UInt32, requestID: RequestID) {
         (UInt32(truncatingIfNeeded: payload >> 32), RequestID(rawValue: UInt32(truncatingIfNeeded: payload)))
     }
 

@@ -10,23 +10,23 @@ func lognormalMedian(_ median: Double, sigma: Double) -> Distribution {
 
 /// One access-network class: round-trip time and downlink throughput distributions, failure,
 /// stall and segment loss probabilities, and the capacity of the shared bottleneck per region.
-public struct NetworkProfile: Sendable, Equatable {
+package struct NetworkProfile: Sendable, Equatable {
     /// Device ↔ network round-trip time (radio access + core), seconds, per request.
-    public var rttSeconds: Distribution
+    package var rttSeconds: Distribution
     /// The device's own downlink throughput, bits per second, per request (caps the flow's rate).
-    public var downlinkBitsPerSecond: Distribution
+    package var downlinkBitsPerSecond: Distribution
     /// Probability that a request fails outright (connection error) after its set-up.
-    public var failureProbability: Double
+    package var failureProbability: Double
     /// Probability that a transfer stalls and never completes (ends by the request timeout).
-    public var stallProbability: Double
+    package var stallProbability: Double
     /// Capacity of this class's shared bottleneck in one region (cell cluster), bits per second,
     /// shared by processor sharing among active flows; 0 = not shared (e.g. home Wi-Fi).
-    public var sharedCapacityBitsPerSecond: Double
+    package var sharedCapacityBitsPerSecond: Double
     /// Probability that one TCP segment of a response is lost; each loss holds the transfer one
     /// retransmission timeout (``LossRecovery``). 0 = no loss.
-    public var segmentLossProbability: Double
+    package var segmentLossProbability: Double
 
-    public init(rttSeconds: Distribution, downlinkBitsPerSecond: Distribution, failureProbability: Double,
+    package init(rttSeconds: Distribution, downlinkBitsPerSecond: Distribution, failureProbability: Double,
                 stallProbability: Double, sharedCapacityBitsPerSecond: Double, segmentLossProbability: Double = 0) {
         self.rttSeconds = rttSeconds
         self.downlinkBitsPerSecond = downlinkBitsPerSecond
@@ -42,7 +42,7 @@ public struct NetworkProfile: Sendable, Equatable {
     /// Wi-Fi downlink (20 Mbit/s), 5G (30 ms / 100 Mbit/s), failure/stall rates and shared
     /// capacities are assumptions to be replaced by measured data; no segment loss. RTT is lognormal with σ = 0.3,
     /// downlink lognormal with σ = 0.5 around those medians.
-    public static func standard(_ c: NetworkClass) -> NetworkProfile {
+    package static func standard(_ c: NetworkClass) -> NetworkProfile {
         func p(_ rtt: Double, _ bps: Double, _ fail: Double, _ shared: Double) -> NetworkProfile {
             NetworkProfile(rttSeconds: lognormalMedian(rtt, sigma: 0.3),
                            downlinkBitsPerSecond: lognormalMedian(bps, sigma: 0.5),
@@ -62,16 +62,16 @@ public struct NetworkProfile: Sendable, Equatable {
 }
 
 /// Profiles of every ``NetworkClass``.
-public struct NetworkConfig: Sendable, Equatable {
+package struct NetworkConfig: Sendable, Equatable {
     /// Indexed by `NetworkClass.rawValue`.
-    public var profiles: [NetworkProfile]
+    package var profiles: [NetworkProfile]
 
-    public init(profiles: [NetworkProfile] = NetworkClass.allCases.map(NetworkProfile.standard)) {
+    package init(profiles: [NetworkProfile] = NetworkClass.allCases.map(NetworkProfile.standard)) {
         precondition(profiles.count == NetworkClass.count)
         self.profiles = profiles
     }
 
-    public subscript(c: NetworkClass) -> NetworkProfile {
+    package subscript(c: NetworkClass) -> NetworkProfile {
         get { profiles[Int(c.rawValue)] }
         set { profiles[Int(c.rawValue)] = newValue }
     }
@@ -79,15 +79,15 @@ public struct NetworkConfig: Sendable, Equatable {
 
 /// Round trips spent setting up a new connection before the request can be sent (each costs one
 /// device ↔ PoP RTT). A request flagged `connectionWarm` reuses a connection and pays none.
-public struct ConnectionSetupConfig: Sendable, Equatable {
+package struct ConnectionSetupConfig: Sendable, Equatable {
     /// DNS resolution (0 when the name is usually cached on the device).
-    public var dnsRoundTrips: Int
+    package var dnsRoundTrips: Int
     /// TCP handshake (0 for QUIC, whose handshake is folded into TLS).
-    public var tcpRoundTrips: Int
+    package var tcpRoundTrips: Int
     /// TLS handshake: 1 for TLS 1.3 (2 for TLS 1.2).
-    public var tlsRoundTrips: Int
+    package var tlsRoundTrips: Int
 
-    public init(dnsRoundTrips: Int = 1, tcpRoundTrips: Int = 1, tlsRoundTrips: Int = 1) {
+    package init(dnsRoundTrips: Int = 1, tcpRoundTrips: Int = 1, tlsRoundTrips: Int = 1) {
         self.dnsRoundTrips = dnsRoundTrips
         self.tcpRoundTrips = tcpRoundTrips
         self.tlsRoundTrips = tlsRoundTrips
@@ -98,19 +98,19 @@ public struct ConnectionSetupConfig: Sendable, Equatable {
 
 /// A region: a population of devices served by one PoP through one shared bottleneck per network
 /// class.
-public struct RegionConfig: Sendable, Equatable {
+package struct RegionConfig: Sendable, Equatable {
     /// The PoP serving this region.
-    public var popIndex: Int
+    package var popIndex: Int
     /// Extra round trip from the access network to the PoP, added to the class RTT. The class
     /// presets (WebPageTest) are end-to-end latencies to a nearby server, so the default is 0;
     /// set it for regions served by a distant PoP.
-    public var pathRttSeconds: Double
+    package var pathRttSeconds: Double
     /// Relative audience size (used to rank PoPs for top-k warming).
-    public var audienceWeight: Double
+    package var audienceWeight: Double
     /// Multiplies every class's `sharedCapacityBitsPerSecond` in this region.
-    public var capacityScale: Double
+    package var capacityScale: Double
 
-    public init(popIndex: Int, pathRttSeconds: Double = 0, audienceWeight: Double = 1, capacityScale: Double = 1) {
+    package init(popIndex: Int, pathRttSeconds: Double = 0, audienceWeight: Double = 1, capacityScale: Double = 1) {
         self.popIndex = popIndex
         self.pathRttSeconds = pathRttSeconds
         self.audienceWeight = audienceWeight
@@ -119,7 +119,7 @@ public struct RegionConfig: Sendable, Equatable {
 }
 
 /// Traffic of the site's other content competing for the same LRU.
-public enum BackgroundPressure: Sendable, Equatable {
+package enum BackgroundPressure: Sendable, Equatable {
     /// No other content: the cache holds only the tracked objects.
     case none
     /// Simulate every background request: a Poisson stream of `requestsPerSecond` per cache,
@@ -139,13 +139,13 @@ public enum BackgroundPressure: Sendable, Equatable {
 }
 
 /// One cache (a PoP's or a shield's share for this site).
-public struct CacheConfig: Sendable, Equatable {
-    public var capacityBytes: Int64
+package struct CacheConfig: Sendable, Equatable {
+    package var capacityBytes: Int64
     /// Limit on entries (memory bound of the simulation; storage grows on demand up to it).
-    public var entriesMax: Int
-    public var background: BackgroundPressure
+    package var entriesMax: Int
+    package var background: BackgroundPressure
 
-    public init(capacityBytes: Int64 = 1 << 30, entriesMax: Int = 1_000_000, background: BackgroundPressure = .none) {
+    package init(capacityBytes: Int64 = 1 << 30, entriesMax: Int = 1_000_000, background: BackgroundPressure = .none) {
         self.capacityBytes = capacityBytes
         self.entriesMax = entriesMax
         self.background = background
@@ -153,15 +153,15 @@ public struct CacheConfig: Sendable, Equatable {
 }
 
 /// Per-PoP overrides of the defaults.
-public struct PopOverride: Sendable, Equatable {
-    public var popIndex: Int
+package struct PopOverride: Sendable, Equatable {
+    package var popIndex: Int
     /// Shield this PoP fetches through (default `popIndex % shieldCount`).
-    public var shieldIndex: Int?
-    public var edgeProcessingSeconds: Distribution?
-    public var upstreamSeconds: Distribution?
-    public var cacheCapacityBytes: Int64?
+    package var shieldIndex: Int?
+    package var edgeProcessingSeconds: Distribution?
+    package var upstreamSeconds: Distribution?
+    package var cacheCapacityBytes: Int64?
 
-    public init(popIndex: Int, shieldIndex: Int? = nil, edgeProcessingSeconds: Distribution? = nil,
+    package init(popIndex: Int, shieldIndex: Int? = nil, edgeProcessingSeconds: Distribution? = nil,
                 upstreamSeconds: Distribution? = nil, cacheCapacityBytes: Int64? = nil) {
         self.popIndex = popIndex
         self.shieldIndex = shieldIndex
@@ -172,14 +172,14 @@ public struct PopOverride: Sendable, Equatable {
 }
 
 /// PoPs, shields and regions.
-public struct TopologyConfig: Sendable, Equatable {
-    public var popCount: Int
-    public var shieldCount: Int
+package struct TopologyConfig: Sendable, Equatable {
+    package var popCount: Int
+    package var shieldCount: Int
     /// Regions; empty = one region per PoP (region i served by PoP i).
-    public var regions: [RegionConfig]
-    public var popOverrides: [PopOverride]
+    package var regions: [RegionConfig]
+    package var popOverrides: [PopOverride]
 
-    public init(popCount: Int = 280, shieldCount: Int = 8, regions: [RegionConfig] = [], popOverrides: [PopOverride] = []) {
+    package init(popCount: Int = 280, shieldCount: Int = 8, regions: [RegionConfig] = [], popOverrides: [PopOverride] = []) {
         self.popCount = popCount
         self.shieldCount = shieldCount
         self.regions = regions
@@ -187,48 +187,48 @@ public struct TopologyConfig: Sendable, Equatable {
     }
 
     /// The regions in effect (the default one-per-PoP list when `regions` is empty).
-    public var effectiveRegions: [RegionConfig] {
+    package var effectiveRegions: [RegionConfig] {
         regions.isEmpty ? (0..<popCount).map { RegionConfig(popIndex: $0) } : regions
     }
 }
 
 /// Latencies and switches of the edge → shield → origin path.
-public struct TierConfig: Sendable, Equatable {
+package struct TierConfig: Sendable, Equatable {
     /// Edge → regional shield → origin when true; edge → origin when false.
-    public var tieringEnabled: Bool = true
+    package var tieringEnabled: Bool = true
     /// Concurrent misses for the same object at a node share one upstream fetch.
-    public var requestCollapsingEnabled: Bool = true
+    package var requestCollapsingEnabled: Bool = true
     /// Edge processing per response (a hit costs set-up + RTT + this + transfer end to end).
-    public var edgeProcessingSeconds: Distribution = lognormalMedian(0.004, sigma: 0.5)
+    package var edgeProcessingSeconds: Distribution = lognormalMedian(0.004, sigma: 0.5)
     /// Round trip edge ↔ shield including shield processing.
-    public var edgeToShieldSeconds: Distribution = lognormalMedian(0.030, sigma: 0.4)
+    package var edgeToShieldSeconds: Distribution = lognormalMedian(0.030, sigma: 0.4)
     /// Round trip to the origin over TLS (from the shield, or from the edge without tiering),
     /// excluding origin service time (see ``OriginConfig``).
-    public var toOriginSeconds: Distribution = .uniform(lower: 0.38, upper: 0.58)
+    package var toOriginSeconds: Distribution = .uniform(lower: 0.38, upper: 0.58)
     /// Size of a 304 Not Modified answer between tiers, and from a PoP to a device (status line
     /// and headers, no body):
     /// 300 bytes, engineering judgement for an HTTP/1.1 header block of Date, ETag,
     /// Cache-Control, Age, Via and the CDN's own headers (HTTP/2 header compression makes it less).
-    public var notModifiedBytes: Int64 = 300
+    package var notModifiedBytes: Int64 = 300
 
-    public init() {}
+    package init() {}
 }
 
 /// The origin server pool.
-public struct OriginConfig: Sendable, Equatable {
-    public var workers: Int
-    public var serviceSeconds: Distribution
+package struct OriginConfig: Sendable, Equatable {
+    package var workers: Int
+    package var serviceSeconds: Distribution
     /// Bounded wait queue; arrivals finding it full get 503.
-    public var queueMax: Int
+    package var queueMax: Int
     /// The origin sends a validator (`ETag`, RFC 9110 §8.8.3) and answers a conditional request
     /// whose `If-None-Match` matches with 304 Not Modified, no body (RFC 9110 §13.1.2, §15.4.5);
     /// PoPs and shields then revalidate a stored copy conditionally, and devices a stale store
     /// entry (its `ETag` is the version it was served). On by default: static-file
     /// origins send an ETag unasked (nginx's `etag` directive defaults to on; Amazon S3 returns
     /// one with every object). Off: every revalidation is a full refetch.
-    public var sendsValidators: Bool
+    package var sendsValidators: Bool
 
-    public init(workers: Int = 64, serviceSeconds: Distribution = .exponential(mean: 0.020), queueMax: Int = 1_024,
+    package init(workers: Int = 64, serviceSeconds: Distribution = .exponential(mean: 0.020), queueMax: Int = 1_024,
                 sendsValidators: Bool = true) {
         self.workers = workers
         self.serviceSeconds = serviceSeconds
@@ -238,15 +238,15 @@ public struct OriginConfig: Sendable, Equatable {
 }
 
 /// Redirect slow or data-saving clients to a small placeholder (HTTP 302).
-public struct PlaceholderPolicy: Sendable, Equatable {
-    public var enabled: Bool
-    public var placeholderBytes: Int64
+package struct PlaceholderPolicy: Sendable, Equatable {
+    package var enabled: Bool
+    package var placeholderBytes: Int64
     /// Redirect requests carrying `Save-Data: on`.
-    public var onSaveData: Bool
+    package var onSaveData: Bool
     /// Redirect when the request's effective connection type is at or below this.
-    public var maxEffectiveConnectionType: EffectiveConnectionType
+    package var maxEffectiveConnectionType: EffectiveConnectionType
 
-    public init(enabled: Bool = false, placeholderBytes: Int64 = 30_000, onSaveData: Bool = true,
+    package init(enabled: Bool = false, placeholderBytes: Int64 = 30_000, onSaveData: Bool = true,
                 maxEffectiveConnectionType: EffectiveConnectionType = .twoG) {
         self.enabled = enabled
         self.placeholderBytes = placeholderBytes
@@ -256,28 +256,28 @@ public struct PlaceholderPolicy: Sendable, Equatable {
 }
 
 /// The whole infrastructure model.
-public struct InfraConfig: Sendable, Equatable {
-    public var networks = NetworkConfig()
-    public var connectionSetup = ConnectionSetupConfig()
-    public var topology = TopologyConfig()
-    public var edgeCache = CacheConfig()
-    public var shieldCache = CacheConfig(capacityBytes: 8 << 30)
-    public var tiers = TierConfig()
-    public var origin = OriginConfig()
+package struct InfraConfig: Sendable, Equatable {
+    package var networks = NetworkConfig()
+    package var connectionSetup = ConnectionSetupConfig()
+    package var topology = TopologyConfig()
+    package var edgeCache = CacheConfig()
+    package var shieldCache = CacheConfig(capacityBytes: 8 << 30)
+    package var tiers = TierConfig()
+    package var origin = OriginConfig()
     /// Surrogate-key purge reaches each PoP/shield this long after the purge call
     /// (~150 ms on instant-purge CDNs, ~5 s on others).
-    public var purgePropagationSeconds: Distribution = .constant(value: 0.150)
+    package var purgePropagationSeconds: Distribution = .constant(value: 0.150)
     /// A warm request reaches each targeted PoP/shield this long after the warm call.
-    public var warmPropagationSeconds: Distribution = .uniform(lower: 0.5, upper: 5)
+    package var warmPropagationSeconds: Distribution = .uniform(lower: 0.5, upper: 5)
     /// Cache key includes the signed-URL query token: every token is a different object (each
     /// device misses). Off = the token is stripped from the key.
-    public var cacheKeyIncludesSignedToken: Bool = false
-    public var placeholder = PlaceholderPolicy()
+    package var cacheKeyIncludesSignedToken: Bool = false
+    package var placeholder = PlaceholderPolicy()
     /// Length of the per-second time series; activity later is counted in `timeSeriesOverflow`.
-    public var metricsHorizonSeconds: Int = 3_600
+    package var metricsHorizonSeconds: Int = 3_600
     /// Limits on concurrently tracked device requests and upstream fetches.
-    public var requestsInFlightMax: Int = 1 << 22
-    public var fetchesInFlightMax: Int = 1 << 20
+    package var requestsInFlightMax: Int = 1 << 22
+    package var fetchesInFlightMax: Int = 1 << 20
 
-    public init() {}
+    package init() {}
 }

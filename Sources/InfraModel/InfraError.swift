@@ -1,7 +1,7 @@
 import SimKernel
 
 /// Errors of requests and calls into the model (not configuration errors).
-public enum InfraError: Error, Equatable, CustomStringConvertible {
+package enum InfraError: Error, Equatable, CustomStringConvertible {
     case unknownObject(UInt32)
     case unknownRegion(UInt32)
     case unknownSurrogateKey(UInt32)
@@ -11,7 +11,7 @@ public enum InfraError: Error, Equatable, CustomStringConvertible {
     case unknownEventKind(UInt16)
     case warmInPast(now: SimTime, requested: SimTime)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownObject(let o): return "objectID \(o) is not in the catalogue"
         case .unknownRegion(let r): return "regionID \(r) is not configured"

@@ -3,8 +3,8 @@ import SimKernel
 /// The kernel event kinds of this module (raw values 0x0100–0x01FF), for an outer handler that
 /// shares the kernel: it routes every event whose `kind.rawValue` is in ``range`` to
 /// ``InfraWorld/handle(_:in:)``. What each kind means is ``InfraEvent``.
-public enum InfraEventKind {
-    public static let range: ClosedRange<UInt16> = 0x0100...0x01FF
+@usableFromInline package enum InfraEventKind {
+    @usableFromInline package static let range: ClosedRange<UInt16> = 0x0100...0x01FF
 }
 
 /// One event of this module, with its typed payload: what ``InfraWorld`` schedules for itself

@@ -7,9 +7,9 @@ import SimKernel
 
 /// A device request (``InfraWorld/fetch(_:kernel:)``): an index into the request table, recycled
 /// once the request is released.
-public struct RequestID: TypedIndex, CustomStringConvertible {
-    public var rawValue: UInt32
-    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+@usableFromInline package struct RequestID: TypedIndex, CustomStringConvertible {
+    @usableFromInline package var rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// An upstream fetch (a PoP or shield filling its cache from its parent tier): an index into the
@@ -18,27 +18,27 @@ public struct RequestID: TypedIndex, CustomStringConvertible {
 struct FetchID: TypedIndex { var rawValue: UInt32 }
 
 /// A cache node: PoP `p` is node `p`, shield `s` is node `popCount + s`.
-public struct NodeID: TypedIndex, CustomStringConvertible {
-    public var rawValue: UInt32
-    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct NodeID: TypedIndex, CustomStringConvertible {
+    package var rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// A shared access-network bottleneck of one (region, network class) (``SharedLinks``).
-public struct LinkID: TypedIndex {
-    public var rawValue: UInt32
-    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct LinkID: TypedIndex {
+    package var rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// A region of the topology (``TopologyConfig/effectiveRegions``): `0..<regionCount`.
-public struct RegionID: TypedIndex {
-    public var rawValue: UInt32
-    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct RegionID: TypedIndex {
+    package var rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// A tracked object of the ``ObjectCatalog`` (assigned densely from 0).
-public struct ObjectID: TypedIndex {
-    public var rawValue: UInt32
-    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct ObjectID: TypedIndex {
+    package var rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// A waiter on an upstream fetch (a device request or a child fetch): an index into the waiter

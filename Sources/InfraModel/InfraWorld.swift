@@ -59,13 +59,13 @@ import Stochastic
 /// Device-side variates come from streams keyed by (seed, request entity, purpose). Upstream
 /// hop latencies, warm/purge propagation delays, origin service times and background streams
 /// come from one sequential stream each, keyed by (seed, 0, purpose).
-public struct InfraWorld: EventHandler {
-    public let config: InfraConfig
-    public let catalog: ObjectCatalog
-    public let masterSeed: UInt64
-    public let popCount: Int
-    public let shieldCount: Int
-    public var nodeCount: Int { popCount + shieldCount }
+package struct InfraWorld: EventHandler {
+    package let config: InfraConfig
+    package let catalog: ObjectCatalog
+    package let masterSeed: UInt64
+    package let popCount: Int
+    package let shieldCount: Int
+    package var nodeCount: Int { popCount + shieldCount }
 
     // Regions
     let regionPop: [UInt32]
@@ -87,7 +87,7 @@ public struct InfraWorld: EventHandler {
     let upstreamSamplerIndex: [Int32]
     let processingSamplerIndex: [Int32]
     let samplers: [Sampler]
-    public let popsByAudience: [UInt32]
+    package let popsByAudience: [UInt32]
 
     // The parts (see "Structure")
     var nodes: NodeCaches
@@ -105,12 +105,12 @@ public struct InfraWorld: EventHandler {
     let purgeDelaySampler: Sampler
     let warmDelaySampler: Sampler
 
-    public internal(set) var timeSeries: TimeSeries
+    package internal(set) var timeSeries: TimeSeries
 
     /// Build the world from a configuration whose ranges were checked where it was read (the
     /// scenario format). Errors name the field path.
     /// - Throws: ``InfraConfigError`` for a distribution GSL cannot sample.
-    public init(config: InfraConfig, catalog: ObjectCatalog, masterSeed: UInt64) throws {
+    package init(config: InfraConfig, catalog: ObjectCatalog, masterSeed: UInt64) throws {
         self.config = config
         self.catalog = catalog
         self.masterSeed = masterSeed
@@ -163,22 +163,22 @@ public struct InfraWorld: EventHandler {
     // MARK: - Queries
 
     /// Each node's cache (PoPs first, then shields).
-    public var caches: [LRUCache] { nodes.caches }
+    package var caches: [LRUCache] { nodes.caches }
 
     /// Each node's counters (PoPs first, then shields).
-    public var counters: [NodeCounters] { nodes.counters }
+    package var counters: [NodeCounters] { nodes.counters }
 
     /// The origin's counters.
-    public var originCounters: OriginCounters { origin.counters }
+    package var originCounters: OriginCounters { origin.counters }
 
     /// Device requests issued and not yet released.
-    public var requestsInFlight: Int { requests.inFlight }
+    package var requestsInFlight: Int { requests.inFlight }
 
     /// Upstream fetches started and not yet answered.
-    public var fetchesInFlight: Int { fetches.inUse }
+    package var fetchesInFlight: Int { fetches.inUse }
 
     /// Counters summed over the PoPs (edge tier) or the shields.
-    public func tierCounters(_ tier: Tier) -> NodeCounters {
+    package func tierCounters(_ tier: Tier) -> NodeCounters {
         var t = NodeCounters()
         switch tier {
         case .edge: for n in 0..<popCount { t.add(nodes.counters[n]) }
@@ -188,24 +188,24 @@ public struct InfraWorld: EventHandler {
         return t
     }
     /// Number of regions (valid `FetchRequest.regionID`s are `0..<regionCount`).
-    public var regionCount: Int { regionPop.count }
+    package var regionCount: Int { regionPop.count }
 
     /// The PoP serving `region`.
-    public func pop(ofRegion region: RegionID) -> NodeID { NodeID(rawValue: regionPop[region.index]) }
+    package func pop(ofRegion region: RegionID) -> NodeID { NodeID(rawValue: regionPop[region.index]) }
 
     /// Active flows on the shared bottleneck of (`region`, `networkClass`), or nil when that
     /// class is not shared in the region.
-    public func activeFlows(region: RegionID, networkClass: NetworkClass) -> Int? {
+    package func activeFlows(region: RegionID, networkClass: NetworkClass) -> Int? {
         let l = linkOfRegionClass[region.index * NetworkClass.count + Int(networkClass.rawValue)]
         return l < 0 ? nil : links.activeFlows(link: LinkID(rawValue: UInt32(l)))
     }
 
     /// Current origin queue length and busy workers.
-    public var originQueueLength: Int { origin.queueLength }
-    public var originBusyWorkers: Int { origin.busy }
+    package var originQueueLength: Int { origin.queueLength }
+    package var originBusyWorkers: Int { origin.busy }
 
     /// Whether node `node`'s cache holds `objectID` (tokenless key), ignoring freshness.
-    public func cacheContains(node: NodeID, objectID: ObjectID) -> Bool { nodes.caches[node.index].contains(UInt64(objectID.rawValue)) }
+    package func cacheContains(node: NodeID, objectID: ObjectID) -> Bool { nodes.caches[node.index].contains(UInt64(objectID.rawValue)) }
 
     // MARK: - Dispatch
 
@@ -215,7 +215,7 @@ public struct InfraWorld: EventHandler {
     ///   ``InfraError/fetchesInFlightLimit(_:)``, or a `KernelError` from scheduling.
     /// - Complexity: O(log n) per event (kernel and link heaps), plus O(w) for a fetch
     ///   response with w waiters and O(k log n) for a link completion finishing k flows.
-    public mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
+    package mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
         guard let e = InfraEvent(event) else { throw InfraError.unknownEventKind(event.kind.rawValue) }
         try handle(e, in: &kernel)
     }

@@ -9,19 +9,19 @@
 /// Storage grows on demand up to `entriesMax` entries (amortised; freed slots are reused from
 /// a free list), so an idle PoP costs almost nothing and a busy one allocates nothing per request
 /// once warm.
-public struct LRUCache: Sendable {
+package struct LRUCache: Sendable {
     /// Capacity in bytes; the sum of entry sizes never exceeds it.
-    public let capacityBytes: Int64
+    package let capacityBytes: Int64
     /// Limit on the number of entries (evicts the LRU entry when reached).
-    public let entriesMax: Int
+    package let entriesMax: Int
     /// Characteristic-time eviction: an entry not accessed for this long is treated as evicted
     /// (0 = off). See ``BackgroundPressure/characteristicTime(seconds:)``.
-    public let characteristicTimeTicks: Int64
+    package let characteristicTimeTicks: Int64
 
-    public private(set) var usedBytes: Int64 = 0
-    public private(set) var count: Int = 0
+    package private(set) var usedBytes: Int64 = 0
+    package private(set) var count: Int = 0
     /// Entries evicted for capacity or by the characteristic time (not purges or explicit removals).
-    public private(set) var evictions: UInt64 = 0
+    package private(set) var evictions: UInt64 = 0
 
     var keys: [UInt64] = []
     var bytes: [Int64] = []
@@ -36,7 +36,7 @@ public struct LRUCache: Sendable {
     private var freeHead: Int32 = -1
     private var index = KeyIndex()
 
-    public init(capacityBytes: Int64, entriesMax: Int, characteristicTimeTicks: Int64 = 0) {
+    package init(capacityBytes: Int64, entriesMax: Int, characteristicTimeTicks: Int64 = 0) {
         precondition(capacityBytes >= 0 && entriesMax >= 1 && entriesMax < Int(Int32.max) && characteristicTimeTicks >= 0)
         self.capacityBytes = capacityBytes
         self.entriesMax = entriesMax
@@ -46,7 +46,7 @@ public struct LRUCache: Sendable {
     /// The slot holding `key`, or -1. With a characteristic time, an entry idle for longer than
     /// it is evicted here (lazily) and reported absent. Does not change recency.
     /// - Complexity: O(1) expected.
-    public mutating func lookup(_ key: UInt64, nowTicks: Int64) -> Int32 {
+    package mutating func lookup(_ key: UInt64, nowTicks: Int64) -> Int32 {
         let s = index.find(key)
         if s < 0 { return -1 }
         if characteristicTimeTicks > 0 && nowTicks - lastAccessTicks[Int(s)] > characteristicTimeTicks {
@@ -58,15 +58,15 @@ public struct LRUCache: Sendable {
     }
 
     /// Whether `key` is present, without side effects (ignores the characteristic time).
-    public func contains(_ key: UInt64) -> Bool { index.find(key) >= 0 }
+    package func contains(_ key: UInt64) -> Bool { index.find(key) >= 0 }
 
     /// The slot holding `key`, or -1, without side effects (ignores the characteristic time;
     /// for a caller that has just looked `key` up at the same instant).
-    @inline(__always) public func slot(of key: UInt64) -> Int32 { index.find(key) }
+    @inline(__always) package func slot(of key: UInt64) -> Int32 { index.find(key) }
 
     /// Mark `slot` most recently used at `nowTicks`.
     /// - Complexity: O(1).
-    public mutating func touch(_ slot: Int32, nowTicks: Int64) {
+    package mutating func touch(_ slot: Int32, nowTicks: Int64) {
         lastAccessTicks[Int(slot)] = nowTicks
         if head == slot { return }
         unlink(slot)
@@ -77,7 +77,7 @@ public struct LRUCache: Sendable {
     /// slot, or -1 when the object is larger than the whole cache (it is then not stored).
     /// - Complexity: O(1) amortised plus O(1) per eviction.
     @discardableResult
-    public mutating func insert(_ key: UInt64, bytes size: Int64, originTicks origin: Int64, nowTicks: Int64, version: UInt32 = 0) -> Int32 {
+    package mutating func insert(_ key: UInt64, bytes size: Int64, originTicks origin: Int64, nowTicks: Int64, version: UInt32 = 0) -> Int32 {
         let existing = index.find(key)
         if existing >= 0 { remove(slot: existing) }
         if size > capacityBytes { return -1 }
@@ -102,7 +102,7 @@ public struct LRUCache: Sendable {
 
     /// Remove the entry in `slot`.
     /// - Complexity: O(1) expected.
-    public mutating func remove(slot s: Int32) {
+    package mutating func remove(slot s: Int32) {
         let i = Int(s)
         unlink(s)
         index.remove(keys[i])
@@ -114,17 +114,17 @@ public struct LRUCache: Sendable {
     }
 
     /// Origin generation time of the entry in `slot` (ticks).
-    @inline(__always) public func originTicks(of s: Int32) -> Int64 { originTicks[Int(s)] }
+    @inline(__always) package func originTicks(of s: Int32) -> Int64 { originTicks[Int(s)] }
     /// When this cache stored the entry in `slot` (ticks).
-    @inline(__always) public func storedTicks(of s: Int32) -> Int64 { storedTicks[Int(s)] }
+    @inline(__always) package func storedTicks(of s: Int32) -> Int64 { storedTicks[Int(s)] }
     /// Entity tag (version) of the entry in `slot`.
-    @inline(__always) public func version(of s: Int32) -> UInt32 { versions[Int(s)] }
+    @inline(__always) package func version(of s: Int32) -> UInt32 { versions[Int(s)] }
     /// Size of the entry in `slot`.
-    @inline(__always) public func bytes(of s: Int32) -> Int64 { bytes[Int(s)] }
+    @inline(__always) package func bytes(of s: Int32) -> Int64 { bytes[Int(s)] }
 
     /// Keys from most to least recently used (for tests and diagnostics).
     /// - Complexity: O(n).
-    public func keysByRecency() -> [UInt64] {
+    package func keysByRecency() -> [UInt64] {
         var out: [UInt64] = []
         out.reserveCapacity(count)
         var s = head

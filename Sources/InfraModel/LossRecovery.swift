@@ -9,12 +9,12 @@
 /// The timeout models recovery by timer, not fast retransmit: a conservative figure for the short
 /// transfers of pre-staging, whose last segments have too few followers to trigger three
 /// duplicate ACKs.
-public enum LossRecovery {
+package enum LossRecovery {
     /// One segment's payload: Ethernet's 1500-byte MTU less 40 bytes of IPv4 and TCP headers.
-    public static let segmentBytes: Int64 = 1_460
+    package static let segmentBytes: Int64 = 1_460
 
     /// Linux's retransmission floor (`TCP_RTO_MIN`, 200 ms).
-    public static let timeoutFloorSeconds = 0.200
+    package static let timeoutFloorSeconds = 0.200
 
     /// The retransmission timeout of a connection with a steady round-trip time `rttSeconds`:
     /// RTT + 200 ms. Linux computes RTO = SRTT + max(4 · RTTVAR, `TCP_RTO_MIN`), which is RTT + 200 ms
@@ -22,11 +22,11 @@ public enum LossRecovery {
     /// order. RFC 6298's 1 s minimum is a SHOULD that neither follows, and with it a single loss
     /// would cost a Wi-Fi download 35 RTTs.
     @inlinable
-    public static func timeoutSeconds(rttSeconds: Double) -> Double { max(0, rttSeconds) + timeoutFloorSeconds }
+    package static func timeoutSeconds(rttSeconds: Double) -> Double { max(0, rttSeconds) + timeoutFloorSeconds }
 
     /// Segments of a response of `bytes` bytes (0 for an empty body), capped at UInt32.max.
     @inlinable
-    public static func segments(bytes: Int64) -> UInt32 {
+    package static func segments(bytes: Int64) -> UInt32 {
         guard bytes > 0 else { return 0 }
         return UInt32(clamping: (bytes + segmentBytes - 1) / segmentBytes)
     }

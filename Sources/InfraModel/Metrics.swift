@@ -9,44 +9,44 @@
 ///     PoP:    requests = deviceRequests − placeholderRedirects + warmRequests
 ///     shield: requests = Σ children (upstreamFetches + revalidations) arrived + warmRequests
 ///     origin: requests = Σ shields (or PoPs without tiering) (upstreamFetches + revalidations) arrived
-public struct NodeCounters: Sendable, Equatable {
-    public var requests: UInt64 = 0
-    public var freshHits: UInt64 = 0
-    public var staleHits: UInt64 = 0
-    public var misses: UInt64 = 0
+package struct NodeCounters: Sendable, Equatable {
+    package var requests: UInt64 = 0
+    package var freshHits: UInt64 = 0
+    package var staleHits: UInt64 = 0
+    package var misses: UInt64 = 0
     /// Misses that joined an in-flight fetch of the same object (request collapsing).
-    public var collapsed: UInt64 = 0
+    package var collapsed: UInt64 = 0
     /// Misses that started a fetch from the parent tier.
-    public var upstreamFetches: UInt64 = 0
-    public var revalidations: UInt64 = 0
+    package var upstreamFetches: UInt64 = 0
+    package var revalidations: UInt64 = 0
     /// Lookups of device requests (PoPs only) and how many of them hit (fresh or stale).
-    public var deviceRequests: UInt64 = 0
-    public var deviceHits: UInt64 = 0
+    package var deviceRequests: UInt64 = 0
+    package var deviceHits: UInt64 = 0
     /// Device requests answered with the placeholder redirect (counted in `deviceRequests` and
     /// `deviceHits`, not looked up in the cache).
-    public var placeholderRedirects: UInt64 = 0
+    package var placeholderRedirects: UInt64 = 0
     /// Lookups caused by warm calls, and warm fetches that completed successfully.
-    public var warmRequests: UInt64 = 0
-    public var warmFetchesCompleted: UInt64 = 0
+    package var warmRequests: UInt64 = 0
+    package var warmFetchesCompleted: UInt64 = 0
     /// Upstream fetches that came back failed (503), and failures answered with a stale copy.
-    public var upstreamFailures: UInt64 = 0
-    public var staleIfErrorServed: UInt64 = 0
+    package var upstreamFailures: UInt64 = 0
+    package var staleIfErrorServed: UInt64 = 0
     /// Requests this node answered with the upstream's error (no stale-if-error copy): device
     /// requests at a PoP, child fetches at a shield.
-    public var errorsServed: UInt64 = 0
+    package var errorsServed: UInt64 = 0
     /// Response bytes this node sent downstream (to devices for PoPs, to PoPs for shields); a
     /// 304 counts its headers only (`TierConfig.notModifiedBytes`).
-    public var bytesServed: UInt64 = 0
+    package var bytesServed: UInt64 = 0
     /// Conditional requests of child nodes this node answered 304 Not Modified (shields).
-    public var notModified: UInt64 = 0
+    package var notModified: UInt64 = 0
     /// Background (explicit stream) requests and hits; not part of `requests`.
-    public var backgroundRequests: UInt64 = 0
-    public var backgroundHits: UInt64 = 0
+    package var backgroundRequests: UInt64 = 0
+    package var backgroundHits: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// Adds another node's counters (tier totals).
-    public mutating func add(_ o: NodeCounters) {
+    package mutating func add(_ o: NodeCounters) {
         requests += o.requests; freshHits += o.freshHits; staleHits += o.staleHits; misses += o.misses
         collapsed += o.collapsed; upstreamFetches += o.upstreamFetches; revalidations += o.revalidations
         deviceRequests += o.deviceRequests; deviceHits += o.deviceHits; warmRequests += o.warmRequests
@@ -59,36 +59,36 @@ public struct NodeCounters: Sendable, Equatable {
 }
 
 /// Origin counters.
-public struct OriginCounters: Sendable, Equatable {
-    public var requests: UInt64 = 0
-    public var served: UInt64 = 0
-    public var rejected503: UInt64 = 0
-    public var bytesServed: UInt64 = 0
+package struct OriginCounters: Sendable, Equatable {
+    package var requests: UInt64 = 0
+    package var served: UInt64 = 0
+    package var rejected503: UInt64 = 0
+    package var bytesServed: UInt64 = 0
     /// Conditional requests answered 304 Not Modified (headers only, counted in `bytesServed`).
-    public var notModified: UInt64 = 0
-    public var queueLengthMax: Int = 0
-    public var waitedRequests: UInt64 = 0
-    public var totalWaitSeconds: Double = 0
-    public init() {}
+    package var notModified: UInt64 = 0
+    package var queueLengthMax: Int = 0
+    package var waitedRequests: UInt64 = 0
+    package var totalWaitSeconds: Double = 0
+    package init() {}
 }
 
 /// Per-second time series over `[0, horizonSeconds)`, fixed-size arrays indexed by the second of
 /// virtual time. Activity at or after the horizon is counted in `overflowEvents` only.
-public struct TimeSeries: Sendable {
-    public let horizonSeconds: Int
+package struct TimeSeries: Sendable {
+    package let horizonSeconds: Int
     /// Device requests looked up at the edge, and those that hit (fresh or stale).
-    public private(set) var edgeRequests: [UInt32]
-    public private(set) var edgeHits: [UInt32]
+    package private(set) var edgeRequests: [UInt32]
+    package private(set) var edgeHits: [UInt32]
     /// Requests arriving at the origin, and those rejected with 503.
-    public private(set) var originRequests: [UInt32]
-    public private(set) var origin503: [UInt32]
+    package private(set) var originRequests: [UInt32]
+    package private(set) var origin503: [UInt32]
     /// Largest origin queue length seen during the second.
-    public private(set) var originQueueLengthMax: [UInt32]
+    package private(set) var originQueueLengthMax: [UInt32]
     /// Bytes served by each tier (edge → devices, shield → edges, origin → shields/edges).
-    public private(set) var edgeBytes: [UInt64]
-    public private(set) var shieldBytes: [UInt64]
-    public private(set) var originBytes: [UInt64]
-    public private(set) var overflowEvents: UInt64 = 0
+    package private(set) var edgeBytes: [UInt64]
+    package private(set) var shieldBytes: [UInt64]
+    package private(set) var originBytes: [UInt64]
+    package private(set) var overflowEvents: UInt64 = 0
 
     init(horizonSeconds: Int) {
         self.horizonSeconds = horizonSeconds
@@ -103,7 +103,7 @@ public struct TimeSeries: Sendable {
     }
 
     /// Edge hit ratio of second `s` (nil when no request arrived).
-    public func edgeHitRatio(second s: Int) -> Double? {
+    package func edgeHitRatio(second s: Int) -> Double? {
         edgeRequests[s] == 0 ? nil : Double(edgeHits[s]) / Double(edgeRequests[s])
     }
 
@@ -153,11 +153,11 @@ public struct TimeSeries: Sendable {
 
 /// A tier of the delivery path. Results and reports name it ("edge", "shield", "origin"): that
 /// name is its JSON form and its description.
-public enum Tier: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
+package enum Tier: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
     case edge, shield, origin
 
     /// "edge", "shield" or "origin".
-    public var name: String {
+    package var name: String {
         switch self {
         case .edge: "edge"
         case .shield: "shield"
@@ -165,10 +165,10 @@ public enum Tier: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertibl
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Reads the name ("edge", "shield" or "origin").
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let tier = Tier.allCases.first(where: { $0.name == text }) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
@@ -178,7 +178,7 @@ public enum Tier: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertibl
     }
 
     /// Writes the name.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(name)
     }

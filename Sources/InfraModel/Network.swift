@@ -1,12 +1,12 @@
 /// Access-network classes a device can be on.
 ///
 /// Written in scenarios as the strings `"wifi"`, `"5g"`, `"lte"`, `"4g"`, `"3g"`, `"2g"`, `"slow-2g"`.
-public enum NetworkClass: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+@usableFromInline package enum NetworkClass: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case wifi = 0, fiveG, lte, fourG, threeG, twoG, slow2G
 
-    public static let count = 7
+    package static let count = 7
 
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case .wifi: return "wifi"
         case .fiveG: return "5g"
@@ -26,12 +26,12 @@ public enum NetworkClass: UInt8, CaseIterable, Sendable, CustomStringConvertible
 /// 3g 270 ms / 700 kbit/s; anything faster is 4g.
 ///
 /// Written in scenarios as `"slow-2g"`, `"2g"`, `"3g"`, `"4g"`.
-public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, CustomStringConvertible {
+package enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, CustomStringConvertible {
     case slow2G = 0, twoG, threeG, fourG
 
-    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .slow2G: return "slow-2g"
         case .twoG: return "2g"
@@ -42,7 +42,7 @@ public enum EffectiveConnectionType: UInt8, Comparable, CaseIterable, Sendable, 
 
     /// Classify a measured RTT and downlink.
     @inlinable
-    public static func classify(rttSeconds: Double, downlinkBitsPerSecond: Double) -> EffectiveConnectionType {
+    package static func classify(rttSeconds: Double, downlinkBitsPerSecond: Double) -> EffectiveConnectionType {
         if rttSeconds >= 2.0 || downlinkBitsPerSecond <= 50_000 { return .slow2G }
         if rttSeconds >= 1.4 || downlinkBitsPerSecond <= 70_000 { return .twoG }
         if rttSeconds >= 0.27 || downlinkBitsPerSecond <= 700_000 { return .threeG }

@@ -2,7 +2,7 @@ import SimKernel
 import Stochastic
 
 /// How the origin took a job.
-public enum OriginAdmission: UInt8, Sendable {
+package enum OriginAdmission: UInt8, Sendable {
     /// A worker was free: service started now.
     case started
     /// All workers busy: the job waits in the FIFO queue.
@@ -23,25 +23,25 @@ struct OriginPool {
     private let serviceSampler: Sampler
     private let rng: RandomStream
 
-    public private(set) var busy: Int = 0
+    package private(set) var busy: Int = 0
     private var queueJobs: [FetchID]
     private var queueArrivalTicks: [Int64]
     private var queueHead: Int = 0
-    public private(set) var queueLength: Int = 0
+    package private(set) var queueLength: Int = 0
 
     /// Jobs submitted / started / completed / rejected (503) since creation.
-    public private(set) var arrivals: UInt64 = 0
-    public private(set) var started: UInt64 = 0
-    public private(set) var completedJobs: UInt64 = 0
-    public private(set) var rejected: UInt64 = 0
+    package private(set) var arrivals: UInt64 = 0
+    package private(set) var started: UInt64 = 0
+    package private(set) var completedJobs: UInt64 = 0
+    package private(set) var rejected: UInt64 = 0
     /// Jobs that had to wait, and their total wait in seconds.
-    public private(set) var waitedJobs: UInt64 = 0
-    public private(set) var totalWaitSeconds: Double = 0
-    public private(set) var queueLengthMax: Int = 0
+    package private(set) var waitedJobs: UInt64 = 0
+    package private(set) var totalWaitSeconds: Double = 0
+    package private(set) var queueLengthMax: Int = 0
 
     /// The job started by the last ``serviceDone(_:kernel:)`` (from the queue), or nil, and its wait.
     private(set) var lastStartedFromQueue: FetchID? = nil
-    public private(set) var lastStartedWaitTicks: Int64 = 0
+    package private(set) var lastStartedWaitTicks: Int64 = 0
 
     /// The origin's counters as the world reports them (``InfraWorld/originCounters``).
     private(set) var counters = OriginCounters()

@@ -14,8 +14,8 @@ import SimKernel
 ///
 /// Flow ids are caller-chosen `UInt32`s (InfraWorld uses request ids); a flow id is on at most
 /// one link at a time.
-public struct SharedLinks {
-    public let linkCount: Int
+package struct SharedLinks {
+    package let linkCount: Int
 
     private var capacityBitsPerSecond: [Double]
     private var virtualBits: [Double]
@@ -27,10 +27,10 @@ public struct SharedLinks {
     private var flowLink: [UInt32] = []
 
     /// Flows finished by the last ``handleCompletion(link:kernel:)`` call (valid until the next).
-    public private(set) var completed: [UInt32] = []
+    package private(set) var completed: [UInt32] = []
 
     /// - Parameter capacitiesBitsPerSecond: capacity of each link (> 0).
-    public init(capacitiesBitsPerSecond: [Double]) {
+    package init(capacitiesBitsPerSecond: [Double]) {
         precondition(capacitiesBitsPerSecond.allSatisfy { $0 > 0 && $0.isFinite })
         linkCount = capacitiesBitsPerSecond.count
         capacityBitsPerSecond = capacitiesBitsPerSecond
@@ -43,14 +43,14 @@ public struct SharedLinks {
     }
 
     /// Number of flows active on `link`.
-    public func activeFlows(link: LinkID) -> Int { heapTags[link.index].count }
+    package func activeFlows(link: LinkID) -> Int { heapTags[link.index].count }
 
     /// Capacity of `link` in bits per second.
-    public func capacity(link: LinkID) -> Double { capacityBitsPerSecond[link.index] }
+    package func capacity(link: LinkID) -> Double { capacityBitsPerSecond[link.index] }
 
     /// Start flow `flow` of `bits` bits on `link` now.
     /// - Complexity: O(log n).
-    public mutating func start(flow: UInt32, link: LinkID, bits: Double, kernel: inout Kernel) throws(KernelError) {
+    package mutating func start(flow: UInt32, link: LinkID, bits: Double, kernel: inout Kernel) throws(KernelError) {
         let l = link.index
         advance(l, nowTicks: kernel.now.ticks)
         let f = Int(flow)
@@ -69,7 +69,7 @@ public struct SharedLinks {
     }
 
     /// Whether `flow` is currently on a link.
-    public func isActive(flow: UInt32) -> Bool {
+    package func isActive(flow: UInt32) -> Bool {
         Int(flow) < flowHeapPosition.count && flowHeapPosition[Int(flow)] >= 0
     }
 
@@ -79,7 +79,7 @@ public struct SharedLinks {
     ///   nothing changes).
     /// - Complexity: O(log n).
     @discardableResult
-    public mutating func remove(flow: UInt32, kernel: inout Kernel) throws(KernelError) -> Double? {
+    package mutating func remove(flow: UInt32, kernel: inout Kernel) throws(KernelError) -> Double? {
         guard isActive(flow: flow) else { return nil }
         let l = Int(flowLink[Int(flow)])
         advance(l, nowTicks: kernel.now.ticks)
@@ -92,7 +92,7 @@ public struct SharedLinks {
 
     /// Handle the completion event of `link`: finished flows are left in ``completed``.
     /// - Complexity: O(k log n) for k finished flows.
-    public mutating func handleCompletion(link: LinkID, kernel: inout Kernel) throws(KernelError) {
+    package mutating func handleCompletion(link: LinkID, kernel: inout Kernel) throws(KernelError) {
         let l = link.index
         pending[l] = nil
         completed.removeAll(keepingCapacity: true)

@@ -2,7 +2,7 @@ import SimKernel
 import Stochastic
 
 /// Which caches a warm call targets.
-public enum WarmTarget: Sendable, Equatable {
+package enum WarmTarget: Sendable, Equatable {
     case allPops
     /// The `k` PoPs with the largest audience weight (ties by lower index).
     case topPops(Int)
@@ -17,7 +17,7 @@ extension InfraWorld {
     /// token-free cache key, so with `cacheKeyIncludesSignedToken` warmed entries never match a
     /// device request (as on a real CDN).
     /// - Complexity: O(nodes × objects) scheduled events.
-    public mutating func warm(objects: [UInt32], at: SimTime, target: WarmTarget, kernel: inout Kernel) throws {
+    package mutating func warm(objects: [UInt32], at: SimTime, target: WarmTarget, kernel: inout Kernel) throws {
         guard at >= kernel.now else { throw InfraError.warmInPast(now: kernel.now, requested: at) }
         for o in objects where Int(o) >= catalog.count { throw InfraError.unknownObject(o) }
         var nodes: [Int] = []
@@ -40,7 +40,7 @@ extension InfraWorld {
     /// together than the propagation delay are tracked exactly; a third within that window
     /// merges with the second.
     /// - Complexity: O(nodes).
-    public mutating func purge(surrogateKey key: UInt32, kernel: inout Kernel) throws {
+    package mutating func purge(surrogateKey key: UInt32, kernel: inout Kernel) throws {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
         nodes.notePurgeCall(key: Int(key), nowTicks: kernel.now.ticks)
         for n in 0..<nodeCount {

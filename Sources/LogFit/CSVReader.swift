@@ -1,6 +1,6 @@
 /// Comma-separated logs with a header row: a generic CDN export (Fastly, Akamai, custom) read through
 /// a column mapping, and push analytics.
-public enum CSVReader {
+package enum CSVReader {
     /// Splits a CSV line into field ranges; a quoted field's range excludes its quotes (a doubled
     /// quote inside stays doubled). Returns false for an unterminated quote.
     static func split(_ b: UnsafeBufferPointer<UInt8>, into ranges: inout [Range<Int>]) -> Bool {
@@ -40,7 +40,7 @@ public enum CSVReader {
 
     /// Reads a generic CDN CSV through `mapping`.
     /// - Throws: `LogFitError.badFormat` when the header lacks a mapped column.
-    public static func readEdge(_ source: LineSource, mapping: CSVMapping, problems: inout ReadProblems,
+    package static func readEdge(_ source: LineSource, mapping: CSVMapping, problems: inout ReadProblems,
                                 emit: (EdgeRecord) -> Void) throws(LogFitError) {
         var index: [CSVMapping.Field: Int] = [:]
         var ranges: [Range<Int>] = []
@@ -104,7 +104,7 @@ public enum CSVReader {
     /// Push analytics: a header naming `sent_at`, `delivered_at`, `opened_at`, `platform` and
     /// optionally `network` (any order, other columns ignored); times ISO 8601 with a zone or epoch
     /// numbers; empty `delivered_at`/`opened_at` = not (yet) delivered/opened.
-    public static func readPushes(_ source: LineSource, problems: inout ReadProblems, emit: (PushRecord) -> Void) throws(LogFitError) {
+    package static func readPushes(_ source: LineSource, problems: inout ReadProblems, emit: (PushRecord) -> Void) throws(LogFitError) {
         var columns: [Int] = []
         var ranges: [Range<Int>] = []
         var failure: LogFitError?
@@ -167,16 +167,16 @@ public enum CSVReader {
 }
 
 /// Which CSV column holds which field, and its unit: `--map ttfb=TTFB_ms:ms,cache=CacheStatus,...`.
-public struct CSVMapping: Sendable, Equatable {
+package struct CSVMapping: Sendable, Equatable {
     /// The fields of an `EdgeRecord` a column can fill.
-    public enum Field: String, Sendable, CaseIterable {
+    package enum Field: String, Sendable, CaseIterable {
         case time, pop, cache, ttfb, total, origin, bytes, status
     }
 
     /// Column name and seconds per unit, per field.
-    public private(set) var columns: [Field: (name: String, secondsPerUnit: Double)] = [:]
+    package private(set) var columns: [Field: (name: String, secondsPerUnit: Double)] = [:]
 
-    public static func == (a: CSVMapping, b: CSVMapping) -> Bool {
+    package static func == (a: CSVMapping, b: CSVMapping) -> Bool {
         a.columns.keys.sorted { $0.rawValue < $1.rawValue } == b.columns.keys.sorted { $0.rawValue < $1.rawValue }
             && Field.allCases.allSatisfy { a.columns[$0]?.name == b.columns[$0]?.name && a.columns[$0]?.secondsPerUnit == b.columns[$0]?.secondsPerUnit }
     }
@@ -184,7 +184,7 @@ public struct CSVMapping: Sendable, Equatable {
     /// Parses `field=column[:unit]` items (comma-separated, any number of strings); units `s`,
     /// `ms`, `us` for the durations. `time` and `cache` are required.
     /// - Throws: `LogFitError.badOption` naming the item and what was expected.
-    public init(parsing items: [String]) throws(LogFitError) {
+    package init(parsing items: [String]) throws(LogFitError) {
         let fieldNames = Field.allCases.map(\.rawValue).joined(separator: ", ")
         for item in items.flatMap({ $0.split(separator: ",") }) {
             let parts = item.split(separator: "=", maxSplits: 1)

@@ -5,9 +5,9 @@
 /// `FRA56-C1` → `FRA`), `sc-bytes`, `sc-status`, `x-edge-result-type` (Hit, RefreshHit → hit;
 /// Miss → miss; Error → error; others → other), `time-taken` and `time-to-first-byte` (seconds).
 /// Without a `#Fields:` line the documented standard field order is assumed.
-public enum CloudFrontReader {
+package enum CloudFrontReader {
     /// CloudFront's standard field order (as documented for standard logging).
-    public static let standardFields = [
+    package static let standardFields = [
         "date", "time", "x-edge-location", "sc-bytes", "c-ip", "cs-method", "cs(Host)", "cs-uri-stem", "sc-status",
         "cs(Referer)", "cs(User-Agent)", "cs-uri-query", "cs(Cookie)", "x-edge-result-type", "x-edge-request-id",
         "x-host-header", "cs-protocol", "cs-bytes", "time-taken", "x-forwarded-for", "ssl-protocol", "ssl-cipher",
@@ -43,7 +43,7 @@ public enum CloudFrontReader {
 
     /// Reads `path`, calling `emit` per usable request.
     /// - Throws: `LogFitError.badFormat` when the `#Fields:` line lacks a required field.
-    public static func read(_ source: LineSource, problems: inout ReadProblems, emit: (EdgeRecord) -> Void) throws(LogFitError) {
+    package static func read(_ source: LineSource, problems: inout ReadProblems, emit: (EdgeRecord) -> Void) throws(LogFitError) {
         var columns = Columns(standardFields)
         var ranges: [Range<Int>] = []
         var headerError: LogFitError?

@@ -5,11 +5,11 @@
 /// `EdgeTimeToFirstByteMs`, `OriginResponseDurationMs` (0 = no origin contact), `CacheCacheStatus`
 /// (hit, stale, updating, revalidated → hit; miss, expired → miss; others → other), `EdgeColoCode`,
 /// `EdgeResponseBytes`, `EdgeResponseStatus`, optional `OriginResponseStatus`.
-public enum CloudflareReader {
+package enum CloudflareReader {
     static let keys = ["EdgeStartTimestamp", "EdgeEndTimestamp", "EdgeTimeToFirstByteMs", "OriginResponseDurationMs",
                        "CacheCacheStatus", "EdgeColoCode", "EdgeResponseBytes", "EdgeResponseStatus", "OriginResponseStatus"]
 
-    public static func read(_ source: LineSource, problems: inout ReadProblems, emit: (EdgeRecord) -> Void) {
+    package static func read(_ source: LineSource, problems: inout ReadProblems, emit: (EdgeRecord) -> Void) {
         var scanner = FlatJSONScanner(keys: keys)
         let path = source.path
         let note = source.forEachLine { line, number, truncated in

@@ -1,43 +1,43 @@
 /// Streams `EdgeRecord`s into bounded state: exact counts (overall, per PoP, per minute) and
 /// reservoir samples of every duration and size for the fits.
-public struct EdgeAccumulator: Sendable {
+package struct EdgeAccumulator: Sendable {
     /// Values kept per overall series.
-    public static let reservoirCapacity = 50_000
+    package static let reservoirCapacity = 50_000
     /// Values kept per PoP series.
-    public static let popReservoirCapacity = 2_000
+    package static let popReservoirCapacity = 2_000
     /// Distinct PoPs tracked; later ones count under "other".
-    public static let popsMax = 1_000
+    package static let popsMax = 1_000
     /// Distinct minutes counted for the hit-ratio series.
-    public static let minutesMax = 200_000
+    package static let minutesMax = 200_000
 
-    public struct PopState: Sendable {
-        public var requests = 0, hits = 0, misses = 0
-        public var hitFirstByte: Reservoir
-        public var missFirstByte: Reservoir
+    package struct PopState: Sendable {
+        package var requests = 0, hits = 0, misses = 0
+        package var hitFirstByte: Reservoir
+        package var missFirstByte: Reservoir
     }
 
     /// A request at or above this many seconds is censored there (nil: only timeout statuses).
-    public let timeoutSeconds: Double?
-    public private(set) var requests = 0, hits = 0, misses = 0, errors = 0, others = 0
+    package let timeoutSeconds: Double?
+    package private(set) var requests = 0, hits = 0, misses = 0, errors = 0, others = 0
     /// Durations logged as 0 (below the log's resolution), left out of the fits.
-    public private(set) var zeroDurations = 0
+    package private(set) var zeroDurations = 0
     /// Requests that went upstream (misses and edge errors), and of them 503s / 5xx (the origin's status when logged, else the client's).
-    public private(set) var originRequests = 0, origin503 = 0, origin5xx = 0
-    public private(set) var hitFirstByte = Reservoir(capacity: reservoirCapacity, seed: 11)
-    public private(set) var missFirstByte = Reservoir(capacity: reservoirCapacity, seed: 12)
-    public private(set) var hitTransfer = Reservoir(capacity: reservoirCapacity, seed: 13)
-    public private(set) var missTransfer = Reservoir(capacity: reservoirCapacity, seed: 14)
-    public private(set) var total = Reservoir(capacity: reservoirCapacity, seed: 15)
-    public private(set) var origin = Reservoir(capacity: reservoirCapacity, seed: 16)
-    public private(set) var objectBytes = Reservoir(capacity: reservoirCapacity, seed: 17)
-    public private(set) var pops: [String: PopState] = [:]
+    package private(set) var originRequests = 0, origin503 = 0, origin5xx = 0
+    package private(set) var hitFirstByte = Reservoir(capacity: reservoirCapacity, seed: 11)
+    package private(set) var missFirstByte = Reservoir(capacity: reservoirCapacity, seed: 12)
+    package private(set) var hitTransfer = Reservoir(capacity: reservoirCapacity, seed: 13)
+    package private(set) var missTransfer = Reservoir(capacity: reservoirCapacity, seed: 14)
+    package private(set) var total = Reservoir(capacity: reservoirCapacity, seed: 15)
+    package private(set) var origin = Reservoir(capacity: reservoirCapacity, seed: 16)
+    package private(set) var objectBytes = Reservoir(capacity: reservoirCapacity, seed: 17)
+    package private(set) var pops: [String: PopState] = [:]
     /// Minute (floor(t / 60)) → (hits, misses).
-    public private(set) var minutes: [Int: (hits: Int, misses: Int)] = [:]
-    public private(set) var timeRange: ClosedRange<Double>?
+    package private(set) var minutes: [Int: (hits: Int, misses: Int)] = [:]
+    package private(set) var timeRange: ClosedRange<Double>?
 
-    public init(timeoutSeconds: Double?) { self.timeoutSeconds = timeoutSeconds }
+    package init(timeoutSeconds: Double?) { self.timeoutSeconds = timeoutSeconds }
 
-    public mutating func add(_ r: EdgeRecord) {
+    package mutating func add(_ r: EdgeRecord) {
         requests += 1
         timeRange = timeRange.map { min($0.lowerBound, r.timeSeconds)...max($0.upperBound, r.timeSeconds) } ?? r.timeSeconds...r.timeSeconds
         let timedOut = r.isTimeout

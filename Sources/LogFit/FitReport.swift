@@ -3,12 +3,12 @@ import Stochastic
 
 /// The fit report: `report.md` (inputs, problems, every candidate fit with intervals, AIC, BIC and
 /// KS, shares, the overlay) and one QQ plot SVG per fitted series.
-public enum FitReport {
+package enum FitReport {
     /// Points per QQ plot.
     static let qqPoints = 60
 
     /// Writes the report into `directory` (created if missing); returns the files written.
-    public static func write(_ o: FitOutcome, overlay: ScenarioOverlay, to directory: URL) throws -> [URL] {
+    package static func write(_ o: FitOutcome, overlay: ScenarioOverlay, to directory: URL) throws -> [URL] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var written: [URL] = []
         var plots: [String: String] = [:]

@@ -2,8 +2,8 @@ import Foundation
 import Stochastic
 
 /// The few lines `prestage fit` prints: what was read and the chosen fit per series.
-public enum FitSummaryText {
-    public static func render(_ o: FitOutcome, overlay: ScenarioOverlay) -> String {
+package enum FitSummaryText {
+    package static func render(_ o: FitOutcome, overlay: ScenarioOverlay) -> String {
         func g(_ v: Double) -> String { String(format: "%.4g", v) }
         var l = ["prestage fit: \(o.linesRead) lines, \(o.rowsUsed) rows used, \(o.problems.count) malformed (\(Int(o.linesPerSecond)) lines/s)"]
         for s in FitReport.allSeries(o) where !s.name.hasPrefix("pop.") {

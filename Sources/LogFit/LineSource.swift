@@ -3,20 +3,20 @@ import Foundation
 
 /// Reads a log line by line in fixed-size chunks through zlib's `gzread`, which reads gzip and
 /// plain files alike: memory stays bounded whatever the file's size.
-public final class LineSource {
+package final class LineSource {
     /// Bytes read per `gzread`.
     static let chunkBytes = 1 << 18
     /// A longer line is passed on truncated to this many bytes (and flagged).
-    public static let lineBytesMax = 1 << 20
+    package static let lineBytesMax = 1 << 20
 
     private let file: gzFile
-    public let path: String
+    package let path: String
     /// Lines delivered so far.
-    public private(set) var linesRead = 0
+    package private(set) var linesRead = 0
 
     /// Opens `path` (gzip or plain).
     /// - Throws: `LogFitError.unreadable` naming the path.
-    public init(path: String) throws(LogFitError) {
+    package init(path: String) throws(LogFitError) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .unreadable(path: path, reason: "is a directory; expected a log file")
@@ -33,7 +33,7 @@ public final class LineSource {
     /// `\n` (and a `\r` before it). Returns a message when the input ended early (a truncated or
     /// corrupt gzip stream): the lines before it were delivered.
     /// - Complexity: O(bytes); memory O(chunk + longest line).
-    public func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, Int, Bool) -> Void) -> String? {
+    package func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, Int, Bool) -> Void) -> String? {
         var chunk = [UInt8](repeating: 0, count: Self.chunkBytes)
         var pending: [UInt8] = []
         var pendingTruncated = false
@@ -89,7 +89,7 @@ public final class LineSource {
 }
 
 /// Why logs could not be fitted.
-public enum LogFitError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LogFitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file could not be opened or read.
     case unreadable(path: String, reason: String)
     /// A file's header or structure is not the expected format.
@@ -99,7 +99,7 @@ public enum LogFitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A command-line value (format, column mapping) is invalid.
     case badOption(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadable(path, reason): return "\(path): \(reason)"
         case let .badFormat(path, reason): return "\(path): \(reason)"

@@ -2,116 +2,116 @@ import Foundation
 import Stochastic
 
 /// The log formats `prestage fit` reads.
-public enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     case cloudfront, cloudflare, csv, push
 }
 
 /// What to read and how to fit.
-public struct FitRequest: Sendable {
-    public var logs: [String]
-    public var format: LogFormat
+package struct FitRequest: Sendable {
+    package var logs: [String]
+    package var format: LogFormat
     /// Extra push-analytics files read next to CDN logs.
-    public var pushLogs: [String] = []
+    package var pushLogs: [String] = []
     /// Required for `.csv`.
-    public var mapping: CSVMapping?
-    public var timeoutSeconds: Double?
-    public var confidenceLevel = 0.95
+    package var mapping: CSVMapping?
+    package var timeoutSeconds: Double?
+    package var confidenceLevel = 0.95
     /// The campaign's send time (default: the first `sent_at` of the push logs, if any).
-    public var sendTimeSeconds: Double?
+    package var sendTimeSeconds: Double?
     /// Bootstrap replicates for the tap-delay mixture.
-    public var bootstrapReplicates = 30
+    package var bootstrapReplicates = 30
 
-    public init(logs: [String], format: LogFormat) {
+    package init(logs: [String], format: LogFormat) {
         self.logs = logs
         self.format = format
     }
 }
 
 /// One fitted series: candidate families best first, the chosen one (lowest AIC) first.
-public struct SeriesFit: Sendable {
-    public let name: String
-    public let unit: String
-    public let fits: [ParametricFit]
-    public let sample: CensoredSample
-    public var best: ParametricFit { fits[0] }
+package struct SeriesFit: Sendable {
+    package let name: String
+    package let unit: String
+    package let fits: [ParametricFit]
+    package let sample: CensoredSample
+    package var best: ParametricFit { fits[0] }
     /// Empirical (Kaplan–Meier) quantiles at 0.5, 0.9, 0.99 (nil beyond the curve's reach).
-    public var loggedQuantiles: [Double?] { [0.5, 0.9, 0.99].map(loggedQuantile) }
+    package var loggedQuantiles: [Double?] { [0.5, 0.9, 0.99].map(loggedQuantile) }
 
     /// The empirical (Kaplan–Meier) p-quantile; nil beyond the curve's reach.
-    public func loggedQuantile(_ p: Double) -> Double? {
+    package func loggedQuantile(_ p: Double) -> Double? {
         GoodnessOfFitTest.kaplanMeier(sample).first { 1 - $0.survival >= p }?.time
     }
 }
 
 /// The edge fits.
-public struct EdgeFits: Sendable {
-    public struct Pop: Sendable {
-        public let code: String
-        public let requests: Int
-        public let hitRatio: Proportion?
-        public let hitFirstByte: SeriesFit?
+package struct EdgeFits: Sendable {
+    package struct Pop: Sendable {
+        package let code: String
+        package let requests: Int
+        package let hitRatio: Proportion?
+        package let hitFirstByte: SeriesFit?
         /// Miss time to first byte minus the PoP's median hit time to first byte.
-        public let upstream: SeriesFit?
+        package let upstream: SeriesFit?
     }
 
-    public let series: [SeriesFit]
-    public let hitRatio: Proportion?
-    public let origin503Share: Proportion?
-    public let origin5xxShare: Proportion?
-    public let errorShare: Proportion?
+    package let series: [SeriesFit]
+    package let hitRatio: Proportion?
+    package let origin503Share: Proportion?
+    package let origin5xxShare: Proportion?
+    package let errorShare: Proportion?
     /// Largest PoPs by requests, at most `popsReported`.
-    public let pops: [Pop]
+    package let pops: [Pop]
     /// (minute offset from the send, hit ratio, requests) for the minutes around the send.
-    public let hitRatioAroundSend: [(minute: Int, hitRatio: Double, requests: Int)]
-    public let requests: Int
+    package let hitRatioAroundSend: [(minute: Int, hitRatio: Double, requests: Int)]
+    package let requests: Int
     /// Durations logged as 0 and left out of the fits.
-    public let zeroDurations: Int
+    package let zeroDurations: Int
 
-    public func series(_ name: String) -> SeriesFit? { series.first { $0.name == name } }
+    package func series(_ name: String) -> SeriesFit? { series.first { $0.name == name } }
 }
 
 /// The push fits, per platform.
-public struct PushFits: Sendable {
-    public struct Platform: Sendable {
-        public let platform: String
-        public let pushes: Int
-        public let delivered: Proportion?
-        public let delivery: SeriesFit?
-        public let taps: LognormalMixtureFit?
-        public let tapSample: CensoredSample?
-        public let openedShareOfDelivered: Proportion?
-        public let networks: [String: Int]
+package struct PushFits: Sendable {
+    package struct Platform: Sendable {
+        package let platform: String
+        package let pushes: Int
+        package let delivered: Proportion?
+        package let delivery: SeriesFit?
+        package let taps: LognormalMixtureFit?
+        package let tapSample: CensoredSample?
+        package let openedShareOfDelivered: Proportion?
+        package let networks: [String: Int]
     }
 
-    public let platforms: [Platform]
-    public let logEndSeconds: Double
-    public let zeroDelays: Int
+    package let platforms: [Platform]
+    package let logEndSeconds: Double
+    package let zeroDelays: Int
 
-    public func platform(_ name: String) -> Platform? { platforms.first { $0.platform == name } }
+    package func platform(_ name: String) -> Platform? { platforms.first { $0.platform == name } }
 }
 
 /// Everything `prestage fit` learned.
-public struct FitOutcome: Sendable {
-    public let request: FitRequest
-    public let edge: EdgeFits?
-    public let push: PushFits?
-    public let problems: ReadProblems
-    public let linesRead: Int
-    public let rowsUsed: Int
-    public let readSeconds: Double
+package struct FitOutcome: Sendable {
+    package let request: FitRequest
+    package let edge: EdgeFits?
+    package let push: PushFits?
+    package let problems: ReadProblems
+    package let linesRead: Int
+    package let rowsUsed: Int
+    package let readSeconds: Double
     /// Lines per wall-clock second while reading (the fits excluded).
-    public var linesPerSecond: Double { readSeconds > 0 ? Double(linesRead) / readSeconds : 0 }
+    package var linesPerSecond: Double { readSeconds > 0 ? Double(linesRead) / readSeconds : 0 }
 }
 
 /// Reads the logs of a `FitRequest` and fits them.
-public enum LogFitter {
+package enum LogFitter {
     /// PoPs reported and written as overrides.
-    public static let popsReported = 20
+    package static let popsReported = 20
     /// Fewest values for a fit.
-    public static let valuesMin = 30
+    package static let valuesMin = 30
 
     /// - Throws: `LogFitError` for unreadable files, bad headers or options, and when no row was usable.
-    public static func run(_ request: FitRequest) throws(LogFitError) -> FitOutcome {
+    package static func run(_ request: FitRequest) throws(LogFitError) -> FitOutcome {
         var problems = ReadProblems()
         var edge = EdgeAccumulator(timeoutSeconds: request.timeoutSeconds)
         var push = PushAccumulator()

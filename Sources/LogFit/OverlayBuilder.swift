@@ -1,11 +1,11 @@
 import Stochastic
 
 /// Turns fits into scenario paths (see docs/calibrate.md for the mapping and its caveats).
-public enum OverlayBuilder {
+package enum OverlayBuilder {
     /// The scenario's network classes, in `population.networkMix` order.
     static let networkClasses = ["wifi", "5g", "lte", "4g", "3g", "2g", "slow-2g"]
 
-    public static func build(_ o: FitOutcome) -> ScenarioOverlay {
+    package static func build(_ o: FitOutcome) -> ScenarioOverlay {
         var overlay = ScenarioOverlay(sources: o.request.logs + o.request.pushLogs)
         if let e = o.edge {
             if let hit = e.series("edge.hit.firstByteSeconds") {

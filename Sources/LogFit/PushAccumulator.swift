@@ -1,28 +1,28 @@
 /// Streams `PushRecord`s into per-platform counts and reservoirs.
-public struct PushAccumulator: Sendable {
-    public static let reservoirCapacity = 20_000
+package struct PushAccumulator: Sendable {
+    package static let reservoirCapacity = 20_000
 
-    public struct PlatformState: Sendable {
-        public var pushes = 0, delivered = 0, opened = 0
+    package struct PlatformState: Sendable {
+        package var pushes = 0, delivered = 0, opened = 0
         /// Delivery delays (sent → delivered), seconds.
-        public var delivery: Reservoir
+        package var delivery: Reservoir
         /// Delivered pushes: the tap delay when opened, else (censored) the delivery time, which
         /// becomes the censoring point `logEnd − delivered` once the log's end is known.
-        public var taps: Reservoir
+        package var taps: Reservoir
         /// Network class → pushes.
-        public var networks: [String: Int] = [:]
+        package var networks: [String: Int] = [:]
     }
 
-    public private(set) var platforms: [String: PlatformState] = [:]
+    package private(set) var platforms: [String: PlatformState] = [:]
     /// The latest time in the logs (the end of observation for unopened pushes).
-    public private(set) var logEndSeconds = -Double.infinity
-    public private(set) var firstSendSeconds = Double.infinity
-    public private(set) var zeroDelays = 0
+    package private(set) var logEndSeconds = -Double.infinity
+    package private(set) var firstSendSeconds = Double.infinity
+    package private(set) var zeroDelays = 0
 
-    public init() {}
+    package init() {}
 
     /// Adds `r` to its platform and to "all".
-    public mutating func add(_ r: PushRecord) {
+    package mutating func add(_ r: PushRecord) {
         add(r, to: r.platform)
         add(r, to: "all")
     }

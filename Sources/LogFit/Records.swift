@@ -1,5 +1,5 @@
 /// How the edge answered a request.
-public enum CacheResult: String, Sendable, Codable {
+package enum CacheResult: String, Sendable, Codable {
     /// Served from the edge cache (CloudFront Hit/RefreshHit, Cloudflare hit/stale/updating/revalidated).
     case hit
     /// Fetched upstream (CloudFront Miss, Cloudflare miss/expired).
@@ -11,26 +11,26 @@ public enum CacheResult: String, Sendable, Codable {
 }
 
 /// One CDN request, whatever the log format.
-public struct EdgeRecord: Sendable, Equatable {
+package struct EdgeRecord: Sendable, Equatable {
     /// Request start, seconds since 1970 UTC.
-    public var timeSeconds: Double
+    package var timeSeconds: Double
     /// The PoP (airport-style code: `FRA`, `IAD`), "" when unknown.
-    public var pop: String
-    public var cache: CacheResult
+    package var pop: String
+    package var cache: CacheResult
     /// Request received → first response byte written, seconds.
-    public var firstByteSeconds: Double?
+    package var firstByteSeconds: Double?
     /// Request received → last byte written, seconds.
-    public var totalSeconds: Double?
+    package var totalSeconds: Double?
     /// Upstream (origin) response time, seconds, when the log has it.
-    public var originSeconds: Double?
+    package var originSeconds: Double?
     /// Response bytes.
-    public var bytes: Double?
+    package var bytes: Double?
     /// HTTP status to the client.
-    public var status: Int?
+    package var status: Int?
     /// HTTP status from the origin, when the log has it.
-    public var originStatus: Int?
+    package var originStatus: Int?
 
-    public init(timeSeconds: Double, pop: String, cache: CacheResult, firstByteSeconds: Double? = nil,
+    package init(timeSeconds: Double, pop: String, cache: CacheResult, firstByteSeconds: Double? = nil,
                 totalSeconds: Double? = nil, originSeconds: Double? = nil, bytes: Double? = nil,
                 status: Int? = nil, originStatus: Int? = nil) {
         self.timeSeconds = timeSeconds
@@ -46,23 +46,23 @@ public struct EdgeRecord: Sendable, Equatable {
 
     /// A status that means the upstream timed out (504; Cloudflare's 522/524): its times are
     /// censored at their value.
-    public var isTimeout: Bool {
+    package var isTimeout: Bool {
         let s = originStatus ?? status ?? 0
         return s == 504 || s == 522 || s == 524
     }
 }
 
 /// One push from push analytics.
-public struct PushRecord: Sendable, Equatable {
-    public var sentSeconds: Double
-    public var deliveredSeconds: Double?
-    public var openedSeconds: Double?
+package struct PushRecord: Sendable, Equatable {
+    package var sentSeconds: Double
+    package var deliveredSeconds: Double?
+    package var openedSeconds: Double?
     /// "ios", "android" or "other".
-    public var platform: String
+    package var platform: String
     /// A scenario network class (`wifi`, `5g`, `lte`, `4g`, `3g`, `2g`, `slow-2g`) or nil.
-    public var network: String?
+    package var network: String?
 
-    public init(sentSeconds: Double, deliveredSeconds: Double?, openedSeconds: Double?, platform: String, network: String?) {
+    package init(sentSeconds: Double, deliveredSeconds: Double?, openedSeconds: Double?, platform: String, network: String?) {
         self.sentSeconds = sentSeconds
         self.deliveredSeconds = deliveredSeconds
         self.openedSeconds = openedSeconds
@@ -95,19 +95,19 @@ public struct PushRecord: Sendable, Equatable {
 }
 
 /// Lines that could not be used: a count, and the first few quoted with their line numbers.
-public struct ReadProblems: Sendable, Equatable {
+package struct ReadProblems: Sendable, Equatable {
     /// Problems quoted in full (the rest are counted).
-    public static let quotedMax = 5
+    package static let quotedMax = 5
     /// Longest quoted excerpt of a line, characters.
-    public static let excerptCharactersMax = 120
+    package static let excerptCharactersMax = 120
 
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// "FILE:LINE: reason: «excerpt»".
-    public private(set) var quoted: [String] = []
+    package private(set) var quoted: [String] = []
     /// Messages about whole files (an early end of a gzip stream).
-    public var fileNotes: [String] = []
+    package var fileNotes: [String] = []
 
-    public init() {}
+    package init() {}
 
     mutating func add(path: String, line: Int, reason: String, text: UnsafeBufferPointer<UInt8>) {
         count += 1

@@ -3,21 +3,21 @@ import Stochastic
 /// A uniform random sample of at most `capacity` values from a stream of any length (Vitter's
 /// algorithm R), each value flagged as observed or right-censored. Memory is O(capacity); the
 /// sample depends only on the stream's order and the seed.
-public struct Reservoir: Sendable {
-    public let capacity: Int
+package struct Reservoir: Sendable {
+    package let capacity: Int
     /// Values offered so far.
-    public private(set) var seen = 0
-    public private(set) var values: [Double] = []
-    public private(set) var censored: [Bool] = []
+    package private(set) var seen = 0
+    package private(set) var values: [Double] = []
+    package private(set) var censored: [Bool] = []
     private let seed: UInt64
 
-    public init(capacity: Int, seed: UInt64) {
+    package init(capacity: Int, seed: UInt64) {
         self.capacity = capacity
         self.seed = seed
     }
 
     /// Offers one value. The replacement index is drawn from a stream derived from (seed, seen).
-    public mutating func add(_ value: Double, censored isCensored: Bool = false) {
+    package mutating func add(_ value: Double, censored isCensored: Bool = false) {
         seen += 1
         if values.count < capacity {
             values.append(value)

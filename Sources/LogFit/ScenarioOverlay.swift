@@ -11,25 +11,25 @@ import Stochastic
 /// ```
 /// `prestage run|validate --overlay FILE` applies every `set` entry as a `--set` before the
 /// command line's own `--set`s (which therefore win).
-public struct ScenarioOverlay: Sendable {
-    public static let formatName = "prestage-overlay"
-    public static let version = 1
+package struct ScenarioOverlay: Sendable {
+    package static let formatName = "prestage-overlay"
+    package static let version = 1
     /// Largest overlay file read.
-    public static let fileBytesMax = 8 << 20
+    package static let fileBytesMax = 8 << 20
 
-    public var sources: [String]
-    public var notes: [String]
+    package var sources: [String]
+    package var notes: [String]
     /// Path → JSON value (sorted by path when written).
-    public var set: [String: OverlayValue]
+    package var set: [String: OverlayValue]
 
-    public init(sources: [String], notes: [String] = [], set: [String: OverlayValue] = [:]) {
+    package init(sources: [String], notes: [String] = [], set: [String: OverlayValue] = [:]) {
         self.sources = sources
         self.notes = notes
         self.set = set
     }
 
     /// Pretty JSON, keys sorted (byte-identical for equal overlays).
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(File(format: Self.formatName, version: Self.version, generatedBy: "prestage fit",
@@ -47,7 +47,7 @@ public struct ScenarioOverlay: Sendable {
 
     /// The `set` entries of the overlay file at `path` as `--set` assignments (`PATH=JSON`), in path order.
     /// - Throws: `LogFitError.badFormat` naming the file and the member that is wrong.
-    public static func assignments(contentsOf path: String) throws(LogFitError) -> [String] {
+    package static func assignments(contentsOf path: String) throws(LogFitError) -> [String] {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? Int, size > fileBytesMax {
             throw .badFormat(path: path, reason: "expected an overlay of at most \(fileBytesMax) bytes, found \(size) bytes")
@@ -57,7 +57,7 @@ public struct ScenarioOverlay: Sendable {
     }
 
     /// This overlay's `set` entries as `--set` assignments, in path order.
-    public func assignments() throws(LogFitError) -> [String] {
+    package func assignments() throws(LogFitError) -> [String] {
         guard let data = try? encoded() else { throw .badFormat(path: "(overlay)", reason: "cannot encode the overlay") }
         return try Self.assignments(data: data, label: "(overlay)")
     }
@@ -93,7 +93,7 @@ public struct ScenarioOverlay: Sendable {
 }
 
 /// A value written at an overlay path.
-public enum OverlayValue: Sendable, Encodable, Equatable {
+package enum OverlayValue: Sendable, Encodable, Equatable {
     case number(Double)
     case distribution(Distribution)
     case weights([String: Double])
@@ -101,19 +101,19 @@ public enum OverlayValue: Sendable, Encodable, Equatable {
     case regions([Region])
 
     /// One `infra.topology.popOverrides[]` element.
-    public struct PopOverride: Sendable, Encodable, Equatable {
-        public let popIndex: Int
-        public let edgeProcessingSeconds: Distribution?
-        public let upstreamSeconds: Distribution?
+    package struct PopOverride: Sendable, Encodable, Equatable {
+        package let popIndex: Int
+        package let edgeProcessingSeconds: Distribution?
+        package let upstreamSeconds: Distribution?
     }
 
     /// One `infra.topology.regions[]` element: the audience behind a PoP.
-    public struct Region: Sendable, Encodable, Equatable {
-        public let popIndex: Int
-        public let audienceWeight: Double
+    package struct Region: Sendable, Encodable, Equatable {
+        package let popIndex: Int
+        package let audienceWeight: Double
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case let .number(v): try c.encode(v)

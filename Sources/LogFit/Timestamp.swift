@@ -5,15 +5,15 @@
 /// - Epoch numbers, the unit read from the magnitude: seconds below 10^11, milliseconds below
 ///   10^14, microseconds below 10^17, else nanoseconds (Cloudflare's `unixnano`) up to 10^20
 ///   (larger numbers, infinities and NaN are not timestamps).
-public enum Timestamp {
+package enum Timestamp {
     /// ISO 8601 or an epoch number.
-    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         if b.count >= 10, b[4] == 45 { return iso8601(b) }
         return epoch(b)
     }
 
     /// An epoch number (unit from its magnitude, see the type's note).
-    public static func epoch(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func epoch(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let v = FieldParsing.double(b), v >= 0, v < 1e20 else { return nil }
         if v < 1e11 { return v }
         if v < 1e14 { return v / 1e3 }
@@ -22,7 +22,7 @@ public enum Timestamp {
     }
 
     /// ISO 8601 date-time with an optional zone (UTC when absent); nil when malformed or out of range.
-    public static func iso8601(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func iso8601(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         func digits(_ at: Int, _ n: Int) -> Int? {
             guard at + n <= b.count else { return nil }
             var v = 0
@@ -69,7 +69,7 @@ public enum Timestamp {
     }
 
     /// CloudFront's `date` (YYYY-MM-DD) and `time` (HH:MM:SS) fields, UTC.
-    public static func dateAndTime(_ date: UnsafeBufferPointer<UInt8>, _ time: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func dateAndTime(_ date: UnsafeBufferPointer<UInt8>, _ time: UnsafeBufferPointer<UInt8>) -> Double? {
         guard date.count == 10, time.count >= 8 else { return nil }
         var joined = [UInt8](date)
         joined.append(84)

@@ -52,7 +52,7 @@ final class CapturedOutput: TextOutput, @unchecked Sendable {
 }
 
 /// Process exit codes of `prestage` (documented in `--help` and the README).
-public enum ExitCode: Int32, Sendable {
+package enum ExitCode: Int32, Sendable {
     /// The command did what was asked.
     case ok = 0
     /// The run failed: the simulation stopped with an error, or results could not be written.

@@ -4,7 +4,7 @@ import ScenarioFormat
 
 /// What a command needs from the outside world; tests substitute buffers, directories and a fixed
 /// amount of available memory.
-public struct CommandEnvironment: Sendable {
+package struct CommandEnvironment: Sendable {
     /// Results, listings, reports.
     var standardOutput: any TextOutput
     /// Errors and progress.
@@ -42,7 +42,7 @@ public struct CommandEnvironment: Sendable {
     /// executable was built in), `./results`, /proc/meminfo, all cores.
     /// SIGPIPE is ignored: a closed pipe on standard output or error (`prestage run … | head`)
     /// makes writes fail quietly instead of killing the run.
-    public static func process(executablePath: String) -> CommandEnvironment {
+    package static func process(executablePath: String) -> CommandEnvironment {
         signal(SIGPIPE, SIG_IGN)
         let err = FileDescriptorOutput(descriptor: 2)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
@@ -72,7 +72,7 @@ public struct CommandEnvironment: Sendable {
 
 /// The `prestage` command line: a list of command types, whose declarations make the table
 /// `CommandLineSpec` parses (and help, completion scripts and the man page are generated from).
-public enum PrestageCLI {
+package enum PrestageCLI {
     /// Most threads for replications.
     static let jobsMax = OutputOptions.jobsMax
 
@@ -107,7 +107,7 @@ public enum PrestageCLI {
     }
 
     /// Runs the command line `arguments` (without the program name).
-    public static func main(_ arguments: [String], environment: CommandEnvironment) -> ExitCode {
+    package static func main(_ arguments: [String], environment: CommandEnvironment) -> ExitCode {
         var env = environment
         env.commandLine = (["prestage"] + arguments).joined(separator: " ")
         let (forParser, extraPositionals) = splitVariadic(arguments)

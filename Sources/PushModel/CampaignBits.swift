@@ -11,7 +11,7 @@ extension CampaignID {
 extension PushWorldConfig {
     /// Most campaigns of one world: one bit each in a device's campaign set (`CampaignBits`, so
     /// `UInt64.bitWidth`). A push's 8-bit campaign field (`PushWord`) holds every one of them.
-    public static let campaignsMax = CampaignBits.bitWidth
+    package static let campaignsMax = CampaignBits.bitWidth
 
     /// Refuses a world with more campaigns than `campaignsMax` (a later campaign's bit would be
     /// lost from every per-device campaign set).

@@ -2,47 +2,47 @@ import Foundation
 import Stochastic
 
 /// Declared asset types (the manifest's `type` tokens).
-public enum AssetTypeConfig: String, Sendable, CaseIterable {
+package enum AssetTypeConfig: String, Sendable, CaseIterable {
     case image, video, audio, hls, json
 }
 
 /// Manifest priorities.
-public enum AssetPriorityConfig: String, Sendable, CaseIterable {
+package enum AssetPriorityConfig: String, Sendable, CaseIterable {
     case critical, high, normal, low
 }
 
 /// A smaller rendition of an asset for one network class (manifest `variants`).
-public struct AssetVariantConfig: Sendable, Equatable {
+package struct AssetVariantConfig: Sendable, Equatable {
     /// PreloadKit network key: `wifi`, `5g`, `4g`, `3g`, `2g`, `slow-2g`.
-    public var network: String
-    public var bytes: Int64
+    package var network: String
+    package var bytes: Int64
 
-    public init(network: String, bytes: Int64) {
+    package init(network: String, bytes: Int64) {
         self.network = network
         self.bytes = bytes
     }
 
     /// The PreloadKit network keys a rendition may name: those of the network classes devices are
     /// on (`CampaignPayload.variantNetworkKeys`).
-    public static let networkKeys = CampaignPayload.variantNetworkKeys
+    package static let networkKeys = CampaignPayload.variantNetworkKeys
 }
 
 /// One asset of a campaign.
-public struct AssetConfig: Sendable, Equatable {
+package struct AssetConfig: Sendable, Equatable {
     /// Path segment of the asset URL (`[A-Za-z0-9._-]`, 1–64 bytes).
-    public var name: String
-    public var type: AssetTypeConfig
-    public var priority: AssetPriorityConfig
-    public var bytes: Int64
+    package var name: String
+    package var type: AssetTypeConfig
+    package var priority: AssetPriorityConfig
+    package var bytes: Int64
     /// Per-network renditions (at most one per network key).
-    public var variants: [AssetVariantConfig]
+    package var variants: [AssetVariantConfig]
     /// The earlier campaign whose same-named asset this is (nil: this campaign's own): the URL
     /// path is that campaign's, so both pushes name one URL, one CDN object and one store entry
     /// (a follow-up push linking the same article). The asset must match the earlier one (type,
     /// bytes, variants); its CDN object keeps the earlier campaign's cache policy and purges.
-    public var urlCampaign: String? = nil
+    package var urlCampaign: String? = nil
 
-    public init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
+    package init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
                 bytes: Int64 = 48_200, variants: [AssetVariantConfig] = []) {
         self.name = name
         self.type = type
@@ -53,19 +53,19 @@ public struct AssetConfig: Sendable, Equatable {
 }
 
 /// Where the campaign service warms the CDN before the send.
-public enum WarmModeConfig: String, Sendable, CaseIterable {
+package enum WarmModeConfig: String, Sendable, CaseIterable {
     case none, allPops, topPops, shieldsOnly
 }
 
 /// Warm-ahead: scope and lead time.
-public struct WarmConfig: Sendable, Equatable {
-    public var mode: WarmModeConfig
+package struct WarmConfig: Sendable, Equatable {
+    package var mode: WarmModeConfig
     /// The warm call is made this long before `sendStartSeconds` (5–10 min in practice).
-    public var aheadSeconds: Double
+    package var aheadSeconds: Double
     /// PoPs warmed in `topPops` mode (largest audience first).
-    public var topPops: Int
+    package var topPops: Int
 
-    public init(mode: WarmModeConfig = .none, aheadSeconds: Double = 600, topPops: Int = 20) {
+    package init(mode: WarmModeConfig = .none, aheadSeconds: Double = 600, topPops: Int = 20) {
         self.mode = mode
         self.aheadSeconds = aheadSeconds
         self.topPops = topPops
@@ -79,15 +79,15 @@ public struct WarmConfig: Sendable, Equatable {
 /// header carries none: a scenario sets it to serve a stored copy within max-age +
 /// stale-if-error instead of an upstream error (a day, 86 400 s, is a common choice; engineering
 /// judgement: it outlasts an origin incident across one campaign day).
-public struct CacheControlConfig: Sendable, Equatable {
-    public var maxAgeSeconds: Int64
-    public var staleWhileRevalidateSeconds: Int64
+package struct CacheControlConfig: Sendable, Equatable {
+    package var maxAgeSeconds: Int64
+    package var staleWhileRevalidateSeconds: Int64
     /// RFC 5861 `stale-if-error`: past max-age, a cached copy younger than max-age + this is
     /// served when the upstream answers an error, at the PoPs and shields and in the device
     /// store (0 = absent from the header, never).
-    public var staleIfErrorSeconds: Int64
+    package var staleIfErrorSeconds: Int64
 
-    public init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400, staleIfErrorSeconds: Int64 = 0) {
+    package init(maxAgeSeconds: Int64 = 14_400, staleWhileRevalidateSeconds: Int64 = 86_400, staleIfErrorSeconds: Int64 = 0) {
         self.maxAgeSeconds = maxAgeSeconds
         self.staleWhileRevalidateSeconds = staleWhileRevalidateSeconds
         self.staleIfErrorSeconds = staleIfErrorSeconds
@@ -101,7 +101,7 @@ public struct CacheControlConfig: Sendable, Equatable {
 }
 
 /// iOS push type.
-public enum IOSPushKindConfig: String, Sendable, CaseIterable {
+package enum IOSPushKindConfig: String, Sendable, CaseIterable {
     /// Alert push with `mutable-content: 1`: the Notification Service Extension pre-stages.
     case alert
     /// Silent `content-available: 1` push: the app wakes in the background, pre-stages, then posts
@@ -111,7 +111,7 @@ public enum IOSPushKindConfig: String, Sendable, CaseIterable {
 
 /// How a campaign's push carries its pre-stage content: PreloadKit's four payload forms
 /// (`PayloadFormat`).
-public enum PayloadFormConfig: String, Sendable, CaseIterable {
+package enum PayloadFormConfig: String, Sendable, CaseIterable {
     /// `cdn_preload` with every asset listed in the push (manifest by value).
     case inline
     /// `cdn_preload` with a `manifest_url`: the handler first fetches the signed manifest, a
@@ -127,12 +127,12 @@ public enum PayloadFormConfig: String, Sendable, CaseIterable {
 }
 
 /// FCM message priority.
-public enum AndroidPriorityConfig: String, Sendable, CaseIterable {
+package enum AndroidPriorityConfig: String, Sendable, CaseIterable {
     case high, normal
 }
 
 /// Which Android component pre-stages.
-public enum AndroidHandlerConfig: String, Sendable, CaseIterable {
+package enum AndroidHandlerConfig: String, Sendable, CaseIterable {
     /// Inside `onMessageReceived` (~10 s).
     case messageHandler
     /// In an expedited WorkManager job (subject to its quota; otherwise a regular job).
@@ -141,70 +141,70 @@ public enum AndroidHandlerConfig: String, Sendable, CaseIterable {
 
 /// A creative swap before the send: the campaign's objects are purged by surrogate key (and
 /// re-warmed when warming is configured).
-public struct CreativeSwapConfig: Sendable, Equatable {
+package struct CreativeSwapConfig: Sendable, Equatable {
     /// The swap happens this long before `sendStartSeconds`.
-    public var secondsBeforeSend: Double
+    package var secondsBeforeSend: Double
     /// With warming configured, the new creative is warmed this long after the purge call (after
     /// the purge has propagated).
-    public var rewarmDelaySeconds: Double
+    package var rewarmDelaySeconds: Double
 
-    public init(secondsBeforeSend: Double = 120, rewarmDelaySeconds: Double = 5) {
+    package init(secondsBeforeSend: Double = 120, rewarmDelaySeconds: Double = 5) {
         self.secondsBeforeSend = secondsBeforeSend
         self.rewarmDelaySeconds = rewarmDelaySeconds
     }
 }
 
 /// One push campaign.
-public struct CampaignConfig: Sendable, Equatable {
+package struct CampaignConfig: Sendable, Equatable {
     /// Manifest id (`[A-Za-z0-9._:-]`, 1–64 bytes). Default `campaign`.
-    public var name: String = "campaign"
+    package var name: String = "campaign"
     /// Share of the population targeted (each device drawn independently).
-    public var audienceShare: Double = 1
+    package var audienceShare: Double = 1
     /// First send, seconds of virtual time. Default 600.
-    public var sendStartSeconds: Double = 600
+    package var sendStartSeconds: Double = 600
     /// Marketing-platform send rate, messages per minute. Default 600 000.
-    public var sendRatePerMinute: Double = 600_000
+    package var sendRatePerMinute: Double = 600_000
     /// Push provider quota, messages per minute (FCM: 600 000 per project). The effective rate is
     /// the smaller of the two.
-    public var providerQuotaPerMinute: Double = 600_000
+    package var providerQuotaPerMinute: Double = 600_000
     /// Provider → device delivery latency, seconds (lognormal, median 0.3 s by default).
-    public var deliveryLatencySeconds: Distribution = .lognormal(mu: log(0.3), sigma: 1.0)
+    package var deliveryLatencySeconds: Distribution = .lognormal(mu: log(0.3), sigma: 1.0)
     /// Push carries a pre-stage manifest (false: a plain alert; the app fetches everything on tap).
-    public var preStage: Bool = true
-    public var iosPush: IOSPushKindConfig = .alert
-    public var androidPriority: AndroidPriorityConfig = .high
-    public var androidHandler: AndroidHandlerConfig = .messageHandler
+    package var preStage: Bool = true
+    package var iosPush: IOSPushKindConfig = .alert
+    package var androidPriority: AndroidPriorityConfig = .high
+    package var androidHandler: AndroidHandlerConfig = .messageHandler
     /// Provider message lifetime (APNs expiration / FCM time_to_live): a push still held by the OS
     /// after this long expires undelivered.
-    public var messageTtlSeconds: Double = 86_400
+    package var messageTtlSeconds: Double = 86_400
     /// Assets (1...16). Default: a 48.2 KB critical image and a 1.8 KB critical JSON document.
-    public var assets: [AssetConfig] = [AssetConfig(),
+    package var assets: [AssetConfig] = [AssetConfig(),
                                         AssetConfig(name: "data", type: .json, priority: .critical, bytes: 1_800)]
     /// Manifest `ttl`, seconds (60...86 400, PreloadKit's accepted range; bounds the on-device lifetime).
-    public var ttlSeconds: Int64 = 14_400
-    public var cacheControl = CacheControlConfig()
+    package var ttlSeconds: Int64 = 14_400
+    package var cacheControl = CacheControlConfig()
     /// Lifetime of the signed-URL token (5–15 min); a tap after it costs a refresh round trip.
-    public var tokenLifetimeSeconds: Double = 900
-    public var warm = WarmConfig()
+    package var tokenLifetimeSeconds: Double = 900
+    package var warm = WarmConfig()
     /// Staggered carousel: one silent push per asset, this many seconds apart (nil: one push with
     /// every asset).
-    public var carouselIntervalSeconds: Double? = nil
-    public var creativeSwap: CreativeSwapConfig? = nil
+    package var carouselIntervalSeconds: Double? = nil
+    package var creativeSwap: CreativeSwapConfig? = nil
     /// How long a push's signed payload may be acted on, seconds: the campaign service signs
     /// `exp` = the part's first send instant + this (nil: `messageTtlSeconds`, since a push the
     /// provider would no longer deliver is not worth acting on either). A push reaching its
     /// handler after `exp` (plus PreloadKit's clock-skew tolerance) is refused and fetches nothing.
-    public var payloadLifetimeSeconds: Double? = nil
+    package var payloadLifetimeSeconds: Double? = nil
     /// The push's payload form (default `inline`). `silentURL` and `richAttachment` carry one
     /// asset: a campaign with several sends them as a carousel (`silentURL` only), else it is
     /// refused; `manifestReference` and `richAttachment` are not carousels.
-    public var payloadForm: PayloadFormConfig = .inline
+    package var payloadForm: PayloadFormConfig = .inline
 
-    public init() {}
+    package init() {}
 
     /// The lifetime `exp` is signed with (`payloadLifetimeSeconds`, else the message TTL).
-    public var effectivePayloadLifetimeSeconds: Double { payloadLifetimeSeconds ?? messageTtlSeconds }
+    package var effectivePayloadLifetimeSeconds: Double { payloadLifetimeSeconds ?? messageTtlSeconds }
 
     /// Number of pushes each targeted device receives (carousel: one per asset).
-    public var pushesPerDevice: Int { carouselIntervalSeconds == nil ? 1 : assets.count }
+    package var pushesPerDevice: Int { carouselIntervalSeconds == nil ? 1 : assets.count }
 }

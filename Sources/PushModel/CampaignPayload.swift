@@ -7,21 +7,21 @@ import PreloadKit
 /// `v1=` hex); the manifest a `manifestReference` push points at; and the mapping of the model's
 /// network classes onto PreloadKit's. Used by the simulation's campaign plans and by the loopback
 /// testbed's real devices, so both receive the same payloads.
-public enum CampaignPayload {
+package enum CampaignPayload {
     /// The largest push payload the providers deliver, bytes: "APNs still caps you at 4KB … FCM is
     /// similarly strict at around 4KB" (the reference article); Apple documents 4 096 bytes for a
     /// regular remote notification, the figure taken for both.
-    public static let pushBytesMax = 4_096
+    package static let pushBytesMax = 4_096
 
     /// A document built around its signature field (nil: unsigned).
-    public typealias Document = (_ signature: String?) -> [UInt8]
+    package typealias Document = (_ signature: String?) -> [UInt8]
 
     /// The push JSON of `form` for `assets` (indices into `campaign.assets`; `silentURL` and
     /// `richAttachment` use the first); each asset's URL is `url(asset, variantNetwork)` (nil: the
     /// asset's own URL); `manifestURL` is the referenced manifest's (`manifestReference` only).
     /// The push is bound to the campaign (`campaign_id`) and, with `expirySeconds`, expires then
     /// (`exp`, whole seconds on PreloadKit's `Instant` timeline), both covered by the signature.
-    public static func pushDocument(_ campaign: CampaignConfig, form: PayloadFormConfig, assets: [Int], silent: Bool, expirySeconds: Int64?,
+    package static func pushDocument(_ campaign: CampaignConfig, form: PayloadFormConfig, assets: [Int], silent: Bool, expirySeconds: Int64?,
                                     manifestURL: String = "", url: @escaping (AssetConfig, String?) -> String) -> Document {
         let aps = silent ? #""aps":{"content-available":1}"# : #""aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1}"#
         let replay = replayMembers(campaign, expirySeconds: expirySeconds)
@@ -47,7 +47,7 @@ public enum CampaignPayload {
 
     /// The manifest document a `manifestReference` push points at: the inline manifest of every
     /// asset (`{"cdn_preload":{...}}`), bound to the campaign and expiring like the push.
-    public static func manifestDocument(_ campaign: CampaignConfig, expirySeconds: Int64?, url: @escaping (AssetConfig, String?) -> String) -> Document {
+    package static func manifestDocument(_ campaign: CampaignConfig, expirySeconds: Int64?, url: @escaping (AssetConfig, String?) -> String) -> Document {
         { signature in
             Array((#"{"cdn_preload":"# + inlineManifest(campaign, assets: Array(campaign.assets.indices), expirySeconds: expirySeconds,
                                                         signature: signature, url: url) + "}").utf8)
@@ -56,14 +56,14 @@ public enum CampaignPayload {
 
     /// The signed inline-manifest push JSON for `assets` (`pushDocument` of the `inline` form, signed).
     /// - Throws: PreloadKit's rejection when the unsigned document is not a valid payload.
-    public static func signedJSON(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
+    package static func signedJSON(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
                                   url: @escaping (AssetConfig, String?) -> String) throws(PayloadRejection) -> [UInt8] {
         try signed(pushDocument(campaign, form: .inline, assets: assets, silent: silent, expirySeconds: expirySeconds, url: url), options: options)
     }
 
     /// `document` signed with `options.signingKey`.
     /// - Throws: PreloadKit's rejection when the unsigned document is not a valid payload.
-    public static func signed(_ document: Document, options: PayloadOptions) throws(PayloadRejection) -> [UInt8] {
+    package static func signed(_ document: Document, options: PayloadOptions) throws(PayloadRejection) -> [UInt8] {
         let unsigned = try PayloadValue.parseJSON(document(nil), limits: options.limits)
         let canonical = try PayloadParser.canonicalForm(of: unsigned, options: options)
         let mac = HMACSHA256.mac(key: options.signingKey, message: canonical)
@@ -75,7 +75,7 @@ public enum CampaignPayload {
 
     /// The bytes of `document` once signed: a `v1` signature is always `v1=` and 64 hex digits, so
     /// the size is known before signing (and before PreloadKit's own document limit is applied).
-    public static func signedBytes(_ document: Document) -> Int {
+    package static func signedBytes(_ document: Document) -> Int {
         document("v1=" + String(repeating: "0", count: 64)).count
     }
 
@@ -113,16 +113,16 @@ public enum CampaignPayload {
 
     /// The path of a campaign's referenced manifest on the CDN host: `/manifests/CAMPAIGN.json`
     /// (outside `/preload/`, so no asset's path can be the same).
-    public static func manifestPath(campaign: String) -> String { "/manifests/\(campaign).json" }
+    package static func manifestPath(campaign: String) -> String { "/manifests/\(campaign).json" }
 
     /// The path of an asset (or of its variant for `network`) on the CDN host:
     /// `/preload/CAMPAIGN/ASSET[-NETWORK].EXT`.
-    public static func path(campaign: String, asset: AssetConfig, network: String?) -> String {
+    package static func path(campaign: String, asset: AssetConfig, network: String?) -> String {
         "/preload/\(asset.urlCampaign ?? campaign)/\(asset.name)\(network.map { "-\($0)" } ?? "").\(fileExtension(asset.type))"
     }
 
     /// The file extension of a declared type's URLs.
-    public static func fileExtension(_ t: AssetTypeConfig) -> String {
+    package static func fileExtension(_ t: AssetTypeConfig) -> String {
         switch t {
         case .image: return "jpg"
         case .video: return "mp4"
@@ -134,7 +134,7 @@ public enum CampaignPayload {
 
     /// The Content-Type and the first body bytes served for a declared type (PreloadKit checks
     /// both: MIME and magic bytes).
-    public static func media(_ t: AssetTypeConfig) -> (contentType: String, prefix: [UInt8]) {
+    package static func media(_ t: AssetTypeConfig) -> (contentType: String, prefix: [UInt8]) {
         switch t {
         case .image: return ("image/jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01])
         case .video: return ("video/mp4", [0x00, 0x00, 0x00, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6F, 0x6D])
@@ -145,7 +145,7 @@ public enum CampaignPayload {
     }
 
     /// The Cache-Control header value of a campaign's assets.
-    public static func cacheControl(_ c: CacheControlConfig) -> String { c.headerValue }
+    package static func cacheControl(_ c: CacheControlConfig) -> String { c.headerValue }
 
     /// The `variants` keys of PreloadKit's classes for InfraModel's network classes, in InfraModel's
     /// order, each once (`wifi`, `5g`, `4g`, `3g`, `2g`, `slow-2g`: LTE and 4G share `4g`).
@@ -159,7 +159,7 @@ public enum CampaignPayload {
     }()
 
     /// PreloadKit's network class for an InfraModel class (LTE and 4G are both PreloadKit's 4G).
-    public static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {
+    package static func preloadNetwork(_ c: InfraModel.NetworkClass) -> PreloadKit.NetworkClass {
         switch c {
         case .wifi: return .wifi
         case .fiveG: return .cellular5G

@@ -2,16 +2,16 @@ import Foundation
 
 /// An error building a run from a configuration that was read and checked (a distribution GSL cannot
 /// sample, a payload PreloadKit refuses, a model limit), naming the field path.
-public struct PushModelError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct PushModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Field path in the world configuration, e.g. `campaigns[0].assets[1].bytes`.
-    public var path: String
+    package var path: String
     /// What went wrong, with the value found and what was expected.
-    public var reason: String
+    package var reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
-    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+    package var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }

@@ -2,33 +2,33 @@
 // and what each counts, stated once for the CSV writer, the report's chart and docs/metrics.md.
 
 /// One column of a per-window table.
-public struct WindowColumn: Sendable, Equatable {
+package struct WindowColumn: Sendable, Equatable {
     /// The CSV header, e.g. "p95Seconds".
-    public let name: String
-    public let unit: MetricUnit
+    package let name: String
+    package let unit: MetricUnit
     /// What the value is, in words (docs/metrics.md states it exactly so).
-    public let meaning: String
+    package let meaning: String
 }
 
 extension MetricTable {
     /// The tap-to-paint quantiles read per window.
-    public enum WindowQuantile: String, Sendable, CaseIterable {
+    package enum WindowQuantile: String, Sendable, CaseIterable {
         case p50
         case p95
 
         /// The quantile as a probability.
-        public var probability: Double { self == .p50 ? 0.5 : 0.95 }
+        package var probability: Double { self == .p50 ? 0.5 : 0.95 }
     }
 
     /// What every per-window tap-to-paint figure is over.
-    public static let tapToPaintWindowSample = "painted taps whose tap fell in the window, all replications pooled"
+    package static let tapToPaintWindowSample = "painted taps whose tap fell in the window, all replications pooled"
 
     /// The results file of the tap-to-paint quantiles over time.
-    public static let tapToPaintWindowsFile = "tap-to-paint-windows.csv"
+    package static let tapToPaintWindowsFile = "tap-to-paint-windows.csv"
 
     /// The columns of `tapToPaintWindowsFile`, in order: the window, the pooled count, one column per
     /// `WindowQuantile`.
-    public static let tapToPaintWindowColumns: [WindowColumn] = [
+    package static let tapToPaintWindowColumns: [WindowColumn] = [
         WindowColumn(name: "windowStartSecond", unit: .seconds,
                      meaning: "the window's first second of tap time, from second 0 of the horizon (the tap's instant, not the paint's)"),
         WindowColumn(name: "windowSeconds", unit: .seconds, meaning: "the window's width (\(PushMetrics.tapToPaintWindowSeconds) s; doubled for horizons over 6 h)"),

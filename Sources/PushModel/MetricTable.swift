@@ -6,14 +6,14 @@ import SimStats
 // comparisons and the bench gate read it instead of spelling names and directions themselves.
 
 /// Which direction of a metric is better (`Metric.better` in results: "lower", "higher", "none").
-public enum MetricBetter: String, Sendable, Equatable, CaseIterable {
+package enum MetricBetter: String, Sendable, Equatable, CaseIterable {
     case lower
     case higher
     /// A count or share reported for context; neither direction is better.
     case none
 
     /// The direction paired comparisons use (nil: not compared as better or worse).
-    public var direction: BetterDirection? {
+    package var direction: BetterDirection? {
         switch self {
         case .lower: return .lower
         case .higher: return .higher
@@ -23,7 +23,7 @@ public enum MetricBetter: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A metric's unit (`Metric.unit` in results).
-public enum MetricUnit: String, Sendable, Equatable, CaseIterable {
+package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case seconds = "s"
     case ratio
     case count
@@ -32,45 +32,45 @@ public enum MetricUnit: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A ratio metric's parts, in words.
-public struct MetricRatio: Sendable, Equatable {
-    public let numerator: String
-    public let denominator: String
+package struct MetricRatio: Sendable, Equatable {
+    package let numerator: String
+    package let denominator: String
 }
 
 /// A report's alarm level for a metric, in the metric's unit.
-public struct MetricAlarm: Sendable, Equatable {
-    public enum When: Sendable, Equatable {
+package struct MetricAlarm: Sendable, Equatable {
+    package enum When: Sendable, Equatable {
         /// Alarm when the value is below `value`.
         case below
         /// Alarm when the value is above `value`.
         case above
     }
-    public let value: Double
-    public let when: When
+    package let value: Double
+    package let when: When
 }
 
 /// The bench regression gate of a metric: the smallest worsening that counts is
 /// max(`relative` · |baseline mean|, `absolute`), in the metric's unit; `text` is how it reads.
-public struct MetricGate: Sendable, Equatable {
-    public let relative: Double
-    public let absolute: Double
-    public let text: String
+package struct MetricGate: Sendable, Equatable {
+    package let relative: Double
+    package let absolute: Double
+    package let text: String
 }
 
 /// Everything known about one metric.
-public struct MetricSpec: Sendable, Equatable {
+package struct MetricSpec: Sendable, Equatable {
     /// The metric's name in results, e.g. "tapToPaint.p50Seconds".
-    public let name: String
-    public let unit: MetricUnit
-    public let better: MetricBetter
+    package let name: String
+    package let unit: MetricUnit
+    package let better: MetricBetter
     /// A human title, e.g. "Tap to paint, median".
-    public let title: String
+    package let title: String
     /// For a ratio or share: what is divided by what.
-    public let ratio: MetricRatio?
+    package let ratio: MetricRatio?
     /// The report's alarm level, where there is one.
-    public let alarm: MetricAlarm?
+    package let alarm: MetricAlarm?
     /// The bench gate, for the metrics `prestage bench` watches.
-    public let gate: MetricGate?
+    package let gate: MetricGate?
 
     init(_ name: String, _ unit: MetricUnit, _ better: MetricBetter, _ title: String, ratio: (String, String)? = nil,
          alarm: MetricAlarm? = nil, gate: MetricGate? = nil) {
@@ -86,7 +86,7 @@ public struct MetricSpec: Sendable, Equatable {
 
 /// The metrics of a result with a fixed name (the per-network tap-to-paint quantiles are
 /// `MetricTable.tapToPaint(network:quantile:)`). The raw value is the name in results.
-public enum MetricID: String, Sendable, CaseIterable {
+package enum MetricID: String, Sendable, CaseIterable {
     case tapToPaintP50 = "tapToPaint.p50Seconds"
     case tapToPaintP90 = "tapToPaint.p90Seconds"
     case tapToPaintP95 = "tapToPaint.p95Seconds"
@@ -184,45 +184,45 @@ public enum MetricID: String, Sendable, CaseIterable {
     case deviceNotModified = "device.notModified"
 
     /// This metric's row of the table.
-    public var spec: MetricSpec { MetricTable.spec(self) }
+    package var spec: MetricSpec { MetricTable.spec(self) }
 }
 
 /// The metric table (see the file comment).
-public enum MetricTable {
+package enum MetricTable {
     /// The quantiles reported per network class.
-    public enum NetworkQuantile: String, Sendable, CaseIterable {
+    package enum NetworkQuantile: String, Sendable, CaseIterable {
         case p50
         case p90
 
         /// The quantile as a probability.
-        public var probability: Double { self == .p50 ? 0.5 : 0.9 }
+        package var probability: Double { self == .p50 ? 0.5 : 0.9 }
     }
 
     /// The network class names of the per-network metrics: InfraModel's classes' names
     /// (`NetworkClass.description`), in InfraModel's order.
-    public static let networkNames: [String] = InfraNetworkClass.allCases.map(\.description)
+    package static let networkNames: [String] = InfraNetworkClass.allCases.map(\.description)
 
     /// Tap-to-paint quantile `quantile` on InfraModel network class `network`, both platforms.
-    public static func tapToPaint(network: InfraModel.NetworkClass, quantile: NetworkQuantile) -> MetricSpec {
+    package static func tapToPaint(network: InfraModel.NetworkClass, quantile: NetworkQuantile) -> MetricSpec {
         tapToPaint(network: network.description, quantile: quantile)
     }
 
     /// Tap-to-paint quantile `quantile` on the InfraModel network class named `network` (its
     /// description, e.g. "lte"), both platforms: `tapToPaint.<network>.<quantile>Seconds`.
-    public static func tapToPaint(network: String, quantile: NetworkQuantile) -> MetricSpec {
+    package static func tapToPaint(network: String, quantile: NetworkQuantile) -> MetricSpec {
         MetricSpec("tapToPaint.\(network).\(quantile.rawValue)Seconds", .seconds, .lower,
                    "Tap to paint on \(network), \(quantile.rawValue)")
     }
 
     /// The metrics `prestage bench` gates, in report order.
-    public static let benchGated: [MetricID] = [
+    package static let benchGated: [MetricID] = [
         .tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms, .tapsInstantShare, .edgePrestageHitRatio,
         .extensionTimeoutShare, .outcomesCompletedShare, .outcomesTimedOutOrKilledShare, .originPeakRequestsPerSecond,
         .bytesCdnEgress,
     ]
 
     /// The metric named `name` (fixed or per network), if the result can emit it.
-    public static func spec(named name: String) -> MetricSpec? {
+    package static func spec(named name: String) -> MetricSpec? {
         if let id = MetricID(rawValue: name) { return id.spec }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)

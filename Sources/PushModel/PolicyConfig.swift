@@ -12,49 +12,49 @@ import PreloadKit
 /// published figure: receipts feed analytics that are processed in batches (Firebase states its
 /// delivery reports can lag by up to 24 hours), so five minutes of spread cost nothing, while a
 /// send that reaches a million devices within a minute would otherwise receipt at ~17 000/s.
-public struct PreloadPolicyConfig: Sendable, Equatable {
+package struct PreloadPolicyConfig: Sendable, Equatable {
     /// PreloadKit's default knobs. The manifest options are a placeholder: only the knobs are read.
     private static let kit = PreloadPolicy(manifestOptions: PayloadOptions(urlPolicy: URLPolicy(allowlist: []), signingKey: []))
     /// PreloadKit's default store limits.
     private static let kitStore = PreloadStore()
 
-    public var criticalAssetsMax: Int = kit.criticalAssetsMax
-    public var requestTimeoutSeconds: Double = seconds(kit.requestTimeoutMicroseconds)
-    public var fetchWindowMinSeconds: Double = seconds(kit.fetchWindowMinMicroseconds)
+    package var criticalAssetsMax: Int = kit.criticalAssetsMax
+    package var requestTimeoutSeconds: Double = seconds(kit.requestTimeoutMicroseconds)
+    package var fetchWindowMinSeconds: Double = seconds(kit.fetchWindowMinMicroseconds)
     /// Hard deadlines per handler kind (PreloadKit delivers by then; fail open).
-    public var iosServiceExtensionDeadlineSeconds: Double = seconds(kit.deadlines.iOSServiceExtensionMicroseconds)
-    public var iosSilentDeadlineSeconds: Double = seconds(kit.deadlines.iOSSilentBackgroundMicroseconds)
-    public var androidMessageHandlerDeadlineSeconds: Double = seconds(kit.deadlines.androidFCMHandlerMicroseconds)
-    public var androidJobDeadlineSeconds: Double = seconds(kit.deadlines.androidWorkManagerJobMicroseconds)
+    package var iosServiceExtensionDeadlineSeconds: Double = seconds(kit.deadlines.iOSServiceExtensionMicroseconds)
+    package var iosSilentDeadlineSeconds: Double = seconds(kit.deadlines.iOSSilentBackgroundMicroseconds)
+    package var androidMessageHandlerDeadlineSeconds: Double = seconds(kit.deadlines.androidFCMHandlerMicroseconds)
+    package var androidJobDeadlineSeconds: Double = seconds(kit.deadlines.androidWorkManagerJobMicroseconds)
     /// `true`: up to `fetchConcurrencyMax` fetches at once; `false`: one at a time.
-    public var parallelFetches: Bool = kit.fetchMode == .parallel
-    public var fetchConcurrencyMax: Int = kit.fetchConcurrencyMax
-    public var memoryBudgetBytes: Int64 = kit.memoryBudgetBytes
-    public var memoryReservedBytes: Int64 = kit.memoryReservedBytes
-    public var fetchBufferBytes: Int64 = kit.fetchBufferBytes
-    public var largeAssetThresholdBytes: Int64 = kit.largeAssetThresholdBytes
-    public var meteredSessionBytesMax: Int64 = kit.meteredSessionBytesMax
-    public var assetBytesMax: Int64 = kit.assetBytesMax
-    public var prefetchInLowDataMode: Bool = kit.prefetchInLowDataMode
-    public var prefetchWithSaveData: Bool = kit.prefetchWithSaveData
-    public var freeStorageFloorBytes: Int64 = kit.freeStorageFloorBytes
-    public var oneAssetPerSilentPush: Bool = kit.oneAssetPerSilentPush
-    public var attachMedia: Bool = kit.attachMedia
+    package var parallelFetches: Bool = kit.fetchMode == .parallel
+    package var fetchConcurrencyMax: Int = kit.fetchConcurrencyMax
+    package var memoryBudgetBytes: Int64 = kit.memoryBudgetBytes
+    package var memoryReservedBytes: Int64 = kit.memoryReservedBytes
+    package var fetchBufferBytes: Int64 = kit.fetchBufferBytes
+    package var largeAssetThresholdBytes: Int64 = kit.largeAssetThresholdBytes
+    package var meteredSessionBytesMax: Int64 = kit.meteredSessionBytesMax
+    package var assetBytesMax: Int64 = kit.assetBytesMax
+    package var prefetchInLowDataMode: Bool = kit.prefetchInLowDataMode
+    package var prefetchWithSaveData: Bool = kit.prefetchWithSaveData
+    package var freeStorageFloorBytes: Int64 = kit.freeStorageFloorBytes
+    package var oneAssetPerSilentPush: Bool = kit.oneAssetPerSilentPush
+    package var attachMedia: Bool = kit.attachMedia
     /// Android: enqueue a WorkManager job when the FCM handler's deadline comes with critical
     /// assets missing (`PreloadPolicy.fallbackOnHandlerDeadline`). Default false.
-    public var fallbackOnHandlerDeadline: Bool = kit.fallbackOnHandlerDeadline
+    package var fallbackOnHandlerDeadline: Bool = kit.fallbackOnHandlerDeadline
     /// Preload store capacity (25 MB, the low end of practice's 25–50 MB) and entry limit.
-    public var storeCapacityBytes: Int64 = kitStore.capacityBytes
-    public var storeEntriesMax: Int = kitStore.entriesMax
+    package var storeCapacityBytes: Int64 = kitStore.capacityBytes
+    package var storeEntriesMax: Int = kitStore.entriesMax
     /// Each delivered push schedules a delivery receipt to the analytics endpoint.
-    public var receiptsEnabled: Bool = kit.receiptsEnabled
+    package var receiptsEnabled: Bool = kit.receiptsEnabled
     /// A receipt is sent at delivery + uniform × this window (the device's own uniform draw).
-    public var receiptJitterWindowSeconds: Double = seconds(kit.receiptJitterWindowMicroseconds)
+    package var receiptJitterWindowSeconds: Double = seconds(kit.receiptJitterWindowMicroseconds)
 
-    public init() {}
+    package init() {}
 
     /// The PreloadKit policy these knobs describe.
-    public func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+    package func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
         var p = PreloadPolicy(manifestOptions: manifestOptions)
         p.criticalAssetsMax = criticalAssetsMax
         p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)

@@ -4,20 +4,20 @@ import SimKernel
 @_spi(Benchmark)
 public struct PendingEventProfile: Sendable, Equatable {
     /// Samples taken.
-    public private(set) var samples: UInt64 = 0
+    package private(set) var samples: UInt64 = 0
     /// Sum of the kernel's live pending counts over the samples.
-    public private(set) var kernelPendingSum: UInt64 = 0
+    package private(set) var kernelPendingSum: UInt64 = 0
     /// Largest kernel pending count sampled.
-    public private(set) var kernelPendingMax = 0
+    package private(set) var kernelPendingMax = 0
     /// Sum of the far-event entries held in PushModel's buckets (outside the kernel).
-    public private(set) var bucketedSum: UInt64 = 0
+    package private(set) var bucketedSum: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// Mean live pending events in the kernel over the samples (0 without samples).
-    public var kernelPendingMean: Double { samples == 0 ? 0 : Double(kernelPendingSum) / Double(samples) }
+    package var kernelPendingMean: Double { samples == 0 ? 0 : Double(kernelPendingSum) / Double(samples) }
     /// Mean entries held in the far-event buckets over the samples (0 without samples).
-    public var bucketedMean: Double { samples == 0 ? 0 : Double(bucketedSum) / Double(samples) }
+    package var bucketedMean: Double { samples == 0 ? 0 : Double(bucketedSum) / Double(samples) }
 
     /// Adds one sample.
     /// - Complexity: O(1).
@@ -39,14 +39,14 @@ public struct PushBenchmarkRun {
     /// deferred pushes and long provider delays directly in the kernel instead of in 10-second
     /// buckets (same events, same results, a larger pending set).
     /// - Throws: as `PushSimulation.run`.
-    public init(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int, bucketFarEvents: Bool) throws {
+    package init(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int, bucketFarEvents: Bool) throws {
         world = try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: nil,
                               bucketFarEvents: bucketFarEvents)
     }
 
     /// Runs the replication, sampling the pending-event set every `sampleEveryEvents` events.
     /// - Throws: as `PushSimulation.run`.
-    public mutating func run(sampleEveryEvents: UInt64) throws -> (result: ReplicationResult, profile: PendingEventProfile) {
+    package mutating func run(sampleEveryEvents: UInt64) throws -> (result: ReplicationResult, profile: PendingEventProfile) {
         let result = try world.run(limits: RunLimits(progressEveryEvents: sampleEveryEvents))
         return (result, world.pendingProfile)
     }

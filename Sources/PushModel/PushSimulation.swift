@@ -2,12 +2,12 @@ import Foundation
 import SimKernel
 
 /// Event kinds of this module (raw values 0x0200–0x02FF).
-public enum PushEventKind {
-    public static let range: ClosedRange<UInt16> = 0x0200...0x02FF
+package enum PushEventKind {
+    package static let range: ClosedRange<UInt16> = 0x0200...0x02FF
 }
 
 /// Runs one replication of a push pre-stage world.
-public enum PushSimulation {
+package enum PushSimulation {
     /// Simulates `config` for replication `replication` of `masterSeed`.
     ///
     /// Every variate comes from streams keyed by (`StreamSeed.derive(masterSeed, replication)`,
@@ -24,7 +24,7 @@ public enum PushSimulation {
     ///   per preload-store entry parked between sessions, plus active sessions and taps only.
     ///   Measured (release, black-friday-flash-sale, 2 h, see docs/performance.md): 5 M devices
     ///   ≈ 50 M events in 43 s CPU, 430 MB peak RSS; 50 M devices ≈ 500 M events in 452 s, 3.0 GiB.
-    public static func run(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
+    package static func run(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
                            limits: RunLimits = RunLimits(), progress: ProgressSink? = nil) throws -> ReplicationResult {
         var world = try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: progress)
         return try world.run(limits: limits)
@@ -33,7 +33,7 @@ public enum PushSimulation {
     /// `run`, recording every processed event (PushModel's and InfraModel's) in `trace`, in order.
     /// The result equals `run`'s for the same inputs; `run` itself never pays for tracing.
     /// - Complexity: `run`'s, plus one `trace.record` per event.
-    public static func run<Sink: EventTraceSink>(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
+    package static func run<Sink: EventTraceSink>(_ config: PushWorldConfig, masterSeed: UInt64, replication: Int,
                                                  limits: RunLimits = RunLimits(), trace: inout Sink) throws -> ReplicationResult {
         var traced = TracingHandler(inner: try PushWorld(config: config, masterSeed: masterSeed, replication: replication, progressSink: nil),
                                     sink: trace)

@@ -9,7 +9,7 @@ extension PushWorldConfig {
     /// campaign's delivery-latency distribution is turned into a sampler.
     /// - Throws: `PushModelError` naming the campaign path and PreloadKit's reason.
     /// - Complexity: O(campaigns × assets); no per-device work.
-    public func preflight() throws {
+    package func preflight() throws {
         try checkCampaignCount()
         _ = try CampaignPlans(campaigns: campaigns)
         for (i, c) in campaigns.enumerated() {
@@ -22,7 +22,7 @@ extension PushWorldConfig {
     /// What `preflight` checks against `CampaignPayload.pushBytesMax`, for planners to see the
     /// headroom.
     /// - Throws: what `preflight` throws for the campaigns.
-    public func pushPayloadBytes() throws -> [Int?] {
+    package func pushPayloadBytes() throws -> [Int?] {
         let plans = try CampaignPlans(campaigns: campaigns)
         return campaigns.indices.map { campaigns[$0].preStage ? plans.pushBytes[$0] : nil }
     }

@@ -5,18 +5,18 @@ import InfraModel
 /// users, campaigns, the PreloadKit policy and the infrastructure. Every field has a default, so
 /// `PushWorldConfig()` is a small valid world (2 000 devices, one campaign at t = 600 s, 2 h
 /// horizon). The scenario format reads and checks it (Scenario module).
-public struct PushWorldConfig: Sendable, Equatable {
-    public var population = PopulationConfig()
-    public var platforms = PlatformsConfig()
-    public var users = UsersConfig()
+package struct PushWorldConfig: Sendable, Equatable {
+    package var population = PopulationConfig()
+    package var platforms = PlatformsConfig()
+    package var users = UsersConfig()
     /// Campaigns (1...`campaignsMax`), in any order; each is sent at its own `sendStartSeconds`.
-    public var campaigns: [CampaignConfig] = [CampaignConfig()]
-    public var preloadPolicy = PreloadPolicyConfig()
-    public var infra = InfraConfig()
+    package var campaigns: [CampaignConfig] = [CampaignConfig()]
+    package var preloadPolicy = PreloadPolicyConfig()
+    package var infra = InfraConfig()
     /// Virtual time simulated, seconds (1...604 800). Pushes not resolved by then count as not
     /// delivered / deferred-then-expired / timed out; taps later than the horizon are not made.
     /// InfraModel's `metricsHorizonSeconds` should cover it (the scenario format sees to that).
-    public var horizonSeconds: Double = 7_200
+    package var horizonSeconds: Double = 7_200
 
-    public init() {}
+    package init() {}
 }

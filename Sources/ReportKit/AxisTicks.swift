@@ -1,18 +1,18 @@
 import Foundation
 
 /// Tick values for a chart axis: "nice" numbers on a 1-2-5 ladder (…, 0.1, 0.2, 0.5, 1, 2, 5, 10, …).
-public struct AxisTicks: Sendable, Equatable {
+package struct AxisTicks: Sendable, Equatable {
     /// The axis starts here (a multiple of `step` on a linear axis; a 1-2-5 value on a log axis).
-    public let lower: Double
+    package let lower: Double
     /// The axis ends here; `lower ... upper` covers the requested range.
-    public let upper: Double
+    package let upper: Double
     /// The tick values in increasing order, `lower` and `upper` included.
-    public let values: [Double]
+    package let values: [Double]
     /// Digits after the point needed to print every tick exactly (0 for integer steps).
-    public let decimals: Int
+    package let decimals: Int
 
     /// Largest number of intervals an axis may have, whatever the caller asks for.
-    public static let intervalsMax = 50
+    package static let intervalsMax = 50
 
     /// Tick indices stay below 2^52 so they, and index × mantissa, are exact.
     private static let indexMax = 4_503_599_627_370_496.0
@@ -24,7 +24,7 @@ public struct AxisTicks: Sendable, Equatable {
     ///
     /// Example: `linear(0, 1234, maxIntervals: 8)` → step 200, ticks 0, 200, …, 1400.
     /// - Complexity: O(maxIntervals).
-    public static func linear(_ low: Double, _ high: Double, maxIntervals: Int = 6) -> AxisTicks {
+    package static func linear(_ low: Double, _ high: Double, maxIntervals: Int = 6) -> AxisTicks {
         let intervals = min(max(maxIntervals, 2), intervalsMax)
         let finite = [low, high].filter { $0.isFinite }
         var lo = finite.min() ?? 0
@@ -64,7 +64,7 @@ public struct AxisTicks: Sendable, Equatable {
     ///
     /// Example: `logarithmic(30, 4000)` → 20, 50, 100, 200, 500, 1000, 2000, 5000.
     /// - Complexity: O(decades).
-    public static func logarithmic(_ low: Double, _ high: Double, detailedDecadesMax: Int = 3) -> AxisTicks {
+    package static func logarithmic(_ low: Double, _ high: Double, detailedDecadesMax: Int = 3) -> AxisTicks {
         var lo = low, hi = high
         if !(lo > 0 && lo.isFinite) { lo = (hi > 0 && hi.isFinite) ? hi / 10 : 1 }
         if !(hi > 0 && hi.isFinite) || hi < lo { hi = lo * 10 }

@@ -1,6 +1,6 @@
 /// A chart in a report. Rendered as hand-written inline SVG by `SVGChartRenderer`; both renderers
 /// also show the chart's numbers as a table (`dataTable`), so nothing is only visible as a picture.
-public enum Chart: Sendable, Equatable {
+package enum Chart: Sendable, Equatable {
     /// Cumulative distribution lines, e.g. tap-to-paint per platform and network class.
     case cdf(CDFChart)
     /// Lines or areas over virtual seconds, e.g. edge hit ratio, origin requests/s.
@@ -13,7 +13,7 @@ public enum Chart: Sendable, Equatable {
     case line(LineChart)
 
     /// The chart's title.
-    public var title: String {
+    package var title: String {
         switch self {
         case .cdf(let chart): return chart.title
         case .timeSeries(let chart): return chart.title
@@ -24,7 +24,7 @@ public enum Chart: Sendable, Equatable {
     }
 
     /// One sentence saying what the chart shows; used as the SVG's `<desc>` and shown under the title.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .cdf(let chart): return chart.summary
         case .timeSeries(let chart): return chart.summary
@@ -37,7 +37,7 @@ public enum Chart: Sendable, Equatable {
     /// The chart's numbers as a table (quantiles for a CDF, peaks for a time series, counts and shares for a
     /// breakdown, values for grouped bars).
     /// - Complexity: O(total number of points).
-    public var dataTable: Table {
+    package var dataTable: Table {
         switch self {
         case .cdf(let chart): return chart.dataTable
         case .timeSeries(let chart): return chart.dataTable
@@ -50,11 +50,11 @@ public enum Chart: Sendable, Equatable {
 
 /// The fixed chart palette: the Okabe–Ito colours, distinguishable with the common colour-vision
 /// deficiencies, plus a neutral grey. Series without an explicit colour take them in this order.
-public enum ChartColor: Int, Sendable, Equatable, CaseIterable {
+package enum ChartColor: Int, Sendable, Equatable, CaseIterable {
     case blue, orange, green, vermillion, purple, sky, grey, yellow
 
     /// The colour as `#RRGGBB`.
-    public var hex: String {
+    package var hex: String {
         switch self {
         case .blue: return "#0072B2"
         case .orange: return "#E69F00"
@@ -68,7 +68,7 @@ public enum ChartColor: Int, Sendable, Equatable, CaseIterable {
     }
 
     /// Whether text drawn on this colour should be dark (light fill) rather than white.
-    public var wantsDarkText: Bool {
+    package var wantsDarkText: Bool {
         switch self {
         case .orange, .sky, .yellow, .purple: return true
         case .blue, .green, .vermillion, .grey: return false
@@ -76,48 +76,48 @@ public enum ChartColor: Int, Sendable, Equatable, CaseIterable {
     }
 
     /// The palette colour for the series at `index` (cycles after the last colour).
-    public static func automatic(_ index: Int) -> ChartColor {
+    package static func automatic(_ index: Int) -> ChartColor {
         allCases[index % allCases.count]
     }
 }
 
 /// How values map to positions along an axis.
-public enum AxisScale: Sendable, Equatable {
+package enum AxisScale: Sendable, Equatable {
     case linear
     /// Base-10 logarithmic; values ≤ 0 cannot be placed and are clipped to the axis start.
     case logarithmic
 }
 
 /// A value axis: what is measured, its unit and its scale.
-public struct ValueAxis: Sendable, Equatable {
+package struct ValueAxis: Sendable, Equatable {
     /// e.g. "Tap-to-paint".
-    public var label: String
+    package var label: String
     /// e.g. "ms". May be empty.
-    public var unit: String
+    package var unit: String
     /// How values map to positions (linear or base-10 logarithmic).
-    public var scale: AxisScale
+    package var scale: AxisScale
 
     /// Creates the value from its properties (see their documentation).
-    public init(label: String, unit: String, scale: AxisScale = .linear) {
+    package init(label: String, unit: String, scale: AxisScale = .linear) {
         self.label = label
         self.unit = unit
         self.scale = scale
     }
 
     /// "Tap-to-paint (ms)", or just the label when there is no unit.
-    public var title: String { unit.isEmpty ? label : label + " (" + unit + ")" }
+    package var title: String { unit.isEmpty ? label : label + " (" + unit + ")" }
 }
 
 /// A labelled vertical line at a position on the horizontal axis, e.g. "500 ms" or "send start".
-public struct ChartMarker: Sendable, Equatable {
+package struct ChartMarker: Sendable, Equatable {
     /// Position in the horizontal axis' unit (ms on a CDF, virtual seconds on a time series, the x
     /// axis' unit on a line chart).
-    public var at: Double
+    package var at: Double
     /// The text drawn next to the line.
-    public var label: String
+    package var label: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(at: Double, label: String) {
+    package init(at: Double, label: String) {
         self.at = at
         self.label = label
     }
@@ -126,21 +126,21 @@ public struct ChartMarker: Sendable, Equatable {
 // MARK: - CDF
 
 /// Cumulative distribution lines sharing one value axis.
-public struct CDFChart: Sendable, Equatable {
+package struct CDFChart: Sendable, Equatable {
     /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
+    package var title: String
     /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
+    package var summary: String
     /// The horizontal axis (the measured value); the vertical axis is the cumulative share, 0–100 %.
-    public var valueAxis: ValueAxis
+    package var valueAxis: ValueAxis
     /// The curves, drawn and listed in this order.
-    public var series: [CDFSeries]
+    package var series: [CDFSeries]
     /// Vertical reference lines, e.g. the 500 ms instant-paint target. The data table reports the share of
     /// each series at or below each marker.
-    public var markers: [ChartMarker]
+    package var markers: [ChartMarker]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, valueAxis: ValueAxis, series: [CDFSeries], markers: [ChartMarker] = []) {
+    package init(title: String, summary: String, valueAxis: ValueAxis, series: [CDFSeries], markers: [ChartMarker] = []) {
         self.title = title
         self.summary = summary
         self.valueAxis = valueAxis
@@ -149,7 +149,7 @@ public struct CDFChart: Sendable, Equatable {
     }
 
     /// Quantiles shown in the data table.
-    public static let tableQuantiles: [Double] = [0.5, 0.9, 0.95, 0.99]
+    package static let tableQuantiles: [Double] = [0.5, 0.9, 0.95, 0.99]
 
     var dataTable: Table {
         let decimals = valueAxis.scale == .logarithmic ? 0 : 1
@@ -176,19 +176,19 @@ extension ValueAxis {
 }
 
 /// One cumulative distribution: points (value, share ≤ value), drawn as straight segments between points.
-public struct CDFSeries: Sendable, Equatable {
+package struct CDFSeries: Sendable, Equatable {
     /// Shown in the legend and the data table.
-    public var name: String
+    package var name: String
     /// nil: the palette colour for the series' position.
-    public var color: ChartColor?
+    package var color: ChartColor?
     /// Points in increasing `value` order with non-decreasing `fraction` in [0, 1]. Points with a
     /// non-finite coordinate are skipped when drawing.
-    public var points: [CDFPoint]
+    package var points: [CDFPoint]
     /// nil: see `LineDash.automatic`.
-    public var dash: LineDash?
+    package var dash: LineDash?
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, points: [CDFPoint], dash: LineDash? = nil) {
+    package init(name: String, color: ChartColor? = nil, points: [CDFPoint], dash: LineDash? = nil) {
         self.name = name
         self.color = color
         self.points = points
@@ -196,13 +196,13 @@ public struct CDFSeries: Sendable, Equatable {
     }
 
     /// Largest number of points `empirical` keeps.
-    public static let empiricalPointsMax = 2_000
+    package static let empiricalPointsMax = 2_000
 
     /// The empirical CDF of `samples` (non-finite samples ignored): one point per distinct value with the
     /// share of samples ≤ it, starting with (minimum, 0). With more distinct values than `pointsMax`
     /// (clamped to 2...`empiricalPointsMax`), keeps that many evenly spaced among them, first and last included.
     /// - Complexity: O(n log n) for n samples.
-    public static func empirical(name: String, color: ChartColor? = nil, samples: [Double], pointsMax: Int = 400) -> CDFSeries {
+    package static func empirical(name: String, color: ChartColor? = nil, samples: [Double], pointsMax: Int = 400) -> CDFSeries {
         let sorted = samples.filter { $0.isFinite }.sorted()
         guard let first = sorted.first else { return CDFSeries(name: name, color: color, points: []) }
         let total = Double(sorted.count)
@@ -221,7 +221,7 @@ public struct CDFSeries: Sendable, Equatable {
     /// The value at which the curve reaches `fraction`, interpolating linearly between points; nil when
     /// the curve never reaches it.
     /// - Complexity: O(points).
-    public func value(atFraction fraction: Double) -> Double? {
+    package func value(atFraction fraction: Double) -> Double? {
         var previous: CDFPoint?
         for point in points where point.value.isFinite && point.fraction.isFinite {
             if point.fraction >= fraction {
@@ -237,7 +237,7 @@ public struct CDFSeries: Sendable, Equatable {
     /// The curve's share at `value` (0 before the first point, the last point's share after it),
     /// interpolating linearly between points.
     /// - Complexity: O(points).
-    public func fraction(atValue value: Double) -> Double {
+    package func fraction(atValue value: Double) -> Double {
         var previous: CDFPoint?
         for point in points where point.value.isFinite && point.fraction.isFinite {
             if point.value > value {
@@ -252,14 +252,14 @@ public struct CDFSeries: Sendable, Equatable {
 }
 
 /// A point of a cumulative distribution: `fraction` of observations are ≤ `value`.
-public struct CDFPoint: Sendable, Equatable {
+package struct CDFPoint: Sendable, Equatable {
     /// The measured value at which `fraction` of observations are at or below.
-    public var value: Double
+    package var value: Double
     /// In [0, 1].
-    public var fraction: Double
+    package var fraction: Double
 
     /// Creates the value from its properties (see their documentation).
-    public init(value: Double, fraction: Double) {
+    package init(value: Double, fraction: Double) {
         self.value = value
         self.fraction = fraction
     }
@@ -269,20 +269,20 @@ public struct CDFPoint: Sendable, Equatable {
 
 /// Horizontal bars, each split into categories proportional to their counts (100 % stacked), with the
 /// percentages on the segments and the counts in the data table.
-public struct BreakdownChart: Sendable, Equatable {
+package struct BreakdownChart: Sendable, Equatable {
     /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
+    package var title: String
     /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
+    package var summary: String
     /// What is counted, e.g. "pushes"; used in the total column.
-    public var countNoun: String
+    package var countNoun: String
     /// The categories in stacking order, e.g. completed, partial, timed out / killed, …
-    public var categories: [BreakdownCategory]
+    package var categories: [BreakdownCategory]
     /// One bar per population, e.g. iOS, Android, all.
-    public var bars: [BreakdownBar]
+    package var bars: [BreakdownBar]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, countNoun: String, categories: [BreakdownCategory], bars: [BreakdownBar]) {
+    package init(title: String, summary: String, countNoun: String, categories: [BreakdownCategory], bars: [BreakdownBar]) {
         self.title = title
         self.summary = summary
         self.countNoun = countNoun
@@ -306,15 +306,15 @@ public struct BreakdownChart: Sendable, Equatable {
 }
 
 /// A category of a breakdown.
-public struct BreakdownCategory: Sendable, Equatable {
+package struct BreakdownCategory: Sendable, Equatable {
     /// Shown in the legend and the data table.
-    public var name: String
+    package var name: String
     /// nil: the palette colour for the category's position. Give outcomes meaningful colours, e.g.
     /// completed green, timed out vermillion, skipped grey.
-    public var color: ChartColor?
+    package var color: ChartColor?
 
     /// Creates the value from its properties (see their documentation).
-    public init(_ name: String, color: ChartColor? = nil) {
+    package init(_ name: String, color: ChartColor? = nil) {
         self.name = name
         self.color = color
     }
@@ -322,14 +322,14 @@ public struct BreakdownCategory: Sendable, Equatable {
 
 /// One bar of a breakdown: a count per category, in the chart's category order. Missing counts are 0,
 /// counts beyond the categories and negative counts are ignored.
-public struct BreakdownBar: Sendable, Equatable {
+package struct BreakdownBar: Sendable, Equatable {
     /// The bar's label, shown left of it.
-    public var label: String
+    package var label: String
     /// A count per category, in the chart's category order.
-    public var counts: [Int]
+    package var counts: [Int]
 
     /// Creates the value from its properties (see their documentation).
-    public init(label: String, counts: [Int]) {
+    package init(label: String, counts: [Int]) {
         self.label = label
         self.counts = counts
     }
@@ -352,22 +352,22 @@ public struct BreakdownBar: Sendable, Equatable {
 
 /// Vertical bars: one group per category (e.g. CDN egress, cellular, never-opened pushes), one bar per
 /// series within each group (e.g. scenario variants).
-public struct GroupedBarChart: Sendable, Equatable {
+package struct GroupedBarChart: Sendable, Equatable {
     /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
+    package var title: String
     /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
+    package var summary: String
     /// What the bars measure, e.g. "Bytes".
-    public var valueLabel: String
+    package var valueLabel: String
     /// How values are printed and which unit the axis uses.
-    public var valueFormat: ValueFormat
+    package var valueFormat: ValueFormat
     /// Group labels, left to right.
-    public var groups: [String]
+    package var groups: [String]
     /// One bar per group each; `values[i]` belongs to `groups[i]` (missing or non-finite values draw no bar).
-    public var series: [BarSeries]
+    package var series: [BarSeries]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, valueLabel: String, valueFormat: ValueFormat, groups: [String], series: [BarSeries]) {
+    package init(title: String, summary: String, valueLabel: String, valueFormat: ValueFormat, groups: [String], series: [BarSeries]) {
         self.title = title
         self.summary = summary
         self.valueLabel = valueLabel
@@ -397,16 +397,16 @@ public struct GroupedBarChart: Sendable, Equatable {
 }
 
 /// One series of a grouped bar chart.
-public struct BarSeries: Sendable, Equatable {
+package struct BarSeries: Sendable, Equatable {
     /// Shown in the legend and the data table.
-    public var name: String
+    package var name: String
     /// nil: the palette colour for the series' position.
-    public var color: ChartColor?
+    package var color: ChartColor?
     /// One value per group, in the chart's group order.
-    public var values: [Double]
+    package var values: [Double]
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, values: [Double]) {
+    package init(name: String, color: ChartColor? = nil, values: [Double]) {
         self.name = name
         self.color = color
         self.values = values
@@ -414,7 +414,7 @@ public struct BarSeries: Sendable, Equatable {
 }
 
 /// How bar values are printed.
-public enum ValueFormat: Sendable, Equatable {
+package enum ValueFormat: Sendable, Equatable {
     /// Plain numbers in `unit` with `decimals` digits after the point.
     case number(unit: String, decimals: Int)
     /// Byte counts, shown in the decimal (SI) unit that suits the largest value: B, kB, MB, GB, TB, PB.

@@ -1,22 +1,22 @@
 /// The geometry a chart is drawn for: the view-box width, the plot height, the margins and how many
 /// ticks fit. A report page carries every chart twice, `wide` for desktops and `narrow` for phones, and
 /// shows one of them by width (CSS only), so text stays legible without a sideways scroll.
-public struct ChartLayout: Sendable, Equatable {
+package struct ChartLayout: Sendable, Equatable {
     /// View-box width, in SVG user units.
-    public var width: Double
+    package var width: Double
     /// Height of the plotting area of line and bar charts, in user units.
-    public var plotHeight: Double
+    package var plotHeight: Double
     /// Room left of the plot for tick labels and the rotated axis title.
-    public var marginLeft: Double
+    package var marginLeft: Double
     /// Room right of the plot.
-    public var marginRight: Double
+    package var marginRight: Double
     /// Most intervals on a horizontal value axis.
-    public var xIntervalsMax: Int
+    package var xIntervalsMax: Int
     /// Height of the whole-run overview strip under a focused time series (plot part).
-    public var overviewHeight: Double
+    package var overviewHeight: Double
 
     /// Creates the value from its properties (see their documentation).
-    public init(width: Double, plotHeight: Double, marginLeft: Double, marginRight: Double, xIntervalsMax: Int, overviewHeight: Double) {
+    package init(width: Double, plotHeight: Double, marginLeft: Double, marginRight: Double, xIntervalsMax: Int, overviewHeight: Double) {
         self.width = width
         self.plotHeight = plotHeight
         self.marginLeft = marginLeft
@@ -26,7 +26,7 @@ public struct ChartLayout: Sendable, Equatable {
     }
 
     /// For a column about 760 CSS px wide (drawn 1:1 on a desktop).
-    public static let wide = ChartLayout(width: 760, plotHeight: 260, marginLeft: 76, marginRight: 28, xIntervalsMax: 8, overviewHeight: 44)
+    package static let wide = ChartLayout(width: 760, plotHeight: 260, marginLeft: 76, marginRight: 28, xIntervalsMax: 8, overviewHeight: 44)
     /// For a phone column about 340 CSS px wide: drawn close to 1:1 there, so 11-unit text is ~11 px.
-    public static let narrow = ChartLayout(width: 340, plotHeight: 210, marginLeft: 62, marginRight: 24, xIntervalsMax: 4, overviewHeight: 36)
+    package static let narrow = ChartLayout(width: 340, plotHeight: 210, marginLeft: 62, marginRight: 24, xIntervalsMax: 4, overviewHeight: 36)
 }

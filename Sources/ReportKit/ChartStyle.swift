@@ -2,11 +2,11 @@
 
 /// A stroke pattern for a line series. Give series a meaning-bearing dash (e.g. one per network class)
 /// and a meaning-bearing colour (e.g. one per platform), so the same thing looks the same in every chart.
-public enum LineDash: Int, Sendable, Equatable, CaseIterable {
+package enum LineDash: Int, Sendable, Equatable, CaseIterable {
     case solid, dashed, dotted, dashDot, longDash
 
     /// The SVG `stroke-dasharray` value; nil for a solid line.
-    public var pattern: String? {
+    package var pattern: String? {
         switch self {
         case .solid: return nil
         case .dashed: return "7 4"
@@ -18,7 +18,7 @@ public enum LineDash: Int, Sendable, Equatable, CaseIterable {
 
     /// The pattern for the series at `index` when none is given: solid for the first palette cycle, then
     /// dashed, then dotted, so a ninth series is not a copy of the first.
-    public static func automatic(_ index: Int) -> LineDash {
+    package static func automatic(_ index: Int) -> LineDash {
         switch (index / ChartColor.allCases.count) % 3 {
         case 0: return .solid
         case 1: return .dashed
@@ -27,15 +27,15 @@ public enum LineDash: Int, Sendable, Equatable, CaseIterable {
     }
 
     /// The pattern for the `index`-th value of a style key (e.g. the index of a network class), cycling.
-    public static func cycling(_ index: Int) -> LineDash {
+    package static func cycling(_ index: Int) -> LineDash {
         allCases[((index % allCases.count) + allCases.count) % allCases.count]
     }
 }
 
 /// A labelled horizontal line across a plot at a fixed value, e.g. "alarm 90 %" or "SLO 500 ms".
-public struct ReferenceLine: Sendable, Equatable {
+package struct ReferenceLine: Sendable, Equatable {
     /// What the level means; drives its colour.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// An alarm level: crossing it is bad (drawn in vermillion).
         case alarm
         /// A target or service-level objective (drawn in green).
@@ -43,14 +43,14 @@ public struct ReferenceLine: Sendable, Equatable {
     }
 
     /// The level, in the value axis' unit.
-    public var value: Double
+    package var value: Double
     /// Text drawn at the line's right end, e.g. "alarm 0.90".
-    public var label: String
+    package var label: String
     /// Alarm or target.
-    public var kind: Kind
+    package var kind: Kind
 
     /// Creates the value from its properties (see their documentation).
-    public init(value: Double, label: String, kind: Kind) {
+    package init(value: Double, label: String, kind: Kind) {
         self.value = value
         self.label = label
         self.kind = kind

@@ -6,13 +6,13 @@
 /// sideways. Every chart also has its data table in
 /// a `<details>` element (open for breakdowns, whose counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
-public struct HTMLRenderer: Sendable {
+package struct HTMLRenderer: Sendable {
     /// Renderers hold no state; one instance can render any number of reports.
-    public init() {}
+    package init() {}
 
     /// The complete HTML document, ending with a newline.
     /// - Complexity: O(size of the report, including every chart point).
-    public func render(_ report: Report) -> String {
+    package func render(_ report: Report) -> String {
         var html = ""
         html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

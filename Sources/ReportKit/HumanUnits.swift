@@ -3,7 +3,7 @@
 /// value) and applied to its interval and alarm level too, so they read in the same unit.
 
 /// The unit a quantity was measured in (as the simulator stores it).
-public enum MeasuredUnit: Sendable, Equatable {
+package enum MeasuredUnit: Sendable, Equatable {
     /// Seconds; shown as ms below one second.
     case seconds
     /// A share in [0, 1]; shown as a percentage.
@@ -18,7 +18,7 @@ public enum MeasuredUnit: Sendable, Equatable {
     case other(String)
 
     /// Maps a stored unit code: "s", "ratio", "count", "bytes", "1/s", "/s", "req/s", …; anything else is `.other`.
-    public init(code: String) {
+    package init(code: String) {
         switch code {
         case "s": self = .seconds
         case "ratio": self = .ratio
@@ -32,23 +32,23 @@ public enum MeasuredUnit: Sendable, Equatable {
 }
 
 /// How a quantity is displayed: multiply by `multiplier`, print `decimals` places, append `unit`.
-public struct HumanScale: Sendable, Equatable {
+package struct HumanScale: Sendable, Equatable {
     /// Applied to the stored value before printing (1000 for s → ms, 0.001 for B → kB, …).
-    public let multiplier: Double
+    package let multiplier: Double
     /// The display unit, e.g. "ms", "%", "k/s", "GB"; may be empty.
-    public let unit: String
+    package let unit: String
     /// Digits after the point for the value at this scale (three significant digits, at most 2 places).
-    public let decimals: Int
+    package let decimals: Int
 
     /// Creates the value from its properties (see their documentation).
-    public init(multiplier: Double, unit: String, decimals: Int) {
+    package init(multiplier: Double, unit: String, decimals: Int) {
         self.multiplier = multiplier
         self.unit = unit
         self.decimals = decimals
     }
 
     /// The display scale for values around `magnitude` in `unit`.
-    public static func choose(for unit: MeasuredUnit, magnitude: Double) -> HumanScale {
+    package static func choose(for unit: MeasuredUnit, magnitude: Double) -> HumanScale {
         let m = magnitude.isFinite ? abs(magnitude) : 0
         switch unit {
         case .seconds:
@@ -98,18 +98,18 @@ public struct HumanScale: Sendable, Equatable {
     }
 
     /// `value` at this scale, without the unit: "412", "1.31", "23.8".
-    public func number(_ value: Double) -> String {
+    package func number(_ value: Double) -> String {
         TextFormat.fixed(value * multiplier, decimals: decimals, grouping: true)
     }
 
     /// `value` at this scale with the unit: "412 ms", "97.2 %", "23.8 k req/s", "22.6 GB".
-    public func text(_ value: Double) -> String {
+    package func text(_ value: Double) -> String {
         guard value.isFinite else { return TextFormat.notANumber }
         return unit.isEmpty ? number(value) : number(value) + " " + unit
     }
 
     /// `value` in `unit`, scaled for its own magnitude: the one-call form for table cells and stdout.
-    public static func format(_ value: Double, unit: MeasuredUnit) -> String {
+    package static func format(_ value: Double, unit: MeasuredUnit) -> String {
         choose(for: unit, magnitude: value).text(value)
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// HTML and in charts (font size × the SVG's current scale), chart text that is empty or reads
 /// NaN/Infinity/n/a, charts whose data marks fall outside their plotting area (or that have no marks
 /// and no "No data" note), and charts or table boxes that stick out of the viewport.
-public enum LayoutProbe {
+package enum LayoutProbe {
     /// The script (plain ES2017, no external references).
-    public static let script = """
+    package static let script = """
         (function () {
           var problems = [];
           var minFont = { px: 1e9, text: '' };
@@ -93,7 +93,7 @@ public enum LayoutProbe {
 
     /// `html` with the script appended to the body and the Content-Security-Policy widened to allow
     /// exactly this inline script. For a test's copy of a page only.
-    public static func instrumented(_ html: String) -> String {
+    package static func instrumented(_ html: String) -> String {
         let widened = html.replacingOccurrences(of: "style-src 'unsafe-inline';", with: "style-src 'unsafe-inline'; script-src 'unsafe-inline';")
         return widened.replacingOccurrences(of: "</body>", with: "<script>\n" + script + "\n</script>\n</body>")
     }
@@ -102,14 +102,14 @@ public enum LayoutProbe {
     /// Headless Chromium will not make its window narrower than 500 px, so a phone width is tested by
     /// framing the report at that width (the frame is the report's viewport; a `srcdoc` frame shares the
     /// framing page's origin, so an instrumented report can write its measurements into that page).
-    public static func framed(_ html: String, width: Int, height: Int) -> String {
+    package static func framed(_ html: String, width: Int, height: Int) -> String {
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>html, body { margin: 0; padding: 0; } iframe { border: 0; display: block; }</style></head>\n"
             + "<body><iframe width=\"" + String(width) + "\" height=\"" + String(height) + "\" srcdoc=\"" + TextFormat.escapeXML(html)
             + "\"></iframe></body></html>\n"
     }
 
     /// The measurements the script left in a `--dump-dom` output, as a JSON object; nil when absent.
-    public static func measurements(inDump dom: String) -> [String: Any]? {
+    package static func measurements(inDump dom: String) -> [String: Any]? {
         guard let start = dom.range(of: "<pre id=\"layout-probe\">"),
               let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex) else { return nil }
         let text = String(dom[start.upperBound..<end.lowerBound])

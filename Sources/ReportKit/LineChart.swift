@@ -1,27 +1,27 @@
 /// A line chart over a numeric horizontal axis (e.g. a sweep's grid axis), each point optionally with a
 /// confidence interval drawn as a shaded band around the line.
-public struct LineChart: Sendable, Equatable {
+package struct LineChart: Sendable, Equatable {
     /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
+    package var title: String
     /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
+    package var summary: String
     /// The horizontal axis, e.g. "Warm ahead (s)".
-    public var xAxis: ValueAxis
+    package var xAxis: ValueAxis
     /// The vertical axis, e.g. "Tap-to-paint p95 (ms)". On a linear axis with no negative values it starts at 0.
-    public var yAxis: ValueAxis
+    package var yAxis: ValueAxis
     /// Digits after the point for x values in the data table.
-    public var xDecimals: Int
+    package var xDecimals: Int
     /// Digits after the point for y values in the data table.
-    public var yDecimals: Int
+    package var yDecimals: Int
     /// The lines, drawn and listed in this order.
-    public var series: [LineSeries]
+    package var series: [LineSeries]
     /// Horizontal lines at fixed values, e.g. an alarm level.
-    public var referenceLines: [ReferenceLine]
+    package var referenceLines: [ReferenceLine]
     /// Vertical lines at positions on the x axis (in its unit), e.g. "last pass".
-    public var markers: [ChartMarker]
+    package var markers: [ChartMarker]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, xAxis: ValueAxis, yAxis: ValueAxis, xDecimals: Int = 0, yDecimals: Int = 2,
+    package init(title: String, summary: String, xAxis: ValueAxis, yAxis: ValueAxis, xDecimals: Int = 0, yDecimals: Int = 2,
                 series: [LineSeries], referenceLines: [ReferenceLine] = [], markers: [ChartMarker] = []) {
         self.title = title
         self.summary = summary
@@ -51,18 +51,18 @@ public struct LineChart: Sendable, Equatable {
 }
 
 /// One line of a `LineChart`.
-public struct LineSeries: Sendable, Equatable {
+package struct LineSeries: Sendable, Equatable {
     /// Shown in the legend and the data table.
-    public var name: String
+    package var name: String
     /// nil: the palette colour for the series' position.
-    public var color: ChartColor?
+    package var color: ChartColor?
     /// nil: see `LineDash.automatic`.
-    public var dash: LineDash?
+    package var dash: LineDash?
     /// Points in increasing x order; a point with a non-finite x or y is not drawn and breaks the line.
-    public var points: [LinePoint]
+    package var points: [LinePoint]
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, dash: LineDash? = nil, points: [LinePoint]) {
+    package init(name: String, color: ChartColor? = nil, dash: LineDash? = nil, points: [LinePoint]) {
         self.name = name
         self.color = color
         self.dash = dash
@@ -71,18 +71,18 @@ public struct LineSeries: Sendable, Equatable {
 }
 
 /// A point of a line chart with an optional interval (e.g. a 95 % confidence interval of the mean).
-public struct LinePoint: Sendable, Equatable {
+package struct LinePoint: Sendable, Equatable {
     /// Horizontal position, in the x axis' unit.
-    public var x: Double
+    package var x: Double
     /// Vertical position (the estimate), in the y axis' unit.
-    public var y: Double
+    package var y: Double
     /// Lower end of the interval; nil when there is none.
-    public var lower: Double?
+    package var lower: Double?
     /// Upper end of the interval; nil when there is none.
-    public var upper: Double?
+    package var upper: Double?
 
     /// Creates the value from its properties (see their documentation).
-    public init(x: Double, y: Double, lower: Double? = nil, upper: Double? = nil) {
+    package init(x: Double, y: Double, lower: Double? = nil, upper: Double? = nil) {
         self.x = x
         self.y = y
         self.lower = lower

@@ -2,13 +2,13 @@
 /// provenance, the headline metrics as one aligned table (metric, value, CI, unit, alarm level, status),
 /// and each section's paragraphs and tables. Charts appear as their data tables (a breakdown as counts
 /// and shares per outcome). All user text is Markdown-escaped; output is byte-identical for equal input.
-public struct MarkdownRenderer: Sendable {
+package struct MarkdownRenderer: Sendable {
     /// Renderers hold no state; one instance can render any number of reports.
-    public init() {}
+    package init() {}
 
     /// The report as Markdown, ending with a single newline.
     /// - Complexity: O(size of the report).
-    public func render(_ report: Report) -> String {
+    package func render(_ report: Report) -> String {
         var lines: [String] = []
         lines.append("# " + TextFormat.escapeMarkdown(report.title))
         lines.append("")

@@ -2,20 +2,20 @@
 ///
 /// ReportKit knows nothing of the simulator: a later layer maps run results into these values. Every
 /// string is treated as untrusted text (scenario names are user input) and escaped by the renderers.
-public struct Report: Sendable, Equatable {
+package struct Report: Sendable, Equatable {
     /// The report's heading, e.g. "Flash sale 10 M pushes, warm 10 min ahead".
-    public var title: String
+    package var title: String
     /// Which scenario ran and what question it answers.
-    public var scenario: ScenarioSummary
+    package var scenario: ScenarioSummary
     /// Seed, replications, tool version and scenario hash: what is needed to reproduce the run.
-    public var provenance: RunProvenance
+    package var provenance: RunProvenance
     /// The few numbers a reader looks at first, in display order.
-    public var headlines: [HeadlineMetric]
+    package var headlines: [HeadlineMetric]
     /// The body of the report, in display order.
-    public var sections: [ReportSection]
+    package var sections: [ReportSection]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, scenario: ScenarioSummary, provenance: RunProvenance,
+    package init(title: String, scenario: ScenarioSummary, provenance: RunProvenance,
                 headlines: [HeadlineMetric], sections: [ReportSection]) {
         self.title = title
         self.scenario = scenario
@@ -26,14 +26,14 @@ public struct Report: Sendable, Equatable {
 }
 
 /// The scenario a report is about.
-public struct ScenarioSummary: Sendable, Equatable {
+package struct ScenarioSummary: Sendable, Equatable {
     /// The scenario's name as the user wrote it.
-    public var name: String
+    package var name: String
     /// The one-line question the scenario answers, e.g. "How far ahead must we warm for 95 % instant paints?".
-    public var question: String
+    package var question: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, question: String) {
+    package init(name: String, question: String) {
         self.name = name
         self.question = question
     }
@@ -41,26 +41,26 @@ public struct ScenarioSummary: Sendable, Equatable {
 
 /// What identifies a run: enough to reproduce it byte for byte. No wall-clock date on purpose, so the
 /// same run renders to the same bytes.
-public struct RunProvenance: Sendable, Equatable {
+package struct RunProvenance: Sendable, Equatable {
     /// The master seed every random stream was derived from.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Number of independent replications the confidence intervals are computed over.
-    public var replications: Int
+    package var replications: Int
     /// Version of the tool that produced the results, e.g. "prestage 0.4.0".
-    public var toolVersion: String
+    package var toolVersion: String
     /// Content hash of the scenario file, e.g. "sha256:9f2c…".
-    public var scenarioHash: String
+    package var scenarioHash: String
     /// The source revision the tool was built from (e.g. a git commit); empty when unknown.
-    public var sourceRevision: String
+    package var sourceRevision: String
     /// What the run simulated, shown first in the header: e.g. ("Devices", "500,000"), ("Horizon", "30 min").
-    public var facts: [RunFact]
+    package var facts: [RunFact]
     /// Every change to the scenario file made for this run, as given (e.g. `--devices 500000`,
     /// `--set world.population.devices=500000`), in order; empty when the file ran as written; nil when
     /// the notion does not apply (a sweep's changes are in its sweep file).
-    public var overrides: [String]?
+    package var overrides: [String]?
 
     /// Creates the value from its properties (see their documentation).
-    public init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String, sourceRevision: String = "",
+    package init(seed: UInt64, replications: Int, toolVersion: String, scenarioHash: String, sourceRevision: String = "",
                 facts: [RunFact] = [], overrides: [String]? = []) {
         self.seed = seed
         self.replications = replications
@@ -73,42 +73,42 @@ public struct RunProvenance: Sendable, Equatable {
 }
 
 /// One labelled fact about a run for the report header, e.g. "Devices" = "500,000".
-public struct RunFact: Sendable, Equatable {
+package struct RunFact: Sendable, Equatable {
     /// The label, e.g. "Devices".
-    public var label: String
+    package var label: String
     /// The value as display text, e.g. "500,000".
-    public var value: String
+    package var value: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(_ label: String, _ value: String) {
+    package init(_ label: String, _ value: String) {
         self.label = label
         self.value = value
     }
 }
 
 /// One headline number with its confidence interval and, optionally, the alarm level it is gated on.
-public struct HeadlineMetric: Sendable, Equatable {
+package struct HeadlineMetric: Sendable, Equatable {
     /// What is measured, e.g. "Extension download p95".
-    public var name: String
+    package var name: String
     /// Unit of `value`, `ciHalfWidth` and the threshold, e.g. "s", "ms", "%", "req/s". May be empty.
-    public var unit: String
+    package var unit: String
     /// The point estimate (mean over replications).
-    public var value: Double
+    package var value: Double
     /// Digits printed after the decimal point for the value, the half-width and the threshold (clamped to 0...9).
-    public var decimals: Int
+    package var decimals: Int
     /// Half-width of the confidence interval, in `unit`; nil when not available (e.g. one replication).
-    public var ciHalfWidth: Double?
+    package var ciHalfWidth: Double?
     /// Confidence level of the interval as a fraction, e.g. 0.95.
-    public var ciLevel: Double
+    package var ciLevel: Double
     /// The alarm level this metric is gated on, if any.
-    public var threshold: Threshold?
+    package var threshold: Threshold?
     /// A short remark shown with the metric (how it is measured, a caveat). May be empty.
-    public var note: String
+    package var note: String
     /// The metric's identifier, shown in small print under the name (e.g. "tapToPaint.p50Seconds"); may be empty.
-    public var id: String
+    package var id: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,
+    package init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,
                 ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "", id: String = "") {
         self.name = name
         self.unit = unit
@@ -124,7 +124,7 @@ public struct HeadlineMetric: Sendable, Equatable {
     /// A metric measured in `measured` units, shown in the unit people read best for its value (see
     /// `HumanScale`); the half-width and the alarm level (both in `measured` units) use the same scale.
     /// Example: 0.412 s with ± 0.018 s becomes "412 ms ± 18".
-    public init(name: String, id: String, measuredValue: Double, measured: MeasuredUnit, ciHalfWidth: Double?,
+    package init(name: String, id: String, measuredValue: Double, measured: MeasuredUnit, ciHalfWidth: Double?,
                 ciLevel: Double = 0.95, threshold: Threshold? = nil, note: String = "") {
         let scale = HumanScale.choose(for: measured, magnitude: measuredValue)
         self.init(name: name, unit: scale.unit, value: measuredValue * scale.multiplier, decimals: scale.decimals,
@@ -134,15 +134,15 @@ public struct HeadlineMetric: Sendable, Equatable {
     }
 
     /// Where the estimate stands against its threshold; nil without a threshold.
-    public var thresholdStatus: ThresholdStatus? {
+    package var thresholdStatus: ThresholdStatus? {
         threshold.map { $0.status(value: value, ciHalfWidth: ciHalfWidth ?? 0) }
     }
 }
 
 /// An alarm level, e.g. "extension download p95 alarm 1.2 s" is `Threshold(value: 1.2, alarmWhen: .above)`.
-public struct Threshold: Sendable, Equatable {
+package struct Threshold: Sendable, Equatable {
     /// Which side of the level raises the alarm.
-    public enum Direction: Sendable, Equatable {
+    package enum Direction: Sendable, Equatable {
         /// The alarm fires when the metric exceeds `value` (latencies, error shares).
         case above
         /// The alarm fires when the metric falls short of `value` (hit ratios, instant-paint shares).
@@ -150,19 +150,19 @@ public struct Threshold: Sendable, Equatable {
     }
 
     /// The alarm level, in the metric's unit.
-    public var value: Double
+    package var value: Double
     /// Which side of `value` is bad.
-    public var alarmWhen: Direction
+    package var alarmWhen: Direction
 
     /// Creates the value from its properties (see their documentation).
-    public init(value: Double, alarmWhen: Direction) {
+    package init(value: Double, alarmWhen: Direction) {
         self.value = value
         self.alarmWhen = alarmWhen
     }
 
     /// Compares an estimate and its confidence interval with the level. A value exactly at the level
     /// counts as clear (the alarm is "above"/"below", strictly).
-    public func status(value estimate: Double, ciHalfWidth: Double) -> ThresholdStatus {
+    package func status(value estimate: Double, ciHalfWidth: Double) -> ThresholdStatus {
         guard estimate.isFinite else { return .breached }
         let halfWidth = ciHalfWidth.isFinite ? abs(ciHalfWidth) : 0
         switch alarmWhen {
@@ -177,7 +177,7 @@ public struct Threshold: Sendable, Equatable {
 }
 
 /// How an estimate compares with its alarm level.
-public enum ThresholdStatus: Sendable, Equatable {
+package enum ThresholdStatus: Sendable, Equatable {
     /// The whole confidence interval is on the good side.
     case clear
     /// The estimate is on the good side but the interval reaches past the level: more replications needed.
@@ -186,7 +186,7 @@ public enum ThresholdStatus: Sendable, Equatable {
     case breached
 
     /// Short label for tables: "ok", "CI crosses", "ALARM".
-    public var label: String {
+    package var label: String {
         switch self {
         case .clear: return "ok"
         case .withinInterval: return "CI crosses"
@@ -196,21 +196,21 @@ public enum ThresholdStatus: Sendable, Equatable {
 }
 
 /// A titled part of the report holding paragraphs, tables and charts in order.
-public struct ReportSection: Sendable, Equatable {
+package struct ReportSection: Sendable, Equatable {
     /// The section heading.
-    public var title: String
+    package var title: String
     /// The section's content, in display order.
-    public var blocks: [ReportBlock]
+    package var blocks: [ReportBlock]
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, blocks: [ReportBlock]) {
+    package init(title: String, blocks: [ReportBlock]) {
         self.title = title
         self.blocks = blocks
     }
 }
 
 /// One piece of section content.
-public enum ReportBlock: Sendable, Equatable {
+package enum ReportBlock: Sendable, Equatable {
     /// A paragraph of plain text (no markup is interpreted).
     case paragraph(String)
     /// A table of values.
@@ -221,32 +221,32 @@ public enum ReportBlock: Sendable, Equatable {
 
 /// A table: a caption, column headings and rows of cells. A row shorter than the header is padded with
 /// empty cells; cells beyond the header's width are not shown.
-public struct Table: Sendable, Equatable {
+package struct Table: Sendable, Equatable {
     /// One column's heading and alignment.
-    public struct Column: Sendable, Equatable {
+    package struct Column: Sendable, Equatable {
         /// How cells line up in a column.
-        public enum Alignment: Sendable, Equatable { case leading, trailing }
+        package enum Alignment: Sendable, Equatable { case leading, trailing }
         /// The column heading.
-        public var title: String
+        package var title: String
         /// Numbers read best trailing-aligned.
-        public var alignment: Alignment
+        package var alignment: Alignment
 
         /// Creates the value from its properties (see their documentation).
-        public init(_ title: String, alignment: Alignment = .leading) {
+        package init(_ title: String, alignment: Alignment = .leading) {
             self.title = title
             self.alignment = alignment
         }
     }
 
     /// Shown above the table. May be empty.
-    public var caption: String
+    package var caption: String
     /// The column headings, left to right.
-    public var columns: [Column]
+    package var columns: [Column]
     /// The body rows, top to bottom.
-    public var rows: [[TableCell]]
+    package var rows: [[TableCell]]
 
     /// Creates the value from its properties (see their documentation).
-    public init(caption: String, columns: [Column], rows: [[TableCell]]) {
+    package init(caption: String, columns: [Column], rows: [[TableCell]]) {
         self.caption = caption
         self.columns = columns
         self.rows = rows
@@ -262,7 +262,7 @@ public struct Table: Sendable, Equatable {
     }
 
     /// The rows cut or padded to exactly `columns.count` cells each.
-    public var normalizedRows: [[TableCell]] {
+    package var normalizedRows: [[TableCell]] {
         rows.map { row in
             let kept = Array(row.prefix(columns.count))
             return kept + Array(repeating: TableCell.empty, count: columns.count - kept.count)
@@ -271,7 +271,7 @@ public struct Table: Sendable, Equatable {
 }
 
 /// One table cell. Numbers are formatted by ReportKit (fixed decimals, "." separator, locale-independent).
-public enum TableCell: Sendable, Equatable {
+package enum TableCell: Sendable, Equatable {
     /// Plain text, escaped by the renderers.
     case text(String)
     /// A number printed with exactly `decimals` digits after the point and thousands separators ("1,304.5").
@@ -290,7 +290,7 @@ public enum TableCell: Sendable, Equatable {
     case empty
 
     /// The cell's display text, unescaped.
-    public var text: String {
+    package var text: String {
         switch self {
         case .text(let string): return string
         case .number(let value, let decimals): return TextFormat.fixed(value, decimals: decimals)

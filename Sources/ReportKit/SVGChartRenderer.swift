@@ -10,17 +10,17 @@ import Foundation
 /// one `line.reference` per reference line, one `path.ci-band` per line-chart series with intervals,
 /// one `rect.segment` per non-zero breakdown count, one `rect.bar` per finite grouped-bar value, and one
 /// `rect.plot` (invisible) per plotting area.
-public struct SVGChartRenderer: Sendable {
+package struct SVGChartRenderer: Sendable {
     /// Width of a wide chart's view box, in SVG user units (the HTML page scales it to the column width).
-    public static let width = ChartLayout.wide.width
+    package static let width = ChartLayout.wide.width
     /// Height of the plotting area of wide line and bar charts, in SVG user units.
-    public static let plotHeight = ChartLayout.wide.plotHeight
+    package static let plotHeight = ChartLayout.wide.plotHeight
 
     /// The geometry charts are drawn for.
-    public let layout: ChartLayout
+    package let layout: ChartLayout
 
     /// A renderer for `layout`; it holds no other state and can render any number of charts.
-    public init(layout: ChartLayout = .wide) {
+    package init(layout: ChartLayout = .wide) {
         self.layout = layout
     }
 
@@ -29,7 +29,7 @@ public struct SVGChartRenderer: Sendable {
     /// - Parameter idPrefix: prefix of the element ids the `aria-labelledby` attribute points at; must be
     ///   unique within an HTML page. Characters other than ASCII letters, digits, `-` and `_` are replaced by `-`.
     /// - Complexity: O(total number of points + categories × bars).
-    public func render(_ chart: Chart, idPrefix: String) -> String {
+    package func render(_ chart: Chart, idPrefix: String) -> String {
         let prefix = Self.sanitizedID(idPrefix)
         switch chart {
         case .cdf(let cdf): return renderCDF(cdf, prefix: prefix)
@@ -61,7 +61,7 @@ public struct SVGChartRenderer: Sendable {
     }
 
     /// Most vertices drawn for one line; longer lines are thinned by `thinned`.
-    public static let verticesPerLineMax = 4_000
+    package static let verticesPerLineMax = 4_000
 
     /// A line with at most `verticesPerLineMax` vertices: a longer one keeps, for each pixel column it
     /// crosses, only its first, lowest, highest and last vertex in their original order, so spikes and dips

@@ -3,16 +3,16 @@
 /// code maps its results into `SweepGrid`; this file knows nothing of the simulator.
 
 /// A sweep's grid and its estimates, as plain data.
-public struct SweepGrid: Sendable, Equatable {
+package struct SweepGrid: Sendable, Equatable {
     /// The swept parameters, in the sweep file's order.
-    public var axes: [SweepAxis]
+    package var axes: [SweepAxis]
     /// The metrics reported, in display order.
-    public var metrics: [SweepMetric]
+    package var metrics: [SweepMetric]
     /// Every grid point, in the sweep's point order.
-    public var points: [SweepGridPoint]
+    package var points: [SweepGridPoint]
 
     /// Creates the value from its properties (see their documentation).
-    public init(axes: [SweepAxis], metrics: [SweepMetric], points: [SweepGridPoint]) {
+    package init(axes: [SweepAxis], metrics: [SweepMetric], points: [SweepGridPoint]) {
         self.axes = axes
         self.metrics = metrics
         self.points = points
@@ -20,16 +20,16 @@ public struct SweepGrid: Sendable, Equatable {
 }
 
 /// One swept parameter.
-public struct SweepAxis: Sendable, Equatable {
+package struct SweepAxis: Sendable, Equatable {
     /// What it sets, e.g. "world.campaigns[0].warm.aheadSeconds" (shown in small print and tables).
-    public var path: String
+    package var path: String
     /// A human label, e.g. "Warm ahead".
-    public var label: String
+    package var label: String
     /// The values' unit as people read it, e.g. "s"; may be empty.
-    public var unit: String
+    package var unit: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(path: String, label: String, unit: String) {
+    package init(path: String, label: String, unit: String) {
         self.path = path
         self.label = label
         self.unit = unit
@@ -37,18 +37,18 @@ public struct SweepAxis: Sendable, Equatable {
 }
 
 /// A metric shown for a sweep.
-public struct SweepMetric: Sendable, Equatable {
+package struct SweepMetric: Sendable, Equatable {
     /// The metric id, e.g. "tapToPaint.p95Seconds".
-    public var id: String
+    package var id: String
     /// The human title, e.g. "Tap to paint, p95".
-    public var title: String
+    package var title: String
     /// The unit the estimates are in.
-    public var measured: MeasuredUnit
+    package var measured: MeasuredUnit
     /// An alarm level in the measured unit, drawn as a line; nil when there is none.
-    public var alarm: Threshold?
+    package var alarm: Threshold?
 
     /// Creates the value from its properties (see their documentation).
-    public init(id: String, title: String, measured: MeasuredUnit, alarm: Threshold? = nil) {
+    package init(id: String, title: String, measured: MeasuredUnit, alarm: Threshold? = nil) {
         self.id = id
         self.title = title
         self.measured = measured
@@ -57,14 +57,14 @@ public struct SweepMetric: Sendable, Equatable {
 }
 
 /// One grid point: its coordinate on each axis and an estimate per metric.
-public struct SweepGridPoint: Sendable, Equatable {
+package struct SweepGridPoint: Sendable, Equatable {
     /// One value per axis, in the grid's axis order.
-    public var coordinates: [Double]
+    package var coordinates: [Double]
     /// One estimate per metric, in the grid's metric order (missing: no estimate).
-    public var estimates: [SweepEstimate]
+    package var estimates: [SweepEstimate]
 
     /// Creates the value from its properties (see their documentation).
-    public init(coordinates: [Double], estimates: [SweepEstimate]) {
+    package init(coordinates: [Double], estimates: [SweepEstimate]) {
         self.coordinates = coordinates
         self.estimates = estimates
     }
@@ -73,29 +73,29 @@ public struct SweepGridPoint: Sendable, Equatable {
 }
 
 /// A point estimate with its confidence interval, in the metric's measured unit.
-public struct SweepEstimate: Sendable, Equatable {
+package struct SweepEstimate: Sendable, Equatable {
     /// The mean over replications; nil when no replication produced a value.
-    public var mean: Double?
+    package var mean: Double?
     /// Half-width of the interval; nil with fewer than two replications.
-    public var halfWidth: Double?
+    package var halfWidth: Double?
 
     /// Creates the value from its properties (see their documentation).
-    public init(mean: Double?, halfWidth: Double?) {
+    package init(mean: Double?, halfWidth: Double?) {
         self.mean = mean
         self.halfWidth = halfWidth
     }
 }
 
 /// Builds the sweep report's charts and tables.
-public enum SweepFigures {
+package enum SweepFigures {
     /// Most lines per chart; further values of the line axis are left out (the points table has them all).
-    public static let linesMax = 8
+    package static let linesMax = 8
 
     /// One chart per metric and axis with more than one value. The other axes: the first other axis with
     /// more than one value gives one line per value; any further axes are held at their first value (said
     /// in the chart's summary).
     /// - Complexity: O(metrics · axes · points).
-    public static func charts(_ grid: SweepGrid, level: Double) -> [LineChart] {
+    package static func charts(_ grid: SweepGrid, level: Double) -> [LineChart] {
         let values = grid.axes.indices.map { axis in distinctSorted(grid.points.map { $0.coordinates[safe: axis] ?? .nan }) }
         let varying = grid.axes.indices.filter { values[$0].count > 1 }
         var charts: [LineChart] = []
@@ -141,7 +141,7 @@ public enum SweepFigures {
 
     /// The grid points: one row per point, one column per axis, then "mean ± half-width" per metric in
     /// human units.
-    public static func pointsTable(_ grid: SweepGrid) -> Table {
+    package static func pointsTable(_ grid: SweepGrid) -> Table {
         let columns = [Table.Column("Point", alignment: .trailing)] + grid.axes.map { Table.Column($0.label + suffixInParentheses($0.unit), alignment: .trailing) }
             + grid.metrics.map { Table.Column($0.title, alignment: .trailing) }
         let rows: [[TableCell]] = grid.points.enumerated().map { index, point in

@@ -1,10 +1,10 @@
 /// A `Table` as plain text for a terminal, as CSV, or as a Markdown pipe table (for commands that print
 /// tables: `compare`, `sweep`). Pure functions of the table; cells print as in the reports.
-public enum TableText {
+package enum TableText {
     /// Columns padded to equal width (numbers right-aligned), separated by two spaces, with a rule under
     /// the header; ends with a newline. Empty for a table without columns.
     /// - Complexity: O(cells).
-    public static func plain(_ table: Table) -> String {
+    package static func plain(_ table: Table) -> String {
         guard !table.columns.isEmpty else { return "" }
         let header = table.columns.map { $0.title }
         let body = table.normalizedRows.map { row in row.map { $0.text } }
@@ -25,14 +25,14 @@ public enum TableText {
     /// RFC 4180 CSV: the header row, then one row per table row; a field holding a comma, a quote or a
     /// line break is quoted with inner quotes doubled. Lines end with "\n", the last one too.
     /// - Complexity: O(cells).
-    public static func csv(_ table: Table) -> String {
+    package static func csv(_ table: Table) -> String {
         guard !table.columns.isEmpty else { return "" }
         let rows = [table.columns.map { $0.title }] + table.normalizedRows.map { row in row.map { $0.text } }
         return rows.map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\n") + "\n"
     }
 
     /// A Markdown pipe table with aligned columns (as in report.md); ends with a newline.
-    public static func markdown(_ table: Table) -> String {
+    package static func markdown(_ table: Table) -> String {
         let lines = MarkdownRenderer.tableLines(table)
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }

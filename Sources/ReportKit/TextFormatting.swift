@@ -2,12 +2,12 @@
 ///
 /// Everything here is a pure function of its arguments: no locale, no clock, no Foundation formatter,
 /// so the same report renders to the same bytes on every machine.
-public enum TextFormat {
+package enum TextFormat {
     /// The text shown for a value that is not a finite number (NaN or ±infinity).
-    public static let notANumber = "n/a"
+    package static let notANumber = "n/a"
 
     /// Largest number of decimals `fixed` honours; more are clamped (a Double has ~15-17 significant digits).
-    public static let decimalsMax = 9
+    package static let decimalsMax = 9
 
     /// `value` with exactly `decimals` digits after the point ("." always), rounded half away from zero,
     /// optionally grouping the integer part in threes with ",". Never prints "-0".
@@ -15,7 +15,7 @@ public enum TextFormat {
     /// Values whose scaled magnitude does not fit exactly in a Double's integer range (|value| × 10^decimals
     /// ≥ 2^53) fall back to Swift's shortest round-trip representation, which is also locale-independent.
     /// - Complexity: O(number of digits).
-    public static func fixed(_ value: Double, decimals: Int, grouping: Bool = false) -> String {
+    package static func fixed(_ value: Double, decimals: Int, grouping: Bool = false) -> String {
         guard value.isFinite else { return notANumber }
         let places = min(max(decimals, 0), decimalsMax)
         var scale = 1.0
@@ -34,13 +34,13 @@ public enum TextFormat {
     }
 
     /// A count with thousands separators: 1234567 → "1,234,567".
-    public static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         return (value < 0 ? "-" : "") + group(digits)
     }
 
     /// A fraction in [0, 1] as a percentage with `decimals` places: 0.6171 → "61.7%".
-    public static func percent(fraction: Double, decimals: Int = 1) -> String {
+    package static func percent(fraction: Double, decimals: Int = 1) -> String {
         guard fraction.isFinite else { return notANumber }
         return fixed(fraction * 100, decimals: decimals) + "%"
     }
@@ -49,7 +49,7 @@ public enum TextFormat {
     /// and characters XML 1.0 forbids (C0 controls other than tab, line feed and carriage return,
     /// U+FFFE, U+FFFF) become U+FFFD, so user input can neither inject markup nor break well-formedness.
     /// - Complexity: O(n) in the length of `text`.
-    public static func escapeXML(_ text: String) -> String {
+    package static func escapeXML(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -75,7 +75,7 @@ public enum TextFormat {
     /// punctuation that could start markup or break a table (`\ ` * _ [ ] < > | ~ & #`), and folds line
     /// breaks and other control characters into single spaces. `<script>` renders as literal text.
     /// - Complexity: O(n) in the length of `text`.
-    public static func escapeMarkdown(_ text: String) -> String {
+    package static func escapeMarkdown(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         var lastWasSpace = false

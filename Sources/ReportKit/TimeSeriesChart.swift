@@ -1,31 +1,31 @@
 /// Time-series charts: lines over virtual seconds, with bands, markers, reference lines and a focus.
 /// Lines or areas over virtual time, with shaded intervals (e.g. the send window) and vertical markers.
-public struct TimeSeriesChart: Sendable, Equatable {
+package struct TimeSeriesChart: Sendable, Equatable {
     /// The chart's title (shown above it, and the SVG `<title>`).
-    public var title: String
+    package var title: String
     /// One sentence saying what the chart shows (the SVG `<desc>`).
-    public var summary: String
+    package var summary: String
     /// The vertical axis. On a linear axis with no negative values the axis starts at 0.
-    public var valueAxis: ValueAxis
+    package var valueAxis: ValueAxis
     /// Digits after the point for values in the data table.
-    public var valueDecimals: Int
+    package var valueDecimals: Int
     /// The lines, drawn and listed in this order.
-    public var series: [TimeSeries]
+    package var series: [TimeSeries]
     /// Shaded intervals drawn behind the data, e.g. "send window".
-    public var bands: [TimeBand]
+    package var bands: [TimeBand]
     /// Vertical lines, e.g. "warm", "send start".
-    public var markers: [ChartMarker]
+    package var markers: [ChartMarker]
     /// Horizontal lines at fixed values, e.g. an alarm level or a service-level objective.
-    public var referenceLines: [ReferenceLine]
+    package var referenceLines: [ReferenceLine]
     /// The interval the main plot shows (e.g. the send window with a margin); nil: everything. Data,
     /// bands and markers outside it are cut at its edges.
-    public var focus: TimeRange?
+    package var focus: TimeRange?
     /// With a `focus`: also draw a small overview of the whole time range below the main plot, with the
     /// focused interval shaded.
-    public var showsOverview: Bool
+    package var showsOverview: Bool
 
     /// Creates the value from its properties (see their documentation).
-    public init(title: String, summary: String, valueAxis: ValueAxis, valueDecimals: Int = 2, series: [TimeSeries],
+    package init(title: String, summary: String, valueAxis: ValueAxis, valueDecimals: Int = 2, series: [TimeSeries],
                 bands: [TimeBand] = [], markers: [ChartMarker] = [], referenceLines: [ReferenceLine] = [],
                 focus: TimeRange? = nil, showsOverview: Bool = true) {
         self.title = title
@@ -53,23 +53,23 @@ public struct TimeSeriesChart: Sendable, Equatable {
 }
 
 /// One line over virtual time.
-public struct TimeSeries: Sendable, Equatable {
+package struct TimeSeries: Sendable, Equatable {
     /// Drawn as a line, or as a line with the area down to the axis shaded.
-    public enum Style: Sendable, Equatable { case line, area }
+    package enum Style: Sendable, Equatable { case line, area }
 
     /// Shown in the legend and the data table.
-    public var name: String
+    package var name: String
     /// nil: the palette colour for the series' position.
-    public var color: ChartColor?
+    package var color: ChartColor?
     /// Line only, or line with the area down to the axis shaded.
-    public var style: Style
+    package var style: Style
     /// Points in increasing time order. A point with a non-finite coordinate breaks the line (a gap).
-    public var points: [TimePoint]
+    package var points: [TimePoint]
     /// nil: solid for the first palette cycle, then dashed (see `LineDash.automatic`).
-    public var dash: LineDash?
+    package var dash: LineDash?
 
     /// Creates the value from its properties (see their documentation).
-    public init(name: String, color: ChartColor? = nil, style: Style = .line, points: [TimePoint], dash: LineDash? = nil) {
+    package init(name: String, color: ChartColor? = nil, style: Style = .line, points: [TimePoint], dash: LineDash? = nil) {
         self.name = name
         self.color = color
         self.style = style
@@ -81,7 +81,7 @@ public struct TimeSeries: Sendable, Equatable {
 extension TimeSeries {
     /// The first point with the largest finite value; nil when no point is finite.
     /// - Complexity: O(points).
-    public var peak: TimePoint? {
+    package var peak: TimePoint? {
         var best: TimePoint?
         for point in points where point.seconds.isFinite && point.value.isFinite {
             if best.map({ point.value > $0.value }) ?? true { best = point }
@@ -93,7 +93,7 @@ extension TimeSeries {
     /// contributes nothing) divided by the time covered; the plain mean of the finite values when they
     /// cover no time (a single point, or equal times); nil when no point is finite.
     /// - Complexity: O(points).
-    public var timeWeightedMean: Double? {
+    package var timeWeightedMean: Double? {
         var area = 0.0, covered = 0.0, sum = 0.0, count = 0
         var previous: TimePoint?
         for point in points {
@@ -112,30 +112,30 @@ extension TimeSeries {
 }
 
 /// A value at a virtual time.
-public struct TimePoint: Sendable, Equatable {
+package struct TimePoint: Sendable, Equatable {
     /// Virtual seconds since the start of the run.
-    public var seconds: Double
+    package var seconds: Double
     /// The value, in the chart's value-axis unit.
-    public var value: Double
+    package var value: Double
 
     /// Creates the value from its properties (see their documentation).
-    public init(seconds: Double, value: Double) {
+    package init(seconds: Double, value: Double) {
         self.seconds = seconds
         self.value = value
     }
 }
 
 /// A shaded interval of virtual time.
-public struct TimeBand: Sendable, Equatable {
+package struct TimeBand: Sendable, Equatable {
     /// Start of the interval, in virtual seconds.
-    public var fromSeconds: Double
+    package var fromSeconds: Double
     /// End of the interval, in virtual seconds.
-    public var toSeconds: Double
+    package var toSeconds: Double
     /// Shown inside the band, bottom left.
-    public var label: String
+    package var label: String
 
     /// Creates the value from its properties (see their documentation).
-    public init(fromSeconds: Double, toSeconds: Double, label: String) {
+    package init(fromSeconds: Double, toSeconds: Double, label: String) {
         self.fromSeconds = fromSeconds
         self.toSeconds = toSeconds
         self.label = label
@@ -144,28 +144,28 @@ public struct TimeBand: Sendable, Equatable {
 
 
 /// An interval of virtual time, e.g. the focus of a time-series chart.
-public struct TimeRange: Sendable, Equatable {
+package struct TimeRange: Sendable, Equatable {
     /// Start, in virtual seconds.
-    public var fromSeconds: Double
+    package var fromSeconds: Double
     /// End, in virtual seconds (≥ `fromSeconds` for a non-empty range).
-    public var toSeconds: Double
+    package var toSeconds: Double
 
     /// Creates the value from its properties (see their documentation).
-    public init(fromSeconds: Double, toSeconds: Double) {
+    package init(fromSeconds: Double, toSeconds: Double) {
         self.fromSeconds = fromSeconds
         self.toSeconds = toSeconds
     }
 
     /// Whether both ends are finite and the range is not empty.
-    public var isUsable: Bool { fromSeconds.isFinite && toSeconds.isFinite && toSeconds > fromSeconds }
+    package var isUsable: Bool { fromSeconds.isFinite && toSeconds.isFinite && toSeconds > fromSeconds }
 
     /// Whether `seconds` lies in the closed range.
-    public func contains(_ seconds: Double) -> Bool { seconds >= fromSeconds && seconds <= toSeconds }
+    package func contains(_ seconds: Double) -> Bool { seconds >= fromSeconds && seconds <= toSeconds }
 
     /// The range around the given intervals with `marginShare` of their span (at least `marginSecondsMin`)
     /// added on each side, kept within `bounds`; nil when no interval is finite.
     /// Example: a send window 600…615 s with 0.5 and 10 s gives 590…625 s.
-    public static func around(_ intervals: [TimeRange], marginShare: Double, marginSecondsMin: Double, within bounds: TimeRange) -> TimeRange? {
+    package static func around(_ intervals: [TimeRange], marginShare: Double, marginSecondsMin: Double, within bounds: TimeRange) -> TimeRange? {
         let finite = intervals.filter { $0.fromSeconds.isFinite && $0.toSeconds.isFinite }
         guard let low = finite.map({ min($0.fromSeconds, $0.toSeconds) }).min(),
               let high = finite.map({ max($0.fromSeconds, $0.toSeconds) }).max() else { return nil }

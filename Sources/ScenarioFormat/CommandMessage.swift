@@ -1,5 +1,5 @@
 /// A message for the user (already naming the file or path it is about).
-public struct CommandMessage: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct CommandMessage: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

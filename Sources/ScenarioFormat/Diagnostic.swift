@@ -2,7 +2,7 @@
 /// One problem found in a scenario file or its overrides, naming where, what was found and what
 /// was expected. `description` is `path: message`, e.g.
 /// `campaign.warmAheadSeconds: expected a number, found "ten"`.
-public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringConvertible {
+package struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringConvertible {
     /// What kind of problem this is.
     enum Kind: String, Sendable {
         /// The text is not valid JSON (or exceeds a size/depth limit).
@@ -48,10 +48,10 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
 
     /// `path: message`.
     /// One line: control and bidirectional characters of a key or value are escaped.
-    public var description: String { DisplayText.bounded("\(path): \(message)", limit: .max) }
+    package var description: String { DisplayText.bounded("\(path): \(message)", limit: .max) }
 
     /// By path, then kind, then message: a deterministic report order.
-    public static func < (lhs: Diagnostic, rhs: Diagnostic) -> Bool {
+    package static func < (lhs: Diagnostic, rhs: Diagnostic) -> Bool {
         if lhs.path != rhs.path { return lhs.path < rhs.path }
         if lhs.kind != rhs.kind { return lhs.kind.rawValue < rhs.kind.rawValue }
         return lhs.message < rhs.message
@@ -60,9 +60,9 @@ public struct Diagnostic: Error, Sendable, Equatable, Comparable, CustomStringCo
 
 /// All the problems found in one pass over a scenario, sorted by path. Its description has one
 /// diagnostic per line.
-public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertible {
     /// At most `limit` diagnostics, sorted.
-    public let diagnostics: [Diagnostic]
+    package let diagnostics: [Diagnostic]
     /// How many more were found beyond the limit.
     let omittedCount: Int
 
@@ -80,7 +80,7 @@ public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertibl
         ScenarioErrors(problems + diagnostics, alreadyOmitted: omittedCount)
     }
 
-    public var description: String {
+    package var description: String {
         var lines = diagnostics.map(\.description)
         if omittedCount > 0 { lines.append("… and \(omittedCount) more") }
         return lines.joined(separator: "\n")
@@ -88,7 +88,7 @@ public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// Spelling suggestions by edit distance.
-public enum Spelling {
+package enum Spelling {
     /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), case-insensitive.
     /// - Complexity: O(|a|·|b|).
     static func distance(_ a: String, _ b: String) -> Int {
@@ -116,7 +116,7 @@ public enum Spelling {
     static let wordBytesMax = 128
 
     /// - Complexity: O(candidates · |word| · |candidate|).
-    public static func closest(to word: String, among candidates: [String]) -> String? {
+    package static func closest(to word: String, among candidates: [String]) -> String? {
         // A word far longer than any key is no misspelling (and its edit distance is costly).
         guard word.utf8.count <= wordBytesMax else { return nil }
         var best: (distance: Int, candidate: String)? = nil

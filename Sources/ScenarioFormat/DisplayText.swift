@@ -3,19 +3,19 @@ import Foundation
 /// Text from outside (keys, values, file names, command lines) made safe and short for one line of
 /// a message: control, format (bidirectional overrides, zero-width) and separator characters other
 /// than space written as `\u{XXXX}`, and at most `limitCharacters` characters shown.
-public enum DisplayText {
+package enum DisplayText {
     /// Longest text shown from one value, in characters (Unicode scalars).
-    public static let limitCharacters = 200
+    package static let limitCharacters = 200
 
     /// `text` escaped and cut to `limit` characters, with "…" when cut.
     /// - Complexity: O(min(text length, limit)).
-    public static func bounded(_ text: String, limit: Int = limitCharacters) -> String {
+    package static func bounded(_ text: String, limit: Int = limitCharacters) -> String {
         render(text, limit: limit, quoting: false)
     }
 
     /// `text` in double quotes for a message: quotes and backslashes escaped as in JSON, the rest
     /// as `bounded`.
-    public static func quoted(_ text: String, limit: Int = limitCharacters) -> String {
+    package static func quoted(_ text: String, limit: Int = limitCharacters) -> String {
         "\"" + render(text, limit: limit, quoting: true) + "\""
     }
 

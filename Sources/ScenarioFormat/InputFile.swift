@@ -3,9 +3,9 @@ import Glibc
 
 /// Reading an input file (scenario, sweep) of bounded size from any readable path: a regular file,
 /// `/dev/stdin`, a pipe or a process substitution (`<(…)`), whose size is unknown until read.
-public enum InputFile {
+package enum InputFile {
     /// Why a file could not be read.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// The system's reason (`strerror`) for failing to open or read it.
         case unreadable(reason: String)
         /// It is a directory.
@@ -16,7 +16,7 @@ public enum InputFile {
 
     /// The bytes of `path`, read until end of file, refusing more than `limitBytes`.
     /// - Complexity: O(bytes read); at most `limitBytes + 1` bytes are read.
-    public static func read(_ path: String, limitBytes: Int) -> Result<Data, Failure> {
+    package static func read(_ path: String, limitBytes: Int) -> Result<Data, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(.unreadable(reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
@@ -37,7 +37,7 @@ public enum InputFile {
     }
 
     /// "cannot read the file: Permission denied", "expected … of at most N bytes, found more".
-    public static func message(_ failure: Failure, what: String) -> String {
+    package static func message(_ failure: Failure, what: String) -> String {
         switch failure {
         case let .unreadable(reason): return "cannot read the file: \(reason)"
         case .directory: return "expected \(what), found a directory"

@@ -1,6 +1,6 @@
 
 /// A `--set path=value` assignment applied to a scenario's JSON tree before decoding.
-public struct JSONOverride: Sendable, Equatable {
+package struct JSONOverride: Sendable, Equatable {
     /// Where to write.
     let path: JSONPath
     /// What to write.

@@ -1,6 +1,6 @@
 
 /// Limits applied to every scenario document.
-public struct JSONLimits: Sendable, Equatable {
+package struct JSONLimits: Sendable, Equatable {
     /// Largest accepted document, in bytes.
     var maxBytes: Int
     /// Deepest accepted nesting of arrays and objects.
@@ -9,7 +9,7 @@ public struct JSONLimits: Sendable, Equatable {
     var maxDiagnostics: Int
 
     /// Defaults: 8 MiB, 64 levels, 100 diagnostics.
-    public init(maxBytes: Int = 8 << 20, maxDepth: Int = 64, maxDiagnostics: Int = 100) {
+    package init(maxBytes: Int = 8 << 20, maxDepth: Int = 64, maxDiagnostics: Int = 100) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
         self.maxDiagnostics = maxDiagnostics

@@ -1,7 +1,7 @@
 
 /// A parsed JSON document that keeps number fidelity: integer literals that fit in `Int64` stay
 /// integers, every other number is a finite `Double`.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` / `false`.
@@ -67,7 +67,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// `s` as a JSON string literal (quotes, backslash and control characters escaped).
-    public static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

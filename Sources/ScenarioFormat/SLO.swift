@@ -8,9 +8,9 @@ import PushModel
 // threshold).
 
 /// One service-level objective: `metric op threshold`, decided at `confidence`.
-public struct ServiceLevelObjective: Codable, Sendable, Equatable {
+package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     /// How the metric must compare with the threshold.
-    public enum Comparison: String, Codable, Sendable, CaseIterable {
+    package enum Comparison: String, Codable, Sendable, CaseIterable {
         /// The metric's mean must be at most the threshold.
         case atMost = "<="
         /// The metric's mean must be at least the threshold.
@@ -18,18 +18,18 @@ public struct ServiceLevelObjective: Codable, Sendable, Equatable {
     }
 
     /// A metric name of `MetricTable` (e.g. `origin.rejected503`, `tapToPaint.lte.p90Seconds`).
-    public var metric: String
+    package var metric: String
     /// The comparison.
-    public var op: Comparison
+    package var op: Comparison
     /// The threshold, in the metric's unit.
-    public var threshold: Double
+    package var threshold: Double
     /// Confidence level of the interval the verdict is read from, in [0.5, 0.999]. Default 0.95.
-    public var confidence: Double = ServiceLevelObjective.confidenceDefault
+    package var confidence: Double = ServiceLevelObjective.confidenceDefault
     /// 0.95.
-    public static let confidenceDefault = 0.95
+    package static let confidenceDefault = 0.95
 
     /// An objective from its parts.
-    public init(metric: String, op: Comparison, threshold: Double, confidence: Double = ServiceLevelObjective.confidenceDefault) {
+    package init(metric: String, op: Comparison, threshold: Double, confidence: Double = ServiceLevelObjective.confidenceDefault) {
         self.metric = metric
         self.op = op
         self.threshold = threshold
@@ -38,7 +38,7 @@ public struct ServiceLevelObjective: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case metric, op, threshold, confidence }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         metric = try c.decode(String.self, forKey: .metric)
         op = try c.decode(Comparison.self, forKey: .op)
@@ -56,7 +56,7 @@ public struct ServiceLevelObjective: Codable, Sendable, Equatable {
 
     /// Every metric name an objective may name: MetricTable's fixed names and the per-network
     /// tap-to-paint quantiles of InfraModel's network classes.
-    public static var knownMetrics: [String] {
+    package static var knownMetrics: [String] {
         MetricID.allCases.map(\.rawValue) + NetworkClass.allCases.flatMap { c in
             MetricTable.NetworkQuantile.allCases.map { MetricTable.tapToPaint(network: c.description, quantile: $0).name }
         }
@@ -89,7 +89,7 @@ public struct ServiceLevelObjective: Codable, Sendable, Equatable {
     }
 
     /// "origin.rejected503 <= 0 at 95 %".
-    public var text: String {
+    package var text: String {
         "\(metric) \(op.rawValue) \(formatNumber(threshold)) at \(formatNumber(confidence * 100)) %"
     }
 

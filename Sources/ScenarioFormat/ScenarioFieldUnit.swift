@@ -2,7 +2,7 @@
 /// with its unit last (`aheadSeconds`, `capacityBytes`, `sendRatePerMinute`), and
 /// docs/scenario-format.md's unit column says the same for every field (ScenarioFormatDocTests
 /// checks each documented numeric field against this).
-public enum ScenarioFieldUnit: Sendable, Equatable {
+package enum ScenarioFieldUnit: Sendable, Equatable {
     /// `…Seconds`, `seconds…`.
     case seconds
     /// `bytes`, `…Bytes`, `…BytesMax`.
@@ -22,7 +22,7 @@ public enum ScenarioFieldUnit: Sendable, Equatable {
 
     /// The unit of the field named `key` (the last component of its path, `[i]` indexes allowed),
     /// which holds integers when `isInteger`.
-    public init(key: String, isInteger: Bool) {
+    package init(key: String, isInteger: Bool) {
         let name = key.split(separator: "[").first.map(String.init) ?? key
         if name.hasSuffix("BitsPerSecond") {
             self = .bitsPerSecond
@@ -49,7 +49,7 @@ public enum ScenarioFieldUnit: Sendable, Equatable {
 
     /// The unit of the field at the `--set` path `path` (e.g. `campaigns[0].warm.aheadSeconds`); a
     /// distribution's member in the field's unit takes the unit of the field holding it.
-    public init(path: String, isInteger: Bool) {
+    package init(path: String, isInteger: Bool) {
         let keys = path.split(separator: ".").map { String($0.split(separator: "[").first ?? $0) }
         guard let last = keys.last else { self = .none; return }
         guard Self.distributionMembersInFieldUnit.contains(last),
@@ -59,7 +59,7 @@ public enum ScenarioFieldUnit: Sendable, Equatable {
     }
 
     /// The unit as docs/scenario-format.md writes it ("" for none).
-    public var text: String {
+    package var text: String {
         switch self {
         case .seconds: return "s"
         case .bytes: return "bytes"

@@ -2,33 +2,33 @@ import Foundation
 import PushModel
 
 /// The `run` section of a scenario file: how to run the world, not what the world is.
-public struct RunSettings: Codable, Sendable, Equatable {
+package struct RunSettings: Codable, Sendable, Equatable {
     /// Master seed (0...2⁶⁴−1). Replication r draws every variate from streams derived from
     /// (seed, r), so two scenarios with the same seed use common random numbers. Default 1.
-    public var seed: UInt64 = 1
+    package var seed: UInt64 = 1
     /// Independent replications (1...10 000); confidence intervals need at least 2. Default 5.
-    public var replications: Int = 5
+    package var replications: Int = 5
     /// Shortcut for `population.devices` (1...50 000 000); wins over it when both are given, and
     /// is folded into `population.devices` in the resolved scenario. Default: absent.
     var devices: Int? = nil
     /// Most events one replication may process (1...10¹²); a replication that reaches it stops
     /// early and says so in `summary.json` (`stopReasons`). Default 2 000 000 000.
-    public var eventsMax: UInt64 = 2_000_000_000
+    package var eventsMax: UInt64 = 2_000_000_000
     /// Confidence level of every interval, in [0.5, 0.999]. Default 0.95.
-    public var confidenceLevel: Double = 0.95
+    package var confidenceLevel: Double = 0.95
     /// The precision each metric is planned for: `summary.json` and report.md give, per metric,
     /// the replications needed for a CI half-width of this share of the mean's magnitude, in
     /// (0, 1]. Default 0.05.
-    public var relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault
+    package var relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault
     /// 0.05: a half-width of 5 % of the mean.
-    public static let relativeHalfWidthTargetDefault = 0.05
+    package static let relativeHalfWidthTargetDefault = 0.05
 
     /// The defaults.
     init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable { case seed, replications, devices, eventsMax, confidenceLevel, relativeHalfWidthTarget }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let d = RunSettings()
         let c = try decoder.container(keyedBy: CodingKeys.self)
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
@@ -61,29 +61,29 @@ public struct RunSettings: Codable, Sendable, Equatable {
 /// `infra`, `horizonSeconds`: PushModel's `PushWorldConfig`) sit at the top level next to `name`,
 /// `question` and `run`, so overrides read `--set campaigns[0].warm.aheadSeconds=300`.
 /// The format is documented in docs/scenario-format.md.
-public struct ScenarioFile: Codable, Sendable, Equatable {
+package struct ScenarioFile: Codable, Sendable, Equatable {
     /// Longest `name`, bytes.
-    public static let nameBytesMax = 64
+    package static let nameBytesMax = 64
     /// Longest `question`, characters.
     static let questionCharactersMax = 200
 
     /// 1–64 characters from [A-Za-z0-9._-]; used in result directory names. Required.
-    public var name: String
+    package var name: String
     /// What the scenario answers, one line (1–200 characters, no line break). Required.
-    public var question: String
+    package var question: String
     /// Free text for readers (JSON has no comments): assumptions, variants as `--set` runs.
     /// At most 50 lines of 1–500 characters. Default: none.
     var notes: [String]
     /// How to run it.
-    public var run: RunSettings
+    package var run: RunSettings
     /// Service-level objectives on result metrics (`slo`; see SLO.swift). Default: none.
-    public var slo: [ServiceLevelObjective] = []
+    package var slo: [ServiceLevelObjective] = []
     /// What is simulated.
-    public var world: PushWorldConfig
+    package var world: PushWorldConfig
 
     /// The world a run simulates: `world` with the model-level settings the format derives
     /// (InfraModel's per-second series covering the horizon).
-    public var modelWorld: PushWorldConfig {
+    package var modelWorld: PushWorldConfig {
         var w = world
         w.infra = world.effectiveInfra
         return w
@@ -106,7 +106,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     /// Most `notes` lines, and their longest length in characters.
     static let notesMax = 50, noteCharactersMax = 500
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // Everything through decodeIfPresent first: problems there are recorded at their path and
         // the pass goes on, so a bad name, question, run section and world are reported together.
@@ -171,7 +171,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
         try c.encode(question, forKey: .question)
@@ -183,7 +183,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// This scenario with the `run.devices` shortcut folded into `population.devices`: the form
     /// that is run, hashed and recorded in `summary.json`.
-    public var resolved: ScenarioFile {
+    package var resolved: ScenarioFile {
         var copy = self
         if let devices = run.devices {
             copy.world.population.devices = devices
@@ -199,15 +199,15 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     }
 
     /// "sha256:" + hex SHA-256 of `canonicalJSON()`.
-    public func hash() throws -> String {
+    package func hash() throws -> String {
         "sha256:" + hexDigest(try canonicalJSON())
     }
 }
 
 /// Reads scenario files: look-up, `--set` and flag overrides, strict decoding.
-public enum ScenarioLoader {
+package enum ScenarioLoader {
     /// Overrides given as command-line flags, applied after the `--set` ones.
-    public struct FlagOverrides: Sendable, Equatable {
+    package struct FlagOverrides: Sendable, Equatable {
         /// `--devices N` → `run.devices`.
         var devices: Int?
         /// `--seed S` → `run.seed`.
@@ -216,7 +216,7 @@ public enum ScenarioLoader {
         var replications: Int?
 
         /// Flag overrides; nil fields are not applied.
-        public init(devices: Int? = nil, seed: UInt64? = nil, replications: Int? = nil) {
+        package init(devices: Int? = nil, seed: UInt64? = nil, replications: Int? = nil) {
             self.devices = devices
             self.seed = seed
             self.replications = replications
@@ -241,7 +241,7 @@ public enum ScenarioLoader {
     /// works on a file that leaves `campaigns` at its default. The file's own problems are
     /// reported first; override problems name the override's path.
     /// - Throws: `ScenarioLoadError` with one diagnostic per problem.
-    public static func decode(_ data: Data, label: String, set assignments: [String] = [],
+    package static func decode(_ data: Data, label: String, set assignments: [String] = [],
                               flags: FlagOverrides = FlagOverrides()) throws(ScenarioLoadError) -> ScenarioFile {
         var overrides: [JSONOverride] = []
         var problems: [Diagnostic] = []
@@ -304,7 +304,7 @@ public enum ScenarioLoader {
 
     /// Reads and decodes the file `argument` names (a path or a bare name from `library`).
     /// - Throws: `ScenarioLoadError`.
-    public static func load(_ argument: String, library: ScenarioLibrary, set assignments: [String] = [],
+    package static func load(_ argument: String, library: ScenarioLibrary, set assignments: [String] = [],
                             flags: FlagOverrides = FlagOverrides()) throws(ScenarioLoadError) -> (url: URL, scenario: ScenarioFile) {
         let url = try library.resolve(argument)
         let data = try read(url, label: argument)

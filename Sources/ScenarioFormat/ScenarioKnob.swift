@@ -2,27 +2,27 @@ import Foundation
 
 /// A numeric field of a scenario that `prestage plan` varies: `PATH=LO..HI` (`--vary`), checked
 /// against the scenario it varies (the path exists, is numeric, the range is not empty).
-public struct ScenarioKnob: Sendable, Equatable, Codable {
+package struct ScenarioKnob: Sendable, Equatable, Codable {
     /// The override path, e.g. `campaigns[0].sendRatePerMinute`.
-    public let path: String
+    package let path: String
     /// The range's ends (lower < upper).
-    public let lower: Double
-    public let upper: Double
+    package let lower: Double
+    package let upper: Double
     /// Whether the field holds integers (then every value tried is an integer).
-    public let isInteger: Bool
+    package let isInteger: Bool
 
     /// A bad `--vary` or `--for` argument: `argument` names the option.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public let argument: String
-        public let message: String
-        public var description: String { "\(argument): \(message)" }
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package let argument: String
+        package let message: String
+        package var description: String { "\(argument): \(message)" }
     }
 
     /// Parses `PATH=LO..HI` given to `argument` and checks it against the scenario `load` reads
     /// with extra `--set` assignments (the scenario as the user gave it, overrides included).
     /// - Throws: `Problem` naming `argument` (unknown path with a suggestion, non-numeric field,
     ///   empty or inverted range).
-    public static func parse(_ text: String, argument: String,
+    package static func parse(_ text: String, argument: String,
                              load: ([String]) throws(ScenarioLoadError) -> ScenarioFile) throws(Problem) -> ScenarioKnob {
         guard let eq = text.firstIndex(of: "="), let dots = text.range(of: "..", range: eq..<text.endIndex) else {
             throw Problem(argument: argument, message: "expected PATH=LO..HI (e.g. campaigns[0].sendRatePerMinute=60000..1200000), found \"\(text)\"")
@@ -45,7 +45,7 @@ public struct ScenarioKnob: Sendable, Equatable, Codable {
     /// Checks that `path` names a numeric field by loading the scenario with `path=value`, and
     /// finds whether it holds integers (a fractional value is then refused by the reader).
     /// - Returns: whether the field holds integers.
-    public static func checkNumeric(path: String, value: Double, argument: String,
+    package static func checkNumeric(path: String, value: Double, argument: String,
                                     load: ([String]) throws(ScenarioLoadError) -> ScenarioFile) throws(Problem) -> Bool {
         let parsedPath: JSONPath
         do { parsedPath = try JSONPath(parsing: path) } catch {
@@ -80,29 +80,29 @@ public struct ScenarioKnob: Sendable, Equatable, Codable {
     }
 
     /// `PATH=VALUE` for `--set`, the number written exactly (integers without a fraction).
-    public static func assignment(_ path: String, _ value: Double) -> String {
+    package static func assignment(_ path: String, _ value: Double) -> String {
         path + "=" + numberText(value)
     }
 
     /// A number as JSON text: integers without a fraction, others with the shortest exact form.
-    public static func numberText(_ value: Double) -> String {
+    package static func numberText(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 
     /// The value `x` snapped to what this knob can take (integers for an integer field).
-    public func snapped(_ x: Double) -> Double { isInteger ? x.rounded(.down) : x }
+    package func snapped(_ x: Double) -> Double { isInteger ? x.rounded(.down) : x }
 
     /// The unit of the field varied, as its name declares it.
-    public var unit: ScenarioFieldUnit { ScenarioFieldUnit(path: path, isInteger: isInteger) }
+    package var unit: ScenarioFieldUnit { ScenarioFieldUnit(path: path, isInteger: isInteger) }
 }
 
 /// `--for PATH=v1,v2,…`: a second knob given as a list of values (one plan per value).
-public struct ScenarioKnobList: Sendable, Equatable, Codable {
-    public let path: String
-    public let values: [Double]
+package struct ScenarioKnobList: Sendable, Equatable, Codable {
+    package let path: String
+    package let values: [Double]
 
     /// Parses `PATH=v1,v2,…` given to `argument` and checks every value against the scenario.
-    public static func parse(_ text: String, argument: String,
+    package static func parse(_ text: String, argument: String,
                              load: ([String]) throws(ScenarioLoadError) -> ScenarioFile) throws(ScenarioKnob.Problem) -> ScenarioKnobList {
         guard let eq = text.firstIndex(of: "=") else {
             throw ScenarioKnob.Problem(argument: argument, message: "expected PATH=v1,v2,… (e.g. campaigns[0].warm.aheadSeconds=0,120,300), found \"\(text)\"")

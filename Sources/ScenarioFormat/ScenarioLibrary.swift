@@ -1,18 +1,18 @@
 import Foundation
 
 /// The scenario files in `scenarios/` directories: bare-name look-up and the `list` command.
-public struct ScenarioLibrary: Sendable {
+package struct ScenarioLibrary: Sendable {
     /// Largest scenario file read, bytes.
     static let fileBytesMax = 8 << 20
 
     /// One library entry.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The file's base name without `.json` (what `prestage run NAME` takes).
-        public var name: String
+        package var name: String
         /// The file.
         var url: URL
         /// The file's `question`, or a note saying why it could not be read.
-        public var question: String
+        package var question: String
         /// Whether `name` and `question` were read.
         var readable: Bool
     }
@@ -21,11 +21,11 @@ public struct ScenarioLibrary: Sendable {
     let directories: [URL]
 
     /// A library over `directories`.
-    public init(directories: [URL]) { self.directories = directories }
+    package init(directories: [URL]) { self.directories = directories }
 
     /// Every `*.json` in the directories, by name (a name in an earlier directory hides later ones).
     /// - Complexity: O(files · file size).
-    public func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         var seen: Set<String> = []
         var out: [Entry] = []
         for directory in directories {
@@ -79,16 +79,16 @@ public struct ScenarioLibrary: Sendable {
 
 /// A scenario could not be found, read or decoded; the message names the file and, for decoding
 /// problems, has one `path: expected …, found …` line per problem.
-public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The user-facing text.
-    public let description: String
+    package let description: String
     /// Problems found in the file, when decoding got that far (at most the report limit).
-    public let diagnostics: [Diagnostic]
+    package let diagnostics: [Diagnostic]
     /// Every problem found, those beyond the report limit included.
-    public let problemCount: Int
+    package let problemCount: Int
 
     /// An error with `description` and optional diagnostics (`problemCount`: all found).
-    public init(_ description: String, diagnostics: [Diagnostic] = [], problemCount: Int? = nil) {
+    package init(_ description: String, diagnostics: [Diagnostic] = [], problemCount: Int? = nil) {
         self.description = description
         self.diagnostics = diagnostics
         self.problemCount = problemCount ?? diagnostics.count

@@ -1,9 +1,9 @@
 /// Limits of the scenario format, stated once; the command line takes its flag ranges from here.
-public enum ScenarioLimits {
+package enum ScenarioLimits {
     /// Most replications of one run (`run.replications`, `--replications`, a sweep's `replications`).
-    public static let replicationsMax = 10_000
+    package static let replicationsMax = 10_000
     /// Most devices of one population (`population.devices`, `run.devices`, `--devices`, a sweep's `devices`).
-    public static let devicesMax = 50_000_000
+    package static let devicesMax = 50_000_000
     // Most campaigns of one world: `PushWorldConfig.campaignsMax` (PushModel's per-device campaign sets).
     /// Most events of one replication (`run.eventsMax`).
     static let eventsMaxRange: ClosedRange<UInt64> = 1...1_000_000_000_000

@@ -25,18 +25,18 @@ import Foundation
 ///   that matches no case of a `CaseIterable` raw-value enum lists the cases and suggests one.
 ///
 /// The result is `.failure` whenever anything was recorded, with all diagnostics sorted by path.
-public struct StrictJSONDecoder: Sendable {
+package struct StrictJSONDecoder: Sendable {
     /// Size, depth and report limits.
     var limits: JSONLimits
 
     /// A decoder with `limits`.
-    public init(limits: JSONLimits = JSONLimits()) {
+    package init(limits: JSONLimits = JSONLimits()) {
         self.limits = limits
     }
 
     /// Parses `data`, applies `overrides` in order, then decodes `T` strictly.
     /// - Complexity: O(document size + work of `T.init(from:)`).
-    public func decode<T: Decodable>(_ type: T.Type, from data: Data, overrides: [JSONOverride] = []) -> Result<T, ScenarioErrors> {
+    package func decode<T: Decodable>(_ type: T.Type, from data: Data, overrides: [JSONOverride] = []) -> Result<T, ScenarioErrors> {
         var tree: JSONValue
         do {
             tree = try JSONParser.parse(data, limits: limits)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A scalar a sweep assigns to a scenario field: a number, a string or a boolean.
-public struct SweepValue: Codable, Sendable, Equatable {
+package struct SweepValue: Codable, Sendable, Equatable {
     /// Longest string value, characters.
     static let stringCharactersMax = 200
 
@@ -13,7 +13,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
         self.json = json
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if let b = try? c.decode(Bool.self) {
             json = .bool(b)
@@ -31,7 +31,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch json {
         case let .bool(b): try c.encode(b)
@@ -51,7 +51,7 @@ public struct SweepValue: Codable, Sendable, Equatable {
     }
 
     /// The value in a CSV cell or a progress line (strings unquoted).
-    public var plainText: String {
+    package var plainText: String {
         switch json {
         case let .bool(b): return b ? "true" : "false"
         case let .integer(i): return String(i)
@@ -181,56 +181,56 @@ struct SweepFile: Decodable, Sendable, Equatable {
 }
 
 /// One field of a sweep's grid.
-public struct SweepAxis: Codable, Sendable, Equatable {
+package struct SweepAxis: Codable, Sendable, Equatable {
     /// The scenario path, as written (`campaigns[0].warm.aheadSeconds`).
-    public var field: String
+    package var field: String
     /// Its values, in file order.
     var values: [SweepValue]
 }
 
 /// A grid point as recorded in `sweep.json`.
-public struct SweepPoint: Codable, Sendable, Equatable {
+package struct SweepPoint: Codable, Sendable, Equatable {
     /// 0-based index: fields in path order, the last varying fastest.
-    public var point: Int
+    package var point: Int
     /// One value per grid field, in field order.
-    public var values: [SweepValue]
+    package var values: [SweepValue]
     /// Hash of the point's resolved scenario.
-    public var scenarioHash: String
+    package var scenarioHash: String
 }
 
 /// `sweep.json`: everything about a sweep that its results depend on. Identical in every shard;
 /// its hash identifies the sweep.
-public struct SweepManifest: Codable, Sendable, Equatable {
+package struct SweepManifest: Codable, Sendable, Equatable {
     /// Identifies the file format.
-    public static let formatName = "prestage-sweep/1"
+    package static let formatName = "prestage-sweep/1"
 
     /// `formatName`.
-    public var format: String
+    package var format: String
     /// "sha256:" + hex SHA-256 of this manifest's canonical compact JSON with `sweepHash` empty.
-    public var sweepHash: String
+    package var sweepHash: String
     /// The tool that ran it.
-    public var toolVersion: String
+    package var toolVersion: String
     /// The base scenario's name and resolved hash (fixed `set` overrides, devices, seed applied).
-    public var scenarioName: String
-    public var scenarioHash: String
+    package var scenarioName: String
+    package var scenarioHash: String
     /// Master seed of every point; replication r of every point uses streams (seed, r).
-    public var seed: UInt64
+    package var seed: UInt64
     /// Replications per point.
-    public var replications: Int
+    package var replications: Int
     /// Confidence level of every interval.
-    public var confidenceLevel: Double
+    package var confidenceLevel: Double
     /// Precision target of `precision.replicationsNeeded`.
-    public var relativeHalfWidthTarget: Double
+    package var relativeHalfWidthTarget: Double
     /// The grid fields, sorted by path.
-    public var axes: [SweepAxis]
+    package var axes: [SweepAxis]
     /// Every point.
-    public var points: [SweepPoint]
+    package var points: [SweepPoint]
 
     /// Work items: item k is (point k / replications, replication k mod replications).
-    public var itemCount: Int { points.count * replications }
+    package var itemCount: Int { points.count * replications }
 
     /// The hash this manifest should carry.
-    public func computedHash() throws -> String {
+    package func computedHash() throws -> String {
         var copy = self
         copy.sweepHash = ""
         return "sha256:" + hexDigest(try CanonicalJSON.encode(copy, pretty: false))
@@ -238,20 +238,20 @@ public struct SweepManifest: Codable, Sendable, Equatable {
 }
 
 /// A sweep resolved against its scenario: the manifest and every point's scenario.
-public struct SweepPlan: Sendable {
+package struct SweepPlan: Sendable {
     /// What `sweep.json` records.
-    public let manifest: SweepManifest
+    package let manifest: SweepManifest
     /// The base scenario (with `set`, devices, seed and replications applied).
-    public let base: ScenarioFile
+    package let base: ScenarioFile
     /// Each point's resolved scenario, by point index.
-    public let scenarios: [ScenarioFile]
+    package let scenarios: [ScenarioFile]
 
     /// Loads and validates the sweep file at `path`: the file strictly, then every `set` override
     /// and grid value alone against the scenario (so a bad value is reported once, with its
     /// place in the grid), then every point.
     /// - Throws: `CommandMessage` naming the file, the path in it and what was expected.
     /// - Complexity: O(points × scenario decoding).
-    public static func load(_ path: String, library: ScenarioLibrary) throws(CommandMessage) -> SweepPlan {
+    package static func load(_ path: String, library: ScenarioLibrary) throws(CommandMessage) -> SweepPlan {
         let url = URL(fileURLWithPath: path)
         let data: Data
         switch InputFile.read(url.path, limitBytes: SweepFile.fileBytesMax) {
@@ -393,16 +393,16 @@ public struct SweepPlan: Sendable {
 }
 
 /// `--shard i/N`: this process runs the work items k with k mod N = i.
-public struct ShardSpec: Sendable, Equatable, Codable {
+package struct ShardSpec: Sendable, Equatable, Codable {
     /// Most shards.
     static let countMax = 10_000
     /// 0-based shard index.
-    public var index: Int
+    package var index: Int
     /// Number of shards.
-    public var count: Int
+    package var count: Int
 
     /// Parses "i/N" with 0 ≤ i < N ≤ `countMax`.
-    public init(parsing text: String) throws(CommandMessage) {
+    package init(parsing text: String) throws(CommandMessage) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= Self.countMax, i >= 0, i < n else {
             throw CommandMessage("--shard: expected i/N with 0 ≤ i < N ≤ \(Self.countMax) (e.g. 0/4), found \"\(text)\"")
@@ -419,8 +419,8 @@ public struct ShardSpec: Sendable, Equatable, Codable {
     }
 
     /// Whether work item `k` belongs to this shard.
-    public func owns(_ k: Int) -> Bool { k % count == index }
+    package func owns(_ k: Int) -> Bool { k % count == index }
 
     /// "i/N".
-    public var text: String { "\(index)/\(count)" }
+    package var text: String { "\(index)/\(count)" }
 }

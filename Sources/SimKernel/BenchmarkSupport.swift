@@ -9,15 +9,15 @@ public struct BareEventHeap {
 
     /// An empty heap with room for `capacity` entries.
     @inlinable
-    public init(reservingCapacity capacity: Int) { heap = EventHeap(reservingCapacity: capacity) }
+    package init(reservingCapacity capacity: Int) { heap = EventHeap(reservingCapacity: capacity) }
 
     /// Entries in the heap.
-    @inlinable public var count: Int { heap.count }
+    @inlinable package var count: Int { heap.count }
 
     /// Adds an entry ordered by (timeTicks, sequence); `sequence` must be below 2^48.
     /// - Complexity: O(log n).
     @inlinable
-    public mutating func push(timeTicks: Int64, sequence: UInt64, target: UInt32, payload: UInt64) {
+    package mutating func push(timeTicks: Int64, sequence: UInt64, target: UInt32, payload: UInt64) {
         heap.push(QueuedEvent(time: timeTicks, sequence: sequence, kind: 0, target: target,
                               slot: QueuedEvent.notCancellable, payload: payload))
     }
@@ -25,7 +25,7 @@ public struct BareEventHeap {
     /// Removes the earliest entry.
     /// - Complexity: O(log n).
     @inlinable
-    public mutating func popMin() -> (timeTicks: Int64, target: UInt32, payload: UInt64)? {
+    package mutating func popMin() -> (timeTicks: Int64, target: UInt32, payload: UInt64)? {
         guard let e = heap.popMin() else { return nil }
         return (e.time, e.target, e.payload)
     }

@@ -5,16 +5,16 @@
 /// The kernel gives kinds no meaning: the handlers allocate them. A model that shares one
 /// kernel with others declares its own range of kinds next to the kinds themselves, and the
 /// outer handler routes each event by range.
-public struct EventKind: Hashable, Sendable, CustomStringConvertible {
+@usableFromInline package struct EventKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind number.
-    public var rawValue: UInt16
+    @usableFromInline package var rawValue: UInt16
 
     /// The kind numbered `raw`.
     @inlinable
-    public init(_ raw: UInt16) { self.rawValue = raw }
+    package init(_ raw: UInt16) { self.rawValue = raw }
 
     /// "kind 0x0102".
-    public var description: String {
+    @usableFromInline package var description: String {
         let hex = String(rawValue, radix: 16)
         return "kind 0x" + String(repeating: "0", count: 4 - hex.count) + hex
     }
@@ -25,19 +25,19 @@ public struct EventKind: Hashable, Sendable, CustomStringConvertible {
 /// Events are plain values (32 bytes in the pending set, including the kernel's tie-break
 /// sequence number, which is internal). Simultaneous events are delivered in the order they were
 /// scheduled (FIFO).
-public struct Event: Sendable, Hashable, CustomStringConvertible {
+@usableFromInline package struct Event: Sendable, Hashable, CustomStringConvertible {
     /// When the event happens.
-    public var time: SimTime
+    @usableFromInline package var time: SimTime
     /// What it means (the handler switches on it).
-    public var kind: EventKind
+    @usableFromInline package var kind: EventKind
     /// The entity the event is for (a device index, a PoP index, ...). Its meaning is the model's.
-    public var target: UInt32
+    @usableFromInline package var target: UInt32
     /// Model-defined data (an index, a packed pair of small ids, ...).
-    public var payload: UInt64
+    @usableFromInline package var payload: UInt64
 
     /// An event value (for tests and error reports; events are scheduled through `Kernel`).
     @inlinable
-    public init(time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) {
+    package init(time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) {
         self.time = time
         self.kind = kind
         self.target = target
@@ -45,14 +45,14 @@ public struct Event: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// "event kind 0x0102 target 7 payload 3 at 1.500000s".
-    public var description: String { "event \(kind) target \(target) payload \(payload) at \(time)" }
+    @usableFromInline package var description: String { "event \(kind) target \(target) payload \(payload) at \(time)" }
 }
 
 /// Identifies one event scheduled with `Kernel.scheduleCancellable`, for `Kernel.cancel(_:)`.
 ///
 /// A handle is a (slot, generation) pair. The generation changes every time the slot is reused,
 /// so a stale handle (its event already fired or was cancelled) can never cancel a later event.
-public struct EventHandle: Hashable, Sendable {
+@usableFromInline package struct EventHandle: Hashable, Sendable {
     @usableFromInline let slot: UInt32
     @usableFromInline let generation: UInt32
 
@@ -64,7 +64,7 @@ public struct EventHandle: Hashable, Sendable {
 }
 
 /// Everything the kernel can refuse or report.
-public enum KernelError: Error, CustomStringConvertible {
+@usableFromInline package enum KernelError: Error, CustomStringConvertible {
     /// An event was scheduled before the current time (time never moves backwards). A negative
     /// delay is reported this way too.
     case scheduledInPast(now: SimTime, requested: SimTime)
@@ -77,7 +77,7 @@ public enum KernelError: Error, CustomStringConvertible {
     case handlerFailed(event: Event, underlying: any Error)
 
     /// A one-line message naming the values involved.
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case let .scheduledInPast(now, requested):
             return "event scheduled in the past: requested time \(requested) is before now (\(now))"
@@ -93,7 +93,7 @@ public enum KernelError: Error, CustomStringConvertible {
 }
 
 /// Why `Kernel.run` returned.
-public enum StopReason: Sendable, Hashable {
+@usableFromInline package enum StopReason: Sendable, Hashable {
     /// No pending events remain.
     case drained
     /// The next pending event is later than `RunLimits.timeMax`; it stays pending.
@@ -105,19 +105,19 @@ public enum StopReason: Sendable, Hashable {
 }
 
 /// Limits for one `Kernel.run` call. The defaults mean "no limit" and "no progress reports".
-public struct RunLimits: Sendable, Hashable {
+@usableFromInline package struct RunLimits: Sendable, Hashable {
     /// Stop once this many events were processed by this call (cancelled events do not count).
-    public var eventsMax: UInt64
+    @usableFromInline package var eventsMax: UInt64
     /// Stop before processing an event later than this; that event stays pending, so a later
     /// `run` call with a larger `timeMax` resumes exactly where this one stopped.
-    public var timeMax: SimTime
+    @usableFromInline package var timeMax: SimTime
     /// Call `EventHandler.progress(_:)` after every this many events processed by this call;
     /// 0 = never.
-    public var progressEveryEvents: UInt64
+    @usableFromInline package var progressEveryEvents: UInt64
 
     /// Limits; every default means "none".
     @inlinable
-    public init(eventsMax: UInt64 = .max, timeMax: SimTime = .max, progressEveryEvents: UInt64 = 0) {
+    package init(eventsMax: UInt64 = .max, timeMax: SimTime = .max, progressEveryEvents: UInt64 = 0) {
         self.eventsMax = eventsMax
         self.timeMax = timeMax
         self.progressEveryEvents = progressEveryEvents
@@ -125,18 +125,18 @@ public struct RunLimits: Sendable, Hashable {
 }
 
 /// The result of one `Kernel.run` call.
-public struct RunOutcome: Sendable, Hashable {
+@usableFromInline package struct RunOutcome: Sendable, Hashable {
     /// Why the run returned.
-    public var reason: StopReason
+    @usableFromInline package var reason: StopReason
     /// Events processed by this call (cancelled events skipped are not counted).
-    public var eventsProcessed: UInt64
+    @usableFromInline package var eventsProcessed: UInt64
     /// `Kernel.now` on return: the time of the last processed event (the clock does not jump to
     /// `timeMax`).
-    public var endTime: SimTime
+    @usableFromInline package var endTime: SimTime
 
     /// An outcome value (the kernel builds these; public for tests comparing outcomes).
     @inlinable
-    public init(reason: StopReason, eventsProcessed: UInt64, endTime: SimTime) {
+    package init(reason: StopReason, eventsProcessed: UInt64, endTime: SimTime) {
         self.reason = reason
         self.eventsProcessed = eventsProcessed
         self.endTime = endTime
@@ -144,17 +144,17 @@ public struct RunOutcome: Sendable, Hashable {
 }
 
 /// A progress report, passed to `EventHandler.progress(_:)` every `RunLimits.progressEveryEvents`.
-public struct RunProgress: Sendable, Hashable {
+@usableFromInline package struct RunProgress: Sendable, Hashable {
     /// The time of the event just processed.
-    public var now: SimTime
+    @usableFromInline package var now: SimTime
     /// Events processed by the kernel since it was created (all runs).
-    public var eventsProcessed: UInt64
+    @usableFromInline package var eventsProcessed: UInt64
     /// Live pending events.
-    public var pendingCount: Int
+    @usableFromInline package var pendingCount: Int
 
     /// A progress value (the kernel builds these; public for tests).
     @inlinable
-    public init(now: SimTime, eventsProcessed: UInt64, pendingCount: Int) {
+    package init(now: SimTime, eventsProcessed: UInt64, pendingCount: Int) {
         self.now = now
         self.eventsProcessed = eventsProcessed
         self.pendingCount = pendingCount
@@ -166,7 +166,7 @@ public struct RunProgress: Sendable, Hashable {
 /// `Kernel.run` is generic over the handler, so calls are specialised and direct: there is no
 /// closure or existential per event. A handler typically switches on `event.kind` and schedules
 /// follow-up events through `kernel`.
-public protocol EventHandler {
+@usableFromInline package protocol EventHandler {
     /// Handle one event. `kernel.now == event.time`. Errors stop the run and come back wrapped in
     /// `KernelError.handlerFailed` with the event attached.
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws
@@ -178,5 +178,5 @@ public protocol EventHandler {
 extension EventHandler {
     /// Default: ignore progress reports.
     @inlinable
-    public mutating func progress(_ p: RunProgress) {}
+    package mutating func progress(_ p: RunProgress) {}
 }

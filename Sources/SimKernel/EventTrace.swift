@@ -3,7 +3,7 @@
 // handler type, so the untraced run loop is specialised exactly as before (zero cost when off).
 
 /// Receives every event a traced run delivers, in delivery order.
-public protocol EventTraceSink {
+@usableFromInline package protocol EventTraceSink {
     /// Called once per processed event, before its handler runs (cancelled events are never
     /// delivered, so never recorded).
     mutating func record(_ event: Event)
@@ -13,15 +13,15 @@ public protocol EventTraceSink {
 ///
 /// Generic over both, so `Kernel.run` specialises the pair with direct calls: no existential or
 /// closure per event.
-public struct TracingHandler<Inner: EventHandler, Sink: EventTraceSink>: EventHandler {
+@usableFromInline package struct TracingHandler<Inner: EventHandler, Sink: EventTraceSink>: EventHandler {
     /// The model.
-    public var inner: Inner
+    @usableFromInline package var inner: Inner
     /// Where events are recorded.
-    public var sink: Sink
+    @usableFromInline package var sink: Sink
 
     /// Wraps `inner`, recording into `sink`.
     @inlinable
-    public init(inner: Inner, sink: Sink) {
+    package init(inner: Inner, sink: Sink) {
         self.inner = inner
         self.sink = sink
     }
@@ -29,12 +29,12 @@ public struct TracingHandler<Inner: EventHandler, Sink: EventTraceSink>: EventHa
     /// Records `event`, then lets `inner` handle it.
     /// - Complexity: the sink's `record` plus the inner handler.
     @inlinable
-    public mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
+    package mutating func handle(_ event: Event, in kernel: inout Kernel) throws {
         sink.record(event)
         try inner.handle(event, in: &kernel)
     }
 
     /// Forwards progress reports to `inner`.
     @inlinable
-    public mutating func progress(_ p: RunProgress) { inner.progress(p) }
+    package mutating func progress(_ p: RunProgress) { inner.progress(p) }
 }

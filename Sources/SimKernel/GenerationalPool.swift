@@ -14,15 +14,15 @@
 
 /// Names one occupancy of a `GenerationalPool` slot: the slot index and the generation it had
 /// when it was handed out. It stops being live when the slot is released.
-public struct PoolHandle: Hashable, Sendable {
+@usableFromInline package struct PoolHandle: Hashable, Sendable {
     /// The slot: an index into the owner's table.
-    public let index: UInt32
+    @usableFromInline package let index: UInt32
     /// The slot's generation at allocation.
-    public let generation: UInt32
+    @usableFromInline package let generation: UInt32
 
     /// The handle for `index` at `generation`.
     @inlinable
-    public init(index: UInt32, generation: UInt32) {
+    package init(index: UInt32, generation: UInt32) {
         self.index = index
         self.generation = generation
     }
@@ -38,7 +38,7 @@ public struct PoolHandle: Hashable, Sendable {
 ///
 /// All operations are O(1) except `freeIndices` and `checkInvariants`; memory grows only when the
 /// table does (8 bytes per slot), so a warm pool allocates nothing.
-public struct GenerationalPool: Sendable {
+@usableFromInline package struct GenerationalPool: Sendable {
     /// One slot: its generation and its link (next free slot, or one of the marks below).
     @usableFromInline
     struct Slot: Sendable {
@@ -59,7 +59,7 @@ public struct GenerationalPool: Sendable {
     /// Link of a retired slot (released at generation `UInt32.max`; never handed out again).
     @usableFromInline static let retiredMark: UInt32 = .max - 2
     /// The most slots a pool can have: indices stay below the marks.
-    public static let slotsLimit = Int(retiredMark)
+    @usableFromInline package static let slotsLimit = Int(retiredMark)
 
     @usableFromInline var slots: ContiguousArray<Slot>
     /// First free slot, or `endOfList`.
@@ -69,12 +69,12 @@ public struct GenerationalPool: Sendable {
     @usableFromInline let startingGeneration: UInt32
 
     /// The table never grows beyond this many slots (capped at `slotsLimit`).
-    public let slotsMax: Int
+    @usableFromInline package let slotsMax: Int
 
     /// An empty pool whose table may grow to `slotsMax` slots (values above `slotsLimit` mean
     /// `slotsLimit`).
     /// - Precondition: `slotsMax >= 0`.
-    public init(slotsMax: Int) {
+    @usableFromInline package init(slotsMax: Int) {
         self.init(slotsMax: slotsMax, startingGeneration: 0)
     }
 
@@ -90,16 +90,16 @@ public struct GenerationalPool: Sendable {
     }
 
     /// Slots in use (allocated and not yet released).
-    @inlinable public var inUse: Int { inUseCount }
+    @inlinable package var inUse: Int { inUseCount }
 
     /// Slots ever created (in use, free or retired): the owner's table count.
-    @inlinable public var slotCount: Int { slots.count }
+    @inlinable package var slotCount: Int { slots.count }
 
     /// The most recently released index, or a new index `slotCount` when none is free; nil when
     /// none is free and the table is at `slotsMax`.
     /// - Complexity: O(1); allocates only when the table grows.
     @inlinable @inline(__always)
-    public mutating func allocate() -> PoolHandle? {
+    package mutating func allocate() -> PoolHandle? {
         let head = freeHead
         if head != GenerationalPool.endOfList {
             let i = Int(head)
@@ -125,7 +125,7 @@ public struct GenerationalPool: Sendable {
     /// - Precondition: `index` is in use (checked with `PRESTAGE_INVARIANTS`).
     /// - Complexity: O(1).
     @inlinable @inline(__always)
-    public mutating func release(_ index: UInt32) {
+    package mutating func release(_ index: UInt32) {
         let i = Int(index)
         #if PRESTAGE_INVARIANTS
         precondition(i < slots.count && slots[i].link == GenerationalPool.inUseMark, "GenerationalPool: slot \(index) released but not in use")
@@ -145,7 +145,7 @@ public struct GenerationalPool: Sendable {
     /// Any index is accepted (one never created is not live).
     /// - Complexity: O(1).
     @inlinable @inline(__always)
-    public func isLive(_ h: PoolHandle) -> Bool {
+    package func isLive(_ h: PoolHandle) -> Bool {
         let i = Int(h.index)
         guard i < slots.count else { return false }
         let s = slots[i]
@@ -155,31 +155,31 @@ public struct GenerationalPool: Sendable {
     /// The current generation of slot `index` (< `slotCount`): the generation its next (or
     /// current) occupant's handle carries.
     @inlinable @inline(__always)
-    public func generation(_ index: UInt32) -> UInt32 { slots[Int(index)].generation }
+    package func generation(_ index: UInt32) -> UInt32 { slots[Int(index)].generation }
 
     /// Whether slot `index` (< `slotCount`) is on the free list (neither in use nor retired).
     @inlinable @inline(__always)
-    public func isFree(_ index: UInt32) -> Bool {
+    package func isFree(_ index: UInt32) -> Bool {
         let link = slots[Int(index)].link
         return link != GenerationalPool.inUseMark && link != GenerationalPool.retiredMark
     }
 
     /// Whether slot `index` (< `slotCount`) is in use.
     @inlinable @inline(__always)
-    public func isInUse(_ index: UInt32) -> Bool { slots[Int(index)].link == GenerationalPool.inUseMark }
+    package func isInUse(_ index: UInt32) -> Bool { slots[Int(index)].link == GenerationalPool.inUseMark }
 
     /// Whether slot `index` (< `slotCount`) is retired (its generations are exhausted).
     @inlinable
-    public func isRetired(_ index: UInt32) -> Bool { slots[Int(index)].link == GenerationalPool.retiredMark }
+    package func isRetired(_ index: UInt32) -> Bool { slots[Int(index)].link == GenerationalPool.retiredMark }
 
     /// Reserves table room for `slotCount` slots so that growing to it allocates nothing.
-    public mutating func reserveCapacity(_ slotCount: Int) {
+    @usableFromInline package mutating func reserveCapacity(_ slotCount: Int) {
         slots.reserveCapacity(Swift.min(slotCount, slotsMax))
     }
 
     /// The free indices in the order `allocate()` hands them out (for checks and tests).
     /// - Complexity: O(free slots).
-    public var freeIndices: [UInt32] {
+    @usableFromInline package var freeIndices: [UInt32] {
         var out: [UInt32] = []
         var s = freeHead
         while s != GenerationalPool.endOfList && Int(s) < slots.count && out.count <= slots.count {

@@ -72,7 +72,7 @@ struct CancelSlot: Sendable {
 ///
 /// `Kernel` is a value type. Handlers receive it `inout` and schedule follow-up events through it.
 /// Time never moves backwards: scheduling before `now` throws `KernelError.scheduledInPast`.
-public struct Kernel: Sendable {
+@usableFromInline package struct Kernel: Sendable {
     @usableFromInline var heap: EventHeap
     /// Non-cancellable events scheduled at `clock` (`enqueue`), in scheduling order.
     @usableFromInline var nowQueue: NowQueue
@@ -90,11 +90,11 @@ public struct Kernel: Sendable {
     /// The most live (not cancelled) pending events allowed; scheduling beyond it throws
     /// `KernelError.pendingLimitExceeded`. Memory bound: the heap holds at most 2 × pendingMax
     /// entries of 32 bytes (live events plus not-yet-purged cancelled ones).
-    public let pendingMax: Int
+    @usableFromInline package let pendingMax: Int
 
     /// The largest up-front reservation `init` makes (2^22 entries, 128 MiB); a larger
     /// `reservingCapacity` is a hint the heap meets by growing.
-    public static let reservationMax = 1 << 22
+    @usableFromInline package static let reservationMax = 1 << 22
 
     /// A kernel at `startTime` with no pending events.
     /// - Parameters:
@@ -103,7 +103,7 @@ public struct Kernel: Sendable {
     ///   - pendingMax: the most live pending events allowed.
     /// - Precondition: `pendingMax >= 1` and `reservingCapacity >= 0` (validate values read from
     ///   user input before passing them).
-    public init(startTime: SimTime = .zero, reservingCapacity: Int = 1024, pendingMax: Int = .max) {
+    @usableFromInline package init(startTime: SimTime = .zero, reservingCapacity: Int = 1024, pendingMax: Int = .max) {
         precondition(pendingMax >= 1, "Kernel: pendingMax must be >= 1, got \(pendingMax)")
         precondition(reservingCapacity >= 0, "Kernel: reservingCapacity must be >= 0, got \(reservingCapacity)")
         heap = EventHeap(reservingCapacity: Swift.min(reservingCapacity, pendingMax, Kernel.reservationMax))
@@ -120,14 +120,14 @@ public struct Kernel: Sendable {
     }
 
     /// The current virtual time: the time of the event being (or last) processed.
-    @inlinable public var now: SimTime { clock }
+    @inlinable package var now: SimTime { clock }
 
     /// Live pending events (cancelled ones excluded).
     /// - Complexity: O(1).
-    @inlinable public var pendingCount: Int { heap.count + nowQueue.count - cancelledPending }
+    @inlinable package var pendingCount: Int { heap.count + nowQueue.count - cancelledPending }
 
     /// Events processed since the kernel was created, over all `run` calls.
-    @inlinable public var eventsProcessed: UInt64 { processedTotal }
+    @inlinable package var eventsProcessed: UInt64 { processedTotal }
 
     // MARK: Scheduling
 
@@ -135,7 +135,7 @@ public struct Kernel: Sendable {
     /// - Throws: `.scheduledInPast` if `time < now`; `.pendingLimitExceeded` at `pendingMax`.
     /// - Complexity: O(log n); no allocation once the heap's capacity covers the peak pending count.
     @inlinable
-    public mutating func schedule(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
+    package mutating func schedule(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
         try checkSchedulable(at: time)
         enqueue(time: time, kind: kind, target: target, payload: payload, slot: QueuedEvent.notCancellable)
     }
@@ -145,7 +145,7 @@ public struct Kernel: Sendable {
     ///   `.pendingLimitExceeded` at `pendingMax`.
     /// - Complexity: O(log n).
     @inlinable
-    public mutating func schedule(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
+    package mutating func schedule(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) {
         let time = try timeAfter(delay)  // never before now
         try checkPendingLimit()
         enqueue(time: time, kind: kind, target: target, payload: payload, slot: QueuedEvent.notCancellable)
@@ -155,7 +155,7 @@ public struct Kernel: Sendable {
     /// - Throws: as `schedule(at:kind:target:payload:)`.
     /// - Complexity: O(log n), plus O(1) for the cancellation slot.
     @inlinable
-    public mutating func scheduleCancellable(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
+    package mutating func scheduleCancellable(at time: SimTime, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
         try checkSchedulable(at: time)
         let handle = acquireSlot()
         enqueue(time: time, kind: kind, target: target, payload: payload, slot: handle.slot)
@@ -166,7 +166,7 @@ public struct Kernel: Sendable {
     /// - Throws: as `schedule(after:kind:target:payload:)`.
     /// - Complexity: O(log n).
     @inlinable
-    public mutating func scheduleCancellable(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
+    package mutating func scheduleCancellable(after delay: SimDuration, kind: EventKind, target: UInt32, payload: UInt64 = 0) throws(KernelError) -> EventHandle {
         let time = try timeAfter(delay)
         return try scheduleCancellable(at: time, kind: kind, target: target, payload: payload)
     }
@@ -178,7 +178,7 @@ public struct Kernel: Sendable {
     /// - Complexity: O(1) amortised (an occasional O(n) purge of tombstones, see the file notes).
     @inlinable
     @discardableResult
-    public mutating func cancel(_ handle: EventHandle) -> Bool {
+    package mutating func cancel(_ handle: EventHandle) -> Bool {
         guard isPending(handle) else { return false }
         slots[Int(handle.slot)].state = .cancelled
         cancelledPending += 1
@@ -191,7 +191,7 @@ public struct Kernel: Sendable {
     /// True if the event behind `handle` is pending (neither fired nor cancelled).
     /// - Complexity: O(1).
     @inlinable
-    public func isPending(_ handle: EventHandle) -> Bool {
+    package func isPending(_ handle: EventHandle) -> Bool {
         let i = Int(handle.slot)
         guard i < slots.count else { return false }
         let s = slots[i]
@@ -201,7 +201,7 @@ public struct Kernel: Sendable {
     /// Asks the current `run` call to return after the event being handled (reason `.stopped`).
     /// Pending events stay pending. Outside a run this has no effect: each `run` starts unstopped.
     @inlinable
-    public mutating func stop() { stopRequested = true }
+    package mutating func stop() { stopRequested = true }
 
     // MARK: Run loop
 
@@ -216,7 +216,7 @@ public struct Kernel: Sendable {
     /// - Complexity: O(log n) per event; no allocation per event in steady state.
     /// - Precondition: not called from inside a handler of this kernel.
     @inlinable
-    public mutating func run<H: EventHandler>(_ handler: inout H, limits: RunLimits = RunLimits()) throws(KernelError) -> RunOutcome {
+    package mutating func run<H: EventHandler>(_ handler: inout H, limits: RunLimits = RunLimits()) throws(KernelError) -> RunOutcome {
         precondition(!isRunning, "Kernel.run called re-entrantly from inside a handler")
         isRunning = true
         stopRequested = false

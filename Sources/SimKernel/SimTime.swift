@@ -31,7 +31,7 @@ func ticksIfRepresentable(seconds s: Double) -> Int64? {
 /// away from zero when the dropped fraction is at least one half. `v - trunc(v)` is exact, so the
 /// result is the same for every such `v`.
 @inlinable
-public func integerRoundedHalfAwayFromZero(_ v: Double) -> Int64 {
+package func integerRoundedHalfAwayFromZero(_ v: Double) -> Int64 {
     let truncated = Int64(v)
     let fraction = v - Double(truncated)
     if fraction >= 0.5 { return truncated + 1 }
@@ -51,7 +51,7 @@ func formatSeconds(ticks: Int64) -> String {
 
 /// What `SimTime` and `SimDuration` share: an integer count of 1 µs ticks, unit-explicit
 /// constructors, validating initialisers for user input, ordering and formatting.
-public protocol TickCount: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
+@usableFromInline package protocol TickCount: Comparable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// Microseconds.
     var ticks: Int64 { get set }
     /// The value of `ticks` microseconds.
@@ -62,7 +62,7 @@ extension TickCount {
     /// `s` seconds, rounded to the nearest microsecond.
     /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
     @inlinable
-    public static func seconds(_ s: Double) -> Self {
+    package static func seconds(_ s: Double) -> Self {
         guard let t = ticksIfRepresentable(seconds: s) else {
             preconditionFailure("\(Self.self).seconds(\(s)): not a finite number of seconds within ±9.2e12")
         }
@@ -71,23 +71,23 @@ extension TickCount {
 
     /// `ms` milliseconds. Traps on overflow (|ms| > 9.2e15).
     @inlinable
-    public static func milliseconds(_ ms: Int64) -> Self { Self(ticks: ms * 1_000) }
+    package static func milliseconds(_ ms: Int64) -> Self { Self(ticks: ms * 1_000) }
 
     /// `us` microseconds.
     @inlinable
-    public static func microseconds(_ us: Int64) -> Self { Self(ticks: us) }
+    package static func microseconds(_ us: Int64) -> Self { Self(ticks: us) }
 
     /// `s` seconds rounded to the nearest microsecond; nil if `s` is NaN, infinite or out of range.
     /// Use this for values read from user input.
     @inlinable
-    public init?(validatingSeconds s: Double) {
+    package init?(validatingSeconds s: Double) {
         guard let t = ticksIfRepresentable(seconds: s) else { return nil }
         self.init(ticks: t)
     }
 
     /// `ms` milliseconds; nil if the tick count overflows.
     @inlinable
-    public init?(validatingMilliseconds ms: Int64) {
+    package init?(validatingMilliseconds ms: Int64) {
         let (t, overflow) = ms.multipliedReportingOverflow(by: 1_000)
         guard !overflow else { return nil }
         self.init(ticks: t)
@@ -95,81 +95,81 @@ extension TickCount {
 
     /// The value in seconds (exact up to 2^53 µs ≈ 285 years).
     @inlinable
-    public var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
+    package var seconds: Double { Double(ticks) / Double(ticksPerSecond) }
 
     /// Smaller tick counts come first.
     @inlinable
-    public static func < (a: Self, b: Self) -> Bool { a.ticks < b.ticks }
+    package static func < (a: Self, b: Self) -> Bool { a.ticks < b.ticks }
 
     /// Seconds with microsecond precision, e.g. "12.000500s".
-    public var description: String { formatSeconds(ticks: ticks) }
+    @usableFromInline package var description: String { formatSeconds(ticks: ticks) }
 }
 
 /// An instant of virtual time, in integer ticks of 1 microsecond since the simulation epoch.
-public struct SimTime: TickCount {
+@usableFromInline package struct SimTime: TickCount {
     /// Microseconds since the simulation epoch.
-    public var ticks: Int64
+    @usableFromInline package var ticks: Int64
 
     /// The epoch.
-    public static let zero = SimTime(ticks: 0)
+    @usableFromInline package static let zero = SimTime(ticks: 0)
     /// The largest representable instant; `RunLimits.timeMax`'s default ("no time limit").
-    public static let max = SimTime(ticks: Int64.max)
+    @usableFromInline package static let max = SimTime(ticks: Int64.max)
 
     /// The instant `ticks` microseconds after the epoch.
     @inlinable
-    public init(ticks: Int64) { self.ticks = ticks }
+    package init(ticks: Int64) { self.ticks = ticks }
 
     /// `self + d`, or nil if the result overflows.
     @inlinable
-    public func adding(_ d: SimDuration) -> SimTime? {
+    package func adding(_ d: SimDuration) -> SimTime? {
         let (t, overflow) = ticks.addingReportingOverflow(d.ticks)
         return overflow ? nil : SimTime(ticks: t)
     }
 
     /// Traps on overflow; use `adding(_:)` when the duration comes from user input.
     @inlinable
-    public static func + (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks + d.ticks) }
+    package static func + (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks + d.ticks) }
 
     /// Traps on overflow.
     @inlinable
-    public static func - (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks - d.ticks) }
+    package static func - (t: SimTime, d: SimDuration) -> SimTime { SimTime(ticks: t.ticks - d.ticks) }
 
     /// The duration from `b` to `a`. Traps on overflow (only possible for instants ~292,000 years apart).
     @inlinable
-    public static func - (a: SimTime, b: SimTime) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
+    package static func - (a: SimTime, b: SimTime) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
 
     /// Advances `t` by `d`. Traps on overflow.
     @inlinable
-    public static func += (t: inout SimTime, d: SimDuration) { t = t + d }
+    package static func += (t: inout SimTime, d: SimDuration) { t = t + d }
 }
 
 /// A span of virtual time, in integer ticks of 1 microsecond. May be negative.
-public struct SimDuration: TickCount {
+@usableFromInline package struct SimDuration: TickCount {
     /// Microseconds.
-    public var ticks: Int64
+    @usableFromInline package var ticks: Int64
 
     /// The empty duration.
-    public static let zero = SimDuration(ticks: 0)
+    @usableFromInline package static let zero = SimDuration(ticks: 0)
     /// The largest representable duration.
-    public static let max = SimDuration(ticks: Int64.max)
+    @usableFromInline package static let max = SimDuration(ticks: Int64.max)
 
     /// A duration of `ticks` microseconds.
     @inlinable
-    public init(ticks: Int64) { self.ticks = ticks }
+    package init(ticks: Int64) { self.ticks = ticks }
 
     /// Traps on overflow.
     @inlinable
-    public static func + (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks + b.ticks) }
+    package static func + (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks + b.ticks) }
 
     /// Traps on overflow.
     @inlinable
-    public static func - (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
+    package static func - (a: SimDuration, b: SimDuration) -> SimDuration { SimDuration(ticks: a.ticks - b.ticks) }
 
     /// Traps on overflow.
     @inlinable
-    public static func * (d: SimDuration, n: Int64) -> SimDuration { SimDuration(ticks: d.ticks * n) }
+    package static func * (d: SimDuration, n: Int64) -> SimDuration { SimDuration(ticks: d.ticks * n) }
 
     /// Traps on overflow.
     @inlinable
-    public static func * (n: Int64, d: SimDuration) -> SimDuration { SimDuration(ticks: n * d.ticks) }
+    package static func * (n: Int64, d: SimDuration) -> SimDuration { SimDuration(ticks: n * d.ticks) }
 }

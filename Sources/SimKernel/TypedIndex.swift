@@ -8,7 +8,7 @@
 /// position (`index`), the construction from a position (`init(_:)`), the order (by `rawValue`)
 /// and, for types that declare `CustomStringConvertible`, the `description` (the bare number)
 /// come from the extensions below. Everything inlines to the bare `UInt32` operations.
-public protocol TypedIndex: Hashable, Sendable, Comparable {
+@usableFromInline package protocol TypedIndex: Hashable, Sendable, Comparable {
     /// The number the kernel's events and the owner's tables use.
     var rawValue: UInt32 { get }
     /// The index numbered `rawValue`.
@@ -18,18 +18,18 @@ public protocol TypedIndex: Hashable, Sendable, Comparable {
 extension TypedIndex {
     /// The index at array position `index` (traps when it does not fit in 32 bits).
     @inlinable @inline(__always)
-    public init(_ index: Int) { self.init(rawValue: UInt32(index)) }
+    package init(_ index: Int) { self.init(rawValue: UInt32(index)) }
 
     /// The index's position in the owner's arrays.
     @inlinable @inline(__always)
-    public var index: Int { Int(rawValue) }
+    package var index: Int { Int(rawValue) }
 
     /// Indices order by their number.
     @inlinable @inline(__always)
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension TypedIndex where Self: CustomStringConvertible {
     /// The bare number, as reports print an index.
-    public var description: String { "\(rawValue)" }
+    @usableFromInline package var description: String { "\(rawValue)" }
 }

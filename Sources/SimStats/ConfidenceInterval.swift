@@ -9,28 +9,28 @@ import Stochastic
 ///
 /// Codable form: `{"mean", "halfWidth", "lower", "upper", "level", "n", "degreesOfFreedom"}`;
 /// decoding validates and recomputes `lower`/`upper`.
-public struct ConfidenceInterval: Sendable, Equatable, Codable {
+@usableFromInline package struct ConfidenceInterval: Sendable, Equatable, Codable {
     /// Point estimate (sample mean).
-    public let mean: Double
+    @usableFromInline package let mean: Double
     /// Half-width of the interval (≥ 0).
-    public let halfWidth: Double
+    @usableFromInline package let halfWidth: Double
     /// Confidence level 1 − α, in (0, 1).
-    public let level: Double
+    @usableFromInline package let level: Double
     /// Number of observations the interval is based on.
-    public let n: Int
+    @usableFromInline package let n: Int
     /// Degrees of freedom of the t quantile used.
-    public let degreesOfFreedom: Double
+    @usableFromInline package let degreesOfFreedom: Double
 
     /// `mean − halfWidth`.
-    public var lower: Double { mean - halfWidth }
+    @usableFromInline package var lower: Double { mean - halfWidth }
     /// `mean + halfWidth`.
-    public var upper: Double { mean + halfWidth }
+    @usableFromInline package var upper: Double { mean + halfWidth }
 
     /// Whether `x` lies in the closed interval.
-    public func contains(_ x: Double) -> Bool { x >= lower && x <= upper }
+    @usableFromInline package func contains(_ x: Double) -> Bool { x >= lower && x <= upper }
 
     /// An interval from its parts (programmer API: the parts must be valid).
-    public init(mean: Double, halfWidth: Double, level: Double, n: Int, degreesOfFreedom: Double) {
+    @usableFromInline package init(mean: Double, halfWidth: Double, level: Double, n: Int, degreesOfFreedom: Double) {
         precondition(halfWidth >= 0 && level > 0 && level < 1 && n >= 0 && degreesOfFreedom > 0,
                      "invalid ConfidenceInterval parts")
         self.mean = mean
@@ -43,13 +43,13 @@ public struct ConfidenceInterval: Sendable, Equatable, Codable {
     /// The t-based interval for the mean of independent replication values.
     /// - Throws: `.tooFewValues` for n < 2, `.nonFiniteValue`, `.invalidConfidenceLevel`.
     /// - Complexity: O(n).
-    public static func studentT(sample: [Double], level: Double) throws(StatisticsError) -> ConfidenceInterval {
+    @usableFromInline package static func studentT(sample: [Double], level: Double) throws(StatisticsError) -> ConfidenceInterval {
         try studentT(moments: RunningMoments(validating: sample), level: level)
     }
 
     /// The t-based interval from accumulated moments (n ≥ 2).
     /// - Complexity: O(1) (one GSL quantile evaluation).
-    public static func studentT(moments: RunningMoments, level: Double) throws(StatisticsError) -> ConfidenceInterval {
+    @usableFromInline package static func studentT(moments: RunningMoments, level: Double) throws(StatisticsError) -> ConfidenceInterval {
         try validateLevel(level)
         guard let s = moments.standardDeviation else { throw .tooFewValues(needed: 2, found: moments.count) }
         let dof = Double(moments.count - 1)
@@ -67,7 +67,7 @@ public struct ConfidenceInterval: Sendable, Equatable, Codable {
         case mean, halfWidth, lower, upper, level, n, degreesOfFreedom
     }
 
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let mean = try c.decode(Double.self, forKey: .mean)
         let halfWidth = try c.decode(Double.self, forKey: .halfWidth)
@@ -94,7 +94,7 @@ public struct ConfidenceInterval: Sendable, Equatable, Codable {
         self.init(mean: mean, halfWidth: halfWidth, level: level, n: n, degreesOfFreedom: dof)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(mean, forKey: .mean)
         try c.encode(halfWidth, forKey: .halfWidth)
@@ -107,9 +107,9 @@ public struct ConfidenceInterval: Sendable, Equatable, Codable {
 }
 
 /// How many independent replications a target precision needs.
-public enum ReplicationPlanner {
+@usableFromInline package enum ReplicationPlanner {
     /// Largest replication count the planner will search up to.
-    public static let replicationsLimit = 1_000_000
+    @usableFromInline package static let replicationsLimit = 1_000_000
 
     /// The smallest n ≥ `minimumReplications` with t_{n−1, 1−α/2} · S / √n ≤ `targetHalfWidth`,
     /// where S is the pilot standard deviation (Law, *Simulation Modeling and Analysis*, §9.4.1,
@@ -120,7 +120,7 @@ public enum ReplicationPlanner {
     /// - Throws: `.invalidParameter` for a negative/non-finite S, a non-positive target or a maximum
     ///   outside 2...`replicationsLimit`; `.invalidConfidenceLevel`.
     /// - Complexity: O(n*) GSL quantile evaluations, n* the answer (≤ `maximumReplications`).
-    public static func replicationsNeeded(
+    @usableFromInline package static func replicationsNeeded(
         standardDeviation s: Double, targetHalfWidth: Double, level: Double,
         minimumReplications: Int = 2, maximumReplications: Int
     ) throws(StatisticsError) -> Int? {
@@ -146,7 +146,7 @@ public enum ReplicationPlanner {
 
     /// `replicationsNeeded` with S and the starting n taken from pilot replications.
     /// - Throws: `.tooFewValues` if the pilot has fewer than 2 replications, plus the above.
-    public static func replicationsNeeded(
+    @usableFromInline package static func replicationsNeeded(
         pilot: RunningMoments, targetHalfWidth: Double, level: Double, maximumReplications: Int
     ) throws(StatisticsError) -> Int? {
         guard let s = pilot.standardDeviation else { throw .tooFewValues(needed: 2, found: pilot.count) }

@@ -19,33 +19,33 @@
 /// Codable form (compact, sparse, sorted by value):
 /// `{"maxValueMicroseconds": M, "count": C, "overflowCount": O, "negativeCount": N,
 ///   "sumMicroseconds": "decimal", "buckets": [[lowerBoundMicroseconds, count], ...]}`.
-public struct LatencyHistogram: Sendable, Equatable, Codable {
+@usableFromInline package struct LatencyHistogram: Sendable, Equatable, Codable {
     /// Buckets per power of two above 2048 (half of HdrHistogram's 2048 sub-buckets).
-    public static let subBucketHalfCount = 1 << halfCountBits
+    @usableFromInline package static let subBucketHalfCount = 1 << halfCountBits
     /// Values below this are recorded exactly.
-    public static let exactBelowMicroseconds: Int64 = 2048
+    @usableFromInline package static let exactBelowMicroseconds: Int64 = 2048
     /// Bound on |estimate − true| / true for quantiles (see the type's documentation).
-    public static let maximumRelativeError = 1.0 / 2048.0
+    @usableFromInline package static let maximumRelativeError = 1.0 / 2048.0
     /// Largest configurable `maxValueMicroseconds`: 2^44 µs ≈ 203 days (≈ 33.8 k buckets, 270 KiB).
-    public static let maxValueLimitMicroseconds: Int64 = 1 << 44
+    @usableFromInline package static let maxValueLimitMicroseconds: Int64 = 1 << 44
 
     /// Largest value counted in the buckets; larger values go to `overflowCount`.
-    public let maxValueMicroseconds: Int64
+    @usableFromInline package let maxValueMicroseconds: Int64
     /// Counts per bucket (fixed size, set at init).
     private var counts: [UInt64]
     /// Number of non-negative values recorded (in range and overflow).
-    public private(set) var count: UInt64 = 0
+    @usableFromInline package private(set) var count: UInt64 = 0
     /// Number of values above `maxValueMicroseconds`.
-    public private(set) var overflowCount: UInt64 = 0
+    @usableFromInline package private(set) var overflowCount: UInt64 = 0
     /// Number of negative values offered (not counted in `count`).
-    public private(set) var negativeCount: UInt64 = 0
+    @usableFromInline package private(set) var negativeCount: UInt64 = 0
     /// Exact sum of the in-range values.
     private var sumMicroseconds: UInt128 = 0
 
     /// An empty histogram for values in 0...`maxValueMicroseconds`.
     /// - Throws: `.invalidParameter` unless 1 ≤ max ≤ `maxValueLimitMicroseconds`.
     /// - Complexity: O(buckets) ≈ 1024 · (log2(max) − 10) + 2048.
-    public init(maxValueMicroseconds: Int64) throws(StatisticsError) {
+    @usableFromInline package init(maxValueMicroseconds: Int64) throws(StatisticsError) {
         guard maxValueMicroseconds >= 1, maxValueMicroseconds <= Self.maxValueLimitMicroseconds else {
             throw .invalidParameter(name: "maxValueMicroseconds", value: "\(maxValueMicroseconds)",
                                     expected: "an integer in 1...\(Self.maxValueLimitMicroseconds)")
@@ -55,18 +55,18 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// Number of buckets (the fixed memory is 8 bytes per bucket).
-    public var bucketCount: Int { counts.count }
+    @usableFromInline package var bucketCount: Int { counts.count }
 
     /// Records one value.
     /// - Complexity: O(1); no allocation (the bucket array is uniquely owned).
     @inlinable
-    public mutating func record(_ valueMicroseconds: Int64) {
+    package mutating func record(_ valueMicroseconds: Int64) {
         record(valueMicroseconds, times: 1)
     }
 
     /// Records `times` occurrences of one value.
     /// - Complexity: O(1); no allocation.
-    public mutating func record(_ valueMicroseconds: Int64, times: UInt64) {
+    @usableFromInline package mutating func record(_ valueMicroseconds: Int64, times: UInt64) {
         if valueMicroseconds < 0 {
             negativeCount += times
             return
@@ -83,7 +83,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     /// Adds every count of `other`; the result equals recording both value streams into one histogram.
     /// - Throws: `.incompatibleConfiguration` if the `maxValueMicroseconds` differ.
     /// - Complexity: O(buckets).
-    public mutating func merge(_ other: LatencyHistogram) throws(StatisticsError) {
+    @usableFromInline package mutating func merge(_ other: LatencyHistogram) throws(StatisticsError) {
         guard other.maxValueMicroseconds == maxValueMicroseconds else {
             throw .incompatibleConfiguration(
                 "maxValueMicroseconds \(other.maxValueMicroseconds) differs from \(maxValueMicroseconds)")
@@ -96,7 +96,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// Mean of the in-range values (exact sum / in-range count); nil if there are none.
-    public var meanMicroseconds: Double? {
+    @usableFromInline package var meanMicroseconds: Double? {
         let inRange = count - overflowCount
         guard inRange > 0 else { return nil }
         return Double(sumMicroseconds) / Double(inRange)
@@ -106,7 +106,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     /// the recorded values in ascending order (overflow values rank above all others).
     /// - Parameter q: in [0, 1] (programmer error otherwise).
     /// - Complexity: O(buckets).
-    public func quantile(_ q: Double) -> LatencyQuantile {
+    @usableFromInline package func quantile(_ q: Double) -> LatencyQuantile {
         precondition(q >= 0 && q <= 1, "quantile needs 0 <= q <= 1, got \(q)")
         guard count > 0 else { return .empty }
         let rank = max(1, UInt64((q * Double(count)).rounded(.up)))
@@ -128,7 +128,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     /// 1/1024 of the threshold) can be misclassified; choose a threshold below 2048 µs or a bucket
     /// boundary for an exact answer. Overflow values count as not below.
     /// - Complexity: O(buckets).
-    public func shareBelow(_ thresholdMicroseconds: Int64) -> Double? {
+    @usableFromInline package func shareBelow(_ thresholdMicroseconds: Int64) -> Double? {
         guard count > 0 else { return nil }
         var below: UInt64 = 0
         for i in counts.indices where counts[i] > 0 {
@@ -140,7 +140,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     /// p50/p90/p95/p99, mean, counts and the share below `thresholdMicroseconds`.
     /// - Complexity: O(buckets).
-    public func summary(thresholdMicroseconds: Int64) -> LatencySummary {
+    @usableFromInline package func summary(thresholdMicroseconds: Int64) -> LatencySummary {
         LatencySummary(
             count: count, overflowCount: overflowCount, negativeCount: negativeCount,
             maxValueMicroseconds: maxValueMicroseconds, meanMicroseconds: meanMicroseconds,
@@ -149,7 +149,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// The recorded non-zero buckets in ascending order, as (lower bound, width, count).
-    public var nonEmptyBuckets: [(lowerBoundMicroseconds: Int64, widthMicroseconds: Int64, count: UInt64)] {
+    @usableFromInline package var nonEmptyBuckets: [(lowerBoundMicroseconds: Int64, widthMicroseconds: Int64, count: UInt64)] {
         counts.indices.filter { counts[$0] > 0 }.map {
             (Int64(Self.bucketLowerBound($0)), Int64(Self.bucketWidth($0)), counts[$0])
         }
@@ -176,7 +176,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         case maxValueMicroseconds, count, overflowCount, negativeCount, sumMicroseconds, buckets
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(maxValueMicroseconds, forKey: .maxValueMicroseconds)
         try c.encode(count, forKey: .count)
@@ -191,7 +191,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     /// Decodes and validates: bucket bounds ascending, on bucket boundaries and ≤ max; counts
     /// positive and adding up to `count − overflowCount`; the sum consistent with the buckets.
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let maxValue = try c.decode(Int64.self, forKey: .maxValueMicroseconds)
         do {
@@ -240,7 +240,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 }
 
 /// A quantile read from a `LatencyHistogram`.
-public enum LatencyQuantile: Sendable, Equatable {
+@usableFromInline package enum LatencyQuantile: Sendable, Equatable {
     /// Nothing recorded.
     case empty
     /// The estimate in microseconds (within `LatencyHistogram.maximumRelativeError`).
@@ -249,7 +249,7 @@ public enum LatencyQuantile: Sendable, Equatable {
     case aboveMaximum
 
     /// The estimate, or nil when empty or above the maximum.
-    public var microseconds: Double? {
+    @usableFromInline package var microseconds: Double? {
         if case let .value(v) = self { return v }
         return nil
     }
@@ -259,29 +259,29 @@ public enum LatencyQuantile: Sendable, Equatable {
 ///
 /// Quantiles are nil when nothing was recorded or when they fall above `maxValueMicroseconds`
 /// (then `overflowCount` says how many values did).
-public struct LatencySummary: Sendable, Equatable, Encodable {
+@usableFromInline package struct LatencySummary: Sendable, Equatable, Encodable {
     /// Values recorded (in range and overflow).
-    public let count: UInt64
+    @usableFromInline package let count: UInt64
     /// Values above `maxValueMicroseconds`.
-    public let overflowCount: UInt64
+    @usableFromInline package let overflowCount: UInt64
     /// Negative values offered and ignored.
-    public let negativeCount: UInt64
+    @usableFromInline package let negativeCount: UInt64
     /// The histogram's configured maximum.
-    public let maxValueMicroseconds: Int64
+    @usableFromInline package let maxValueMicroseconds: Int64
     /// Exact mean of the in-range values.
-    public let meanMicroseconds: Double?
+    @usableFromInline package let meanMicroseconds: Double?
     /// Median (nearest rank), within `LatencyHistogram.maximumRelativeError`.
-    public let p50Microseconds: Double?
+    @usableFromInline package let p50Microseconds: Double?
     /// 90th percentile.
-    public let p90Microseconds: Double?
+    @usableFromInline package let p90Microseconds: Double?
     /// 95th percentile.
-    public let p95Microseconds: Double?
+    @usableFromInline package let p95Microseconds: Double?
     /// 99th percentile.
-    public let p99Microseconds: Double?
+    @usableFromInline package let p99Microseconds: Double?
     /// The threshold `shareBelowThreshold` refers to (e.g. 500 000 µs for "painted within 500 ms").
-    public let thresholdMicroseconds: Int64
+    @usableFromInline package let thresholdMicroseconds: Int64
     /// Share of `count` strictly below the threshold (see `LatencyHistogram.shareBelow`).
-    public let shareBelowThreshold: Double?
+    @usableFromInline package let shareBelowThreshold: Double?
 
     init(count: UInt64, overflowCount: UInt64, negativeCount: UInt64, maxValueMicroseconds: Int64,
          meanMicroseconds: Double?, p50: LatencyQuantile, p90: LatencyQuantile, p95: LatencyQuantile,

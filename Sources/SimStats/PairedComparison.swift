@@ -1,5 +1,5 @@
 /// Which direction of a metric is better (latency: lower; cache hit ratio: higher).
-public enum BetterDirection: String, Sendable, Codable {
+@usableFromInline package enum BetterDirection: String, Sendable, Codable {
     /// Smaller values are better (latency, bytes, cost).
     case lower
     /// Larger values are better (hit ratio, share painted in time).
@@ -7,7 +7,7 @@ public enum BetterDirection: String, Sendable, Codable {
 }
 
 /// The outcome of comparing a variant with a baseline at a confidence level.
-public enum ComparisonVerdict: String, Sendable, Codable {
+@usableFromInline package enum ComparisonVerdict: String, Sendable, Codable {
     /// The paired interval for (variant − baseline) excludes 0 on the better side.
     case significantImprovement
     /// The paired interval excludes 0 on the worse side.
@@ -22,20 +22,20 @@ public enum ComparisonVerdict: String, Sendable, Codable {
 /// and the differences dᵢ = Bᵢ − Aᵢ have Var(d) = Var(A) + Var(B) − 2 Cov(A, B): the paired
 /// interval `d̄ ± t_{n−1} S_d / √n` is narrower than the unpaired Welch interval by about
 /// √Var(d) / √(Var(A) + Var(B)). The Welch interval is reported alongside for contrast.
-public struct PairedComparison: Sendable, Equatable, Encodable {
+@usableFromInline package struct PairedComparison: Sendable, Equatable, Encodable {
     /// Paired-difference interval for E[B − A].
-    public let pairedDifference: ConfidenceInterval
+    @usableFromInline package let pairedDifference: ConfidenceInterval
     /// Welch (unpaired, unequal variances) interval for E[B] − E[A], ignoring the pairing.
-    public let welchDifference: ConfidenceInterval
+    @usableFromInline package let welchDifference: ConfidenceInterval
     /// Which direction is better for this metric.
-    public let better: BetterDirection
+    @usableFromInline package let better: BetterDirection
     /// Verdict from the paired interval.
-    public let verdict: ComparisonVerdict
+    @usableFromInline package let verdict: ComparisonVerdict
 
     /// Compares `variant` (B) with `baseline` (A); element i of both comes from replication i.
     /// - Throws: `.mismatchedPairCount`, `.tooFewValues` (n < 2), `.nonFiniteValue`, `.invalidConfidenceLevel`.
     /// - Complexity: O(n).
-    public init(baseline: [Double], variant: [Double], better: BetterDirection, level: Double) throws(StatisticsError) {
+    @usableFromInline package init(baseline: [Double], variant: [Double], better: BetterDirection, level: Double) throws(StatisticsError) {
         guard baseline.count == variant.count else {
             throw .mismatchedPairCount(baseline: baseline.count, variant: variant.count)
         }
@@ -61,7 +61,7 @@ public struct PairedComparison: Sendable, Equatable, Encodable {
     /// variances are 0 the half-width is 0 and ν = n_A + n_B − 2.
     /// - Throws: `.tooFewValues` if either sample has fewer than 2 values; `.invalidConfidenceLevel`.
     /// - Complexity: O(1).
-    public static func welch(baseline a: RunningMoments, variant b: RunningMoments, level: Double) throws(StatisticsError) -> ConfidenceInterval {
+    @usableFromInline package static func welch(baseline a: RunningMoments, variant b: RunningMoments, level: Double) throws(StatisticsError) -> ConfidenceInterval {
         try validateLevel(level)
         guard let varA = a.variance else { throw .tooFewValues(needed: 2, found: a.count) }
         guard let varB = b.variance else { throw .tooFewValues(needed: 2, found: b.count) }

@@ -7,22 +7,22 @@
 ///
 /// Codable form (sparse, sorted by second):
 /// `{"horizonSeconds": H, "beforeStartCount": B, "beyondHorizonCount": O, "seconds": [[second, count], ...]}`.
-public struct PerSecondCounter: Sendable, Equatable, Codable {
+@usableFromInline package struct PerSecondCounter: Sendable, Equatable, Codable {
     /// Largest allowed horizon: 31 days (≈ 21 MiB of counters).
-    public static let horizonLimitSeconds = 31 * 86_400
+    @usableFromInline package static let horizonLimitSeconds = 31 * 86_400
 
     /// Number of one-second slots, covering [0, horizonSeconds) seconds.
-    public let horizonSeconds: Int
+    @usableFromInline package let horizonSeconds: Int
     @usableFromInline var counts: [UInt64]
     /// Events at times ≥ `horizonSeconds`.
-    public private(set) var beyondHorizonCount: UInt64 = 0
+    @usableFromInline package private(set) var beyondHorizonCount: UInt64 = 0
     /// Events at negative times.
-    public private(set) var beforeStartCount: UInt64 = 0
+    @usableFromInline package private(set) var beforeStartCount: UInt64 = 0
 
     /// Zeroed counters for `horizonSeconds` seconds.
     /// - Throws: `.invalidParameter` unless 1 ≤ horizon ≤ `horizonLimitSeconds`.
     /// - Complexity: O(horizonSeconds).
-    public init(horizonSeconds: Int) throws(StatisticsError) {
+    @usableFromInline package init(horizonSeconds: Int) throws(StatisticsError) {
         guard horizonSeconds >= 1, horizonSeconds <= Self.horizonLimitSeconds else {
             throw .invalidParameter(name: "horizonSeconds", value: "\(horizonSeconds)",
                                     expected: "an integer in 1...\(Self.horizonLimitSeconds)")
@@ -34,7 +34,7 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
     /// Counts `times` events at virtual time `timeMicroseconds` (slot ⌊t / 10⁶⌋).
     /// - Complexity: O(1); no allocation. Inlinable: models call it per request.
     @inlinable
-    public mutating func add(atMicroseconds timeMicroseconds: Int64, times: UInt64 = 1) {
+    package mutating func add(atMicroseconds timeMicroseconds: Int64, times: UInt64 = 1) {
         if timeMicroseconds >= 0 && timeMicroseconds / 1_000_000 < Int64(horizonSeconds) {
             counts[Int(timeMicroseconds / 1_000_000)] += times
         } else {
@@ -54,19 +54,19 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
 
     /// The count in slot `second` (0 outside the horizon).
     /// - Complexity: O(1).
-    public subscript(second: Int) -> UInt64 {
+    @usableFromInline package subscript(second: Int) -> UInt64 {
         second >= 0 && second < horizonSeconds ? counts[second] : 0
     }
 
     /// All events counted, including before-start and beyond-horizon ones.
     /// - Complexity: O(horizonSeconds).
-    public var totalCount: UInt64 {
+    @usableFromInline package var totalCount: UInt64 {
         counts.reduce(beforeStartCount + beyondHorizonCount, +)
     }
 
     /// The largest per-second count inside the horizon and its first second; nil if all are 0.
     /// - Complexity: O(horizonSeconds).
-    public var peak: (second: Int, count: UInt64)? {
+    @usableFromInline package var peak: (second: Int, count: UInt64)? {
         var best: (second: Int, count: UInt64)? = nil
         for (s, c) in counts.enumerated() where c > (best?.count ?? 0) { best = (s, c) }
         return best
@@ -75,7 +75,7 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
     /// Adds `other`'s counts slot by slot (bit-identical to counting both event streams in one).
     /// - Throws: `.incompatibleConfiguration` if the horizons differ.
     /// - Complexity: O(horizonSeconds).
-    public mutating func merge(_ other: PerSecondCounter) throws(StatisticsError) {
+    @usableFromInline package mutating func merge(_ other: PerSecondCounter) throws(StatisticsError) {
         guard other.horizonSeconds == horizonSeconds else {
             throw .incompatibleConfiguration("horizonSeconds \(other.horizonSeconds) differs from \(horizonSeconds)")
         }
@@ -88,7 +88,7 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
         case horizonSeconds, beforeStartCount, beyondHorizonCount, seconds
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(horizonSeconds, forKey: .horizonSeconds)
         try c.encode(beforeStartCount, forKey: .beforeStartCount)
@@ -98,7 +98,7 @@ public struct PerSecondCounter: Sendable, Equatable, Codable {
     }
 
     /// Decodes and validates: horizon in range, seconds strictly ascending inside it, counts > 0.
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let horizon = try c.decode(Int.self, forKey: .horizonSeconds)
         do {

@@ -3,24 +3,24 @@
 /// Numerically stable: it never forms Σx² − (Σx)²/n, so a sample like 1e9 + {0, 1, 2} keeps its
 /// variance of 1. Merging two accumulators gives the moments of the concatenated samples (up to
 /// floating-point rounding; the merge is not bit-identical to sequential accumulation).
-public struct RunningMoments: Sendable, Equatable {
+@usableFromInline package struct RunningMoments: Sendable, Equatable {
     /// Number of observations added.
-    public private(set) var count: Int = 0
+    @usableFromInline package private(set) var count: Int = 0
     /// Arithmetic mean of the observations (0 when empty).
-    public private(set) var mean: Double = 0
+    @usableFromInline package private(set) var mean: Double = 0
     /// Σ (x − mean)², Welford's M2.
-    public private(set) var sumOfSquaredDeviations: Double = 0
+    @usableFromInline package private(set) var sumOfSquaredDeviations: Double = 0
     /// Smallest observation (+∞ when empty).
-    public private(set) var minimum: Double = .infinity
+    @usableFromInline package private(set) var minimum: Double = .infinity
     /// Largest observation (−∞ when empty).
-    public private(set) var maximum: Double = -.infinity
+    @usableFromInline package private(set) var maximum: Double = -.infinity
 
     /// An empty accumulator.
-    public init() {}
+    @usableFromInline package init() {}
 
     /// The moments of `values`, validating that every value is finite.
     /// - Complexity: O(n).
-    public init(validating values: [Double]) throws(StatisticsError) {
+    @usableFromInline package init(validating values: [Double]) throws(StatisticsError) {
         for (i, x) in values.enumerated() {
             guard x.isFinite else { throw .nonFiniteValue(index: i, value: x) }
             add(x)
@@ -29,7 +29,7 @@ public struct RunningMoments: Sendable, Equatable {
 
     /// Adds one finite observation (a non-finite value is a programmer error: validate inputs first).
     /// - Complexity: O(1), no allocation.
-    public mutating func add(_ x: Double) {
+    @usableFromInline package mutating func add(_ x: Double) {
         precondition(x.isFinite, "RunningMoments.add needs a finite value, got \(x)")
         count += 1
         let delta = x - mean
@@ -42,7 +42,7 @@ public struct RunningMoments: Sendable, Equatable {
     /// Adds the observations of `other` (Chan et al. 1979):
     /// δ = x̄_B − x̄_A, M2 = M2_A + M2_B + δ² n_A n_B / n.
     /// - Complexity: O(1).
-    public mutating func merge(_ other: RunningMoments) {
+    @usableFromInline package mutating func merge(_ other: RunningMoments) {
         guard other.count > 0 else { return }
         guard count > 0 else { self = other; return }
         let n = count + other.count
@@ -56,10 +56,10 @@ public struct RunningMoments: Sendable, Equatable {
     }
 
     /// Unbiased sample variance S² = M2 / (n − 1); nil with fewer than 2 observations.
-    public var variance: Double? {
+    @usableFromInline package var variance: Double? {
         count >= 2 ? sumOfSquaredDeviations / Double(count - 1) : nil
     }
 
     /// Sample standard deviation S; nil with fewer than 2 observations.
-    public var standardDeviation: Double? { variance.map { $0.squareRoot() } }
+    @usableFromInline package var standardDeviation: Double? { variance.map { $0.squareRoot() } }
 }

@@ -1,7 +1,7 @@
 /// Why a statistic could not be computed, or two summaries could not be merged.
 ///
 /// Every case names the offending value so that a report or CLI message can be precise.
-public enum StatisticsError: Error, Equatable, Sendable, CustomStringConvertible {
+@usableFromInline package enum StatisticsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A computation needs at least `needed` values but got `found`.
     case tooFewValues(needed: Int, found: Int)
     /// A confidence level outside the open interval (0, 1).
@@ -15,7 +15,7 @@ public enum StatisticsError: Error, Equatable, Sendable, CustomStringConvertible
     /// Two summaries with different configurations cannot be merged exactly.
     case incompatibleConfiguration(String)
 
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case let .tooFewValues(needed, found):
             return "expected at least \(needed) values, found \(found)"

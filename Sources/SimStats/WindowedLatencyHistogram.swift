@@ -18,22 +18,22 @@
 ///
 /// Codable form (sparse, sorted by window, then value):
 /// `{"horizonSeconds": H, "windowSeconds": W, "buckets": [[window, lowerBoundMicroseconds, count], ...]}`.
-public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
+@usableFromInline package struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
     /// log2 of the sub-buckets per power of two.
     static let halfCountBits = 5
     /// Bound on |estimate − true| / true for quantiles (see the type's documentation).
-    public static let maximumRelativeError = 1.0 / 64.0
+    @usableFromInline package static let maximumRelativeError = 1.0 / 64.0
     /// Most counters (windows × buckets) of one histogram: 8 MiB.
-    public static let countersMax = 1 << 21
+    @usableFromInline package static let countersMax = 1 << 21
 
     /// Seconds of event time covered (from 0).
-    public let horizonSeconds: Int
+    @usableFromInline package let horizonSeconds: Int
     /// Width of a window, seconds.
-    public let windowSeconds: Int
+    @usableFromInline package let windowSeconds: Int
     /// Number of windows: ⌈horizonSeconds / windowSeconds⌉.
-    public let windowCount: Int
+    @usableFromInline package let windowCount: Int
     /// Buckets per window.
-    public let bucketCount: Int
+    @usableFromInline package let bucketCount: Int
     /// Largest value with its own bucket (the horizon); larger values count in the last bucket.
     let maxValueMicroseconds: Int64
     let windowMicroseconds: Int64
@@ -44,7 +44,7 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
     /// - Throws: `.invalidParameter` unless 1 ≤ horizon ≤ `PerSecondCounter.horizonLimitSeconds` and
     ///   1 ≤ window ≤ horizon.
     /// - Complexity: O(windows · buckets).
-    public init(horizonSeconds: Int, preferredWindowSeconds: Int) throws(StatisticsError) {
+    @usableFromInline package init(horizonSeconds: Int, preferredWindowSeconds: Int) throws(StatisticsError) {
         guard horizonSeconds >= 1, horizonSeconds <= PerSecondCounter.horizonLimitSeconds else {
             throw .invalidParameter(name: "horizonSeconds", value: "\(horizonSeconds)",
                                     expected: "an integer in 1...\(PerSecondCounter.horizonLimitSeconds)")
@@ -65,7 +65,7 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
 
     /// Records `valueMicroseconds` (negative counts as 0) in the window of event time `atMicroseconds`.
     /// - Complexity: O(1); no allocation (the counters are uniquely owned).
-    public mutating func record(_ valueMicroseconds: Int64, atMicroseconds time: Int64) {
+    @usableFromInline package mutating func record(_ valueMicroseconds: Int64, atMicroseconds time: Int64) {
         let window = min(Int(max(0, time) / windowMicroseconds), windowCount - 1)
         let bucket = LogBuckets.index(UInt64(min(max(0, valueMicroseconds), maxValueMicroseconds)), halfCountBits: Self.halfCountBits)
         let i = window * bucketCount + bucket
@@ -74,19 +74,19 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
 
     /// Values recorded in window `window`.
     /// - Complexity: O(buckets).
-    public func count(window: Int) -> UInt64 {
+    @usableFromInline package func count(window: Int) -> UInt64 {
         counts[window * bucketCount..<(window + 1) * bucketCount].reduce(UInt64(0)) { $0 + UInt64($1) }
     }
 
     /// Values recorded in all windows.
     /// - Complexity: O(windows · buckets).
-    public var totalCount: UInt64 { counts.reduce(UInt64(0)) { $0 + UInt64($1) } }
+    @usableFromInline package var totalCount: UInt64 { counts.reduce(UInt64(0)) { $0 + UInt64($1) } }
 
     /// Every window of `histograms` (same horizon and width: replications of one run) with its values
     /// pooled, and the `quantiles` (probabilities in [0, 1]) of the pooled values by nearest rank.
     /// - Throws: `.incompatibleConfiguration` if the shapes differ.
     /// - Complexity: O(histograms · windows · buckets).
-    public static func pooled(_ histograms: [WindowedLatencyHistogram], quantiles: [Double]) throws(StatisticsError) -> [LatencyWindow] {
+    @usableFromInline package static func pooled(_ histograms: [WindowedLatencyHistogram], quantiles: [Double]) throws(StatisticsError) -> [LatencyWindow] {
         guard let first = histograms.first else { return [] }
         for h in histograms where h.horizonSeconds != first.horizonSeconds || h.windowSeconds != first.windowSeconds {
             throw .incompatibleConfiguration("windows of \(h.windowSeconds) s over \(h.horizonSeconds) s differ from \(first.windowSeconds) s over \(first.horizonSeconds) s")
@@ -124,7 +124,7 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey { case horizonSeconds, windowSeconds, buckets }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(horizonSeconds, forKey: .horizonSeconds)
         try c.encode(windowSeconds, forKey: .windowSeconds)
@@ -136,7 +136,7 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
 
     /// Decodes and validates: the shape `init` gives for the horizon and width, buckets ascending by
     /// (window, value) on bucket boundaries, counts in 1...2^32 − 1.
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let horizon = try c.decode(Int.self, forKey: .horizonSeconds)
         let width = try c.decode(Int.self, forKey: .windowSeconds)
@@ -171,13 +171,13 @@ public struct WindowedLatencyHistogram: Sendable, Equatable, Codable {
 }
 
 /// One window of `WindowedLatencyHistogram.pooled`.
-public struct LatencyWindow: Sendable, Equatable {
+@usableFromInline package struct LatencyWindow: Sendable, Equatable {
     /// The window's first second of event time.
-    public let startSeconds: Int
+    @usableFromInline package let startSeconds: Int
     /// Its width.
-    public let seconds: Int
+    @usableFromInline package let seconds: Int
     /// Values whose event time fell in the window (all pooled histograms).
-    public let count: UInt64
+    @usableFromInline package let count: UInt64
     /// The requested quantiles in microseconds, in the order asked; empty when `count` is 0.
-    public let quantilesMicroseconds: [Double]
+    @usableFromInline package let quantilesMicroseconds: [Double]
 }

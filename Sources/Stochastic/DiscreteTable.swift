@@ -5,16 +5,16 @@ import CGSL
 ///
 /// Build it once per run (not per draw); a draw allocates nothing and only reads the table, so one
 /// table may be shared by threads, each with its own `RandomStream`.
-public final class DiscreteTable: @unchecked Sendable {
+@usableFromInline package final class DiscreteTable: @unchecked Sendable {
     /// Number of categories.
-    public let count: Int
+    @usableFromInline package let count: Int
     @usableFromInline
     let table: UnsafeMutablePointer<gsl_ran_discrete_t>
 
     /// A table over `weights` (non-empty, each finite and >= 0, not all zero; they need not sum
     /// to 1).
     /// - Throws: `DistributionError` naming the offending weight, or `GSLError.noMemory`.
-    public init(weights: [Double]) throws {
+    @usableFromInline package init(weights: [Double]) throws {
         GSLRuntime.ensureInitialised()
         guard !weights.isEmpty else { throw DistributionError(path: "", reason: "a categorical draw needs at least one weight") }
         for (i, w) in weights.enumerated() where !(w.isFinite && w >= 0) {
@@ -34,8 +34,8 @@ public final class DiscreteTable: @unchecked Sendable {
 
     /// One category index in `0..<count`.
     @inlinable
-    public func draw(_ rng: RandomStream) -> Int { gsl_ran_discrete(rng.rng, table) }
+    package func draw(_ rng: RandomStream) -> Int { gsl_ran_discrete(rng.rng, table) }
 
     /// The probability of category `k` (GSL's `gsl_ran_discrete_pdf`).
-    public func probability(_ k: Int) -> Double { gsl_ran_discrete_pdf(k, table) }
+    @usableFromInline package func probability(_ k: Int) -> Double { gsl_ran_discrete_pdf(k, table) }
 }

@@ -25,7 +25,7 @@ import CGSL
 /// lognormal given by median/p90 is written as `mu`/`sigma`), which decodes to an equal value.
 ///
 /// Compile a distribution into a `Sampler` to draw from it.
-public indirect enum Distribution: Sendable, Equatable {
+@usableFromInline package indirect enum Distribution: Sendable, Equatable {
     /// Always `value`.
     case constant(value: Double)
     /// Uniform on [lower, upper).
@@ -53,43 +53,43 @@ public indirect enum Distribution: Sendable, Equatable {
     case shift(offset: Double, distribution: Distribution)
 
     /// One point of an empirical inverse CDF: `P(X <= value) = p`.
-    public struct QuantilePoint: Sendable, Equatable {
+    @usableFromInline package struct QuantilePoint: Sendable, Equatable {
         /// Cumulative probability in [0, 1].
-        public var p: Double
+        @usableFromInline package var p: Double
         /// The quantile at `p`.
-        public var value: Double
+        @usableFromInline package var value: Double
         /// The point (p, value); validated with the distribution.
-        public init(p: Double, value: Double) {
+        @usableFromInline package init(p: Double, value: Double) {
             self.p = p
             self.value = value
         }
     }
 
     /// One weighted component of a mixture.
-    public struct MixtureComponent: Sendable, Equatable {
+    @usableFromInline package struct MixtureComponent: Sendable, Equatable {
         /// Relative weight (>= 0); the weights of a mixture need not sum to 1.
-        public var weight: Double
+        @usableFromInline package var weight: Double
         /// The component drawn from when this component is selected.
-        public var distribution: Distribution
+        @usableFromInline package var distribution: Distribution
         /// A component; validated with the mixture.
-        public init(weight: Double, distribution: Distribution) {
+        @usableFromInline package init(weight: Double, distribution: Distribution) {
             self.weight = weight
             self.distribution = distribution
         }
     }
 
     /// Limits on the size of a distribution (scenario files are user input).
-    public enum Limits {
+    @usableFromInline package enum Limits {
         /// Maximum entries of a categorical table and points of an empirical distribution.
-        public static let tableEntriesMax = 100_000
+        @usableFromInline package static let tableEntriesMax = 100_000
         /// Maximum components of one mixture.
-        public static let mixtureComponentsMax = 1_000
+        @usableFromInline package static let mixtureComponentsMax = 1_000
         /// Maximum nesting of mixtures and shifts (a leaf distribution has depth 1).
-        public static let nestingDepthMax = 16
+        @usableFromInline package static let nestingDepthMax = 16
     }
 
     /// z_0.9, the 0.9 quantile of the standard normal (`gsl_cdf_ugaussian_Pinv(0.9)`).
-    public static var standardNormalP90: Double {
+    @usableFromInline package static var standardNormalP90: Double {
         GSLRuntime.ensureInitialised()
         return gsl_cdf_ugaussian_Pinv(0.9)
     }
@@ -97,7 +97,7 @@ public indirect enum Distribution: Sendable, Equatable {
     /// The lognormal with the given median and 90th percentile:
     /// mu = ln(median), sigma = ln(p90 / median) / z_0.9.
     /// - Throws: `DistributionError` at `path` + `.median`/`.p90` unless 0 < median < p90, both finite.
-    public static func lognormal(median: Double, p90: Double, path: String = "") throws(DistributionError) -> Distribution {
+    @usableFromInline package static func lognormal(median: Double, p90: Double, path: String = "") throws(DistributionError) -> Distribution {
         try lognormal(median: median, p90: p90, at: DistributionPath(path))
     }
 
@@ -121,7 +121,7 @@ extension Distribution {
     /// The mean of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 1), or when
     /// GSL cannot represent it (a Weibull whose Γ(1 + 1/shape) overflows).
     /// - Complexity: O(size of the distribution's tables and components).
-    public var mean: Double? {
+    @usableFromInline package var mean: Double? {
         GSLRuntime.ensureInitialised()
         switch self {
         case .constant(let value):
@@ -170,7 +170,7 @@ extension Distribution {
     /// The variance of a valid distribution, in closed form. Nil when it is infinite or undefined (Pareto with alpha <= 2),
     /// or when GSL cannot represent it.
     /// - Complexity: O(size of the distribution's tables and components).
-    public var variance: Double? {
+    @usableFromInline package var variance: Double? {
         GSLRuntime.ensureInitialised()
         switch self {
         case .constant:

@@ -36,7 +36,7 @@ extension Distribution {
 
     /// Every `kind` name with the keys its JSON form accepts besides `kind` (sorted), in
     /// declaration order: what a schema of the JSON form is generated from.
-    public static var jsonForms: [(kind: String, keys: [String])] {
+    @usableFromInline package static var jsonForms: [(kind: String, keys: [String])] {
         Kind.allCases.map { ($0.rawValue, $0.allowedKeys.subtracting(["kind"]).sorted()) }
     }
 
@@ -102,7 +102,7 @@ extension Distribution: Codable {
     /// - Throws: `DecodingError.dataCorrupted` at the offending field's coding path, carrying a
     ///   `DistributionError` as its underlying error, for an unknown kind or key, a missing or
     ///   mistyped field, or an invalid parameter (see `validate(path:)`).
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
     }
 
@@ -172,7 +172,7 @@ extension Distribution: Codable {
     }
 
     /// Encodes the canonical form (`mu`/`sigma` for a lognormal), which decodes to an equal value.
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         typealias Key = DistributionCodingKey
         var c = encoder.container(keyedBy: Key.self)
         try c.encode(kind.rawValue, forKey: Key("kind"))
@@ -246,7 +246,7 @@ private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionC
 
 extension Distribution.QuantilePoint: Codable {
     /// Decodes `{"p": ..., "value": ...}`; range checks happen with the enclosing distribution.
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
     }
 
@@ -257,7 +257,7 @@ extension Distribution.QuantilePoint: Codable {
     }
 
     /// Encodes `{"p": ..., "value": ...}`.
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: DistributionCodingKey.self)
         try c.encode(p, forKey: DistributionCodingKey("p"))
         try c.encode(value, forKey: DistributionCodingKey("value"))
@@ -266,7 +266,7 @@ extension Distribution.QuantilePoint: Codable {
 
 extension Distribution.MixtureComponent: Codable {
     /// Decodes `{"weight": ..., "distribution": {...}}`; the weight is checked with the mixture.
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
     }
 
@@ -278,7 +278,7 @@ extension Distribution.MixtureComponent: Codable {
     }
 
     /// Encodes `{"weight": ..., "distribution": {...}}`.
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: DistributionCodingKey.self)
         try c.encode(weight, forKey: DistributionCodingKey("weight"))
         try c.encode(distribution, forKey: DistributionCodingKey("distribution"))

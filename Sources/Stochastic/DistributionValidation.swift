@@ -1,20 +1,20 @@
 /// Where a distribution field sits: keys and array indices from the document root (or from
 /// the prefix a caller gave as text, kept whole as one step).
-public struct DistributionPath: Sendable, Equatable, CustomStringConvertible {
+@usableFromInline package struct DistributionPath: Sendable, Equatable, CustomStringConvertible {
     /// One step down.
-    public enum Step: Sendable, Equatable {
+    @usableFromInline package enum Step: Sendable, Equatable {
         case key(String)
         case index(Int)
     }
 
     /// The steps, outermost first.
-    public private(set) var steps: [Step]
+    @usableFromInline package private(set) var steps: [Step]
 
     /// A path from its steps (none: the root).
-    public init(_ steps: [Step] = []) { self.steps = steps }
+    @usableFromInline package init(_ steps: [Step] = []) { self.steps = steps }
 
     /// A caller's prefix given as text, kept whole (empty: the root).
-    public init(_ prefix: String) { steps = prefix.isEmpty ? [] : [.key(prefix)] }
+    @usableFromInline package init(_ prefix: String) { steps = prefix.isEmpty ? [] : [.key(prefix)] }
 
     /// The path of a decoder's coding path.
     init(codingPath: [any CodingKey]) {
@@ -38,7 +38,7 @@ public struct DistributionPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `a.b[2].c`.
-    public var description: String {
+    @usableFromInline package var description: String {
         var result = ""
         for step in steps {
             switch step {
@@ -56,28 +56,28 @@ public struct DistributionPath: Sendable, Equatable, CustomStringConvertible {
 /// `latency.components[1].distribution.p90`), as steps; `reason` says what was found and what was
 /// expected. Thrown from decoding, it travels inside a `DecodingError.dataCorrupted` whose coding
 /// path is `location` (so decoders place it without reading text).
-public struct DistributionError: Error, Sendable, Equatable, CustomStringConvertible {
+@usableFromInline package struct DistributionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The offending field.
-    public let location: DistributionPath
+    @usableFromInline package let location: DistributionPath
     /// What was found and what was expected.
-    public let reason: String
+    @usableFromInline package let reason: String
 
     /// An error at `location`.
-    public init(at location: DistributionPath, reason: String) {
+    @usableFromInline package init(at location: DistributionPath, reason: String) {
         self.location = location
         self.reason = reason
     }
 
     /// An error at a path given as text.
-    public init(path: String, reason: String) {
+    @usableFromInline package init(path: String, reason: String) {
         self.init(at: DistributionPath(path), reason: reason)
     }
 
     /// Dotted path of the offending field; empty for the root.
-    public var path: String { location.description }
+    @usableFromInline package var path: String { location.description }
 
     /// `path: reason`.
-    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+    @usableFromInline package var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 
     /// `path.key`.
     static func join(_ path: DistributionPath, _ key: String) -> DistributionPath { path.appending(key) }
@@ -103,7 +103,7 @@ extension Distribution {
     /// - Parameter path: the coding path of this distribution, prefixed to the error's field path.
     /// - Throws: `DistributionError` for the first invalid field found.
     /// - Complexity: O(total table entries x nesting depth).
-    public func validate(path: String = "") throws(DistributionError) {
+    @usableFromInline package func validate(path: String = "") throws(DistributionError) {
         try validate(at: DistributionPath(path))
     }
 

@@ -5,7 +5,7 @@ import CGSL
 /// GSL's abort-on-error handler is switched off by `GSLRuntime.ensureInitialised()`, so GSL
 /// functions that return a status report failures to their caller instead of aborting; `check(_:)`
 /// turns a non-zero status into one of these cases. `message` is GSL's own `gsl_strerror` text.
-public enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
+@usableFromInline package enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `GSL_EDOM`: input domain error (e.g. sqrt(-1)).
     case domain
     /// `GSL_ERANGE`: output range error (e.g. exp(1e100)).
@@ -30,7 +30,7 @@ public enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     case other(status: Int32)
 
     /// The error for a GSL status, or nil for `GSL_SUCCESS`.
-    public init?(status: Int32) {
+    @usableFromInline package init?(status: Int32) {
         switch Int(status) {
         case GSL_SUCCESS: return nil
         case GSL_EDOM: self = .domain
@@ -48,7 +48,7 @@ public enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The GSL status code (`GSL_EDOM`, ...). `.failed` reports `GSL_EFAILED`.
-    public var status: Int32 {
+    @usableFromInline package var status: Int32 {
         switch self {
         case .domain: return Int32(GSL_EDOM)
         case .range: return Int32(GSL_ERANGE)
@@ -65,14 +65,14 @@ public enum GSLError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// GSL's description of the status (`gsl_strerror`).
-    public var message: String { String(cString: gsl_strerror(status)) }
+    @usableFromInline package var message: String { String(cString: gsl_strerror(status)) }
 
     /// `GSL error <status>: <message>`.
-    public var description: String { "GSL error \(status): \(message)" }
+    @usableFromInline package var description: String { "GSL error \(status): \(message)" }
 
     /// Throws the error for `status` unless it is `GSL_SUCCESS`.
     @inlinable
-    public static func check(_ status: Int32) throws(GSLError) {
+    package static func check(_ status: Int32) throws(GSLError) {
         if status != 0, let error = GSLError(status: status) { throw error }
     }
 }

@@ -5,11 +5,11 @@ import CGSL
 ///
 /// All functions are pure and thread-safe. Arguments outside the documented domain are programmer
 /// errors (callers validate user-supplied levels first) and trip a precondition.
-public enum Quantiles {
+@usableFromInline package enum Quantiles {
     /// The `p`-quantile of the standard normal distribution, Φ⁻¹(p) (`gsl_cdf_ugaussian_Pinv`).
     /// - Parameter p: probability in the open interval (0, 1).
     /// - Complexity: O(1).
-    public static func standardNormal(p: Double) -> Double {
+    @usableFromInline package static func standardNormal(p: Double) -> Double {
         precondition(p > 0 && p < 1, "standardNormal(p:) needs 0 < p < 1, got \(p)")
         return gsl_cdf_ugaussian_Pinv(p)
     }
@@ -20,7 +20,7 @@ public enum Quantiles {
     ///   - p: probability in the open interval (0, 1).
     ///   - degreesOfFreedom: ν > 0 (finite).
     /// - Complexity: O(1) (a few Newton steps inside GSL).
-    public static func studentT(p: Double, degreesOfFreedom: Double) -> Double {
+    @usableFromInline package static func studentT(p: Double, degreesOfFreedom: Double) -> Double {
         precondition(p > 0 && p < 1, "studentT(p:) needs 0 < p < 1, got \(p)")
         precondition(degreesOfFreedom > 0 && degreesOfFreedom.isFinite,
                      "studentT needs finite degreesOfFreedom > 0, got \(degreesOfFreedom)")
@@ -32,7 +32,7 @@ public enum Quantiles {
     ///   - p: probability in the open interval (0, 1).
     ///   - degreesOfFreedom: ν > 0 (finite).
     /// - Complexity: O(1).
-    public static func chiSquare(p: Double, degreesOfFreedom: Double) -> Double {
+    @usableFromInline package static func chiSquare(p: Double, degreesOfFreedom: Double) -> Double {
         precondition(p > 0 && p < 1, "chiSquare(p:) needs 0 < p < 1, got \(p)")
         precondition(degreesOfFreedom > 0 && degreesOfFreedom.isFinite,
                      "chiSquare needs finite degreesOfFreedom > 0, got \(degreesOfFreedom)")

@@ -5,11 +5,11 @@ import CGSL
 /// Purposes are identified by a stable 64-bit hash of their name (FNV-1a), so adding a new
 /// purpose never shifts the draws of existing ones: that is what keeps two variants of a
 /// scenario on common random numbers.
-public struct StreamPurpose: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public let name: String
+@usableFromInline package struct StreamPurpose: Hashable, Sendable, CustomStringConvertible {
+    @usableFromInline package let rawValue: UInt64
+    @usableFromInline package let name: String
 
-    public init(_ name: String) {
+    @usableFromInline package init(_ name: String) {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 {
             h ^= UInt64(byte)
@@ -19,7 +19,7 @@ public struct StreamPurpose: Hashable, Sendable, CustomStringConvertible {
         self.name = name
     }
 
-    public var description: String { name }
+    @usableFromInline package var description: String { name }
 }
 
 /// Seed derivation for (masterSeed, entity, purpose) triples.
@@ -42,10 +42,10 @@ public struct StreamPurpose: Hashable, Sendable, CustomStringConvertible {
 /// machine; `RandomStream` needs none, see `reseed(_:)`), whereas `gsl_rng_set` on mt19937 fills
 /// 624 words (~3.3 µs measured). taus2 (L'Ecuyer 1996, period ~2^88)
 /// passes the usual statistical batteries used for simulation, and draws cost ~2 ns each.
-public enum StreamSeed {
+@usableFromInline package enum StreamSeed {
     /// SplitMix64's output function (Steele, Lea & Flood 2014): a bijection on UInt64.
     @inlinable
-    public static func mix(_ x: UInt64) -> UInt64 {
+    package static func mix(_ x: UInt64) -> UInt64 {
         var z = x &+ 0x9e37_79b9_7f4a_7c15
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
@@ -55,7 +55,7 @@ public enum StreamSeed {
     /// The 64-bit seed of stream `(masterSeed, entity, purpose)`. Never 0 (a zero result is
     /// replaced by 0x5eed).
     @inlinable
-    public static func derive(masterSeed: UInt64, entity: UInt64, purpose: UInt64) -> UInt64 {
+    package static func derive(masterSeed: UInt64, entity: UInt64, purpose: UInt64) -> UInt64 {
         let s = mix(mix(mix(masterSeed) ^ entity) ^ purpose)
         return s == 0 ? 0x5eed : s
     }
@@ -68,7 +68,7 @@ public enum StreamSeed {
 /// allocation for many entities in a hot loop.
 ///
 /// Streams never read the system clock and never call `gsl_rng_env_setup`.
-public final class RandomStream {
+@usableFromInline package final class RandomStream {
     /// The generator. Exposed to this module's samplers only.
     @usableFromInline
     let rng: UnsafeMutablePointer<gsl_rng>
@@ -76,10 +76,10 @@ public final class RandomStream {
     /// The seed last given to the generator, for failure messages. Exclusivity is not checked at
     /// run time: a stream is confined to one thread (it is not `Sendable`), and the dynamic check
     /// on every `reseed` (once per device and per request) cost more than the seeding itself.
-    @exclusivity(unchecked) public private(set) var seed: UInt64
+    @exclusivity(unchecked) @usableFromInline package private(set) var seed: UInt64
 
     /// A taus2 stream whose state is expanded from all 64 bits of `seed` (see `reseed(_:)`).
-    public init(seed: UInt64) {
+    @usableFromInline package init(seed: UInt64) {
         GSLRuntime.ensureInitialised()
         // gsl_rng_alloc only fails on out-of-memory; there is no way to continue without a generator.
         guard let r = gsl_rng_alloc(prestage_rng_type_taus2()) else {
@@ -93,7 +93,7 @@ public final class RandomStream {
     }
 
     /// The stream for `(masterSeed, entity, purpose)`: the same triple always gives the same draws.
-    public convenience init(masterSeed: UInt64, entity: UInt64, purpose: StreamPurpose) {
+    @usableFromInline package convenience init(masterSeed: UInt64, entity: UInt64, purpose: StreamPurpose) {
         self.init(seed: StreamSeed.derive(masterSeed: masterSeed, entity: entity, purpose: purpose.rawValue))
     }
 
@@ -101,14 +101,14 @@ public final class RandomStream {
 
     /// Re-seed in place for another `(masterSeed, entity, purpose)`; no allocation.
     /// - Complexity: O(1): five SplitMix64 rounds (three to derive the seed, two to expand it) and three state words.
-    public func reseed(masterSeed: UInt64, entity: UInt64, purpose: StreamPurpose) {
+    @usableFromInline package func reseed(masterSeed: UInt64, entity: UInt64, purpose: StreamPurpose) {
         reseed(StreamSeed.derive(masterSeed: masterSeed, entity: entity, purpose: purpose.rawValue))
     }
 
     /// Re-seed in place with a raw seed; no allocation. The stream is then identical to a fresh
     /// `RandomStream(seed: seed)`.
     /// - Complexity: O(1): two SplitMix64 rounds and three state words.
-    public func reseed(_ seed: UInt64) {
+    @usableFromInline package func reseed(_ seed: UInt64) {
         self.seed = seed
         setState(seed)
     }
@@ -126,15 +126,15 @@ public final class RandomStream {
 
     /// A uniform double in [0, 1).
     @inlinable
-    public func uniform() -> Double { gsl_rng_uniform(rng) }
+    package func uniform() -> Double { gsl_rng_uniform(rng) }
 
     /// A uniform double in (0, 1).
     @inlinable
-    public func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
+    package func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
 
     /// A uniform integer in [0, n). `n` must be in 1...UInt32.max (taus2's range).
     @inlinable
-    public func uniformInt(below n: UInt64) -> UInt64 {
+    package func uniformInt(below n: UInt64) -> UInt64 {
         precondition(n > 0 && n <= UInt64(UInt32.max), "uniformInt(below:) needs 1 <= n <= 2^32-1, got \(n)")
         return UInt64(gsl_rng_uniform_int(rng, UInt(n)))
     }
@@ -142,31 +142,31 @@ public final class RandomStream {
     /// True with probability `p`: one GSL Bernoulli variate (`gsl_ran_bernoulli`, one uniform).
     /// `p` outside [0, 1] acts as its nearest bound.
     @inlinable
-    public func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
+    package func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
 
     /// The number of successes in `trials` independent trials of probability `p`: one GSL binomial
     /// variate (`gsl_ran_binomial`, Kachitvichyanukul & Schmeiser's BTPE; inversion for small
     /// `trials · p`). `p` outside [0, 1] acts as its nearest bound; `trials` ≤ UInt32.max.
     @inlinable
-    public func binomial(_ p: Double, trials: UInt32) -> UInt32 { UInt32(gsl_ran_binomial(rng, min(1, max(0, p)), trials)) }
+    package func binomial(_ p: Double, trials: UInt32) -> UInt32 { UInt32(gsl_ran_binomial(rng, min(1, max(0, p)), trials)) }
 
     /// An exponential variate with mean `mean` (> 0): `gsl_ran_exponential`, one uniform.
     @inlinable
-    public func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }
+    package func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }
 
     /// A uniform variate in [lower, upper): `gsl_ran_flat`, one uniform.
     @inlinable
-    public func flat(_ lower: Double, _ upper: Double) -> Double { gsl_ran_flat(rng, lower, upper) }
+    package func flat(_ lower: Double, _ upper: Double) -> Double { gsl_ran_flat(rng, lower, upper) }
 }
 
 /// Process-wide GSL set-up: switch off GSL's default error handler (which aborts the process),
 /// so that GSL status codes come back to Swift and become errors.
-public enum GSLRuntime {
+@usableFromInline package enum GSLRuntime {
     private static let initialised: Bool = {
         gsl_set_error_handler_off()
         return true
     }()
 
     /// Idempotent and thread-safe (a `static let` is initialised once).
-    public static func ensureInitialised() { _ = initialised }
+    @usableFromInline package static func ensureInitialised() { _ = initialised }
 }

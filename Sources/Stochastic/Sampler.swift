@@ -16,9 +16,9 @@ import Darwin
 /// Draws consumed per sample: constant 0; categorical and mixture selection one each (Walker);
 /// truncated normal and empirical exactly one uniform; the others as GSL's algorithm needs
 /// (e.g. `gsl_ran_gamma` rejection for gamma).
-public final class Sampler: @unchecked Sendable {
+@usableFromInline package final class Sampler: @unchecked Sendable {
     /// The distribution this sampler draws from.
-    public let distribution: Distribution
+    @usableFromInline package let distribution: Distribution
 
     @usableFromInline
     let kernel: Kernel
@@ -47,7 +47,7 @@ public final class Sampler: @unchecked Sendable {
     /// - Throws: `DistributionError` if a parameter is invalid (paths relative to the distribution);
     ///   `GSLError.noMemory` if GSL cannot allocate an alias table.
     /// - Complexity: O(total table entries).
-    public init(_ distribution: Distribution) throws {
+    @usableFromInline package init(_ distribution: Distribution) throws {
         GSLRuntime.ensureInitialised()
         try distribution.validate(path: "")
         (kernel, table) = try Self.compile(distribution)
@@ -120,7 +120,7 @@ public final class Sampler: @unchecked Sendable {
     /// compiled form without a cross-module call.
     /// - Complexity: O(1), except empirical O(log points) and nested mixtures/shifts O(depth).
     @inlinable
-    public func sample(_ rng: RandomStream) -> Double {
+    package func sample(_ rng: RandomStream) -> Double {
         let r = rng.rng
         switch kernel {
         case .constant(let value):
@@ -160,7 +160,7 @@ public final class Sampler: @unchecked Sendable {
     /// Heavy tails reach the edge of `Double`: a Pareto with alpha = 0.01 returns +inf for about one
     /// draw in 1200, as does a Weibull with shape 0.005 or a lognormal with a large sigma. Use this
     /// wherever a draw becomes a duration, a size or an integer, with the model's physical limit.
-    public func sample(_ rng: RandomStream, clampedTo range: ClosedRange<Double>) -> Double {
+    @usableFromInline package func sample(_ rng: RandomStream, clampedTo range: ClosedRange<Double>) -> Double {
         let x = sample(rng)
         return x >= range.lowerBound ? min(x, range.upperBound) : range.lowerBound
     }
@@ -180,5 +180,5 @@ public final class Sampler: @unchecked Sendable {
     }
 
     /// The distribution's mean (see `Distribution.mean`).
-    public var mean: Double? { distribution.mean }
+    @usableFromInline package var mean: Double? { distribution.mean }
 }

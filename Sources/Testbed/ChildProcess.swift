@@ -5,17 +5,17 @@ import Glibc
 
 /// A testbed component's process: spawned in its own process group (so stopping it also stops
 /// what it started, e.g. Varnish's cache child), output to a log file, watched with `waitpid`.
-public final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     /// The component's name in messages ("origin", "varnish edge 0", "link shaper").
-    public let name: String
-    public let pid: pid_t
-    public let logURL: URL
+    package let name: String
+    package let pid: pid_t
+    package let logURL: URL
     private let lock = NSLock()
     private var exitStatus: Int32?
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     /// - Throws: ``TestbedError/componentFailed`` when it cannot be spawned.
-    public init(name: String, executable: String, arguments: [String], logURL: URL) throws(TestbedError) {
+    package init(name: String, executable: String, arguments: [String], logURL: URL) throws(TestbedError) {
         self.name = name
         self.logURL = logURL
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -49,7 +49,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit status once the process has ended (reaped here), else nil.
-    public func poll() -> Int32? {
+    package func poll() -> Int32? {
         lock.lock()
         defer { lock.unlock() }
         if let exitStatus { return exitStatus }
@@ -63,10 +63,10 @@ public final class ChildProcess: @unchecked Sendable {
         return exitStatus
     }
 
-    public var isRunning: Bool { poll() == nil }
+    package var isRunning: Bool { poll() == nil }
 
     /// Human-readable exit status ("exit 1", "signal 9").
-    public var exitDescription: String {
+    package var exitDescription: String {
         guard let s = poll() else { return "running" }
         if s < 0 { return "gone" }
         if s & 0x7f == 0 { return "exit \((s >> 8) & 0xff)" }
@@ -75,7 +75,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// SIGTERM to the process group, SIGKILL after `graceSeconds`; returns when the process is
     /// reaped. Members of the group left after that are killed too.
-    public func stop(graceSeconds: Double = 3) {
+    package func stop(graceSeconds: Double = 3) {
         if isRunning {
             kill(-pid, SIGTERM)
             let deadline = Date().addingTimeInterval(graceSeconds)
@@ -92,7 +92,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The last `bytes` of the log, for error messages.
-    public func logTail(bytes: Int = 2_000) -> String {
+    package func logTail(bytes: Int = 2_000) -> String {
         guard let data = FileManager.default.contents(atPath: logURL.path) else { return "" }
         return String(decoding: data.suffix(bytes), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -6,46 +6,46 @@ import PreloadKit
 import PreloadKitFoundation
 
 /// One emulated device: when its push arrives, which link it uses and what its user does.
-public struct DeviceSpec: Sendable {
-    public var index: Int
-    public var pop: Int
+package struct DeviceSpec: Sendable {
+    package var index: Int
+    package var pop: Int
     /// InfraModel class name (`wifi`, `lte`, ...).
-    public var networkName: String
-    public var network: PreloadKit.NetworkClass
+    package var networkName: String
+    package var network: PreloadKit.NetworkClass
     /// Access-link port (the device's network class in front of its PoP).
-    public var linkPort: Int
+    package var linkPort: Int
     /// Push arrival, seconds after the run's time 0 (send time + delivery latency).
-    public var receiveAtSeconds: Double
-    public var opens: Bool
-    public var tapDelaySeconds: Double
-    public var renderSeconds: Double
-    public var freeStorageBytes: Int64
-    public var payload: Data
+    package var receiveAtSeconds: Double
+    package var opens: Bool
+    package var tapDelaySeconds: Double
+    package var renderSeconds: Double
+    package var freeStorageBytes: Int64
+    package var payload: Data
     /// A calibration device: fetches objects cached at edge 0 through a zero-delay link, so its
     /// download times are the testbed's own overhead (see ``TestbedRunner``).
-    public var isCalibration = false
+    package var isCalibration = false
 }
 
 /// What one device measured.
-public struct DeviceRecord: Sendable {
-    public var index: Int
-    public var networkName: String
-    public var pop: Int
+package struct DeviceRecord: Sendable {
+    package var index: Int
+    package var networkName: String
+    package var pop: Int
     /// `completed`, `partial`, `timedOutOrKilled`, `skippedByPolicy`, `rejected` (payload or
     /// session refused), `notRun` (the run stopped first).
-    public var outcome = "notRun"
+    package var outcome = "notRun"
     /// Successful pre-stage asset downloads (driver-measured start → stored), seconds.
-    public var downloadSeconds: [Double] = []
-    public var fetchesStarted = 0
-    public var fetchesTimedOut = 0
-    public var fetchesFailed = 0
-    public var backgroundBytes: Int64 = 0
-    public var foregroundBytes: Int64 = 0
-    public var tapped = false
-    public var tapInstant = false
-    public var tapToPaintSeconds: Double?
-    public var paintFailed = false
-    public var problem: String?
+    package var downloadSeconds: [Double] = []
+    package var fetchesStarted = 0
+    package var fetchesTimedOut = 0
+    package var fetchesFailed = 0
+    package var backgroundBytes: Int64 = 0
+    package var foregroundBytes: Int64 = 0
+    package var tapped = false
+    package var tapInstant = false
+    package var tapToPaintSeconds: Double?
+    package var paintFailed = false
+    package var problem: String?
 }
 
 /// Runs the devices on the real clock: each gets its own `PreloadDriver` (URLSession + file store
@@ -56,18 +56,18 @@ public struct DeviceRecord: Sendable {
 /// then the render time. Everything is bounded: each device's work ends by the horizon plus the
 /// extension budget (a tap during a session waits for it) plus the foreground time-out (the whole
 /// foreground fetch, not an idle time-out) plus the render time.
-public final class DeviceFleet: @unchecked Sendable {
-    public let specs: [DeviceSpec]
-    public let policy: PreloadPolicy
-    public let storeCapacityBytes: Int64
-    public let storeEntriesMax: Int
-    public let directory: URL
-    public let horizonSeconds: Double
-    public let extensionBudgetSeconds: Double
-    public let expiryWarningLeadSeconds: Double
-    public let foregroundTimeoutSeconds: Double
+package final class DeviceFleet: @unchecked Sendable {
+    package let specs: [DeviceSpec]
+    package let policy: PreloadPolicy
+    package let storeCapacityBytes: Int64
+    package let storeEntriesMax: Int
+    package let directory: URL
+    package let horizonSeconds: Double
+    package let extensionBudgetSeconds: Double
+    package let expiryWarningLeadSeconds: Double
+    package let foregroundTimeoutSeconds: Double
 
-    public init(specs: [DeviceSpec], policy: PreloadPolicy, storeCapacityBytes: Int64, storeEntriesMax: Int, directory: URL,
+    package init(specs: [DeviceSpec], policy: PreloadPolicy, storeCapacityBytes: Int64, storeEntriesMax: Int, directory: URL,
                 horizonSeconds: Double, extensionBudgetSeconds: Double, expiryWarningLeadSeconds: Double, foregroundTimeoutSeconds: Double) {
         self.specs = specs
         self.policy = policy
@@ -81,7 +81,7 @@ public final class DeviceFleet: @unchecked Sendable {
     }
 
     /// Runs every device from `start` (the run's time 0) and returns their records in index order.
-    public func run(start: ContinuousClock.Instant) async -> [DeviceRecord] {
+    package func run(start: ContinuousClock.Instant) async -> [DeviceRecord] {
         await withTaskGroup(of: DeviceRecord.self) { group in
             for spec in specs {
                 group.addTask { await self.runDevice(spec, start: start) }

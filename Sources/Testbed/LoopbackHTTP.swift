@@ -6,10 +6,10 @@ import Glibc
 /// Ports and plain HTTP/1.1 requests on 127.0.0.1 with blocking sockets and hard time limits:
 /// readiness probes, warm and purge calls, the origin's counters. Not for device traffic (the
 /// devices use URLSession through PreloadKitFoundation).
-public enum LoopbackHTTP {
+package enum LoopbackHTTP {
     /// A port that was free a moment ago on 127.0.0.1 (bound to port 0 and released). A component
     /// that then fails to bind it is restarted on another (``TestbedStack``).
-    public static func freePort() -> Int? {
+    package static func freePort() -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -28,7 +28,7 @@ public enum LoopbackHTTP {
     }
 
     /// Distinct free ports.
-    public static func freePorts(_ count: Int) -> [Int]? {
+    package static func freePorts(_ count: Int) -> [Int]? {
         var ports: [Int] = []
         var attempts = 0
         while ports.count < count && attempts < count * 20 {
@@ -47,15 +47,15 @@ public enum LoopbackHTTP {
     }
 
     /// A response: status, headers (names lowercased; a repeated header keeps its last value) and body.
-    public struct Response: Sendable, Equatable {
-        public var status: Int
-        public var headers: [String: String]
-        public var body: Data
+    package struct Response: Sendable, Equatable {
+        package var status: Int
+        package var headers: [String: String]
+        package var body: Data
     }
 
     /// `method path` to 127.0.0.1:`port` with `Connection: close`; nil on any failure or when
     /// `timeoutSeconds` passes.
-    public static func request(port: Int, path: String, method: String = "GET", headers: [(String, String)] = [],
+    package static func request(port: Int, path: String, method: String = "GET", headers: [(String, String)] = [],
                                timeoutSeconds: Double = 5) -> Response? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }

@@ -13,7 +13,7 @@ import Glibc
 /// comparison judges latencies only when the median stretch is small
 /// (``TestbedComparison/cpuStretchLimit``). A sleeping probe would not see this: the scheduler
 /// favours threads waking from sleep.
-public final class SchedulingProbe: @unchecked Sendable {
+package final class SchedulingProbe: @unchecked Sendable {
     static let periodMicroseconds: UInt32 = 200_000
     static let workNanoseconds: Int64 = 10_000_000
     /// At most this many probes are kept (about 100 minutes).
@@ -23,7 +23,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     private var running = true
     private let done = DispatchSemaphore(value: 0)
 
-    public init() {
+    package init() {
         Thread { [self] in
             while lock.withLock({ running }) {
                 let wallStart = Self.now(CLOCK_MONOTONIC)
@@ -45,7 +45,7 @@ public final class SchedulingProbe: @unchecked Sendable {
     }
 
     /// Stops the probe and returns the median stretch (1 = the CPU was there when needed).
-    public func stop() -> Double {
+    package func stop() -> Double {
         lock.withLock { running = false }
         done.wait()
         let sorted = lock.withLock { stretches.sorted() }
@@ -55,7 +55,7 @@ public final class SchedulingProbe: @unchecked Sendable {
 
     /// The machine's CPU pressure (PSI `some avg60`, percent of time a runnable task waited), or
     /// nil without /proc/pressure/cpu.
-    public static func cpuPressurePercent() -> Double? {
+    package static func cpuPressurePercent() -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/pressure/cpu", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some") }),
               let field = line.split(separator: " ").first(where: { $0.hasPrefix("avg60=") }) else { return nil }

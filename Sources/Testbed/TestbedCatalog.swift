@@ -9,26 +9,26 @@ import PushModel
 /// Plain http to 127.0.0.1 is accepted only through PreloadKit's `URLPolicy.plainHTTPHosts`,
 /// which PreloadKit's policy validation limits to loopback hosts: the production policy stays
 /// https-only (see docs/testbed.md, "Why plain http").
-public struct TestbedCatalog: Sendable {
-    public struct Object: Sendable, Equatable {
-        public var path: String
-        public var bytes: Int64
-        public var contentType: String
-        public var prefix: [UInt8]
-        public var cacheControl: String
+package struct TestbedCatalog: Sendable {
+    package struct Object: Sendable, Equatable {
+        package var path: String
+        package var bytes: Int64
+        package var contentType: String
+        package var prefix: [UInt8]
+        package var cacheControl: String
     }
 
     /// HMAC key of the testbed's campaign service and devices.
-    public static let signingKey: [UInt8] = Array("prestage-testbed-campaign-key".utf8)
-    public static let host = "127.0.0.1"
+    package static let signingKey: [UInt8] = Array("prestage-testbed-campaign-key".utf8)
+    package static let host = "127.0.0.1"
 
-    public let campaign: CampaignConfig
+    package let campaign: CampaignConfig
     /// Every path served: each asset and each of its variants, in campaign order.
-    public let objects: [Object]
+    package let objects: [Object]
     /// The surrogate key every object of the campaign carries (purged by a creative swap).
-    public var surrogateKey: String { "campaign-" + campaign.name }
+    package var surrogateKey: String { "campaign-" + campaign.name }
 
-    public init(campaign: CampaignConfig) {
+    package init(campaign: CampaignConfig) {
         self.campaign = campaign
         let cacheControl = CampaignPayload.cacheControl(campaign.cacheControl)
         var objects: [Object] = []
@@ -46,7 +46,7 @@ public struct TestbedCatalog: Sendable {
 
     /// The campaign with every asset renamed `cal-NAME`: objects of the same sizes and types that
     /// only the calibration devices fetch.
-    public static func calibrationCampaign(_ campaign: CampaignConfig) -> CampaignConfig {
+    package static func calibrationCampaign(_ campaign: CampaignConfig) -> CampaignConfig {
         var c = campaign
         for i in c.assets.indices { c.assets[i].name = String(("cal-" + c.assets[i].name).prefix(64)) }
         return c
@@ -58,14 +58,14 @@ public struct TestbedCatalog: Sendable {
 
     /// The payload options of the testbed's devices: the loopback host, plain http for it only,
     /// signatures required.
-    public static func payloadOptions() -> PayloadOptions {
+    package static func payloadOptions() -> PayloadOptions {
         let policy = URLPolicy(allowlist: [host], plainHTTPHosts: [host])
         return PayloadOptions(urlPolicy: policy, signingKey: signingKey, signatureRequirement: .required)
     }
 
     /// The signed push JSON for a device whose link listens on `port`, with its own `token`
     /// (built by PushModel's `CampaignPayload`, as the simulation's pushes are).
-    public func payload(port: Int, token: String) throws(TestbedError) -> Data {
+    package func payload(port: Int, token: String) throws(TestbedError) -> Data {
         let options = Self.payloadOptions()
         do {
             let signed = try CampaignPayload.signedJSON(campaign, assets: Array(campaign.assets.indices), silent: false, expirySeconds: nil, options: options) { asset, network in
@@ -79,7 +79,7 @@ public struct TestbedCatalog: Sendable {
     }
 
     /// A device's signed-URL token (what a campaign service would mint per recipient).
-    public static func token(device: Int) -> String {
+    package static func token(device: Int) -> String {
         hex(Array(HMACSHA256.mac(key: signingKey, message: Array("device-\(device)".utf8)).prefix(12)))
     }
 

@@ -3,29 +3,29 @@ import PushModel
 import SimStats
 
 /// Two-sample Kolmogorov–Smirnov test between the testbed's samples and the model's histogram.
-public struct KSResult: Sendable, Equatable {
+package struct KSResult: Sendable, Equatable {
     /// sup |F_testbed − F_model| over every sample value and histogram bucket.
-    public var statistic: Double
+    package var statistic: Double
     /// Rejection threshold c(α)·√((n+m)/(n·m)), c(α) = √(−ln(α/2)/2) (asymptotic two-sided).
-    public var critical: Double
-    public var alpha: Double
-    public var testbedCount: Int
-    public var modelCount: Int
-    public var agrees: Bool { statistic <= critical }
+    package var critical: Double
+    package var alpha: Double
+    package var testbedCount: Int
+    package var modelCount: Int
+    package var agrees: Bool { statistic <= critical }
 }
 
-public enum KolmogorovSmirnov {
+package enum KolmogorovSmirnov {
     /// The significance level of every KS verdict in the comparison.
-    public static let alpha = 0.01
+    package static let alpha = 0.01
 
-    public static func critical(alpha: Double, n: Int, m: Int) -> Double {
+    package static func critical(alpha: Double, n: Int, m: Int) -> Double {
         sqrt(-log(alpha / 2) / 2) * sqrt(Double(n + m) / Double(n * m))
     }
 
     /// D between `samples` (seconds) and `model`, whose values are taken at their bucket
     /// midpoints (a relative error of at most 1/2048: far below D's resolution here). Nil when
     /// either side is empty.
-    public static func test(samples: [Double], model: LatencyHistogram, alpha: Double = KolmogorovSmirnov.alpha) -> KSResult? {
+    package static func test(samples: [Double], model: LatencyHistogram, alpha: Double = KolmogorovSmirnov.alpha) -> KSResult? {
         let buckets = model.nonEmptyBuckets
         let m = buckets.reduce(UInt64(0)) { $0 + $1.count }
         guard !samples.isEmpty, m > 0 else { return nil }
@@ -52,49 +52,49 @@ public enum KolmogorovSmirnov {
 }
 
 /// One compared quantity: both values, the tolerance it was judged by and the verdict.
-public struct ComparisonRow: Sendable, Equatable {
-    public var metric: String
-    public var unit: String
-    public var testbed: Double?
-    public var model: Double?
+package struct ComparisonRow: Sendable, Equatable {
+    package var metric: String
+    package var unit: String
+    package var testbed: Double?
+    package var model: Double?
     /// The largest |testbed − model| accepted (nil: a KS row, judged by `ks`).
-    public var tolerance: Double?
-    public var toleranceRule: String
-    public var ks: KSResult?
+    package var tolerance: Double?
+    package var toleranceRule: String
+    package var ks: KSResult?
     /// Nil when a side has no data.
-    public var agrees: Bool?
+    package var agrees: Bool?
     /// Why they may differ (shown when they do not agree).
-    public var explanation: String
+    package var explanation: String
 
     /// "agrees", "DIFFERS", "not judged" (both sides measured, the machine too busy for a
     /// latency verdict) or "no data".
-    public var verdict: String {
+    package var verdict: String {
         if let agrees { return agrees ? "agrees" : "DIFFERS" }
         return testbed != nil && model != nil ? "not judged" : "no data"
     }
 }
 
 /// The comparison of one testbed run with the model's replications of the same scaled scenario.
-public struct TestbedComparison: Sendable {
-    public var rows: [ComparisonRow]
-    public var testbedDownloads: [Double]
-    public var testbedTapToPaint: [Double]
-    public var modelDownloads: LatencyHistogram?
-    public var modelTapToPaint: LatencyHistogram?
+package struct TestbedComparison: Sendable {
+    package var rows: [ComparisonRow]
+    package var testbedDownloads: [Double]
+    package var testbedTapToPaint: [Double]
+    package var modelDownloads: LatencyHistogram?
+    package var modelTapToPaint: LatencyHistogram?
 
     /// Latencies are judged only when the testbed's threads got the CPU when they needed it: a
     /// median CPU stretch (``SchedulingProbe``) above this means they waited for a core (other
     /// jobs on the machine, or a low priority), and real-clock latencies then measure the
     /// scheduler rather than the scenario.
-    public static let cpuStretchLimit = 1.5
+    package static let cpuStretchLimit = 1.5
     /// False when latencies were not judged (see ``cpuStretchLimit``).
-    public var latenciesJudged: Bool
+    package var latenciesJudged: Bool
 
     /// Every row with data agrees.
-    public var allAgree: Bool { rows.allSatisfy { $0.agrees != false } }
-    public func row(_ metric: String) -> ComparisonRow? { rows.first { $0.metric == metric } }
+    package var allAgree: Bool { rows.allSatisfy { $0.agrees != false } }
+    package func row(_ metric: String) -> ComparisonRow? { rows.first { $0.metric == metric } }
 
-    public init(testbed t: TestbedMeasurement, model: [ReplicationResult]) {
+    package init(testbed t: TestbedMeasurement, model: [ReplicationResult]) {
         let records = t.records
         latenciesJudged = t.cpuStretch <= Self.cpuStretchLimit
         let judged = latenciesJudged

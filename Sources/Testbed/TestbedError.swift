@@ -1,5 +1,5 @@
 /// Why a testbed run stopped.
-public enum TestbedError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TestbedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A program the testbed needs is not installed.
     case missingProgram(name: String, hint: String)
     /// A component could not start, or died during the run. `log` is the end of its output.
@@ -13,7 +13,7 @@ public enum TestbedError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The model run failed.
     case model(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .missingProgram(name, hint):
             return "\(name) is not installed. \(hint)"

@@ -7,16 +7,16 @@ import ScenarioFormat
 import Stochastic
 
 /// The size of a testbed run (`--devices`, `--seconds`, `--replications`).
-public struct TestbedOptions: Sendable, Equatable {
-    public var devices: Int
-    public var seconds: Double
+package struct TestbedOptions: Sendable, Equatable {
+    package var devices: Int
+    package var seconds: Double
     /// Model replications.
-    public var replications: Int
-    public var seed: UInt64?
-    public static let devicesRange = 1...2_000
-    public static let secondsRange = 20.0...900.0
+    package var replications: Int
+    package var seed: UInt64?
+    package static let devicesRange = 1...2_000
+    package static let secondsRange = 20.0...900.0
 
-    public init(devices: Int = 200, seconds: Double = 60, replications: Int = 5, seed: UInt64? = nil) {
+    package init(devices: Int = 200, seconds: Double = 60, replications: Int = 5, seed: UInt64? = nil) {
         self.devices = devices
         self.seconds = seconds
         self.replications = replications
@@ -42,32 +42,32 @@ public struct TestbedOptions: Sendable, Equatable {
 ///   to 0 in the model too);
 /// - edge processing: a 1 ms constant (loopback Varnish); warm and purge propagation: 10 ms
 ///   (the testbed calls every node directly).
-public struct TestbedPlan: Sendable {
-    public let original: ScenarioFile
-    public let scaled: ScenarioFile
-    public let options: TestbedOptions
-    public let adjustments: [String]
+package struct TestbedPlan: Sendable {
+    package let original: ScenarioFile
+    package let scaled: ScenarioFile
+    package let options: TestbedOptions
+    package let adjustments: [String]
 
-    public static let warmAtSeconds = 1.0
-    public static let swapAtSeconds = 3.0
-    public static let sendStartSeconds = 5.0
-    public static let sendWindowShare = 0.35
-    public static let tapDelayMeanShare = 0.15
-    public static let popsMax = 3
-    public static let shieldsMax = 2
-    public static let edgeProcessingSeconds = 0.001
-    public static let propagationSeconds = 0.010
+    package static let warmAtSeconds = 1.0
+    package static let swapAtSeconds = 3.0
+    package static let sendStartSeconds = 5.0
+    package static let sendWindowShare = 0.35
+    package static let tapDelayMeanShare = 0.15
+    package static let popsMax = 3
+    package static let shieldsMax = 2
+    package static let edgeProcessingSeconds = 0.001
+    package static let propagationSeconds = 0.010
 
-    public var campaign: CampaignConfig { scaled.world.campaigns[0] }
-    public var infra: InfraConfig { scaled.world.infra }
-    public var popCount: Int { infra.topology.popCount }
-    public var shieldCount: Int { infra.tiers.tieringEnabled ? infra.topology.shieldCount : 0 }
-    public var seed: UInt64 { scaled.run.seed }
+    package var campaign: CampaignConfig { scaled.world.campaigns[0] }
+    package var infra: InfraConfig { scaled.world.infra }
+    package var popCount: Int { infra.topology.popCount }
+    package var shieldCount: Int { infra.tiers.tieringEnabled ? infra.topology.shieldCount : 0 }
+    package var seed: UInt64 { scaled.run.seed }
 
     /// The shield PoP `pop` fetches through (InfraModel's default: `pop % shieldCount`).
-    public func shield(ofPop pop: Int) -> Int { pop % max(1, infra.topology.shieldCount) }
+    package func shield(ofPop pop: Int) -> Int { pop % max(1, infra.topology.shieldCount) }
 
-    public init(scenario: ScenarioFile, options: TestbedOptions) throws(TestbedError) {
+    package init(scenario: ScenarioFile, options: TestbedOptions) throws(TestbedError) {
         guard TestbedOptions.devicesRange.contains(options.devices) else {
             throw .unsupportedScenario(path: "--devices", found: "\(options.devices)", expected: "devices in \(TestbedOptions.devicesRange)")
         }
@@ -156,7 +156,7 @@ public struct TestbedPlan: Sendable {
     }
 
     /// The network classes devices are drawn from (positive weight in the mix), in class order.
-    public var networkClasses: [NetworkClass] {
+    package var networkClasses: [NetworkClass] {
         let weights = scaled.world.population.networkMix.weights
         return NetworkClass.allCases.filter { weights[Int($0.rawValue)] > 0 }
     }

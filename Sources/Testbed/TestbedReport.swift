@@ -3,8 +3,8 @@ import ReportKit
 
 /// `testbed-report.md` / `.html`: what ran, the agreement table with verdicts, the explanations
 /// of every disagreement, the testbed's own counters.
-public enum TestbedReport {
-    public static func build(plan: TestbedPlan, measurement m: TestbedMeasurement, comparison c: TestbedComparison,
+package enum TestbedReport {
+    package static func build(plan: TestbedPlan, measurement m: TestbedMeasurement, comparison c: TestbedComparison,
                              toolVersion: String, scenarioHash: String) -> Report {
         let agreeing = c.rows.filter { $0.agrees == true }.count
         let judged = c.rows.filter { $0.agrees != nil }.count
@@ -67,7 +67,7 @@ public enum TestbedReport {
     }
 
     /// What each device measured (`testbed-devices.json`), in device order.
-    public static func devicesJSON(_ records: [DeviceRecord]) -> Data {
+    package static func devicesJSON(_ records: [DeviceRecord]) -> Data {
         let rows: [[String: Any]] = records.map { r in
             var o: [String: Any] = ["device": r.index, "network": r.networkName, "pop": r.pop, "outcome": r.outcome,
                                     "downloadSeconds": r.downloadSeconds, "fetchesStarted": r.fetchesStarted,
@@ -82,7 +82,7 @@ public enum TestbedReport {
     }
 
     /// Machine-readable rows (`testbed-results.json`).
-    public static func json(_ c: TestbedComparison) -> Data {
+    package static func json(_ c: TestbedComparison) -> Data {
         let rows: [[String: Any]] = c.rows.map { r in
             var o: [String: Any] = ["metric": r.metric, "unit": r.unit, "rule": r.toleranceRule,
                                     "verdict": r.verdict]

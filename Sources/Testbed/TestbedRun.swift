@@ -8,58 +8,58 @@ import Stochastic
 import PreloadKit
 
 /// The origin's counters (`GET /__testbed/stats`).
-public struct OriginCounters: Sendable, Equatable, Codable {
-    public var requests: UInt64 = 0
-    public var served: UInt64 = 0
-    public var notModified: UInt64 = 0
-    public var rejected503: UInt64 = 0
-    public var notFound: UInt64 = 0
-    public var queueLengthMax: UInt64 = 0
-    public var bytes: UInt64 = 0
-    public init() {}
+package struct OriginCounters: Sendable, Equatable, Codable {
+    package var requests: UInt64 = 0
+    package var served: UInt64 = 0
+    package var notModified: UInt64 = 0
+    package var rejected503: UInt64 = 0
+    package var notFound: UInt64 = 0
+    package var queueLengthMax: UInt64 = 0
+    package var bytes: UInt64 = 0
+    package init() {}
 }
 
 /// What the real run measured.
-public struct TestbedMeasurement: Sendable {
-    public var records: [DeviceRecord]
+package struct TestbedMeasurement: Sendable {
+    package var records: [DeviceRecord]
     /// The calibration devices' records (not in `records` nor in any counter below).
-    public var calibration: [DeviceRecord]
+    package var calibration: [DeviceRecord]
     /// Median download time of the calibration devices (zero-delay link, edge hit): the
     /// testbed's own overhead per download (URLSession, driver, store, shaper, Varnish), which the
     /// model does not have. Subtracted from the download samples before comparing; nil without data.
-    public var overheadSeconds: Double? {
+    package var overheadSeconds: Double? {
         let v = calibration.flatMap(\.downloadSeconds).sorted()
         return v.isEmpty ? nil : v[v.count / 2]
     }
     /// Edge counters from the end of the warm call to the end (device traffic), all edges.
-    public var edge: VarnishCounters
+    package var edge: VarnishCounters
     /// Shield counters over the whole run (warm included, as InfraModel's tier counters), all shields.
-    public var shield: VarnishCounters
-    public var origin: OriginCounters
+    package var shield: VarnishCounters
+    package var origin: OriginCounters
     /// Wall time of the warm call (and re-warm), seconds.
-    public var warmSeconds: Double
+    package var warmSeconds: Double
     /// Median CPU stretch of this process's threads while the devices ran (``SchedulingProbe``).
-    public var cpuStretch: Double
+    package var cpuStretch: Double
     /// The machine's CPU pressure at the end of the device phase (PSI some avg60, %), if known.
-    public var cpuPressurePercent: Double?
+    package var cpuPressurePercent: Double?
     /// The machine's 1-minute load average at the end of the device phase, and its processors.
-    public var loadAverage: Double
-    public var processors: Int
+    package var loadAverage: Double
+    package var processors: Int
 }
 
 /// Ctrl-C / SIGTERM while the testbed runs: noted, so the run stops every component and returns.
-public final class InterruptFlag: @unchecked Sendable {
+package final class InterruptFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
     private var sources: [DispatchSourceSignal] = []
 
-    public init() {}
+    package init() {}
 
-    public var isRaised: Bool { lock.withLock { raised } }
-    public func raise() { lock.withLock { raised = true } }
+    package var isRaised: Bool { lock.withLock { raised } }
+    package func raise() { lock.withLock { raised = true } }
 
     /// Catches SIGINT and SIGTERM until `uninstall()`.
-    public func install() {
+    package func install() {
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -69,7 +69,7 @@ public final class InterruptFlag: @unchecked Sendable {
         }
     }
 
-    public func uninstall() {
+    package func uninstall() {
         for s in sources { s.cancel() }
         sources = []
         signal(SIGINT, SIG_DFL)
@@ -79,15 +79,15 @@ public final class InterruptFlag: @unchecked Sendable {
 
 /// Runs the scaled scenario on the real components (``TestbedStack``) with the emulated devices
 /// (``DeviceFleet``), and stops everything whatever happens.
-public struct TestbedRunner: Sendable {
-    public let plan: TestbedPlan
-    public let workDirectory: URL
-    public let python: String
+package struct TestbedRunner: Sendable {
+    package let plan: TestbedPlan
+    package let workDirectory: URL
+    package let python: String
     /// Test hook: called once the devices are running (e.g. to kill a component).
-    public var onDevicesStarted: (@Sendable (TestbedStack) -> Void)?
-    public var log: @Sendable (String) -> Void
+    package var onDevicesStarted: (@Sendable (TestbedStack) -> Void)?
+    package var log: @Sendable (String) -> Void
 
-    public init(plan: TestbedPlan, workDirectory: URL, python: String = "python3", log: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(plan: TestbedPlan, workDirectory: URL, python: String = "python3", log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.plan = plan
         self.workDirectory = workDirectory
         self.python = python
@@ -102,7 +102,7 @@ public struct TestbedRunner: Sendable {
     static let calibrationToken = "calibration"
 
     /// Checks that the programs exist before anything starts.
-    public static func checkPrograms(python: String) throws(TestbedError) {
+    package static func checkPrograms(python: String) throws(TestbedError) {
         let hint = "Run `make deps` (installs Debian's varnish and varnish-modules), or `apt-get install varnish varnish-modules`."
         for (name, path) in [("varnishd", "/usr/sbin/varnishd"), ("varnishstat", "/usr/bin/varnishstat")]
         where !FileManager.default.isExecutableFile(atPath: path) {
@@ -118,7 +118,7 @@ public struct TestbedRunner: Sendable {
         if !found { throw .missingProgram(name: python, hint: "Install python3 (`make deps`).") }
     }
 
-    public func run(interrupt: InterruptFlag) throws(TestbedError) -> TestbedMeasurement {
+    package func run(interrupt: InterruptFlag) throws(TestbedError) -> TestbedMeasurement {
         try Self.checkPrograms(python: python)
         let (layout, specs) = try prepare()
         let stack = TestbedStack(layout: layout)

@@ -7,22 +7,22 @@ import Glibc
 /// origin → shields → backbone links (edge → shield) → edges → access links (device → edge).
 /// Every listener is on 127.0.0.1 on a port picked free; a component that cannot start is retried
 /// on fresh ports (``startAttempts``), and a failure stops everything started so far.
-public final class TestbedStack: @unchecked Sendable {
+package final class TestbedStack: @unchecked Sendable {
     /// The origin's pool and catalogue (see ``OriginServerScript``).
-    public struct OriginSettings: Sendable {
-        public var workers: Int
-        public var queueMax: Int
-        public var serviceSeconds: [Double]
-        public var toOriginSeconds: [Double]
-        public var objects: [TestbedCatalog.Object]
-        public var surrogateKey: String
+    package struct OriginSettings: Sendable {
+        package var workers: Int
+        package var queueMax: Int
+        package var serviceSeconds: [Double]
+        package var toOriginSeconds: [Double]
+        package var objects: [TestbedCatalog.Object]
+        package var surrogateKey: String
         /// Objects only the calibration devices fetch, under their own surrogate key (a creative
         /// swap does not purge them).
-        public var calibrationObjects: [TestbedCatalog.Object] = []
-        public static let calibrationSurrogateKey = "testbed-calibration"
+        package var calibrationObjects: [TestbedCatalog.Object] = []
+        package static let calibrationSurrogateKey = "testbed-calibration"
         /// The origin sends its ETag and answers a matching If-None-Match with 304
         /// (`infra.origin.sendsValidators`).
-        public var sendsValidators = true
+        package var sendsValidators = true
 
         var json: [String: Any] {
             var table: [String: Any] = [:]
@@ -39,61 +39,61 @@ public final class TestbedStack: @unchecked Sendable {
     }
 
     /// One shaper listener: a network class in front of a PoP, or an edge's path to its shield.
-    public struct Link: Sendable, Equatable {
-        public var name: String
-        public var upstreamPort: Int
-        public var handshakeRoundTrips: Int
+    package struct Link: Sendable, Equatable {
+        package var name: String
+        package var upstreamPort: Int
+        package var handshakeRoundTrips: Int
         /// `[rttSeconds, bitsPerSecond, retransmissionTimeoutSeconds]` per connection, used in order
         /// (0 bits/s = unlimited).
-        public var links: [[Double]]
+        package var links: [[Double]]
         /// Probability that a downstream segment is lost (costing the connection's timeout).
-        public var segmentLossProbability: Double = 0
+        package var segmentLossProbability: Double = 0
     }
 
     /// What to start.
-    public struct Layout: Sendable {
-        public var workDirectory: URL
-        public var python: String
-        public var origin: OriginSettings
+    package struct Layout: Sendable {
+        package var workDirectory: URL
+        package var python: String
+        package var origin: OriginSettings
         /// Shield VCL per shield (the backend port is filled in at start: the origin).
-        public var shieldSpecs: [VCLSpec]
+        package var shieldSpecs: [VCLSpec]
         /// Edge VCL per PoP (the backend port is filled in at start: its backbone link, or the
         /// origin when `edgeShield[pop]` is nil).
-        public var edgeSpecs: [VCLSpec]
-        public var edgeShield: [Int?]
+        package var edgeSpecs: [VCLSpec]
+        package var edgeShield: [Int?]
         /// One per edge with a shield, in PoP order (the upstream port is the shield's, filled in).
-        public var backboneLinks: [Link]
+        package var backboneLinks: [Link]
         /// Access links per PoP (upstream port filled in with the edge's).
-        public var accessLinks: [[Link]]
-        public var cacheMegabytes: Int
+        package var accessLinks: [[Link]]
+        package var cacheMegabytes: Int
         /// Seeds the shapers' segment-loss draws (with the listener and the connection index).
-        public var lossSeed: UInt64 = 0
+        package var lossSeed: UInt64 = 0
     }
 
-    public static let startAttempts = 3
-    public static let readySeconds = 20.0
+    package static let startAttempts = 3
+    package static let readySeconds = 20.0
 
-    public private(set) var originPort = 0
-    public private(set) var shieldPorts: [Int] = []
-    public private(set) var edgePorts: [Int] = []
+    package private(set) var originPort = 0
+    package private(set) var shieldPorts: [Int] = []
+    package private(set) var edgePorts: [Int] = []
     /// Backbone link port per edge (nil: the edge fetches from the origin directly).
-    public private(set) var backbonePorts: [Int] = []
+    package private(set) var backbonePorts: [Int] = []
     /// Access link ports: `accessPorts[pop][i]` for `layout.accessLinks[pop][i]`.
-    public private(set) var accessPorts: [[Int]] = []
-    public private(set) var origin: ChildProcess?
-    public private(set) var shields: [ChildProcess] = []
-    public private(set) var edges: [ChildProcess] = []
-    public private(set) var backbone: ChildProcess?
-    public private(set) var access: ChildProcess?
+    package private(set) var accessPorts: [[Int]] = []
+    package private(set) var origin: ChildProcess?
+    package private(set) var shields: [ChildProcess] = []
+    package private(set) var edges: [ChildProcess] = []
+    package private(set) var backbone: ChildProcess?
+    package private(set) var access: ChildProcess?
     /// Varnish working directories (for varnishstat), edges then shields.
-    public private(set) var edgeDirectories: [URL] = []
-    public private(set) var shieldDirectories: [URL] = []
-    public let layout: Layout
+    package private(set) var edgeDirectories: [URL] = []
+    package private(set) var shieldDirectories: [URL] = []
+    package let layout: Layout
     /// `n` distinct ports believed free on 127.0.0.1, or nil (tests inject a taken one).
     let freePorts: @Sendable (Int) -> [Int]?
     private let lock = NSLock()
 
-    public convenience init(layout: Layout) { self.init(layout: layout, freePorts: LoopbackHTTP.freePorts) }
+    package convenience init(layout: Layout) { self.init(layout: layout, freePorts: LoopbackHTTP.freePorts) }
 
     init(layout: Layout, freePorts: @escaping @Sendable (Int) -> [Int]?) {
         self.layout = layout
@@ -101,17 +101,17 @@ public final class TestbedStack: @unchecked Sendable {
     }
 
     /// Every component started so far.
-    public var components: [ChildProcess] {
+    package var components: [ChildProcess] {
         lock.lock()
         defer { lock.unlock() }
         return edges + [access, backbone].compactMap { $0 } + shields + [origin].compactMap { $0 }
     }
 
     /// The first component that is no longer running, if any.
-    public func deadComponent() -> ChildProcess? { components.first { !$0.isRunning } }
+    package func deadComponent() -> ChildProcess? { components.first { !$0.isRunning } }
 
     /// Starts everything; on failure stops what was started and throws naming the component.
-    public func start(interrupted: @escaping @Sendable () -> Bool) throws(TestbedError) {
+    package func start(interrupted: @escaping @Sendable () -> Bool) throws(TestbedError) {
         do {
             try startAll(interrupted: interrupted)
         } catch {
@@ -288,7 +288,7 @@ public final class TestbedStack: @unchecked Sendable {
     }
 
     /// Stops every component (all at once; each SIGTERM, then SIGKILL) and waits for them.
-    public func stop() {
+    package func stop() {
         let all = components
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
     }

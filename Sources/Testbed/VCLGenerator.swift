@@ -3,30 +3,30 @@ import InfraModel
 
 /// What one Varnish instance of the testbed does, derived from the scenario's infrastructure
 /// config (``TestbedPlan``): the cache rules of an edge or a shield and where it fetches from.
-public struct VCLSpec: Sendable, Equatable {
+package struct VCLSpec: Sendable, Equatable {
     /// `.edge` (a PoP) or `.shield`; only named in the VCL's comments and `X-Tier` header.
-    public var tier: Tier
+    package var tier: Tier
     /// Loopback port of the upstream: the edge → shield link, the shield, or the origin.
-    public var backendPort: Int
+    package var backendPort: Int
     /// Grace (stale-while-revalidate) applied to every object, seconds; the campaign's
     /// `cacheControl.staleWhileRevalidateSeconds` (Varnish would read it from the header too; it is
     /// set explicitly so the VCL states the rule).
-    public var graceSeconds: Int64
+    package var graceSeconds: Int64
     /// Concurrent misses for one object wait for one upstream fetch (Varnish's waiting list) when
     /// true; every request goes upstream (`req.hash_ignore_busy`) when false.
-    public var requestCollapsing: Bool
+    package var requestCollapsing: Bool
     /// The signed-URL token query parameters are part of the cache key when true; stripped from
     /// the key (never from the request sent upstream) when false.
-    public var cacheKeyIncludesSignedToken: Bool
+    package var cacheKeyIncludesSignedToken: Bool
     /// Query parameter names holding the token (PreloadKit's `URLPolicy.tokenQueryParameters` that
     /// the testbed's URLs use).
-    public var tokenParameters: [String]
+    package var tokenParameters: [String]
     /// Host every request is cached under, whatever port the device's link listens on.
-    public var cacheHost: String
+    package var cacheHost: String
     /// Upstream time-outs, seconds: first byte and between bytes.
-    public var upstreamTimeoutSeconds: Int
+    package var upstreamTimeoutSeconds: Int
 
-    public init(tier: Tier, backendPort: Int, graceSeconds: Int64, requestCollapsing: Bool,
+    package init(tier: Tier, backendPort: Int, graceSeconds: Int64, requestCollapsing: Bool,
                 cacheKeyIncludesSignedToken: Bool, tokenParameters: [String] = ["token"],
                 cacheHost: String = "cdn.example.com", upstreamTimeoutSeconds: Int = 60) {
         self.tier = tier
@@ -50,8 +50,8 @@ public struct VCLSpec: Sendable, Equatable {
 /// - TTL comes from the origin's `Cache-Control: max-age`; grace is ``VCLSpec/graceSeconds``;
 ///   keep is a day, so an expired object is refetched conditionally (the origin's ETag).
 /// - `X-Cache: HIT|MISS` and `X-Tier` on every response.
-public enum VCLGenerator {
-    public static func render(_ spec: VCLSpec) -> String {
+package enum VCLGenerator {
+    package static func render(_ spec: VCLSpec) -> String {
         var keyURL = "req.url"
         var strip = ""
         if !spec.cacheKeyIncludesSignedToken && !spec.tokenParameters.isEmpty {

@@ -1,32 +1,32 @@
 import Foundation
 
 /// Counters of one Varnish instance (`varnishstat -1`), and differences between two readings.
-public struct VarnishCounters: Sendable, Equatable {
-    public var hits: UInt64 = 0
-    public var misses: UInt64 = 0
+package struct VarnishCounters: Sendable, Equatable {
+    package var hits: UInt64 = 0
+    package var misses: UInt64 = 0
     /// Requests that waited on the waiting list for an object being fetched (collapsed): Varnish
     /// counts them as hits when they wake, InfraModel counts them as misses.
-    public var collapsed: UInt64 = 0
-    public var hitForMiss: UInt64 = 0
-    public var hitForPass: UInt64 = 0
-    public var graceHits: UInt64 = 0
-    public var bodyBytes: UInt64 = 0
-    public var clientRequests: UInt64 = 0
-    public var backendRequests: UInt64 = 0
+    package var collapsed: UInt64 = 0
+    package var hitForMiss: UInt64 = 0
+    package var hitForPass: UInt64 = 0
+    package var graceHits: UInt64 = 0
+    package var bodyBytes: UInt64 = 0
+    package var clientRequests: UInt64 = 0
+    package var backendRequests: UInt64 = 0
 
-    public static let fields = ["MAIN.cache_hit", "MAIN.cache_miss", "MAIN.busy_sleep", "MAIN.cache_hitmiss", "MAIN.cache_hitpass",
+    package static let fields = ["MAIN.cache_hit", "MAIN.cache_miss", "MAIN.busy_sleep", "MAIN.cache_hitmiss", "MAIN.cache_hitpass",
                                 "MAIN.cache_hit_grace", "MAIN.s_resp_bodybytes", "MAIN.client_req", "MAIN.backend_req"]
 
-    public init() {}
+    package init() {}
 
     /// Lookups as InfraModel counts them: hits (fresh and stale) + misses (collapsed included).
-    public var lookups: UInt64 { hits + misses + hitForMiss + hitForPass }
+    package var lookups: UInt64 { hits + misses + hitForMiss + hitForPass }
     /// Hits InfraModel would count: Varnish hits less the collapsed requests it counts as hits.
-    public var modelHits: UInt64 { hits > collapsed ? hits - collapsed : 0 }
-    public var hitRatio: Double? { lookups == 0 ? nil : Double(modelHits) / Double(lookups) }
+    package var modelHits: UInt64 { hits > collapsed ? hits - collapsed : 0 }
+    package var hitRatio: Double? { lookups == 0 ? nil : Double(modelHits) / Double(lookups) }
 
     /// Parses `varnishstat -1` output (`NAME VALUE RATE DESCRIPTION` per line).
-    public static func parse(_ text: String) -> VarnishCounters {
+    package static func parse(_ text: String) -> VarnishCounters {
         var c = VarnishCounters()
         for line in text.split(separator: "\n") {
             let cols = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -48,7 +48,7 @@ public struct VarnishCounters: Sendable, Equatable {
     }
 
     /// `self - earlier`, field by field (a counter never decreases).
-    public func since(_ earlier: VarnishCounters) -> VarnishCounters {
+    package func since(_ earlier: VarnishCounters) -> VarnishCounters {
         func d(_ a: UInt64, _ b: UInt64) -> UInt64 { a > b ? a - b : 0 }
         var c = VarnishCounters()
         c.hits = d(hits, earlier.hits)
@@ -63,7 +63,7 @@ public struct VarnishCounters: Sendable, Equatable {
         return c
     }
 
-    public static func + (a: VarnishCounters, b: VarnishCounters) -> VarnishCounters {
+    package static func + (a: VarnishCounters, b: VarnishCounters) -> VarnishCounters {
         var c = a
         c.hits += b.hits; c.misses += b.misses; c.collapsed += b.collapsed; c.hitForMiss += b.hitForMiss
         c.hitForPass += b.hitForPass; c.graceHits += b.graceHits; c.bodyBytes += b.bodyBytes
@@ -72,7 +72,7 @@ public struct VarnishCounters: Sendable, Equatable {
     }
 
     /// Reads the counters of the instance in `directory` (nil when varnishstat fails).
-    public static func read(directory: URL) -> VarnishCounters? {
+    package static func read(directory: URL) -> VarnishCounters? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/varnishstat")
         p.arguments = ["-n", directory.path, "-1"] + fields.flatMap { ["-f", $0] }

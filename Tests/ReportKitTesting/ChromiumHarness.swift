@@ -3,23 +3,23 @@ import XCTest
 
 /// Runs headless Chromium on a file for the browser tests: finds the executable, runs it with output to
 /// files (no pipe can fill up) and a timeout, and keeps artifacts (HTML, screenshots) for review.
-public enum ChromiumHarness {
+package enum ChromiumHarness {
     /// Generous bound for one Chromium run on a loaded 2-core machine (a run takes ~1-2 s here).
-    public static let timeoutSeconds = 90.0
+    package static let timeoutSeconds = 90.0
 
     /// Flags for every run: headless, no sandbox (containers), no GPU, page console messages on stderr.
-    public static let commonArguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+    package static let commonArguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
                                   "--enable-logging=stderr", "--v=0"]
 
-    public struct RunResult {
-        public let exitCode: Int32
-        public let stdout: String
-        public let stderr: String
-        public let timedOut: Bool
+    package struct RunResult {
+        package let exitCode: Int32
+        package let stdout: String
+        package let stderr: String
+        package let timedOut: Bool
     }
 
     /// `chromium` (Debian) or `chromium-browser` on PATH; when absent, a skip outside CI and a failure with CI set.
-    public static func executable() throws -> URL {
+    package static func executable() throws -> URL {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             for name in ["chromium", "chromium-browser"] {
@@ -33,13 +33,13 @@ public enum ChromiumHarness {
         throw HarnessError.noChromium
     }
 
-    public enum HarnessError: Error, CustomStringConvertible {
+    package enum HarnessError: Error, CustomStringConvertible {
         case noChromium
-        public var description: String { "CI is set but no chromium executable is on PATH; `make test` must install the Debian package chromium" }
+        package var description: String { "CI is set but no chromium executable is on PATH; `make test` must install the Debian package chromium" }
     }
 
     /// A fresh scratch directory (the caller removes it).
-    public static func scratchDirectory(_ name: String) throws -> URL {
+    package static func scratchDirectory(_ name: String) throws -> URL {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent(name + "-" + ProcessInfo.processInfo.globallyUniqueString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -47,7 +47,7 @@ public enum ChromiumHarness {
     }
 
     /// Runs the browser, killing it after `timeoutSeconds`.
-    public static func run(_ executable: URL, arguments: [String], in directory: URL, name: String) throws -> RunResult {
+    package static func run(_ executable: URL, arguments: [String], in directory: URL, name: String) throws -> RunResult {
         let stdoutFile = directory.appendingPathComponent(name + ".stdout")
         let stderrFile = directory.appendingPathComponent(name + ".stderr")
         try Data().write(to: stdoutFile)
@@ -83,7 +83,7 @@ public enum ChromiumHarness {
 
     /// Chromium logs page console messages (script errors, CSP refusals of external resources) as
     /// `INFO:CONSOLE` lines and network failures as `net::ERR_…`; a self-contained page produces none.
-    public static func loadProblems(_ stderr: String) -> [String] {
+    package static func loadProblems(_ stderr: String) -> [String] {
         stderr.split(separator: "\n").map(String.init).filter { line in
             line.contains("CONSOLE") || line.contains("Uncaught") || line.contains("ERR_") || line.contains("violates")
         }
@@ -91,14 +91,14 @@ public enum ChromiumHarness {
 
     /// Where screenshots and pages are kept for review: REPORTKIT_ARTIFACTS_DIR, else
     /// `.build/test-artifacts/report` in the package.
-    public static func artifactsDirectory() -> URL {
+    package static func artifactsDirectory() -> URL {
         if let keep = ProcessInfo.processInfo.environment["REPORTKIT_ARTIFACTS_DIR"] { return URL(fileURLWithPath: keep) }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return packageRoot.appendingPathComponent(".build/test-artifacts/report")
     }
 
     /// Copies `files` into the artifacts directory (replacing older copies).
-    public static func keep(_ files: [URL]) throws {
+    package static func keep(_ files: [URL]) throws {
         let target = artifactsDirectory()
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
         for file in files {
@@ -109,7 +109,7 @@ public enum ChromiumHarness {
     }
 
     /// The PNG's width and height from its IHDR chunk; nil when `bytes` is not a PNG.
-    public static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    package static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.count >= 24, Array(bytes.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else { return nil }
         return (bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, bytes[20..<24].reduce(0) { $0 << 8 | Int($1) })
     }

@@ -4,18 +4,18 @@ import XCTest
 
 extension XCTestCase {
     /// Smallest acceptable rendered text, CSS px.
-    public static var reportTextPxMin: Double { 11 }
+    package static var reportTextPxMin: Double { 11 }
     /// Height of the review screenshots, CSS px (the top of the report: header, headlines, first charts).
-    public static var reportScreenshotHeight: Int { 3000 }
+    package static var reportScreenshotHeight: Int { 3000 }
 
     /// Renders `report` (HTMLRenderer), measures an instrumented copy at 1400 and 390 px and keeps a screenshot of the
     /// real (script-free) page at each width.
-    public func assertReportLayout(of report: Report, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    package func assertReportLayout(of report: Report, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         try assertReportLayout(html: HTMLRenderer().render(report), name: name, expectedCharts: expectedCharts, file: file, line: line)
     }
 
     /// The same checks for a rendered report page (e.g. a report.html a command wrote).
-    public func assertReportLayout(html: String, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    package func assertReportLayout(html: String, name: String, expectedCharts: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let chromium = try ChromiumHarness.executable()
         let directory = try ChromiumHarness.scratchDirectory("reportkit-layout")
         defer { try? FileManager.default.removeItem(at: directory) }

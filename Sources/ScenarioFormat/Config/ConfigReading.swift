@@ -176,11 +176,11 @@ extension ConfigReadable {
         return value
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self = try Self.read(from: decoder, defaults: Self.defaultValue)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: ConfigKey.self)
         for f in Self.fields { try f.write(&c, self) }
     }

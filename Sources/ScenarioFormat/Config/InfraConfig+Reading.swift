@@ -40,7 +40,7 @@ extension NetworkProfile: Decodable, Encodable, ConfigReadable {
 }
 
 extension NetworkConfig: Decodable, Encodable {
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: ConfigKey.self)
         var issues: [ConfigIssue] = []
         for k in c.allKeys where !NetworkClass.allCases.contains(where: { $0.description == k.stringValue }) {
@@ -60,7 +60,7 @@ extension NetworkConfig: Decodable, Encodable {
         self = config
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: ConfigKey.self)
         for cls in NetworkClass.allCases { try c.encode(self[cls], forKey: ConfigKey(cls.description)) }
     }
@@ -92,7 +92,7 @@ extension RegionConfig: Decodable, Encodable, ConfigReadable {
 }
 
 extension BackgroundPressure: Decodable, Encodable {
-    public init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: ConfigKey.self)
         func value<T: Decodable>(_ key: String) throws -> T { try c.decode(T.self, forKey: ConfigKey(key)) }
         let kind: String = try value("kind")
@@ -123,7 +123,7 @@ extension BackgroundPressure: Decodable, Encodable {
         if !issues.isEmpty { throw ConfigIssues(issues) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: ConfigKey.self)
         switch self {
         case .none: try c.encode("none", forKey: ConfigKey("kind"))
@@ -265,18 +265,18 @@ private func describedCase<C: CaseIterable & CustomStringConvertible>(_ decoder:
 }
 
 extension NetworkClass: Decodable, Encodable {
-    public init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "wifi, 5g, lte, 4g, 3g, 2g, slow-2g") }
+    @usableFromInline package init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "wifi, 5g, lte, 4g, 3g, 2g, slow-2g") }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
     }
 }
 
 extension EffectiveConnectionType: Decodable, Encodable {
-    public init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "slow-2g, 2g, 3g, 4g") }
+    @usableFromInline package init(from decoder: any Decoder) throws { self = try describedCase(decoder, spelled: "slow-2g, 2g, 3g, 4g") }
 
-    public func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
     }

@@ -54,7 +54,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
 
     /// The InfraModel configuration a run uses: the section as written, with the per-second
     /// series stretched to cover the whole horizon.
-    public var effectiveInfra: InfraConfig {
+    package var effectiveInfra: InfraConfig {
         var infra = self.infra
         infra.metricsHorizonSeconds = max(infra.metricsHorizonSeconds, Int(horizonSeconds.rounded(.up)))
         return infra

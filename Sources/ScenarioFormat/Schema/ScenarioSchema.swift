@@ -10,21 +10,21 @@ import Stochastic
 /// unknown keys, as the readers do; a top-level `$schema` string is allowed (and ignored by them).
 /// The schema can be looser than the readers (rules relating several fields, PreloadKit's policy
 /// checks and the payload size are theirs alone), never stricter.
-public enum ScenarioSchema {
+package enum ScenarioSchema {
     /// The files a schema is generated for.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         case scenario, sweep
     }
 
     /// Where the committed schema lives, relative to the package root.
-    public static func committedPath(_ kind: Kind) -> String { "docs/schema/\(kind.rawValue).schema.json" }
+    package static func committedPath(_ kind: Kind) -> String { "docs/schema/\(kind.rawValue).schema.json" }
 
     /// The description of the top-level `$schema` key.
     static let schemaKeyText = "The JSON Schema editors validate this file with (a path relative to the file, or a URL); prestage ignores it."
 
     /// The schema of `kind` as pretty JSON text, and the gaps found (types without a schema,
     /// fields without doc text; empty for a complete declaration set).
-    public static func generate(_ kind: Kind) -> (text: String, gaps: [String]) {
+    package static func generate(_ kind: Kind) -> (text: String, gaps: [String]) {
         let log = SchemaLog()
         let root: JSONValue
         let title: String

@@ -5,32 +5,32 @@ import Darwin
 #endif
 
 /// How well a fitted CDF matches the data.
-public struct GoodnessOfFit: Sendable, Equatable, Codable {
+@usableFromInline package struct GoodnessOfFit: Sendable, Equatable, Codable {
     /// The Kolmogorov–Smirnov distance sup |F̂(x) − F(x)|, with F̂ the Kaplan–Meier estimate (the
     /// empirical CDF when nothing is censored), taken over the observed values.
-    public let ksStatistic: Double
+    @usableFromInline package let ksStatistic: Double
     /// The asymptotic Kolmogorov p-value (Stephens' small-sample correction) for an uncensored
     /// sample; nil with censoring. The parameters were estimated from the same data, so it is
     /// conservative (too large): read it as a screen, not a test.
-    public let ksPValue: Double?
+    @usableFromInline package let ksPValue: Double?
 }
 
 /// Kolmogorov–Smirnov distances, Kaplan–Meier curves and QQ points for censored samples.
-public enum GoodnessOfFitTest {
+@usableFromInline package enum GoodnessOfFitTest {
     /// One step of a Kaplan–Meier curve.
-    public struct SurvivalStep: Sendable, Equatable {
+    @usableFromInline package struct SurvivalStep: Sendable, Equatable {
         /// An observed value.
-        public let time: Double
+        @usableFromInline package let time: Double
         /// Ŝ just before `time`.
-        public let survivalBefore: Double
+        @usableFromInline package let survivalBefore: Double
         /// Ŝ at `time` (after the step).
-        public let survival: Double
+        @usableFromInline package let survival: Double
     }
 
     /// The Kaplan–Meier estimate of P(X > t) at each distinct observed value (ties: events before
     /// censorings at the same value, the usual convention).
     /// - Complexity: O(n log n).
-    public static func kaplanMeier(_ sample: CensoredSample) -> [SurvivalStep] {
+    @usableFromInline package static func kaplanMeier(_ sample: CensoredSample) -> [SurvivalStep] {
         var events = sample.observed.map { ($0, 0) } + sample.censored.map { ($0, 1) }
         events.sort { ($0.0, $0.1) < ($1.0, $1.1) }
         var atRisk = Double(events.count)
@@ -58,7 +58,7 @@ public enum GoodnessOfFitTest {
     /// The KS distance between the Kaplan–Meier estimate of `sample` and `cdf`.
     /// With a resolution r, the curve's step at a grid value x holds the values in its cell, so it is
     /// compared with F(x + r/2) after the step and F(x − r/2) before it.
-    public static func kolmogorovSmirnov(_ sample: CensoredSample, cdf: (Double) -> Double) -> GoodnessOfFit {
+    @usableFromInline package static func kolmogorovSmirnov(_ sample: CensoredSample, cdf: (Double) -> Double) -> GoodnessOfFit {
         var d = 0.0
         let half = sample.resolution / 2
         for step in kaplanMeier(sample) {
@@ -70,7 +70,7 @@ public enum GoodnessOfFitTest {
     }
 
     /// P(D_n > d) ≈ Q_KS((√n + 0.12 + 0.11/√n) d), Q_KS(λ) = 2 Σ_{k≥1} (−1)^(k−1) e^(−2k²λ²).
-    public static func kolmogorovPValue(_ d: Double, n: Int) -> Double {
+    @usableFromInline package static func kolmogorovPValue(_ d: Double, n: Int) -> Double {
         let rn = Double(n).squareRoot()
         let lambda = (rn + 0.12 + 0.11 / rn) * d
         guard lambda > 0.2 else { return 1 }
@@ -87,7 +87,7 @@ public enum GoodnessOfFitTest {
     /// Up to `count` QQ points (empirical quantile, model quantile) at probabilities
     /// (j − ½)/count, the empirical quantile read off the Kaplan–Meier curve; probabilities beyond
     /// the curve's reach (heavy censoring) are left out.
-    public static func qqPoints(_ sample: CensoredSample, count: Int, quantile: (Double) -> Double) -> [(empirical: Double, model: Double)] {
+    @usableFromInline package static func qqPoints(_ sample: CensoredSample, count: Int, quantile: (Double) -> Double) -> [(empirical: Double, model: Double)] {
         let steps = kaplanMeier(sample)
         var out: [(empirical: Double, model: Double)] = []
         var k = 0

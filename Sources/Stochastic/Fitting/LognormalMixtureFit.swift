@@ -18,34 +18,34 @@ import Darwin
 ///
 /// Intervals come from a nonparametric bootstrap (values resampled with replacement from a fixed
 /// seed, EM restarted from the fit, components matched by order of μ; percentile intervals).
-public struct LognormalMixtureFit: Sendable {
+@usableFromInline package struct LognormalMixtureFit: Sendable {
     /// One lognormal component; `weight` is its share among events (the weights sum to 1).
-    public struct Component: Sendable, Equatable, Codable {
-        public let weight: Double
-        public let mu: Double
-        public let sigma: Double
+    @usableFromInline package struct Component: Sendable, Equatable, Codable {
+        @usableFromInline package let weight: Double
+        @usableFromInline package let mu: Double
+        @usableFromInline package let sigma: Double
         /// e^μ.
-        public var median: Double { exp(mu) }
+        @usableFromInline package var median: Double { exp(mu) }
     }
 
     /// Components in increasing order of μ (for three: burst, body, tail).
-    public let components: [Component]
+    @usableFromInline package let components: [Component]
     /// P(the event happens at all); 1 without the cure share.
-    public let eventProbability: Double
-    public let modelsNeverShare: Bool
-    public let logLikelihood: Double
-    public let aic: Double
-    public let bic: Double
+    @usableFromInline package let eventProbability: Double
+    @usableFromInline package let modelsNeverShare: Bool
+    @usableFromInline package let logLikelihood: Double
+    @usableFromInline package let aic: Double
+    @usableFromInline package let bic: Double
     /// KS distance of the Kaplan–Meier curve from eventProbability · F_mixture.
-    public let goodness: GoodnessOfFit
+    @usableFromInline package let goodness: GoodnessOfFit
     /// Bootstrap percentile intervals: `eventProbability` (with the cure share), then per component
     /// `components[i].weight`, `.median`, `.sigma`. Empty when no bootstrap was run.
-    public let intervals: [FittedParameter]
-    public let observedCount: Int
-    public let censoredCount: Int
+    @usableFromInline package let intervals: [FittedParameter]
+    @usableFromInline package let observedCount: Int
+    @usableFromInline package let censoredCount: Int
 
     /// The delay distribution (given that the event happens) in scenario form.
-    public var distribution: Distribution {
+    @usableFromInline package var distribution: Distribution {
         if components.count == 1 { return .lognormal(mu: components[0].mu, sigma: components[0].sigma) }
         return .mixture(components: components.map {
             Distribution.MixtureComponent(weight: $0.weight, distribution: .lognormal(mu: $0.mu, sigma: $0.sigma))
@@ -53,13 +53,13 @@ public struct LognormalMixtureFit: Sendable {
     }
 
     /// P(delay ≤ x | the event happens).
-    public func cdf(_ x: Double) -> Double {
+    @usableFromInline package func cdf(_ x: Double) -> Double {
         guard x > 0 else { return 0 }
         return components.reduce(0) { $0 + $1.weight * gsl_cdf_lognormal_P(x, $1.mu, $1.sigma) }
     }
 
     /// The u-quantile of the delay given the event, by bisection on ln x.
-    public func quantile(_ u: Double) -> Double {
+    @usableFromInline package func quantile(_ u: Double) -> Double {
         var low = components.map { $0.mu - 12 * $0.sigma }.min() ?? -50
         var high = components.map { $0.mu + 12 * $0.sigma }.max() ?? 50
         for _ in 0..<200 {
@@ -72,7 +72,7 @@ public struct LognormalMixtureFit: Sendable {
 }
 
 /// Fitting `LognormalMixtureFit`s.
-public enum LognormalMixtureEM {
+@usableFromInline package enum LognormalMixtureEM {
     static let iterationsMax = 3000
     static let relativeTolerance = 1e-9
     static let sigmaMin = 1e-3
@@ -90,7 +90,7 @@ public enum LognormalMixtureEM {
     ///   - neverShare: model a share of values that never happen (censored values may be never-events).
     ///   - bootstrapReplicates: 0 for none.
     ///   - seed: the bootstrap's resampling stream.
-    public static func fit(_ sample: CensoredSample, componentsMax: Int = 3, neverShare: Bool,
+    @usableFromInline package static func fit(_ sample: CensoredSample, componentsMax: Int = 3, neverShare: Bool,
                            confidenceLevel: Double = 0.95, bootstrapReplicates: Int = 30,
                            seed: UInt64 = 1) throws(FitError) -> LognormalMixtureFit {
         GSLRuntime.ensureInitialised()

@@ -6,14 +6,14 @@ import Darwin
 #endif
 
 /// One fitted parameter with its confidence interval.
-public struct FittedParameter: Sendable, Equatable, Codable {
+@usableFromInline package struct FittedParameter: Sendable, Equatable, Codable {
     /// The `Distribution` JSON key (`mu`, `shape`, ...).
-    public let name: String
-    public let estimate: Double
-    public let lower: Double
-    public let upper: Double
+    @usableFromInline package let name: String
+    @usableFromInline package let estimate: Double
+    @usableFromInline package let lower: Double
+    @usableFromInline package let upper: Double
 
-    public init(name: String, estimate: Double, lower: Double, upper: Double) {
+    @usableFromInline package init(name: String, estimate: Double, lower: Double, upper: Double) {
         self.name = name
         self.estimate = estimate
         self.lower = lower
@@ -22,25 +22,25 @@ public struct FittedParameter: Sendable, Equatable, Codable {
 }
 
 /// A maximum-likelihood fit of one family to a (possibly censored) sample.
-public struct ParametricFit: Sendable {
-    public let family: ParametricFamily
+@usableFromInline package struct ParametricFit: Sendable {
+    @usableFromInline package let family: ParametricFamily
     /// Natural parameters with Wald intervals from the observed information (see `MaximumLikelihood`).
-    public let parameters: [FittedParameter]
-    public let logLikelihood: Double
+    @usableFromInline package let parameters: [FittedParameter]
+    @usableFromInline package let logLikelihood: Double
     /// 2k − 2 ln L.
-    public let aic: Double
+    @usableFromInline package let aic: Double
     /// k ln n − 2 ln L (n counts observed and censored values).
-    public let bic: Double
-    public let goodness: GoodnessOfFit
-    public let observedCount: Int
-    public let censoredCount: Int
+    @usableFromInline package let bic: Double
+    @usableFromInline package let goodness: GoodnessOfFit
+    @usableFromInline package let observedCount: Int
+    @usableFromInline package let censoredCount: Int
 
     /// The fitted distribution in scenario form.
-    public var distribution: Distribution { family.distribution(parameters.map(\.estimate)) }
+    @usableFromInline package var distribution: Distribution { family.distribution(parameters.map(\.estimate)) }
     /// F(x) of the fit.
-    public func cdf(_ x: Double) -> Double { family.cdf(x, parameters.map(\.estimate)) }
+    @usableFromInline package func cdf(_ x: Double) -> Double { family.cdf(x, parameters.map(\.estimate)) }
     /// F⁻¹(u) of the fit, u in (0, 1).
-    public func quantile(_ u: Double) -> Double { family.quantile(u, parameters.map(\.estimate)) }
+    @usableFromInline package func quantile(_ u: Double) -> Double { family.quantile(u, parameters.map(\.estimate)) }
 }
 
 /// Maximum-likelihood estimation with right censoring: the likelihood is Π f(xᵢ) · Π S(cⱼ).
@@ -56,7 +56,7 @@ public struct ParametricFit: Sendable {
 /// differences) is inverted; θ̂ᵢ ± z·√(I⁻¹)ᵢᵢ with z = Φ⁻¹((1 + level) / 2), mapped back through exp
 /// for positive parameters (so intervals stay positive and are asymmetric). Pareto's scale (the
 /// sample minimum, biased upwards) gets the exact interval [m · (1 − level)^(1/(n α̂)), m].
-public enum MaximumLikelihood {
+@usableFromInline package enum MaximumLikelihood {
     /// Nelder–Mead stops when the simplex is this small (θ is on a log scale: a relative size).
     static let simplexSizeTolerance = 1e-10
     static let iterationsMax = 2000
@@ -66,7 +66,7 @@ public enum MaximumLikelihood {
     /// Fits `family` to `sample`.
     /// - Throws: `FitError.noConvergence` when no finite likelihood is found or the information
     ///   matrix is not positive definite (e.g. a two-parameter family on identical values).
-    public static func fit(_ family: ParametricFamily, to sample: CensoredSample,
+    @usableFromInline package static func fit(_ family: ParametricFamily, to sample: CensoredSample,
                            confidenceLevel: Double = 0.95) throws(FitError) -> ParametricFit {
         GSLRuntime.ensureInitialised()
         let summary = SampleSummary(sample.observed)
@@ -122,7 +122,7 @@ public enum MaximumLikelihood {
 
     /// Every family that fits, best (lowest AIC) first; families that fail are left out.
     /// - Throws: the last family's error when none fits.
-    public static func fitAll(_ sample: CensoredSample, families: [ParametricFamily] = ParametricFamily.allCases,
+    @usableFromInline package static func fitAll(_ sample: CensoredSample, families: [ParametricFamily] = ParametricFamily.allCases,
                               confidenceLevel: Double = 0.95) throws(FitError) -> [ParametricFit] {
         var fits: [ParametricFit] = []
         var lastError = FitError.noConvergence("no family given")

@@ -8,11 +8,11 @@ import Darwin
 /// The one- and two-parameter families fitted by maximum likelihood, on (0, inf) (Pareto on
 /// [scale, inf)). Each is parameterised for the optimiser by an unconstrained vector θ: the log of
 /// every positive parameter, the lognormal's `mu` as is.
-public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
+@usableFromInline package enum ParametricFamily: String, Sendable, CaseIterable, Codable {
     case exponential, lognormal, gamma, weibull, pareto
 
     /// Names of the natural parameters, in `Distribution`'s JSON keys.
-    public var parameterNames: [String] {
+    @usableFromInline package var parameterNames: [String] {
         switch self {
         case .exponential: return ["mean"]
         case .lognormal: return ["mu", "sigma"]
@@ -66,7 +66,7 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
     }
 
     /// The fitted distribution in scenario form.
-    public func distribution(_ p: [Double]) -> Distribution {
+    @usableFromInline package func distribution(_ p: [Double]) -> Distribution {
         switch self {
         case .exponential: return .exponential(mean: p[0])
         case .lognormal: return .lognormal(mu: p[0], sigma: p[1])
@@ -112,7 +112,7 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
     }
 
     /// F(x) through `gsl_cdf_*_P`.
-    public func cdf(_ x: Double, _ p: [Double]) -> Double {
+    @usableFromInline package func cdf(_ x: Double, _ p: [Double]) -> Double {
         GSLRuntime.ensureInitialised()
         guard x > 0 else { return 0 }
         switch self {
@@ -125,7 +125,7 @@ public enum ParametricFamily: String, Sendable, CaseIterable, Codable {
     }
 
     /// F⁻¹(u) through `gsl_cdf_*_Pinv`, u in (0, 1).
-    public func quantile(_ u: Double, _ p: [Double]) -> Double {
+    @usableFromInline package func quantile(_ u: Double, _ p: [Double]) -> Double {
         GSLRuntime.ensureInitialised()
         switch self {
         case .exponential: return gsl_cdf_exponential_Pinv(u, p[0])

@@ -1,18 +1,18 @@
 import CGSL
 
 /// A share with its exact (Clopper–Pearson) confidence interval.
-public struct Proportion: Sendable, Equatable, Codable {
-    public let successes: Int
-    public let trials: Int
-    public let estimate: Double
-    public let lower: Double
-    public let upper: Double
+@usableFromInline package struct Proportion: Sendable, Equatable, Codable {
+    @usableFromInline package let successes: Int
+    @usableFromInline package let trials: Int
+    @usableFromInline package let estimate: Double
+    @usableFromInline package let lower: Double
+    @usableFromInline package let upper: Double
 
     /// `successes` of `trials` (0 ≤ successes ≤ trials, trials > 0) at `confidenceLevel`: the ends
     /// solve P(X ≥ s | p_lower) = α/2 and P(X ≤ s | p_upper) = α/2 for X ~ Binomial(trials, p)
     /// (`gsl_cdf_binomial_Q`/`_P`, by bisection: `gsl_cdf_beta_Pinv` returns NaN for large counts),
     /// so it covers the true share with probability at least the level for every share.
-    public init(successes: Int, trials: Int, confidenceLevel: Double = 0.95) {
+    @usableFromInline package init(successes: Int, trials: Int, confidenceLevel: Double = 0.95) {
         GSLRuntime.ensureInitialised()
         precondition(trials > 0 && successes >= 0 && successes <= trials, "Proportion needs 0 <= successes <= trials, trials > 0")
         let alpha = 1 - confidenceLevel
