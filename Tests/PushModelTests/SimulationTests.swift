@@ -52,7 +52,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(r.series.prestageEdgeRequests.totalCount, p.requests, "per-second requests sum (seed \(seed))")
         XCTAssertEqual(r.series.prestageEdgeHits.totalCount, p.hits, "per-second hits sum (seed \(seed))")
         XCTAssertEqual(r.missesByRegion.reduce(0) { $0 + $1.perBin.reduce(0) { $0 + $1[1] } }, p.misses, "misses by region (seed \(seed))")
-        for t in r.tiers where t.tier != "origin" {
+        for t in r.tiers where t.tier != .origin {
             XCTAssertEqual(t.requests, t.freshHits + t.staleHits + t.misses, "\(t.tier): requests = hits + misses (seed \(seed))")
         }
         let origin = try XCTUnwrap(r.tier(.origin))
