@@ -9,8 +9,8 @@ extension InfraWorld {
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
     /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
     package mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
-        guard Int(r.objectID) < catalog.count else { throw InfraError.unknownObject(r.objectID) }
-        guard Int(r.regionID) < regionPop.count else { throw InfraError.unknownRegion(r.regionID) }
+        guard r.objectID.index < catalog.count else { throw InfraError.unknownObject(r.objectID.rawValue) }
+        guard r.regionID.index < regionPop.count else { throw InfraError.unknownRegion(r.regionID.rawValue) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
         guard let rid = requests.allocate() else { throw InfraError.requestsInFlightLimit(config.requestsInFlightMax) }
         let id = rid.rawValue
@@ -22,18 +22,18 @@ extension InfraWorld {
         let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
         let failed = deviceRng.bernoulli(failureProbability[c])
         let stalled = deviceRng.bernoulli(stallProbability[c])
-        let pop = regionPop[Int(r.regionID)]
+        let pop = regionPop[r.regionID.index]
         // The PoP's processing time for the response, drawn last from the same stream so that the
         // request's device-side draws cost one re-seed (a failed request never reaches the PoP).
         let processingTicks = failed ? 0 : sampledTicks(max(0, samplers[Int(processingSamplerIndex[Int(pop)])].sample(deviceRng)))
-        let rtt = accessRtt + regionPathRttSeconds[Int(r.regionID)]
+        let rtt = accessRtt + regionPathRttSeconds[r.regionID.index]
         let rttTicks = sampledTicks(rtt)
 
         let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
-        requests[i] = RequestRecord(key: cacheKey(object: r.objectID, token: r.signedToken), entity: r.entity,
+        requests[i] = RequestRecord(key: cacheKey(object: r.objectID.rawValue, token: r.signedToken), entity: r.entity,
                                     rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
                                     endTicks: now, deviceDoneTicks: now, processingTicks: processingTicks, bytes: 0,
-                                    object: r.objectID, region: r.regionID, pop: pop, replyTarget: r.replyTarget,
+                                    object: r.objectID.rawValue, region: r.regionID.rawValue, pop: pop, replyTarget: r.replyTarget,
                                     replyTag: r.replyTag, condition: r.ifNoneMatch, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled)
@@ -49,7 +49,7 @@ extension InfraWorld {
             return RequestID(rawValue: id)
         }
         var placeholder = false
-        if config.placeholder.enabled && catalog.placeholderEligible[Int(r.objectID)] {
+        if config.placeholder.enabled && catalog.placeholderEligible[r.objectID.index] {
             placeholder = (r.saveData && config.placeholder.onSaveData) || ect <= config.placeholder.maxEffectiveConnectionType
         }
         if placeholder { requests[i].outcome = FetchOutcome.placeholder.rawValue }

@@ -40,8 +40,8 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
 /// A device's fetch. The reply is an event `replyKind` to `replyTarget` whose payload is
 /// `UInt64(replyTag) << 32 | requestID` (decode with ``InfraWorld/decodeReply(_:)``).
 @usableFromInline package struct FetchRequest: Sendable {
-    package var objectID: UInt32
-    package var regionID: UInt32
+    package var objectID: ObjectID
+    package var regionID: RegionID
     package var networkClass: NetworkClass
     /// Random-stream entity of this request (e.g. device id << 16 | asset index): every variate
     /// of the request (RTT, throughput, failure, stall, edge processing) comes from streams keyed
@@ -63,7 +63,7 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
     /// (``TierConfig/notModifiedBytes``), when the copy it serves has that version.
     package var ifNoneMatch: UInt32
 
-    @usableFromInline package init(objectID: UInt32, regionID: UInt32, networkClass: NetworkClass, entity: UInt64,
+    @usableFromInline package init(objectID: ObjectID, regionID: RegionID, networkClass: NetworkClass, entity: UInt64,
                 connectionWarm: Bool = false, saveData: Bool = false, signedToken: UInt32 = 0,
                 timeout: SimDuration = .seconds(30), replyKind: EventKind, replyTarget: UInt32, replyTag: UInt32 = 0,
                 ifNoneMatch: UInt32 = 0) {

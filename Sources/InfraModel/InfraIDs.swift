@@ -30,14 +30,14 @@ package struct LinkID: TypedIndex {
 }
 
 /// A region of the topology (``TopologyConfig/effectiveRegions``): `0..<regionCount`.
-package struct RegionID: TypedIndex {
-    package var rawValue: UInt32
+@usableFromInline package struct RegionID: TypedIndex {
+    @usableFromInline package var rawValue: UInt32
     @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 
 /// A tracked object of the ``ObjectCatalog`` (assigned densely from 0).
-package struct ObjectID: TypedIndex {
-    package var rawValue: UInt32
+@usableFromInline package struct ObjectID: TypedIndex {
+    @usableFromInline package var rawValue: UInt32
     @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 }
 

@@ -250,11 +250,7 @@ extension PreloadSession {
         }
         endFetch(index, as: .finished, received: c.bytesReceived)
         request = parsed
-        assetsKnown = true
-        phase = .fetchingAssets
-        selectAssets()
-        log(.pushAccepted(format: parsed.format, selectedAssets: slots.count, deadline: hardDeadline))
-        pump(now: now)
+        startAssets(format: parsed.format, now: now)
         settle(now: now)
     }
 

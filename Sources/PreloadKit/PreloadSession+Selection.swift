@@ -32,13 +32,19 @@ extension PreloadSession {
                 startFetch(url: manifestURL, purpose: .manifest, slot: -1, byteLimit: byteLimit, revalidation: false, now: now)
             }
         } else {
-            assetsKnown = true
-            phase = .fetchingAssets
-            selectAssets()
-            log(.pushAccepted(format: request.format, selectedAssets: slots.count, deadline: hardDeadline))
-            pump(now: now)
+            startAssets(format: request.format, now: now)
         }
         settle(now: now)
+    }
+
+    /// The assets are known (from the payload, or from the manifest just fetched): select them,
+    /// log the push as accepted in `format` with that selection, and start their fetches.
+    mutating func startAssets(format: PayloadFormat, now: Instant) {
+        assetsKnown = true
+        phase = .fetchingAssets
+        selectAssets()
+        log(.pushAccepted(format: format, selectedAssets: slots.count, deadline: hardDeadline))
+        pump(now: now)
     }
 
     /// Selects the critical assets with `SelectionRule.select` (the one selection

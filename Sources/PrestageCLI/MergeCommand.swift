@@ -62,7 +62,7 @@ struct MergeCommand: ParsableCommand {
             env.standardError.write("prestage merge: \(error)\n")
             return .badInput
         }
-        do {
+        return writingResults(directory, command: "merge", failure: "Writing the merged results failed", environment: env) {
             try directory.write(try CanonicalJSON.encode(manifest), named: SweepFiles.manifestName)
             try directory.write(scenarioData, named: SweepFiles.scenarioName)
             let itemsURL = directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
@@ -76,10 +76,6 @@ struct MergeCommand: ParsableCommand {
             env.standardOutput.write(SweepCommand.pointTable(manifest: manifest, items: items, metrics: metrics))
             env.standardOutput.write("results: \(final.path)\n")
             return .ok
-        } catch {
-            env.standardError.write("prestage merge: cannot write the results: \(error)\n")
-            RunCommand.markIncomplete(directory, reason: "Writing the merged results failed: \(error)")
-            return .runFailed
         }
     }
 }

@@ -120,7 +120,7 @@ struct RunCommand: ParsableCommand {
             return .runFailed
         }
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        do {
+        return writingResults(directory, command: "run", environment: env) {
             let written = try run.write(scenario: scenario, hash: hash, results: results, invocation: invocation, runInfo: { events in
                 RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
                         memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
@@ -132,10 +132,6 @@ struct RunCommand: ParsableCommand {
                 if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
             }
             return .ok
-        } catch {
-            env.standardError.write("prestage run: cannot write the results: \(error)\n")
-            Self.markIncomplete(directory, reason: "Writing the results failed: \(error)")
-            return .runFailed
         }
     }
 

@@ -153,7 +153,7 @@ struct SweepCommand: ParsableCommand {
             env.standardError.write("prestage sweep: completed items kept in \(directory.partialURL.path); rerun to resume\n")
             return .runFailed
         }
-        do {
+        return writingResults(directory, command: "sweep", environment: env) {
             if let shard {
                 let info = SweepShardInfo(format: SweepShardInfo.formatName, sweepHash: manifest.sweepHash, shard: shard, items: mine.count)
                 try directory.write(try CanonicalJSON.encode(info), named: SweepFiles.shardName)
@@ -166,10 +166,6 @@ struct SweepCommand: ParsableCommand {
             let final = try directory.commit()
             env.standardOutput.write("results: \(final.path)\n")
             return .ok
-        } catch {
-            env.standardError.write("prestage sweep: cannot write the results: \(error)\n")
-            RunCommand.markIncomplete(directory, reason: "Writing the results failed: \(error)")
-            return .runFailed
         }
     }
 

@@ -11,14 +11,9 @@ package struct Metric: Codable, Sendable, Equatable {
     package var unit: String
     /// Which direction is better: `lower`, `higher` or `none`.
     package var better: String
+}
 
-    package init(name: String, value: Double, unit: String, better: String) {
-        self.name = name
-        self.value = value
-        self.unit = unit
-        self.better = better
-    }
-
+extension Metric {
     /// The metric of table row `spec` with `value`.
     package init(_ spec: MetricSpec, value: Double) {
         self.init(name: spec.name, value: value, unit: spec.unit.rawValue, better: spec.better.rawValue)

@@ -267,7 +267,7 @@ struct SessionDriver {
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
-        let request = InfraFetchRequest(objectID: object, regionID: slot[s].region, networkClass: slot[s].network, entity: entity,
+        let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,

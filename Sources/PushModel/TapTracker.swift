@@ -215,7 +215,7 @@ struct TapTracker {
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
         let reply = PushEvent.foregroundReplyAddress(tap)
-        let request = InfraFetchRequest(objectID: object, regionID: tRegion[t], networkClass: tNetwork[t], entity: entity,
+        let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: tRegion[t]), networkClass: tNetwork[t], entity: entity,
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
                                         signedToken: PushWorld.token(device, CampaignID(c)),
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,

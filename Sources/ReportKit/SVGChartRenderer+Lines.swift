@@ -8,13 +8,7 @@ extension SVGChartRenderer {
     func renderCDF(_ chart: CDFChart, prefix: String) -> String {
         let seriesPoints = chart.series.map { $0.points.filter { $0.value.isFinite && $0.fraction.isFinite } }
         let values = seriesPoints.flatMap { $0.map { $0.value } } + chart.markers.map { $0.at }.filter { $0.isFinite }
-        let xTicks: AxisTicks
-        switch chart.valueAxis.scale {
-        case .linear: xTicks = AxisTicks.linear(values.min() ?? 0, values.max() ?? 1, maxIntervals: layout.xIntervalsMax)
-        case .logarithmic:
-            let positive = values.filter { $0 > 0 }
-            xTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
+        let xTicks = Self.ticks(covering: values, scale: chart.valueAxis.scale, fromZero: false, intervalsMax: layout.xIntervalsMax)
         let yTicks = AxisTicks.linear(0, 1, maxIntervals: 5)
         let legend = chart.series.enumerated().map { index, series in
             LegendItem(name: series.name, color: series.color ?? .automatic(index), mark: .line(dash: (series.dash ?? .automatic(index)).pattern))
@@ -64,13 +58,7 @@ extension SVGChartRenderer {
         let xTicks = focus.map { AxisTicks.linear($0.fromSeconds, $0.toSeconds, maxIntervals: layout.xIntervalsMax) }
             ?? AxisTicks.linear(whole.fromSeconds, whole.toSeconds, maxIntervals: layout.xIntervalsMax)
         let yValues = Self.withReferences(finite.map { $0.value }, chart.referenceLines)
-        let yTicks: AxisTicks
-        switch chart.valueAxis.scale {
-        case .linear: yTicks = AxisTicks.linear(min(0, yValues.min() ?? 0), yValues.max() ?? 1, maxIntervals: 5)
-        case .logarithmic:
-            let positive = yValues.filter { $0 > 0 }
-            yTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
+        let yTicks = Self.ticks(covering: yValues, scale: chart.valueAxis.scale, fromZero: true, intervalsMax: 5)
         let legend = chart.series.enumerated().map { index, series in
             LegendItem(name: series.name, color: series.color ?? .automatic(index),
                        mark: series.style == .area ? .box : .line(dash: (series.dash ?? .automatic(index)).pattern))
@@ -181,21 +169,9 @@ extension SVGChartRenderer {
         let drawable = chart.series.map { $0.points.filter { $0.x.isFinite && $0.y.isFinite } }
         let xs = drawable.flatMap { $0.map { $0.x } }
         let ys = drawable.flatMap { $0.flatMap { [$0.y, $0.lower ?? $0.y, $0.upper ?? $0.y] } }.filter { $0.isFinite }
-        let xTicks: AxisTicks
-        switch chart.xAxis.scale {
-        case .linear: xTicks = AxisTicks.linear(xs.min() ?? 0, xs.max() ?? 1, maxIntervals: layout.xIntervalsMax)
-        case .logarithmic:
-            let positive = xs.filter { $0 > 0 }
-            xTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
+        let xTicks = Self.ticks(covering: xs, scale: chart.xAxis.scale, fromZero: false, intervalsMax: layout.xIntervalsMax)
         let yValues = Self.withReferences(ys, chart.referenceLines)
-        let yTicks: AxisTicks
-        switch chart.yAxis.scale {
-        case .linear: yTicks = AxisTicks.linear(min(0, yValues.min() ?? 0), yValues.max() ?? 1, maxIntervals: 5)
-        case .logarithmic:
-            let positive = yValues.filter { $0 > 0 }
-            yTicks = AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
-        }
+        let yTicks = Self.ticks(covering: yValues, scale: chart.yAxis.scale, fromZero: true, intervalsMax: 5)
         let legend = chart.series.enumerated().map { index, series in
             LegendItem(name: series.name, color: series.color ?? .automatic(index), mark: .line(dash: (series.dash ?? .automatic(index)).pattern))
         }
@@ -241,5 +217,21 @@ extension SVGChartRenderer {
         if xs.isEmpty { drawNoData(&svg, frame: frame) }
         svg.close("svg")
         return svg.text
+    }
+}
+
+extension SVGChartRenderer {
+    /// The ticks of an axis over `values` on `scale`. Linear: from the smallest value (from 0 or
+    /// below when `fromZero`, as value axes start) to the largest, at most `intervalsMax`
+    /// intervals; 0…1 without values. Logarithmic: over the positive values, 1…10 without any.
+    static func ticks(covering values: [Double], scale: AxisScale, fromZero: Bool, intervalsMax: Int) -> AxisTicks {
+        switch scale {
+        case .linear:
+            let lower = values.min() ?? 0
+            return AxisTicks.linear(fromZero ? min(0, lower) : lower, values.max() ?? 1, maxIntervals: intervalsMax)
+        case .logarithmic:
+            let positive = values.filter { $0 > 0 }
+            return AxisTicks.logarithmic(positive.min() ?? 1, positive.max() ?? 10)
+        }
     }
 }

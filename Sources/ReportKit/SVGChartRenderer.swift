@@ -333,25 +333,18 @@ package struct SVGChartRenderer: Sendable {
 
         var right: Double { left + width }
         var bottom: Double { top + height }
+    }
+}
 
-        init(left: Double, top: Double, width: Double, height: Double, totalHeight: Double, legendLeft: Double) {
-            self.left = left
-            self.top = top
-            self.width = width
-            self.height = height
-            self.totalHeight = totalHeight
-            self.legendLeft = legendLeft
-        }
-
-        /// The standard frame of an x/y chart: legend rows on top, then marker labels, then the plot.
-        init(layout: ChartLayout, legend: [LegendItem], hasMarkers: Bool, extraBottom: Double = 0) {
-            let left = layout.marginLeft
-            let width = layout.width - left - layout.marginRight
-            let legendHeight = SVGChartRenderer.legendHeight(legend, width: width)
-            let top = SVGChartRenderer.legendTop + legendHeight + (hasMarkers ? 2 * SVGChartRenderer.markerLabelRowHeight + 8 : 14)
-            self.init(left: left, top: top, width: width, height: layout.plotHeight,
-                      totalHeight: top + layout.plotHeight + SVGChartRenderer.marginBottom + extraBottom, legendLeft: left)
-        }
+extension SVGChartRenderer.PlotFrame {
+    /// The standard frame of an x/y chart: legend rows on top, then marker labels, then the plot.
+    init(layout: ChartLayout, legend: [LegendItem], hasMarkers: Bool, extraBottom: Double = 0) {
+        let left = layout.marginLeft
+        let width = layout.width - left - layout.marginRight
+        let legendHeight = SVGChartRenderer.legendHeight(legend, width: width)
+        let top = SVGChartRenderer.legendTop + legendHeight + (hasMarkers ? 2 * SVGChartRenderer.markerLabelRowHeight + 8 : 14)
+        self.init(left: left, top: top, width: width, height: layout.plotHeight,
+                  totalHeight: top + layout.plotHeight + SVGChartRenderer.marginBottom + extraBottom, legendLeft: left)
     }
 }
 

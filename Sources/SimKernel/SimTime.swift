@@ -59,6 +59,15 @@ func formatSeconds(ticks: Int64) -> String {
 }
 
 extension TickCount {
+    /// No ticks: the simulation epoch (`SimTime`), the empty span (`SimDuration`).
+    @inlinable
+    package static var zero: Self { Self(ticks: 0) }
+
+    /// The largest tick count: the last representable instant (`RunLimits.timeMax`'s default, "no
+    /// time limit"), the longest span.
+    @inlinable
+    package static var max: Self { Self(ticks: Int64.max) }
+
     /// `s` seconds, rounded to the nearest microsecond.
     /// - Precondition: `s` is finite and within ±9.2e12 s. For user input use `init?(validatingSeconds:)`.
     @inlinable
@@ -110,11 +119,6 @@ extension TickCount {
     /// Microseconds since the simulation epoch.
     @usableFromInline package var ticks: Int64
 
-    /// The epoch.
-    @usableFromInline package static let zero = SimTime(ticks: 0)
-    /// The largest representable instant; `RunLimits.timeMax`'s default ("no time limit").
-    @usableFromInline package static let max = SimTime(ticks: Int64.max)
-
     /// The instant `ticks` microseconds after the epoch.
     @inlinable
     package init(ticks: Int64) { self.ticks = ticks }
@@ -147,11 +151,6 @@ extension TickCount {
 @usableFromInline package struct SimDuration: TickCount {
     /// Microseconds.
     @usableFromInline package var ticks: Int64
-
-    /// The empty duration.
-    @usableFromInline package static let zero = SimDuration(ticks: 0)
-    /// The largest representable duration.
-    @usableFromInline package static let max = SimDuration(ticks: Int64.max)
 
     /// A duration of `ticks` microseconds.
     @inlinable

@@ -111,7 +111,7 @@ struct PurgeDriver: EventHandler {
 
 func request(object: UInt32, region: UInt32 = 0, network: NetworkClass = .lte, entity: UInt64,
              timeout: SimDuration = .seconds(30)) -> FetchRequest {
-    FetchRequest(objectID: object, regionID: region, networkClass: network, entity: entity,
+    FetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: region), networkClass: network, entity: entity,
                  timeout: timeout, replyKind: TestKind.reply, replyTarget: 0)
 }
 

@@ -12,13 +12,6 @@ import Darwin
     @usableFromInline package let estimate: Double
     @usableFromInline package let lower: Double
     @usableFromInline package let upper: Double
-
-    @usableFromInline package init(name: String, estimate: Double, lower: Double, upper: Double) {
-        self.name = name
-        self.estimate = estimate
-        self.lower = lower
-        self.upper = upper
-    }
 }
 
 /// A maximum-likelihood fit of one family to a (possibly censored) sample.
