@@ -66,6 +66,45 @@ extension PushMetrics {
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
     }
 
+    /// The metrics that report one driver counter as it is.
+    static var counterMetrics: [(MetricID, KeyPath<DriverCounters, UInt64>)] { [
+        (.extensionFetchesStarted, \.fetchesStarted),
+        (.tapsDuringSession, \.tapsDuringSession),
+        (.tapsScheduled, \.tapsScheduled),
+        (.tapsBeyondHorizon, \.tapsBeyondHorizon),
+        (.tapsPaintFailed, \.paintsFailed),
+        (.tapsTokenRefreshes, \.tokenRefreshes),
+        (.sessionsStarted, \.sessionsStarted),
+        (.sessionsKilledByMemory, \.killedByMemory),
+        (.sessionsKilledByTime, \.killedByTime),
+        (.sessionsExpiryWarnings, \.expiryWarnings),
+        (.sessionsReplaced, \.sessionsReplaced),
+        (.sessionsCutByHorizon, \.sessionsCutByHorizon),
+        (.extensionFetchesCancelled, \.fetchesCancelled),
+        (.extensionAssetsStored, \.assetsStored),
+        (.campaignsCreativeSwaps, \.creativeSwaps),
+        (.creativeStalePrestages, \.stalePrestages),
+        (.creativeStaleTaps, \.staleTaps),
+        (.osSilentForceQuit, \.silentForceQuit),
+        (.osSilentOverBudget, \.silentOverBudget),
+        (.osSilentCoalesced, \.silentCoalesced),
+        (.osAndroidDeprioritised, \.deprioritised),
+        (.osExpeditedJobDenied, \.expeditedDenied),
+        (.osBackgroundTokenExpired, \.backgroundTokenExpired),
+        (.osDozeDeferred, \.dozeDeferred),
+        (.networkSessionsChanged, \.sessionsNetworkChanged),
+        (.networkFetchesFailed, \.fetchesNetworkChanged),
+        (.networkTapsOnOtherNetwork, \.tapsOnOtherNetwork),
+        (.fallbackEnqueued, \.fallbacksEnqueued),
+        (.fallbackExpedited, \.fallbacksExpedited),
+        (.fallbackCompleted, \.fallbacksCompleted),
+        (.tapsAbandoned, \.tapsAbandoned),
+        (.tapsForegroundKept, \.foregroundKept),
+        (.tapsForegroundNotKept, \.foregroundNotKept),
+        (.tapsForegroundNotKeptSessionRunning, \.foregroundNotKeptSessionRunning),
+        (.readsCount, \.reads),
+    ] }
+
     /// The scalar metrics (`MetricTable`), sorted by name. Quantile metrics of empty histograms
     /// are left out.
     func metrics(series s: PushTimeSeries, bytes b: ByteCounts, originPeak: UInt64, infra: InfraWorld,
@@ -100,7 +139,6 @@ extension PushMetrics {
             add(.extensionFetchSuccessRatio, Double(counters.prestageFetchesOK) / Double(counters.fetchesStarted))
             add(.extensionFetchTimeoutShare, Double(counters.fetchesTimedOut) / Double(counters.fetchesStarted))
         }
-        add(.extensionFetchesStarted, Double(counters.fetchesStarted))
         if counters.prestageRequests > 0 {
             add(.edgePrestageHitRatio, Double(counters.prestageHits) / Double(counters.prestageRequests))
         }
@@ -133,33 +171,11 @@ extension PushMetrics {
         add(.storageParkedWhole, Double(parkedWholeStores))
         add(.tapsCount, Double(s.taps.totalCount))
         add(.tapsInstantShare, s.taps.totalCount > 0 ? Double(counters.tapsInstant) / Double(s.taps.totalCount) : 0)
-        add(.tapsDuringSession, Double(counters.tapsDuringSession))
-        add(.tapsScheduled, Double(counters.tapsScheduled))
-        add(.tapsBeyondHorizon, Double(counters.tapsBeyondHorizon))
-        add(.tapsPaintFailed, Double(counters.paintsFailed))
-        add(.tapsTokenRefreshes, Double(counters.tokenRefreshes))
-        add(.sessionsStarted, Double(counters.sessionsStarted))
-        add(.sessionsKilledByMemory, Double(counters.killedByMemory))
-        add(.sessionsKilledByTime, Double(counters.killedByTime))
-        add(.sessionsExpiryWarnings, Double(counters.expiryWarnings))
         add(.sessionsActiveMax, Double(activeSessionsMax))
-        add(.sessionsReplaced, Double(counters.sessionsReplaced))
-        add(.sessionsCutByHorizon, Double(counters.sessionsCutByHorizon))
-        add(.extensionFetchesCancelled, Double(counters.fetchesCancelled))
-        add(.extensionAssetsStored, Double(counters.assetsStored))
-        add(.campaignsCreativeSwaps, Double(counters.creativeSwaps))
-        add(.creativeStalePrestages, Double(counters.stalePrestages))
-        add(.creativeStaleTaps, Double(counters.staleTaps))
         if counters.prestageFetchesOK > 0 {
             add(.creativeStalePrestageShare, Double(counters.stalePrestages) / Double(counters.prestageFetchesOK))
         }
         if tapToPaint.count > 0 { add(.creativeStaleTapShare, Double(counters.staleTaps) / Double(tapToPaint.count)) }
-        add(.osSilentForceQuit, Double(counters.silentForceQuit))
-        add(.osSilentOverBudget, Double(counters.silentOverBudget))
-        add(.osSilentCoalesced, Double(counters.silentCoalesced))
-        add(.osAndroidDeprioritised, Double(counters.deprioritised))
-        add(.osExpeditedJobDenied, Double(counters.expeditedDenied))
-        add(.osBackgroundTokenExpired, Double(counters.backgroundTokenExpired))
         if let a = analytics {
             add(.receiptsSent, Double(a.receipts))
             add(.receiptsPerPush, Double(a.receipts) / Double(max(1, pushesTargeted)))
@@ -167,22 +183,11 @@ extension PushMetrics {
             add(.analyticsPeakRequestsPerSecond, Double(a.peakRequestsPerSecond))
             add(.analyticsP99RequestsPerSecond, Double(a.perSecondQuantile(0.99) ?? 0))
         }
-        add(.osDozeDeferred, Double(counters.dozeDeferred))
         // The mean wait of the messages Doze deferred; 0 when none was (no message waited).
         add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(max(1, counters.dozeDeferred)))
-        add(.networkSessionsChanged, Double(counters.sessionsNetworkChanged))
-        add(.networkFetchesFailed, Double(counters.fetchesNetworkChanged))
-        add(.networkTapsOnOtherNetwork, Double(counters.tapsOnOtherNetwork))
-        add(.fallbackEnqueued, Double(counters.fallbacksEnqueued))
-        add(.fallbackExpedited, Double(counters.fallbacksExpedited))
-        add(.fallbackCompleted, Double(counters.fallbacksCompleted))
-        add(.tapsAbandoned, Double(counters.tapsAbandoned))
         add(.tapsAbandonedShare, s.taps.totalCount > 0 ? Double(counters.tapsAbandoned) / Double(s.taps.totalCount) : 0)
-        add(.tapsForegroundKept, Double(counters.foregroundKept))
-        add(.tapsForegroundNotKept, Double(counters.foregroundNotKept))
-        add(.tapsForegroundNotKeptSessionRunning, Double(counters.foregroundNotKeptSessionRunning))
-        add(.readsCount, Double(counters.reads))
         add(.readsPerPush, Double(counters.reads) / total)
+        for (id, counter) in Self.counterMetrics { add(id, Double(counters[keyPath: counter])) }
         appendCachingMetrics(to: &m, infra: infra)
         m.sort { $0.name < $1.name }
         return m

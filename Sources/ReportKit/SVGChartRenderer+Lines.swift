@@ -18,13 +18,11 @@ extension SVGChartRenderer {
         let y = AxisMap(ticks: yTicks, scale: .linear, start: frame.top, length: frame.height, inverted: true)
 
         var svg = SVGWriter()
-        let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "cdf", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
+                description: Self.described(chart.summary, series: chart.series.map(\.name)))
         drawGrid(&svg, frame: frame, x: x, y: y)
-        drawXAxis(&svg, frame: frame, map: x, title: chart.valueAxis.title)
-        drawYAxis(&svg, frame: frame, map: y, title: "Share ≤ value", label: { TextFormat.percent(fraction: $0, decimals: 0) })
-        drawPlotArea(&svg, frame: frame)
+        drawAxes(&svg, frame: frame, x: x, xTitle: chart.valueAxis.title, y: y, yTitle: "Share ≤ value",
+                 yLabel: { TextFormat.percent(fraction: $0, decimals: 0) })
         svg.open("g", [("class", "data"), ("fill", "none"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in seriesPoints.enumerated() where !points.isEmpty {
             let vertices = Self.thinned(points.map { Vertex(x: x.position($0.value), y: y.position($0.fraction)) })
@@ -70,11 +68,10 @@ extension SVGChartRenderer {
         let y = AxisMap(ticks: yTicks, scale: chart.valueAxis.scale, start: frame.top, length: frame.height, inverted: true)
 
         var svg = SVGWriter()
-        let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         let focusNote = focus.map { " Shown: " + TextFormat.fixed($0.fromSeconds, decimals: 0, grouping: true) + "–"
             + TextFormat.fixed($0.toSeconds, decimals: 0, grouping: true) + " s of the run." } ?? ""
         openSVG(&svg, kind: "time-series", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + focusNote + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
+                description: Self.described(chart.summary + focusNote, series: chart.series.map(\.name)))
         drawGrid(&svg, frame: frame, x: x, y: y)
         svg.open("g", [("class", "bands")])
         for band in chart.bands where band.fromSeconds.isFinite && band.toSeconds.isFinite {
@@ -90,10 +87,8 @@ extension SVGChartRenderer {
                                  ("fill", Self.mutedInkColor), ("font-size", "11")] + Self.halo, content: band.label)
         }
         svg.close("g")
-        drawXAxis(&svg, frame: frame, map: x, title: "Virtual time (s)")
-        drawYAxis(&svg, frame: frame, map: y, title: chart.valueAxis.title,
-                  label: { Self.tickLabel($0, decimals: yTicks.decimals) })
-        drawPlotArea(&svg, frame: frame)
+        drawAxes(&svg, frame: frame, x: x, xTitle: "Virtual time (s)", y: y, yTitle: chart.valueAxis.title,
+                 yLabel: { Self.tickLabel($0, decimals: yTicks.decimals) })
         let baseline = y.position(chart.valueAxis.scale == .linear ? min(max(0, yTicks.lower), yTicks.upper) : yTicks.lower)
         svg.open("g", [("class", "data"), ("stroke-width", "2.25"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in visiblePoints.enumerated() {
@@ -181,13 +176,11 @@ extension SVGChartRenderer {
         let y = AxisMap(ticks: yTicks, scale: chart.yAxis.scale, start: frame.top, length: frame.height, inverted: true)
 
         var svg = SVGWriter()
-        let seriesNames = chart.series.map { $0.name }.joined(separator: "; ")
         openSVG(&svg, kind: "line", prefix: prefix, height: frame.totalHeight, title: chart.title,
-                description: chart.summary + (seriesNames.isEmpty ? "" : " Series: " + seriesNames + "."))
+                description: Self.described(chart.summary, series: chart.series.map(\.name)))
         drawGrid(&svg, frame: frame, x: x, y: y)
-        drawXAxis(&svg, frame: frame, map: x, title: chart.xAxis.title)
-        drawYAxis(&svg, frame: frame, map: y, title: chart.yAxis.title, label: { Self.tickLabel($0, decimals: yTicks.decimals) })
-        drawPlotArea(&svg, frame: frame)
+        drawAxes(&svg, frame: frame, x: x, xTitle: chart.xAxis.title, y: y, yTitle: chart.yAxis.title,
+                 yLabel: { Self.tickLabel($0, decimals: yTicks.decimals) })
         svg.open("g", [("class", "data"), ("stroke-linejoin", "round"), ("stroke-linecap", "round")])
         for (index, points) in drawable.enumerated() where !points.isEmpty {
             let color = legend[index].color.hex

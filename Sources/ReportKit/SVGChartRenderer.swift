@@ -132,6 +132,21 @@ package struct SVGChartRenderer: Sendable {
         svg.element("desc", [("id", prefix + "-desc")], content: description)
     }
 
+    /// A line chart's description for screen readers: `summary`, then the names of its series.
+    static func described(_ summary: String, series names: [String]) -> String {
+        let joined = names.joined(separator: "; ")
+        return joined.isEmpty ? summary : summary + " Series: " + joined + "."
+    }
+
+    /// The axes of an x/y chart (ticks, labels, titles; y labels by `yLabel`), then the plot
+    /// area's frame, over the grid and whatever the chart drew between.
+    func drawAxes(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, xTitle: String, y: AxisMap, yTitle: String,
+                  yLabel: (Double) -> String) {
+        drawXAxis(&svg, frame: frame, map: x, title: xTitle)
+        drawYAxis(&svg, frame: frame, map: y, title: yTitle, label: yLabel)
+        drawPlotArea(&svg, frame: frame)
+    }
+
     /// Light lines at every tick of both axes, behind the data.
     func drawGrid(_ svg: inout SVGWriter, frame: PlotFrame, x: AxisMap, y: AxisMap) {
         svg.open("g", [("class", "grid"), ("stroke", Self.gridColor), ("stroke-width", "1")])

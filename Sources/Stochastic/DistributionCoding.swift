@@ -103,7 +103,7 @@ extension Distribution: Codable {
     ///   `DistributionError` as its underlying error, for an unknown kind or key, a missing or
     ///   mistyped field, or an invalid parameter (see `validate(path:)`).
     @usableFromInline package init(from decoder: any Decoder) throws {
-        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
+        self = try decodingDistributionErrors { try Distribution(reading: decoder) }
     }
 
     private init(reading decoder: any Decoder) throws {
@@ -226,6 +226,12 @@ private func objectContainer(_ decoder: any Decoder, path: DistributionPath,
 /// The fields of an object with a fixed set of keys at `decoder`: an error when the value is not an
 /// object (`expected`: what was expected there) or has a key outside `allowed` (named with
 /// `context`, as ``rejectUnknownKeys(_:allowed:path:in:)`` reports it).
+/// Runs `read`; a `DistributionError` it throws becomes the `DecodingError` a `Codable` caller
+/// expects (placed at the field, the distribution error as its underlying error).
+private func decodingDistributionErrors<T>(_ read: () throws -> T) throws -> T {
+    do { return try read() } catch let e as DistributionError { throw e.decodingError }
+}
+
 private func fixedObjectReader(_ decoder: any Decoder, expected: String, allowed: [String], context: String) throws -> FieldReader {
     let path = DistributionError.path(of: decoder.codingPath)
     let container = try objectContainer(decoder, path: path, reason: "expected " + expected)
@@ -247,13 +253,11 @@ private func rejectUnknownKeys(_ container: KeyedDecodingContainer<DistributionC
 extension Distribution.QuantilePoint: Codable {
     /// Decodes `{"p": ..., "value": ...}`; range checks happen with the enclosing distribution.
     @usableFromInline package init(from decoder: any Decoder) throws {
-        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
-    }
-
-    private init(reading decoder: any Decoder) throws {
-        let read = try fixedObjectReader(decoder, expected: "a quantile point {\"p\": ..., \"value\": ...}",
-                                         allowed: ["p", "value"], context: "a quantile point")
-        self.init(p: try read.number("p"), value: try read.number("value"))
+        self = try decodingDistributionErrors {
+            let read = try fixedObjectReader(decoder, expected: "a quantile point {\"p\": ..., \"value\": ...}",
+                                             allowed: ["p", "value"], context: "a quantile point")
+            return Distribution.QuantilePoint(p: try read.number("p"), value: try read.number("value"))
+        }
     }
 
     /// Encodes `{"p": ..., "value": ...}`.
@@ -267,14 +271,12 @@ extension Distribution.QuantilePoint: Codable {
 extension Distribution.MixtureComponent: Codable {
     /// Decodes `{"weight": ..., "distribution": {...}}`; the weight is checked with the mixture.
     @usableFromInline package init(from decoder: any Decoder) throws {
-        do { try self.init(reading: decoder) } catch let e as DistributionError { throw e.decodingError }
-    }
-
-    private init(reading decoder: any Decoder) throws {
-        let read = try fixedObjectReader(decoder, expected: "a mixture component {\"weight\": ..., \"distribution\": {...}}",
-                                         allowed: ["distribution", "weight"], context: "a mixture component")
-        self.init(weight: try read.number("weight"),
-                  distribution: try read.required(Distribution.self, "distribution", expected: "a distribution object"))
+        self = try decodingDistributionErrors {
+            let read = try fixedObjectReader(decoder, expected: "a mixture component {\"weight\": ..., \"distribution\": {...}}",
+                                             allowed: ["distribution", "weight"], context: "a mixture component")
+            return Distribution.MixtureComponent(weight: try read.number("weight"),
+                                                 distribution: try read.required(Distribution.self, "distribution", expected: "a distribution object"))
+        }
     }
 
     /// Encodes `{"weight": ..., "distribution": {...}}`.
