@@ -19,7 +19,7 @@
 //   ReportKit              Foundation only: reports from plain data, no model
 //   LogFit                 Stochastic, CZlib (the only module that imports it), Foundation: no model
 //   ScenarioFormat         PushModel, InfraModel, Stochastic, PreloadKit (the client policy a scenario
-//                          configures, and SHA-256 for content hashes), Foundation, libc
+//                          configures, SHA-256 for content hashes, JSON string escapes), Foundation, libc
 //   Experiments            ScenarioFormat, PushModel, SimStats, ReportKit, SimKernel, Stochastic,
 //                          Foundation, Dispatch, libc, and PreloadKit's SHA-256 only (scoped imports of
 //                          SHA256 and SHA256Hasher); no Testbed, LogFit or command line

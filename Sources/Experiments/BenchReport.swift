@@ -1,4 +1,5 @@
 import Foundation
+import ReportKit
 import ScenarioFormat
 
 /// Everything one gate run decided, rendered as a terminal table, Markdown (a PR comment) and
@@ -234,37 +235,17 @@ package struct BenchReport: Sendable, Equatable {
                  "<testsuites name=\"prestage bench\" tests=\"\(total)\" failures=\"\(failed)\">"]
         for (name, cases) in suites {
             let f = cases.filter { $0.failure != nil }.count, s = cases.filter { $0.skipped != nil }.count
-            x.append("  <testsuite name=\"\(Self.xml(name))\" tests=\"\(cases.count)\" failures=\"\(f)\" skipped=\"\(s)\">")
+            x.append("  <testsuite name=\"\(TextFormat.escapeXML(name))\" tests=\"\(cases.count)\" failures=\"\(f)\" skipped=\"\(s)\">")
             for c in cases {
-                x.append("    <testcase classname=\"prestage.bench.\(Self.xml(name))\" name=\"\(Self.xml(c.name))\">")
-                if let failure = c.failure { x.append("      <failure message=\"\(Self.xml(failure))\">\(Self.xml(failure))</failure>") }
-                if let skipped = c.skipped { x.append("      <skipped message=\"\(Self.xml(skipped))\"/>") }
-                x.append("      <system-out>\(Self.xml(c.output))</system-out>")
+                x.append("    <testcase classname=\"prestage.bench.\(TextFormat.escapeXML(name))\" name=\"\(TextFormat.escapeXML(c.name))\">")
+                if let failure = c.failure { x.append("      <failure message=\"\(TextFormat.escapeXML(failure))\">\(TextFormat.escapeXML(failure))</failure>") }
+                if let skipped = c.skipped { x.append("      <skipped message=\"\(TextFormat.escapeXML(skipped))\"/>") }
+                x.append("      <system-out>\(TextFormat.escapeXML(c.output))</system-out>")
                 x.append("    </testcase>")
             }
             x.append("  </testsuite>")
         }
         x.append("</testsuites>")
         return x.joined(separator: "\n") + "\n"
-    }
-
-    /// `s` escaped for XML text and attribute values; characters XML 1.0 forbids are dropped.
-    static func xml(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(u)
-            default:
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF { continue }
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
     }
 }

@@ -81,17 +81,9 @@ struct JSONReader {
     }
 
     mutating func readObject(depth: Int) throws(PayloadRejection) -> PayloadValue {
-        if depth > limits.depthMax {
-            throw PayloadRejection(path: "$", reason: .nestingTooDeep(max: limits.depthMax))
-        }
-        offset += 1  // {
+        if try enterContainer(depth: depth, closing: UInt8(ascii: "}")) { return .object([]) }
         var members: [PayloadMember] = []
         var keys: [[UInt8]] = []
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            return .object(members)
-        }
         while true {
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw fail("a string key") }
@@ -160,17 +152,24 @@ struct JSONReader {
         }
     }
 
-    mutating func readArray(depth: Int) throws(PayloadRejection) -> PayloadValue {
+    /// Steps into the object or array whose opening byte is at `offset`, `depth` levels deep
+    /// (beyond the nesting limit it is refused), and past the whitespace after it: whether the
+    /// container is empty, in which case its closing byte `close` is consumed too.
+    @inline(__always)
+    mutating func enterContainer(depth: Int, closing close: UInt8) throws(PayloadRejection) -> Bool {
         if depth > limits.depthMax {
             throw PayloadRejection(path: "$", reason: .nestingTooDeep(max: limits.depthMax))
         }
-        offset += 1  // [
-        var elements: [PayloadValue] = []
+        offset += 1  // { or [
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-            offset += 1
-            return .array(elements)
-        }
+        guard offset < bytes.count, bytes[offset] == close else { return false }
+        offset += 1
+        return true
+    }
+
+    mutating func readArray(depth: Int) throws(PayloadRejection) -> PayloadValue {
+        if try enterContainer(depth: depth, closing: UInt8(ascii: "]")) { return .array([]) }
+        var elements: [PayloadValue] = []
         while true {
             skipWhitespace()
             let value = try readValue(depth: depth + 1)
@@ -223,16 +222,9 @@ struct JSONReader {
                 guard offset < bytes.count else { throw fail("an escape sequence") }
                 let e = bytes[offset]
                 offset += 1
-                switch e {
-                case UInt8(ascii: "\""): out.append(0x22)
-                case UInt8(ascii: "\\"): out.append(0x5C)
-                case UInt8(ascii: "/"): out.append(0x2F)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "u"):
+                if let unescaped = JSONEscape.byte(e) {
+                    out.append(unescaped)
+                } else if e == UInt8(ascii: "u") {
                     var scalar = try readHex4()
                     if scalar >= 0xD800 && scalar <= 0xDBFF {
                         guard bytes.count - offset >= 6, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
@@ -247,7 +239,7 @@ struct JSONReader {
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw fail("a Unicode scalar") }
                     JSONReader.appendUTF8(unicode.value, to: &out)
-                default:
+                } else {
                     throw fail("a valid escape sequence")
                 }
             } else {

@@ -254,32 +254,24 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         case (.fetchingManifest, .fetchHeaders(let id, let headers)), (.fetchingAssets, .fetchHeaders(let id, let headers)),
              (.backgroundOnly, .fetchHeaders(let id, let headers)):
             guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
-            lastNow = now
-            advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
+            guard advance(reportingOn: index, id, kind, now: now) else { return }
             onHeaders(index, headers, now: now)
         case (.fetchingManifest, .fetchProgress(let id, let received)), (.fetchingAssets, .fetchProgress(let id, let received)),
              (.backgroundOnly, .fetchProgress(let id, let received)):
             guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             try validateProgress(index, received)
-            lastNow = now
-            advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
+            guard advance(reportingOn: index, id, kind, now: now) else { return }
             onProgress(index, received, now: now)
         case (.fetchingManifest, .fetchCompleted(let id, let completion)), (.fetchingAssets, .fetchCompleted(let id, let completion)),
              (.backgroundOnly, .fetchCompleted(let id, let completion)):
             guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
             try validateCompletion(index, completion)
-            lastNow = now
-            advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
+            guard advance(reportingOn: index, id, kind, now: now) else { return }
             onCompleted(index, completion, now: now)
         case (.fetchingManifest, .fetchFailed(let id, let failure)), (.fetchingAssets, .fetchFailed(let id, let failure)),
              (.backgroundOnly, .fetchFailed(let id, let failure)):
             guard let index = try liveFetch(id, kind) else { return ignoreLate(id, kind, now: now) }
-            lastNow = now
-            advanceClock(now)
-            guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return }
+            guard advance(reportingOn: index, id, kind, now: now) else { return }
             onFailed(index, failure, now: now)
 
         // The driver could not write a committed asset: forget the entry, in every phase after the
@@ -327,6 +319,17 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     }
 
     /// A report for a fetch the session cancelled: time still advances; the report is logged.
+    /// Lets time advance to `now` for a report of `kind` on live fetch `index` (id `id`), after
+    /// the report was validated: whether the fetch is still in flight, so the report applies. A
+    /// deadline or time-out reached at `now` may have ended it; the report is then late, and logged.
+    @inline(__always)
+    mutating func advance(reportingOn index: Int, _ id: FetchID, _ kind: InputKind, now: Instant) -> Bool {
+        lastNow = now
+        advanceClock(now)
+        guard fetches[index].state == .inFlight else { log(.lateInputIgnored(id, kind)); return false }
+        return true
+    }
+
     mutating func ignoreLate(_ id: FetchID, _ kind: InputKind, now: Instant) {
         lastNow = now
         advanceClock(now)

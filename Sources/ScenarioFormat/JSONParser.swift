@@ -189,15 +189,11 @@ private struct Parser {
             guard pos < bytes.count else { throw error(path, expected: "an escape character") }
             let e = bytes[pos]
             pos += 1
+            if let unescaped = JSONEscape.byte(e) {
+                out.append(unescaped)
+                continue
+            }
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = try hex4(path: path)
                 if (0xD800...0xDBFF).contains(scalar) {
