@@ -1,3 +1,4 @@
+import PreloadKit
 
 /// Limits applied to every scenario document.
 package struct JSONLimits: Sendable, Equatable {
