@@ -51,10 +51,23 @@ $(SCHEMA_STAMP): Tests/schema/requirements.txt
 	$(SCHEMA_VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/schema/requirements.txt
 	cp Tests/schema/requirements.txt $@
 
-## test-swift: build and run the Swift test suite (ScenarioSchemaTests uses $(SCHEMA_VENV)'s jsonschema).
-test-swift: deps $(SCHEMA_STAMP)
+# Python with libcachesim for LibCacheSimOracleTests (Prestage's LRU against libCacheSim's on the
+# same traces): a venv under .build with the pinned requirements, reinstalled when they change.
+ORACLE_VENV  := .build/oracle-venv
+ORACLE_STAMP := $(ORACLE_VENV)/installed-requirements.txt
+
+$(ORACLE_STAMP): Tests/oracles/requirements.txt
+	rm -rf $(ORACLE_VENV)
+	python3 -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/oracles/requirements.txt
+	cp Tests/oracles/requirements.txt $@
+
+## test-swift: build and run the Swift test suite (ScenarioSchemaTests uses $(SCHEMA_VENV)'s jsonschema,
+## LibCacheSimOracleTests $(ORACLE_VENV)'s libcachesim).
+test-swift: deps $(SCHEMA_STAMP) $(ORACLE_STAMP)
 	$(SWIFT) build --build-tests
-	PRESTAGE_SCHEMA_PYTHON=$(CURDIR)/$(SCHEMA_VENV)/bin/python $(SWIFT) test --skip-build
+	PRESTAGE_SCHEMA_PYTHON=$(CURDIR)/$(SCHEMA_VENV)/bin/python PRESTAGE_ORACLE_PYTHON=$(CURDIR)/$(ORACLE_VENV)/bin/python \
+		$(SWIFT) test --skip-build
 
 ## test-bench: the regression gate: `prestage bench` (release) against results/baseline/; fails on a
 ## significant regression beyond its threshold, a changed fingerprint, or more than 3 % more

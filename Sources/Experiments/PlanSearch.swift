@@ -30,6 +30,29 @@ package enum PlanTolerance: Codable, Sendable, Equatable {
         }
     }
 
+    /// The finest resolution a search may be asked for, relative to the range's magnitude: 10⁻⁹
+    /// (judgement). A double carries about 16 significant digits, so the bisection reaches
+    /// adjacent representable values near 10⁻¹⁶; 10⁻⁹ keeps every width, ratio and logarithm the
+    /// search and its grid comparison compute exact to well under the tolerance itself.
+    package static let resolutionMin = 1e-9
+
+    /// Why this tolerance cannot be searched for over `lower...upper`, nil when it can: a
+    /// relative one below `resolutionMin`, or an absolute one below `resolutionMin` times the
+    /// range's largest magnitude.
+    package func problem(lower: Double, upper: Double) -> String? {
+        switch self {
+        case let .relative(r) where r < Self.resolutionMin:
+            return "\(String(format: "%g", r * 100)) % is finer than the search can resolve: at least \(String(format: "%g", Self.resolutionMin * 100)) %"
+        case let .absolute(x):
+            let finest = Self.resolutionMin * max(abs(lower), abs(upper))
+            guard x < finest else { return nil }
+            return "\(String(format: "%g", x)) is finer than the search can resolve over \(ScenarioKnob.numberText(lower))…\(ScenarioKnob.numberText(upper)): "
+                + "at least \(String(format: "%g", finest)) (\(String(format: "%g", Self.resolutionMin * 100)) % of the range's largest magnitude)"
+        default:
+            return nil
+        }
+    }
+
     /// "10 %" or "5000".
     package var text: String {
         switch self {
@@ -207,19 +230,25 @@ package struct PlanSearch: Sendable {
     /// tolerance: points spaced by the ratio 1 + r across a range of one sign (the grid a user
     /// asking for r % everywhere would run: ⌈ln(upper/lower) / ln(1 + r)⌉ + 1 points); across 0,
     /// steps of r times the answer.
+    /// Counted in `Double` and capped at `gridPointsMax`, so no tolerance, however fine, can
+    /// overflow the count.
     package func gridReplications(answer: PlanAnswer) -> Int {
-        let points: Int
+        let points: Double
         switch tolerance {
         case let .absolute(x):
-            points = Int(((upper - lower) / max(x, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
+            points = ((upper - lower) / max(x, isInteger ? 1 : 1e-12)).rounded(.up) + 1
         case let .relative(r) where bisectsGeometrically:
             let ratio = max(abs(upper), abs(lower)) / min(abs(upper), abs(lower))
-            let geometric = Int((log(ratio) / log(1 + r)).rounded(.up)) + 1
-            points = isInteger ? min(geometric, Int((upper - lower).rounded()) + 1) : geometric
+            let geometric = (log(ratio) / log(1 + r)).rounded(.up) + 1
+            points = isInteger ? min(geometric, (upper - lower).rounded() + 1) : geometric
         case .relative:
             let step = tolerance.width(passing: answer.lastPass ?? answer.best ?? lower, failing: upper)
-            points = Int(((upper - lower) / max(step, isInteger ? 1 : 1e-12)).rounded(.up)) + 1
+            points = ((upper - lower) / max(step, isInteger ? 1 : 1e-12)).rounded(.up) + 1
         }
-        return points * initialReplications
+        let capped = points.isFinite ? min(points, Self.gridPointsMax) : Self.gridPointsMax
+        return Int(capped) * initialReplications
     }
+
+    /// The most grid points the comparison counts (10¹², far beyond any grid anyone would run).
+    static let gridPointsMax: Double = 1e12
 }

@@ -1,9 +1,11 @@
 import SimKernel
 import Stochastic
 
-/// Longest duration a sampled variate may take (1e6 s ≈ 11.6 days): distributions come from
-/// user input, and a heavy tail must never overflow the clock.
-let sampledSecondsMax = 1e6
+/// Longest duration a sampled variate may take (1e6 s ≈ 11.6 days, judgement): distributions
+/// come from user input, and a heavy tail must never overflow the clock. Every duration
+/// distribution of the infrastructure config is clamped here, and scenario files may not
+/// configure one beyond it.
+package let sampledSecondsMax = 1e6
 
 /// A sampled duration in seconds as ticks, clamped to [0, `sampledSecondsMax`]; NaN gives 0.
 @inline(__always)

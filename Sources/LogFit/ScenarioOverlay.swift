@@ -63,7 +63,7 @@ package struct ScenarioOverlay: Sendable {
     }
 
     /// The assignments of overlay JSON `data` (`label` names it in errors).
-    static func assignments(data: Data, label path: String) throws(LogFitError) -> [String] {
+    package static func assignments(data: Data, label path: String) throws(LogFitError) -> [String] {
         guard let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
             throw .badFormat(path: path, reason: "expected a JSON object (a prestage overlay)")
         }

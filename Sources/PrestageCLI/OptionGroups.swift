@@ -45,12 +45,19 @@ struct ScenarioOptions: Equatable {
     }
 
     /// The overlay's assignments, then the `--set`s (applied in order, so a `--set` of the same path wins).
+    /// The overlay's text is checked as strictly as a scenario file's first (duplicate keys,
+    /// trailing commas and the rest are refused with their line and column), so an overlay
+    /// cannot say two things where the last would silently win.
     func assignments() throws(ScenarioLoadError) -> [String] {
         guard let overlay else { return sets }
         do {
-            return try ScenarioOverlay.assignments(contentsOf: overlay) + sets
+            guard let data = FileManager.default.contents(atPath: overlay) else { return try ScenarioOverlay.assignments(contentsOf: overlay) + sets }
+            do { _ = try JSONParser.parse(data) } catch { throw ScenarioLoadError("--overlay \(overlay): \(error.description)") }
+            return try ScenarioOverlay.assignments(data: data, label: overlay) + sets
+        } catch let error as ScenarioLoadError {
+            throw error
         } catch {
-            throw ScenarioLoadError("--overlay \(error.description)")
+            throw ScenarioLoadError("--overlay \(error)")
         }
     }
 }

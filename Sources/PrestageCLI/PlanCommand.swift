@@ -145,6 +145,7 @@ struct PlanCommand: ParsableCommand {
             guard let t = PlanTolerance.parse(text) else { return bad("--tolerance: expected a number > 0 or a percentage (e.g. 5000 or 10%), found \"\(text)\"") }
             tolerance = t
         }
+        if let problem = tolerance.problem(lower: knob.lower, upper: knob.upper) { return bad("--tolerance: \(problem)") }
         let initial = max(2, replications ?? base.run.replications)
         let cap = replicationsMax ?? initial * Self.replicationsMaxFactor
         guard cap >= initial else { return bad("--replications-max: expected at least the initial \(initial), found \(cap)") }

@@ -23,11 +23,13 @@ package struct JSONLimits: Sendable, Equatable {
 /// invalid UTF-8, lone surrogate escapes, unescaped control characters, duplicate object keys,
 /// documents over `maxBytes` or nested deeper than `maxDepth`. Errors name the JSON path being
 /// parsed and the line and column.
-enum JSONParser {
+package enum JSONParser {
     /// Parses one JSON document (surrounding whitespace allowed; a UTF-8 byte-order mark is skipped).
+    /// Other readers of the project's JSON inputs (`--overlay` files) check their text with it, so
+    /// every input refuses what a scenario file refuses.
     /// - Throws: a `Diagnostic` of kind `.syntax`.
     /// - Complexity: O(bytes).
-    static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = JSONLimits()) throws(Diagnostic) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = JSONLimits()) throws(Diagnostic) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw Diagnostic(path: .root, kind: .syntax,
                              message: "document too large: expected at most \(limits.maxBytes) bytes, found \(bytes.count)",

@@ -60,9 +60,9 @@ package struct StrictJSONDecoder: Sendable {
         } catch {
             session.record(error, fallbackPath: .root)
         }
-        session.reportUnknownKeys()
+        session.reportUnknownKeys(listedMax: limits.maxDiagnostics)
         if let value, session.diagnostics.isEmpty { return .success(value) }
-        return .failure(ScenarioErrors(session.rootCauses(), limit: limits.maxDiagnostics))
+        return .failure(ScenarioErrors(session.rootCauses(), limit: limits.maxDiagnostics, alreadyOmitted: session.unlistedUnknownKeys))
     }
 }
 
@@ -312,36 +312,67 @@ final class DecodingSession {
     }
 
     /// Adds an `unknownKey` diagnostic for every key of every successfully decoded object that its
-    /// type never asked for.
-    func reportUnknownKeys() {
-        walk(root, path: .root)
+    /// type never asked for. Only the first `listedMax` by path (all a report can show) get their
+    /// message and spelling suggestion; the rest are counted in `unlistedUnknownKeys`, so a file
+    /// of 150 000 unknown keys is reported in a fraction of a second, not after 150 000 searches.
+    func reportUnknownKeys(listedMax: Int) {
+        var pending: [PendingUnknownKey] = []
+        walk(root, path: .root, into: &pending)
+        if pending.count > listedMax {
+            pending.sort { $0.path < $1.path }
+            unlistedUnknownKeys += pending.count - listedMax
+            pending.removeLast(pending.count - listedMax)
+        }
+        for p in pending { diagnostics.append(p.diagnostic) }
     }
 
-    private func walk(_ value: JSONValue, path: JSONPath) {
+    /// Unknown keys found beyond the listed ones (see `reportUnknownKeys`).
+    private(set) var unlistedUnknownKeys = 0
+
+    /// An unknown key whose message is built only if it is listed.
+    private struct PendingUnknownKey {
+        let path: JSONPath
+        let key: String
+        /// Keys the type asked for, and those of them absent here (the spelling candidates).
+        let asked: Set<String>
+        let absent: [String]
+        /// Already looked up (in an object whose decoding failed it decides whether to report).
+        let suggestion: String??
+
+        var diagnostic: Diagnostic {
+            var message = "unknown key \(DisplayText.quoted(key))"
+            if let suggestion = suggestion ?? Spelling.closest(to: key, among: absent) {
+                message += "; did you mean \(JSONValue.quoted(suggestion))?"
+            } else if !asked.isEmpty {
+                let known = asked.sorted().prefix(12).joined(separator: ", ")
+                message += "; known keys here: \(known)\(asked.count > 12 ? ", …" : "")"
+            }
+            return Diagnostic(path: path, kind: .unknownKey, message: message)
+        }
+    }
+
+    private func walk(_ value: JSONValue, path: JSONPath, into pending: inout [PendingUnknownKey]) {
         switch value {
         case let .array(a):
-            for (i, v) in a.enumerated() { walk(v, path: path.appending(index: i)) }
+            for (i, v) in a.enumerated() { walk(v, path: path.appending(index: i), into: &pending) }
         case let .object(o):
             let keys = o.keys.sorted()
             if let asked = askedKeys[path] {
                 let isComplete = completed.contains(path)
                 let absent = asked.filter { o[$0] == nil }.sorted()
                 for k in keys where !asked.contains(k) {
-                    var message = "unknown key \(DisplayText.quoted(k))"
-                    let suggestion = Spelling.closest(to: k, among: absent)
                     // In an object whose decoding failed, keys after the failure were never asked
                     // about: only a key that looks like a misspelling of an asked key is reported.
-                    if !isComplete && suggestion == nil { continue }
-                    if let suggestion {
-                        message += "; did you mean \(JSONValue.quoted(suggestion))?"
-                    } else if !asked.isEmpty {
-                        let known = asked.sorted().prefix(12).joined(separator: ", ")
-                        message += "; known keys here: \(known)\(asked.count > 12 ? ", …" : "")"
+                    var looked: String?? = nil
+                    if !isComplete {
+                        let suggestion = Spelling.closest(to: k, among: absent)
+                        if suggestion == nil { continue }
+                        looked = .some(suggestion)
                     }
-                    diagnostics.append(Diagnostic(path: path.appending(key: k), kind: .unknownKey, message: message))
+                    pending.append(PendingUnknownKey(path: path.appending(key: k), key: k, asked: asked, absent: absent, suggestion: looked))
                 }
             }
-            for k in keys { walk(o[k] ?? .null, path: path.appending(key: k)) }
+            for k in keys { walk(o[k] ?? .null, path: path.appending(key: k), into: &pending) }
         default:
             break
         }

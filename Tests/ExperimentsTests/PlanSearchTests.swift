@@ -109,6 +109,18 @@ final class PlanSearchTests: XCTestCase {
         XCTAssertLessThanOrEqual(fail - pass, 0.10 * pass)
         // The grid at the same resolution: ⌈ln 1000 / ln 1.1⌉ + 1 = 74 points of 2 replications.
         XCTAssertEqual(search.gridReplications(answer: result.answer), 148)
+        // A tolerance too fine to search is refused before any evaluation; were one searched
+        // anyway, the grid count is capped instead of trapping (ln(1 + 1e-17) is 0).
+        XCTAssertNil(PlanTolerance.relative(0.1).problem(lower: 1, upper: 1000))
+        XCTAssertNotNil(PlanTolerance.relative(1e-17).problem(lower: 1, upper: 1000))
+        XCTAssertNil(PlanTolerance.absolute(1e-5).problem(lower: 1, upper: 1000))
+        XCTAssertNotNil(PlanTolerance.absolute(1e-7).problem(lower: 1, upper: 1000))
+        let tiny = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(1e-17),
+                              initialReplications: 2, maxReplications: 2)
+        XCTAssertEqual(tiny.gridReplications(answer: result.answer), 2_000_000_000_000)
+        let tinyAbsolute = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .absolute(1e-300),
+                                      initialReplications: 2, maxReplications: 2)
+        XCTAssertEqual(tinyAbsolute.gridReplications(answer: result.answer), 2_000_000_000_000)
         // An absolute tolerance keeps halving the difference.
         let absolute = PlanSearch(lower: 0, upper: 100, isInteger: false, goal: .maximize, tolerance: .absolute(1),
                                   initialReplications: 2, maxReplications: 2)

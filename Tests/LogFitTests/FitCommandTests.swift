@@ -31,6 +31,26 @@ final class FitCommandTests: XCTestCase {
                                         environment: environment(out, err)), .badInput)
     }
 
+    /// An overlay is read as strictly as a scenario file: a key given twice (where the last would
+    /// silently win) is refused with its line and column, like a trailing comma.
+    func testOverlayWithADuplicateKeyIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.url.appendingPathComponent("overlay.json").path
+        func overlay(_ set: String) throws {
+            try Data(#"{"format": "\#(ScenarioOverlay.formatName)", "version": \#(ScenarioOverlay.version), "set": \#(set)}"#.utf8)
+                .write(to: URL(fileURLWithPath: path))
+        }
+        let out = CapturedOutput(), err = CapturedOutput()
+        try overlay(#"{"users.readProbability": 0.5}"#)
+        XCTAssertEqual(PrestageCLI.main(["validate", "default", "--overlay", path], environment: environment(out, err)), .ok, err.text)
+        try overlay(#"{"users.readProbability": 0.5, "users.readProbability": 0.9}"#)
+        XCTAssertEqual(PrestageCLI.main(["validate", "default", "--overlay", path], environment: environment(out, err)), .badInput)
+        XCTAssertTrue(err.text.contains("--overlay \(path): ") && err.text.contains("duplicate key \"users.readProbability\""), err.text)
+        try overlay(#"{"users.readProbability": 0.5,}"#)
+        XCTAssertEqual(PrestageCLI.main(["validate", "default", "--overlay", path], environment: environment(out, err)), .badInput)
+    }
+
     /// An `--out` that cannot be a file (its directory missing, or a directory itself) is bad input,
     /// refused before the logs are read, with the path, what is wrong and what was expected.
     func testOutIntoAMissingDirectoryOrOntoADirectoryExitsTwo() throws {

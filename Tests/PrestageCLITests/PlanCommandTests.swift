@@ -124,6 +124,10 @@ final class PlanCommandTests: XCTestCase {
             (["--vary", "campaigns[0].sendRatePerMinute=5..2"], "--vary: expected a non-empty range"),
             (["--vary", "campaigns[0].sendRatePerMinute=5..5"], "--vary: expected a non-empty range"),
             (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--tolerance", "0"], "--tolerance: expected a number > 0"),
+            // Once ran every evaluation and then trapped (exit 132) before writing a plan file.
+            (["--vary", "campaigns[0].sendRatePerMinute=600..600000", "--tolerance", "1e-15%"],
+             "--tolerance: 1e-15 % is finer than the search can resolve: at least 1e-07 %"),
+            (["--vary", "campaigns[0].sendRatePerMinute=600..600000", "--tolerance", "1e-6"], "is finer than the search can resolve over 600…600000"),
             (["--vary", "infra.origin.workers=1.2..1.7"], "--vary: infra.origin.workers holds integers"),
             (["--vary", "campaigns[0].sendRatePerMinute"], "--vary: expected PATH=LO..HI"),
             (["--vary", "campaigns[0].sendRatePerMinute=1..9", "--for", "campaigns[0].warm.aheadSecond=0,60"], "--for: "),

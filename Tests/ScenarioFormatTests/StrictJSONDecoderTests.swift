@@ -184,6 +184,28 @@ final class StrictJSONDecoderTests: XCTestCase {
         XCTAssertEqual(e.diagnostics[2].description, #"xs[2]: expected an integer, found "a""#)
         XCTAssertTrue(e.description.hasSuffix("… and 50 more"))
     }
+
+    /// Unknown keys beyond the report limit are counted, not worded: the report lists the same
+    /// first problems by path as an unlimited one and says how many more there are. The walk
+    /// meets keys depth first (a parent's unknown keys before its children's), which is not path
+    /// order, so the listed ones are chosen by path: here the nested "campaign.*" keys sort
+    /// before the top-level "zz*" ones although the walk finds the latter first.
+    func testUnknownKeysBeyondTheLimitAreCountedAndTheListedOnesAreTheFirstByPath() {
+        let nested = (0..<4).map { #""extra\#($0)": 1"# }.joined(separator: ", ")
+        let top = (0..<300).map { #""zz\#($0)": 1"# }.joined(separator: ", ")
+        let json = valid.replacingOccurrences(of: "\"retry\": {\"maxAttempts\": 3},", with: "\"retry\": {\"maxAttempts\": 3}, \(nested),")
+            .replacingOccurrences(of: "\"replications\": 30,", with: "\"replications\": 30, \(top),")
+        func report(limit: Int) -> ScenarioErrors? {
+            guard case let .failure(e) = StrictJSONDecoder(limits: JSONLimits(maxDiagnostics: limit)).decode(Scenario.self, from: Data(json.utf8)) else { return nil }
+            return e
+        }
+        guard let all = report(limit: 1_000), let capped = report(limit: 5) else { return XCTFail("the document has unknown keys") }
+        XCTAssertEqual(all.diagnostics.count, 304)
+        XCTAssertEqual(capped.diagnostics, Array(all.diagnostics.prefix(5)))
+        XCTAssertTrue(capped.diagnostics.first?.description.hasPrefix(#"campaign.extra0: unknown key "extra0""#) == true, capped.description)
+        XCTAssertEqual(capped.omittedCount, 299)
+        XCTAssertTrue(capped.description.hasSuffix("… and 299 more"), capped.description)
+    }
 }
 
 final class EnumAndDictionaryTests: XCTestCase {

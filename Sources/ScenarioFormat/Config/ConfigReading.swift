@@ -23,6 +23,12 @@ struct ConfigRule<Value> {
         self.schema = schema
     }
 
+    /// This rule, then (when it holds) `next` on the same value; the schema keywords are this rule's.
+    func then(_ next: @escaping (Value) -> (expected: String, found: String)?) -> ConfigRule {
+        let first = verdict
+        return ConfigRule(schema: schema, verdict: { first($0) ?? next($0) })
+    }
+
     /// This rule with `keywords` added to its schema.
     func adding(_ keywords: [String: JSONValue]) -> ConfigRule {
         var copy = self
@@ -47,12 +53,6 @@ extension ConfigRule where Value: Collection {
         ConfigRule(expected, found: found, schema: ["minItems": .integer(Int64(range.lowerBound)), "maxItems": .integer(Int64(range.upperBound))]) {
             range.contains($0.count)
         }
-    }
-
-    /// This rule, then (when it holds) `next` on the same value; the schema keywords are this rule's.
-    func then(_ next: @escaping (Value) -> (expected: String, found: String)?) -> ConfigRule {
-        let first = verdict
-        return ConfigRule(schema: schema, verdict: { first($0) ?? next($0) })
     }
 }
 

@@ -5,29 +5,17 @@ import Stochastic
 // The scenario format of InfraModel's configuration (the `infra` section): JSON keys, ranges and
 // their wording. InfraModel's types are plain values; every range is checked here, once.
 
-extension ConfigRule where Value == Distribution {
-    /// A distribution whose mean, where known, is finite and ≥ 0 (times, rates). Its parameters
-    /// were validated when the distribution was decoded.
-    static var nonNegativeMean: ConfigRule {
-        ConfigRule(verdict: { d in
-            guard let m = d.mean, !(m >= 0 && m.isFinite) else { return nil }
-            return ("a finite non-negative mean", "mean \(m)")
-        })
-    }
-}
-
 extension NetworkProfile: Decodable, Encodable, ConfigReadable {
     /// Absent keys take `standard(.lte)`; ``NetworkConfig`` reads each class over its own defaults.
     static var defaultValue: NetworkProfile { .standard(.lte) }
 
     static var fields: [ConfigField<NetworkProfile>] {
         [
-            .init("rttSeconds", \.rttSeconds, .nonNegativeMean),
-            .init("downlinkBitsPerSecond", \.downlinkBitsPerSecond, ConfigRule(verdict: { d in
+            .init("rttSeconds", \.rttSeconds, .durations(atMost: sampledSecondsMax)),
+            .init("downlinkBitsPerSecond", \.downlinkBitsPerSecond, ConfigRule.magnitudes("bit/s", atMost: .infinity).then { d in
                 guard let m = d.mean else { return nil }
-                if !(m >= 0 && m.isFinite) { return ("a finite non-negative mean", "mean \(m)") }
                 return m > 0 ? nil : ("a positive mean", "mean \(m)")
-            })),
+            }),
             .init("failureProbability", \.failureProbability, .probability),
             .init("stallProbability", \.stallProbability, .probability),
             .init("sharedCapacityBitsPerSecond", \.sharedCapacityBitsPerSecond,
@@ -161,8 +149,8 @@ extension PopOverride: Decodable, Encodable, ConfigReadable {
         [
             .init("popIndex", \.popIndex, required: true),
             .init("shieldIndex", optional: \.shieldIndex),
-            .init("edgeProcessingSeconds", optional: \.edgeProcessingSeconds, .nonNegativeMean),
-            .init("upstreamSeconds", optional: \.upstreamSeconds, .nonNegativeMean),
+            .init("edgeProcessingSeconds", optional: \.edgeProcessingSeconds, .durations(atMost: sampledSecondsMax)),
+            .init("upstreamSeconds", optional: \.upstreamSeconds, .durations(atMost: sampledSecondsMax)),
             .init("cacheCapacityBytes", optional: \.cacheCapacityBytes, cacheBytes),
         ]
     }
@@ -200,9 +188,9 @@ extension TierConfig: Decodable, Encodable, ConfigReadable {
         [
             .init("tieringEnabled", \.tieringEnabled),
             .init("requestCollapsingEnabled", \.requestCollapsingEnabled),
-            .init("edgeProcessingSeconds", \.edgeProcessingSeconds, .nonNegativeMean),
-            .init("edgeToShieldSeconds", \.edgeToShieldSeconds, .nonNegativeMean),
-            .init("toOriginSeconds", \.toOriginSeconds, .nonNegativeMean),
+            .init("edgeProcessingSeconds", \.edgeProcessingSeconds, .durations(atMost: sampledSecondsMax)),
+            .init("edgeToShieldSeconds", \.edgeToShieldSeconds, .durations(atMost: sampledSecondsMax)),
+            .init("toOriginSeconds", \.toOriginSeconds, .durations(atMost: sampledSecondsMax)),
             .init("notModifiedBytes", \.notModifiedBytes, .integers(1...65_536)),
         ]
     }
@@ -213,7 +201,7 @@ extension OriginConfig: Decodable, Encodable, ConfigReadable {
     static var fields: [ConfigField<OriginConfig>] {
         [
             .init("workers", \.workers, .integers(1...100_000)),
-            .init("serviceSeconds", \.serviceSeconds, .nonNegativeMean),
+            .init("serviceSeconds", \.serviceSeconds, .durations(atMost: sampledSecondsMax)),
             .init("queueMax", \.queueMax, .integers(0...10_000_000)),
             .init("sendsValidators", \.sendsValidators),
         ]
@@ -243,8 +231,8 @@ extension InfraConfig: Decodable, Encodable, ConfigReadable {
             .init("shieldCache", \.shieldCache),
             .init("tiers", \.tiers),
             .init("origin", \.origin),
-            .init("purgePropagationSeconds", \.purgePropagationSeconds, .nonNegativeMean),
-            .init("warmPropagationSeconds", \.warmPropagationSeconds, .nonNegativeMean),
+            .init("purgePropagationSeconds", \.purgePropagationSeconds, .durations(atMost: sampledSecondsMax)),
+            .init("warmPropagationSeconds", \.warmPropagationSeconds, .durations(atMost: sampledSecondsMax)),
             .init("cacheKeyIncludesSignedToken", \.cacheKeyIncludesSignedToken),
             .init("placeholder", \.placeholder),
             .init("metricsHorizonSeconds", \.metricsHorizonSeconds,
