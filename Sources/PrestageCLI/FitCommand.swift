@@ -26,12 +26,15 @@ struct FitCommand: ParsableCommand {
     static let replayOption = Option.string("replay", valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones")
     /// `--replay-devices N`.
     static let replayDevicesOption = Option.integer("replay-devices", 1...1_000_000, valueName: "N", help: "devices in the replay (default 2000)")
+    /// `--allow-truncated`.
+    static let allowTruncatedOption = Option.flag("allow-truncated", help: "fit the lines read from a log that ends early (a truncated or corrupt gzip) instead of refusing it")
 
     static let configuration = CommandSpec("fit", summary: "fit distributions to CDN and push-analytics logs and write a scenario overlay",
                                            positionals: ["LOG..."], declaring: [
         formatOption, outOption, reportOption, pushOption, mapOption, timeoutSecondsOption, sendTimeOption, replayOption, replayDevicesOption,
+        allowTruncatedOption,
     ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the replay or the output failed"),
-                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, an --out in a missing directory)")])
+                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, a log that ends early without --allow-truncated, an --out in a missing directory)")])
 
     static let helpFooter = """
 
@@ -66,6 +69,8 @@ struct FitCommand: ParsableCommand {
     let replay: String?
     /// `--replay-devices`.
     let replayDevices: Int?
+    /// `--allow-truncated`.
+    let allowTruncated: Bool
 
     init(parsed: ParsedCommand) {
         logs = parsed.positionals
@@ -78,6 +83,7 @@ struct FitCommand: ParsableCommand {
         sendTime = parsed[Self.sendTimeOption]
         replay = parsed[Self.replayOption]
         replayDevices = parsed[Self.replayDevicesOption]
+        allowTruncated = parsed[Self.allowTruncatedOption]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -114,6 +120,12 @@ struct FitCommand: ParsableCommand {
             env.standardError.write("prestage fit: … \(outcome.problems.count - outcome.problems.quoted.count) more malformed line(s)\n")
         }
         for note in outcome.problems.fileNotes { env.standardError.write("prestage fit: \(note)\n") }
+        // A log that ends early (a gzip cut off in transfer, a corrupt block) would be fitted from
+        // whatever part was read, silently: refused unless asked for, before anything is written.
+        if !outcome.problems.fileNotes.isEmpty && !allowTruncated {
+            return fail("\(outcome.problems.fileNotes.count) log(s) end early (above); nothing written. "
+                        + "Fix or re-fetch them, or pass --allow-truncated to fit the lines read")
+        }
         let overlay = OverlayBuilder.build(outcome)
         do {
             let data = try overlay.encoded()

@@ -31,6 +31,24 @@ final class FitCommandTests: XCTestCase {
                                         environment: environment(out, err)), .badInput)
     }
 
+    /// A gzip log cut off in transfer once gave exit 0 and an overlay fitted from the part read;
+    /// now it is refused (exit 2) and nothing is written, unless --allow-truncated asks for it.
+    func testTruncatedGzipIsRefusedUnlessAllowed() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Samples.path("cloudfront.log.gz")))
+        let cut = dir.url.appendingPathComponent("cut.log.gz")
+        try whole.prefix(whole.count / 2).write(to: cut)
+        let overlay = dir.url.appendingPathComponent("overlay.json").path
+        let out = CapturedOutput(), err = CapturedOutput()
+        let args = ["fit", cut.path, "--format", "cloudfront", "--out", overlay]
+        XCTAssertEqual(PrestageCLI.main(args, environment: environment(out, err)), .badInput, err.text)
+        XCTAssertTrue(err.text.contains("\(cut.path): the input ends early") && err.text.contains("--allow-truncated"), err.text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: overlay), "nothing is written")
+        XCTAssertEqual(PrestageCLI.main(args + ["--allow-truncated"], environment: environment(out, err)), .ok, err.text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: overlay))
+    }
+
     /// An overlay is read as strictly as a scenario file: a key given twice (where the last would
     /// silently win) is refused with its line and column, like a trailing comma.
     func testOverlayWithADuplicateKeyIsRefused() throws {
