@@ -92,7 +92,7 @@ final class LibCacheSimOracleTests: XCTestCase {
 
     func testLRUMissesEqualLibCacheSimsOnZipfTraces() throws {
         _ = try Self.python()
-        let objects = 20_000, requests = 200_000
+        let objects = 20_000, requests = 100_000
         for (index, alpha) in [0.8, 1.0, 1.2].enumerated() {
             for variableSizes in [false, true] {
                 let t = try trace(objects: objects, alpha: alpha, requests: requests, variableSizes: variableSizes, seed: 0x0AC1E + UInt64(index))
