@@ -40,27 +40,27 @@ run: build
 ## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed.
 test: test-swift test-bench test-cluster test-notebooks test-testbed
 
-# Python with jsonschema for ScenarioSchemaTests (the bundled scenario and sweep files against
-# docs/schema/): a venv under .build with the pinned requirements, reinstalled when they change.
+# The test suite's Python tools, each a venv under .build with its pinned requirements (the stamp
+# is the requirements file it was built from, so it is rebuilt only when they change):
+# jsonschema for ScenarioSchemaTests (the bundled scenario and sweep files against docs/schema/),
+# libcachesim for LibCacheSimOracleTests (Prestage's LRU against libCacheSim's on the same traces).
 SCHEMA_VENV  := .build/schema-venv
 SCHEMA_STAMP := $(SCHEMA_VENV)/installed-requirements.txt
-
-$(SCHEMA_STAMP): Tests/schema/requirements.txt
-	rm -rf $(SCHEMA_VENV)
-	python3 -m venv $(SCHEMA_VENV)
-	$(SCHEMA_VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/schema/requirements.txt
-	cp Tests/schema/requirements.txt $@
-
-# Python with libcachesim for LibCacheSimOracleTests (Prestage's LRU against libCacheSim's on the
-# same traces): a venv under .build with the pinned requirements, reinstalled when they change.
 ORACLE_VENV  := .build/oracle-venv
 ORACLE_STAMP := $(ORACLE_VENV)/installed-requirements.txt
 
+define venv_from_requirements
+	rm -rf $(dir $@)
+	python3 -m venv $(dir $@)
+	$(dir $@)bin/pip install --quiet --disable-pip-version-check -r $<
+	cp $< $@
+endef
+
+$(SCHEMA_STAMP): Tests/schema/requirements.txt
+	$(venv_from_requirements)
+
 $(ORACLE_STAMP): Tests/oracles/requirements.txt
-	rm -rf $(ORACLE_VENV)
-	python3 -m venv $(ORACLE_VENV)
-	$(ORACLE_VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/oracles/requirements.txt
-	cp Tests/oracles/requirements.txt $@
+	$(venv_from_requirements)
 
 ## test-swift: build and run the Swift test suite (ScenarioSchemaTests uses $(SCHEMA_VENV)'s jsonschema,
 ## LibCacheSimOracleTests $(ORACLE_VENV)'s libcachesim).
