@@ -9,10 +9,17 @@ extension ResultsDirectory {
     /// such partial directory; `begin(_:)` then starts afresh.
     /// - Throws: `FileOutputError` for a `NAME.partial` that is not this tool's, or a failed write.
     package static func resume(_ lock: OutputLock) throws(FileOutputError) -> ResultsDirectory? {
-        let directory = ResultsDirectory(lock: lock)
-        guard try directory.partialIsOurs(ownFiles: []),
-              isOurMarker(directory.partialURL.appendingPathComponent(incompleteMarkerName)) else { return nil }
-        try directory.markIncomplete(reason: nil)
-        return directory
+        do throws(FileOutputError) {
+            try refuseLinkedResults(lock)
+            let directory = ResultsDirectory(lock: lock)
+            guard try directory.partialIsOurs(ownFiles: []),
+                  isOurMarker(directory.partialURL.appendingPathComponent(incompleteMarkerName)) else { return nil }
+            try directory.markIncomplete(reason: nil)
+            return directory
+        } catch {
+            // A refusal leaves no lock file beside the user's directory (see `begin(_:ownFiles:)`).
+            lock.removeAndRelease()
+            throw error
+        }
     }
 }

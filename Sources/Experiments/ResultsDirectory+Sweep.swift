@@ -32,8 +32,10 @@ extension SweepFiles {
             }
             try FileManager.default.createDirectory(at: directory.partialURL.appendingPathComponent(itemsDirectory), withIntermediateDirectories: true)
         } catch let error as OpenError {
+            lock.removeAndRelease()
             throw error
         } catch {
+            lock.removeAndRelease()
             throw OpenError(description: "\(error)")
         }
         return directory

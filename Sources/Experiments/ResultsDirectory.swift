@@ -55,21 +55,41 @@ package struct ResultsDirectory: Sendable {
     /// or empty, or unmarked holding only `ownFiles`: a commit of an earlier version cut short) is removed; a fresh one is created with the marker naming the owner. If writing
     /// the marker fails (a full disk) the new directory is removed again, so no unmarked
     /// `NAME.partial` is left behind.
+    /// A refusal (a `NAME` that is a symbolic link, a `NAME.partial` that is not this tool's, a
+    /// failed write) leaves nothing behind, not even the lock file beside the user's directory.
     package static func begin(_ lock: OutputLock, ownFiles: Set<String> = []) throws(FileOutputError) -> ResultsDirectory {
-        let directory = ResultsDirectory(lock: lock)
-        if try directory.partialIsOurs(ownFiles: ownFiles) {
-            do { try FileManager.default.removeItem(at: directory.partialURL) } catch {
-                throw FileOutputError(operation: "remove leftover", path: directory.partialURL.path, reason: "\(error)")
+        do throws(FileOutputError) {
+            try refuseLinkedResults(lock)
+            let directory = ResultsDirectory(lock: lock)
+            if try directory.partialIsOurs(ownFiles: ownFiles) {
+                do { try FileManager.default.removeItem(at: directory.partialURL) } catch {
+                    throw FileOutputError(operation: "remove leftover", path: directory.partialURL.path, reason: "\(error)")
+                }
             }
-        }
-        guard mkdir(directory.partialURL.path, 0o755) == 0 else { throw .errno("create directory", directory.partialURL.path) }
-        do {
-            try directory.markIncomplete(reason: nil)
+            guard mkdir(directory.partialURL.path, 0o755) == 0 else { throw .errno("create directory", directory.partialURL.path) }
+            do {
+                try directory.markIncomplete(reason: nil)
+            } catch {
+                try? FileManager.default.removeItem(at: directory.partialURL)
+                throw error
+            }
+            return directory
         } catch {
-            try? FileManager.default.removeItem(at: directory.partialURL)
+            lock.removeAndRelease()
             throw error
         }
-        return directory
+    }
+
+    /// Refuses a `NAME` that is a symbolic link, dangling or not: `commit` never replaces a link,
+    /// so results could never land there, and the refusal comes before any work instead of after.
+    static func refuseLinkedResults(_ lock: OutputLock) throws(FileOutputError) {
+        let path = lock.parent.appendingPathComponent(lock.name).path
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { DisplayText.quoted($0) } ?? "an unreadable target"
+        let dangling = !FileManager.default.fileExists(atPath: path)
+        throw FileOutputError(operation: "write results to", path: path,
+                              reason: "it is a symbolic link to \(target)\(dangling ? ", which does not exist" : ""); results go into a real directory: name the link's target or another directory")
     }
 
     /// Whether an existing `NAME.partial` is this tool's and may be replaced or reused (the caller

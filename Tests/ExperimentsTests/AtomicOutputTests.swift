@@ -54,6 +54,29 @@ final class AtomicOutputTests: XCTestCase {
         XCTAssertEqual(try listing(final), ["summary.json"])
     }
 
+    /// An output that is a symbolic link (here one that points nowhere) is refused at once, not
+    /// after the run, when the commit would refuse to replace it; a refused output leaves
+    /// nothing beside it, not even the lock file.
+    func testALinkedOutputIsRefusedBeforeAnyWorkAndARefusalLeavesNoLock() throws {
+        let link = directory.appendingPathComponent("out")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: directory.appendingPathComponent("gone").path)
+        XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "out")) { error in
+            XCTAssertTrue("\(error)".contains("symbolic link") && "\(error)".contains("which does not exist"), "\(error)")
+        }
+        XCTAssertEqual(try listing(directory), ["out"])
+        let lock = try OutputLock.acquire(in: directory, name: "out", owner: .current(command: "test"))
+        XCTAssertThrowsError(try ResultsDirectory.resume(lock))
+        XCTAssertEqual(try listing(directory), ["out"])
+
+        // A user's NAME.partial is refused and kept as it was; the lock file goes.
+        let mine = directory.appendingPathComponent("mine.partial")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: mine.appendingPathComponent("notes.txt"))
+        XCTAssertThrowsError(try ResultsDirectory.begin(in: directory, name: "mine"))
+        XCTAssertEqual(try listing(directory), ["mine.partial", "out"])
+        XCTAssertEqual(try listing(mine), ["notes.txt"])
+    }
+
     func testLeftoversAndExistingResults() throws {
         // A marked leftover from an interrupted run is cleared on the next begin.
         let first = try ResultsDirectory.begin(in: directory, name: "r")
