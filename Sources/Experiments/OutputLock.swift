@@ -163,8 +163,10 @@ package final class OutputLock: @unchecked Sendable {
         return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
     }
 
-    /// Removes the lock file (the results are complete) and releases the lock.
-    func removeAndRelease() {
+    /// Removes the lock file (the results are complete, or the output was refused before
+    /// anything was written) and releases the lock. Safe while others try to take it: an owner
+    /// checks after locking that the file it holds is still the one at the path.
+    package func removeAndRelease() {
         mutex.lock()
         let wasReleased = released
         mutex.unlock()

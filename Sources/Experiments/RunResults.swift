@@ -111,7 +111,13 @@ package struct RunResults: Sendable {
     /// - Throws: `FileOutputError` (the location is taken, not replaceable, or not writable).
     package static func begin(in parent: URL, name: String, owner: OutputOwner, scenarioJSON: Data) throws(FileOutputError) -> RunResults {
         let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
-        try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), earlierResults)
+        do {
+            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), earlierResults)
+        } catch {
+            // Refused before anything was written: nothing is left beside the user's directory.
+            lock.removeAndRelease()
+            throw error
+        }
         let directory = try ResultsDirectory.begin(lock, ownFiles: earlierResults.files)
         try directory.write(scenarioJSON, named: RunResultFile.scenario.fileName)
         return RunResults(directory: directory)

@@ -83,9 +83,11 @@ struct SweepCommand: ParsableCommand {
             case .success:
                 env.standardError.write("prestage sweep: \(finalURL.path) already holds this complete sweep\(shard.map { " shard \($0.text)" } ?? ""); nothing to run\n")
                 env.standardOutput.write("results: \(finalURL.path)\n")
+                lock.removeAndRelease()
                 return .ok
             case let .failure(message):
                 env.standardError.write("prestage sweep: \(message); choose another --out or remove it\n")
+                lock.removeAndRelease()
                 return .badInput
             }
         }
@@ -98,6 +100,7 @@ struct SweepCommand: ParsableCommand {
         if let refusal = MemoryGuard.refusal(estimate: MemoryEstimate(inputs), available: available, inputs: inputs) {
             if !forceMemory {
                 env.standardError.write("prestage sweep: " + refusal + "\n")
+                lock.removeAndRelease()
                 return .badInput
             }
             env.standardError.write("prestage sweep: warning: --force-memory: the memory estimate exceeds the available memory\n")

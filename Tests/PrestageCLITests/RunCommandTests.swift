@@ -78,6 +78,16 @@ final class RunCommandTests: XCTestCase {
         XCTAssertFalse(t.err.text.contains("replication(s)"), "refused before the run started")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: project.path).sorted(), ["Package.swift", "Sources"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: project.path + ".partial"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: t.root.appendingPathComponent(".project.lock").path),
+                       "a refused --out leaves no lock file beside the user's directory")
+
+        // A symbolic link, here one pointing nowhere, is refused the same way and left as it is.
+        let link = t.root.appendingPathComponent("linked")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: t.root.appendingPathComponent("nowhere").path)
+        XCTAssertEqual(runDefault(t, out: "linked"), .badInput)
+        XCTAssertTrue(t.err.text.contains("\(link.path): cannot replace: it is a symbolic link"), t.err.text)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), t.root.appendingPathComponent("nowhere").path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: t.root.appendingPathComponent(".linked.lock").path))
 
         XCTAssertEqual(runDefault(t, out: "a"), .ok, t.err.text)
         XCTAssertEqual(runDefault(t, out: "a", extra: ["--seed", "2"]), .ok, t.err.text)
