@@ -169,10 +169,6 @@ package struct CampaignConfig: Sendable, Equatable {
     package var providerQuotaPerMinute: Double = 600_000
     /// Provider → device delivery latency, seconds (lognormal, median 0.3 s by default).
     package var deliveryLatencySeconds: Distribution = .lognormal(mu: log(0.3), sigma: 1.0)
-    /// The longest push-provider delivery latency the model applies (a draw beyond it is
-    /// clamped): one day, judgement (APNs and FCM keep an undelivered message up to its TTL,
-    /// at most 28 days for FCM, but a day-late push is outside any campaign's horizon).
-    package static let deliveryLatencySecondsMax: Double = 86_400
     /// Push carries a pre-stage manifest (false: a plain alert; the app fetches everything on tap).
     package var preStage: Bool = true
     package var iosPush: IOSPushKindConfig = .alert

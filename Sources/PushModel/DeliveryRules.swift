@@ -90,7 +90,7 @@ struct DeliveryRules {
             silentTAT[d] = tat + intervalSeconds
             let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: DeliveryRules.purposeHold)
             if rng.bernoulli(rules.silentHoldProbability) {
-                let hold = SimDuration.seconds(silentHold.sample(rng, clampedTo: 0...IOSRulesConfig.silentHoldSecondsMax)).ticks
+                let hold = SimDuration.seconds(silentHold.sample(rng, clampedTo: 0...SampledBounds.silentHoldSecondsMax)).ticks
                 let release = now + hold
                 var held = w
                 held.flags |= PushWord.flagDeferred

@@ -20,10 +20,6 @@ package struct IOSRulesConfig: Sendable, Equatable {
     /// How long a held silent push waits. Held pushes for the same device coalesce: only the
     /// newest is delivered.
     package var silentHoldSeconds: Distribution = .lognormal(mu: log(300), sigma: 0.8)
-    /// The longest hold the model applies (a draw beyond it is clamped): one day, judgement (iOS
-    /// documents no bound; a held push older than a day is as good as lost). Scenario files may
-    /// not configure holds beyond it.
-    package static let silentHoldSecondsMax: Double = 86_400
 
     package init() {}
 }
@@ -113,12 +109,6 @@ package struct UsersConfig: Sendable, Equatable {
     /// App launch plus render once every critical asset is on the device (lognormal, median
     /// 180 ms, p99 ≈ 400 ms).
     package var renderSeconds: Distribution = .lognormal(mu: log(0.18), sigma: 0.35)
-    /// The longest tap delay the model applies (a draw beyond it is clamped): one year,
-    /// judgement (a later tap is outside any campaign's horizon).
-    package static let tapDelaySecondsMax: Double = 31_536_000
-    /// The longest launch-and-render time the model applies (a draw beyond it is clamped): 10
-    /// minutes, judgement (an app that takes longer has not painted at all).
-    package static let renderSecondsMax: Double = 600
     /// Timeout of a foreground fetch after a tap.
     package var foregroundTimeoutSeconds: Double = 30
     /// Foreground fetches after a tap reuse a warm connection (app already running). Default

@@ -136,8 +136,8 @@ final class Population {
         let doze = dozeTable.draw(rng)
         let phase = rng.uniform()
         let segment = segmentTable.draw(rng)
-        let free = freeStorage.sample(rng, clampedTo: 0...PopulationConfig.freeStorageBytesMax)
-        let pre = preexisting.sample(rng, clampedTo: 0...PopulationConfig.preexistingStoreBytesMax)
+        let free = freeStorage.sample(rng, clampedTo: 0...SampledBounds.freeStorageBytesMax)
+        let pre = preexisting.sample(rng, clampedTo: 0...SampledBounds.preexistingStoreBytesMax)
         var a = DeviceAttributes(
             isIOS: isIOS, forceQuit: isIOS && forceQuit, region: UInt32(region),
             network: InfraNetworkClass(rawValue: UInt8(net)) ?? .wifi, lowDataMode: lowData, saveData: saveData,
@@ -153,10 +153,10 @@ final class Population {
     private func drawNight(_ d: DeviceID, into a: inout DeviceAttributes) {
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue), purpose: purposeNight))
         guard rng.bernoulli(nightShare) else { return }
-        let bedtime = nightBedtime.sample(rng, clampedTo: 0...DozeNightConfig.bedtimeSecondsMax)
+        let bedtime = nightBedtime.sample(rng, clampedTo: 0...SampledBounds.bedtimeSecondsMax)
         a.doze = .night
         a.nightBedSeconds = bedtime - nightClockAtStartSeconds
-        a.nightIdleSeconds = nightIdle.sample(rng, clampedTo: 0...DozeNightConfig.idleSecondsMax)
+        a.nightIdleSeconds = nightIdle.sample(rng, clampedTo: 0...SampledBounds.idleSecondsMax)
     }
 
     /// Per (device, campaign) user draws: in the audience, opens the notification, tap delay.
@@ -171,7 +171,7 @@ final class Population {
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeUser))
         let inAudience = rng.bernoulli(share)
         let opens = rng.bernoulli(isIOS ? openIOS[segment] : openAndroid[segment])
-        let delay = tapDelay.sample(rng, clampedTo: 0...UsersConfig.tapDelaySecondsMax)
+        let delay = tapDelay.sample(rng, clampedTo: 0...SampledBounds.tapDelaySecondsMax)
         return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay)
     }
 
@@ -186,7 +186,7 @@ final class Population {
     /// Launch + render time of device `d` for campaign `c`, seconds.
     func renderSeconds(_ d: DeviceID, campaign c: CampaignID) -> Double {
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeRender))
-        return render.sample(rng, clampedTo: 0...UsersConfig.renderSecondsMax)
+        return render.sample(rng, clampedTo: 0...SampledBounds.renderSecondsMax)
     }
 
     /// A stream for one-off draws of an entity (delivery latency, OS holds, job delays), reseeded.

@@ -112,13 +112,6 @@ package struct DozeNightConfig: Sendable, Equatable {
     /// How long the screen stays off from bedtime until the morning pick-up, seconds. Default
     /// normal, mean 7.5 h, sd 1 h, truncated to 4...12 h.
     package var idleSeconds: Distribution = .normal(mean: 27_000, sd: 3_600, lower: 14_400, upper: 43_200)
-    /// The latest bedtime the model applies, seconds after the local midnight before the run (a
-    /// draw beyond it is clamped): two days, so a bedtime always falls on the run's first or
-    /// second night.
-    package static let bedtimeSecondsMax: Double = 172_800
-    /// The longest night the model applies (a draw beyond it is clamped): just under a day, so
-    /// one night ends before the next begins.
-    package static let idleSecondsMax: Double = 86_399
 
     package init() {}
 }
@@ -158,12 +151,6 @@ package struct PopulationConfig: Sendable, Equatable {
     /// Bytes of older pre-staged content already in the preload store at t = 0 (one LRU-oldest
     /// entry, usable for 4 h). Default: none.
     package var preexistingStoreBytes: Distribution = .constant(value: 0)
-    /// The largest free storage the model applies (a draw beyond it is clamped): 9 × 10¹⁸ bytes,
-    /// the representable limit of the store's byte counts.
-    package static let freeStorageBytesMax: Double = 9e18
-    /// The largest pre-existing store size the model applies (a draw beyond it is clamped): 1 TB,
-    /// judgement (no app's preload store holds more).
-    package static let preexistingStoreBytesMax: Double = 1e12
 
     package init() {}
 }

@@ -224,7 +224,7 @@ struct PushWorld: EventHandler {
                     let partSend = send + Int64(part) * interval
                     metrics.series.pushesSent.add(atMicroseconds: partSend)
                     let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
-                    let latency = deliveryLatency[c].sample(rng, clampedTo: 0...CampaignConfig.deliveryLatencySecondsMax)
+                    let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
                     let arrive = partSend + SimDuration.seconds(latency).ticks
                     if arrive >= horizonTicks {
                         metrics.outcomes.notDelivered += 1

@@ -102,7 +102,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("sendStartSeconds", \.sendStartSeconds, .numbers(0...604_800, unit: "seconds")),
             .init("sendRatePerMinute", \.sendRatePerMinute, .numbers(1...1e9)),
             .init("providerQuotaPerMinute", \.providerQuotaPerMinute, .numbers(1...1e9)),
-            .init("deliveryLatencySeconds", \.deliveryLatencySeconds, .durations(atMost: CampaignConfig.deliveryLatencySecondsMax)),
+            .init("deliveryLatencySeconds", \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
             .init("preStage", \.preStage),
             .init("iosPush", \.iosPush),
             .init("androidPriority", \.androidPriority),

@@ -21,7 +21,7 @@ extension IOSRulesConfig: Codable, ConfigReadable {
             .init("silentBudgetPerHour", \.silentBudgetPerHour, .numbers(0.01...3_600)),
             .init("silentBurst", \.silentBurst, .integers(1...100)),
             .init("silentHoldProbability", \.silentHoldProbability, .probability),
-            .init("silentHoldSeconds", \.silentHoldSeconds, .durations(atMost: IOSRulesConfig.silentHoldSecondsMax)),
+            .init("silentHoldSeconds", \.silentHoldSeconds, .durations(atMost: SampledBounds.silentHoldSecondsMax)),
         ]
     }
 
@@ -105,8 +105,8 @@ extension UsersConfig: Codable, ConfigReadable {
             .init("segments", \.segments, ConfigRule.counts(1...64, "1...64 segments").then { segments in
                 ConfigRule<[Double]>.weights.verdict(segments.map(\.share))
             }),
-            .init("tapDelaySeconds", \.tapDelaySeconds, .durations(atMost: UsersConfig.tapDelaySecondsMax)),
-            .init("renderSeconds", \.renderSeconds, .durations(atMost: UsersConfig.renderSecondsMax)),
+            .init("tapDelaySeconds", \.tapDelaySeconds, .durations(atMost: SampledBounds.tapDelaySecondsMax)),
+            .init("renderSeconds", \.renderSeconds, .durations(atMost: SampledBounds.renderSecondsMax)),
             .init("foregroundTimeoutSeconds", \.foregroundTimeoutSeconds, .numbers(0.001...600, unit: "seconds")),
             .init("foregroundConnectionWarm", \.foregroundConnectionWarm),
             .init("foregroundFetchesKept", \.foregroundFetchesKept, unwritten: defaultValue.foregroundFetchesKept),

@@ -89,8 +89,8 @@ extension DozeNightConfig: Codable, ConfigReadable {
         [
             .init("deviceShare", \.deviceShare, .probability),
             .init("clockAtStartSeconds", \.clockAtStartSeconds, .numbers(0...86_400, unit: "seconds")),
-            .init("bedtimeSeconds", \.bedtimeSeconds, .durations(atMost: DozeNightConfig.bedtimeSecondsMax)),
-            .init("idleSeconds", \.idleSeconds, .durations(atMost: DozeNightConfig.idleSecondsMax)),
+            .init("bedtimeSeconds", \.bedtimeSeconds, .durations(atMost: SampledBounds.bedtimeSecondsMax)),
+            .init("idleSeconds", \.idleSeconds, .durations(atMost: SampledBounds.idleSecondsMax)),
         ]
     }
 }
@@ -117,8 +117,8 @@ extension PopulationConfig: Codable, ConfigReadable {
             .init("deepDozeElapsedMaxSeconds", \.deepDozeElapsedMaxSeconds, .numbers(0...604_800, unit: "seconds")),
             .init("dozeNight", \.dozeNight),
             .init("networkChanges", \.networkChanges),
-            .init("freeStorageBytes", \.freeStorageBytes, .magnitudes("bytes", atMost: PopulationConfig.freeStorageBytesMax)),
-            .init("preexistingStoreBytes", \.preexistingStoreBytes, .magnitudes("bytes", atMost: PopulationConfig.preexistingStoreBytesMax)),
+            .init("freeStorageBytes", \.freeStorageBytes, .magnitudes("bytes", atMost: SampledBounds.freeStorageBytesMax)),
+            .init("preexistingStoreBytes", \.preexistingStoreBytes, .magnitudes("bytes", atMost: SampledBounds.preexistingStoreBytesMax)),
         ]
     }
 }
