@@ -249,6 +249,7 @@ package struct PlanSearch: Sendable {
         return Int(capped) * initialReplications
     }
 
-    /// The most grid points the comparison counts (10¹², far beyond any grid anyone would run).
+    /// The most grid points the comparison counts: 10¹², judgement (far beyond any grid anyone
+    /// would run, and small enough that times the replications it fits an `Int`).
     static let gridPointsMax: Double = 1e12
 }

@@ -48,12 +48,17 @@ package struct ScenarioOverlay: Sendable {
     /// The `set` entries of the overlay file at `path` as `--set` assignments (`PATH=JSON`), in path order.
     /// - Throws: `LogFitError.badFormat` naming the file and the member that is wrong.
     package static func assignments(contentsOf path: String) throws(LogFitError) -> [String] {
+        try assignments(data: try contents(of: path), label: path)
+    }
+
+    /// The bytes of the overlay file at `path`, refusing one over `fileBytesMax`.
+    package static func contents(of path: String) throws(LogFitError) -> Data {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? Int, size > fileBytesMax {
             throw .badFormat(path: path, reason: "expected an overlay of at most \(fileBytesMax) bytes, found \(size) bytes")
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the overlay") }
-        return try assignments(data: data, label: path)
+        return data
     }
 
     /// This overlay's `set` entries as `--set` assignments, in path order.

@@ -50,15 +50,10 @@ struct ScenarioOptions: Equatable {
     /// cannot say two things where the last would silently win.
     func assignments() throws(ScenarioLoadError) -> [String] {
         guard let overlay else { return sets }
-        do {
-            guard let data = FileManager.default.contents(atPath: overlay) else { return try ScenarioOverlay.assignments(contentsOf: overlay) + sets }
-            do { _ = try JSONParser.parse(data) } catch { throw ScenarioLoadError("--overlay \(overlay): \(error.description)") }
-            return try ScenarioOverlay.assignments(data: data, label: overlay) + sets
-        } catch let error as ScenarioLoadError {
-            throw error
-        } catch {
-            throw ScenarioLoadError("--overlay \(error)")
-        }
+        let data: Data
+        do { data = try ScenarioOverlay.contents(of: overlay) } catch { throw ScenarioLoadError("--overlay \(error.description)") }
+        do { _ = try JSONParser.parse(data) } catch { throw ScenarioLoadError("--overlay \(overlay): \(error.description)") }
+        do { return try ScenarioOverlay.assignments(data: data, label: overlay) + sets } catch { throw ScenarioLoadError("--overlay \(error.description)") }
     }
 }
 

@@ -17,30 +17,25 @@ extension ConfigRule where Value == Distribution {
     /// Its parameters were validated when the distribution was decoded.
     static func magnitudes(_ unit: String, atMost max: Double) -> ConfigRule {
         ConfigRule(verdict: { d in
-            let lower = d.supportLowerBound, upper = d.supportUpperBound
+            let (lower, upper) = d.supportBounds
             guard lower >= 0 else {
                 return ("values ≥ 0 \(unit): a distribution that cannot draw a negative value (a constant or uniform ≥ 0, "
                         + "a normal truncated with \"lower\": 0, an exponential, lognormal, gamma or weibull, or a shift by an offset ≥ 0)",
-                        "values down to \(lower)")
+                        "values down to \(ScenarioKnob.numberText(lower))")
             }
             if upper.isFinite {
                 guard upper <= max else {
-                    return ("values at most \(plain(max)) \(unit), the most the model takes here (it would clamp longer draws)", "values up to \(upper)")
+                    return ("values at most \(ScenarioKnob.numberText(max)) \(unit), the most the model takes here (it would clamp longer draws)", "values up to \(ScenarioKnob.numberText(upper))")
                 }
                 return nil
             }
             guard let mean = d.mean, mean.isFinite else {
-                return ("a finite mean (a distribution unbounded above needs one)", "mean \(d.mean.map { "\($0)" } ?? "infinite")")
+                return ("a finite mean (a distribution unbounded above needs one)", "mean \(d.mean.map(ScenarioKnob.numberText) ?? "infinite")")
             }
             guard mean <= max else {
-                return ("a mean at most \(plain(max)) \(unit), the most the model takes here (it clamps draws beyond it)", "mean \(mean)")
+                return ("a mean at most \(ScenarioKnob.numberText(max)) \(unit), the most the model takes here (it clamps draws beyond it)", "mean \(ScenarioKnob.numberText(mean))")
             }
             return nil
         })
     }
-}
-
-/// `x` as people write it: no ".0" on a whole number.
-private func plain(_ x: Double) -> String {
-    x.isFinite && x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
 }
