@@ -45,32 +45,66 @@ package enum PlanSweepBridge {
 
     /// Stores the replications of the merged (or unsharded) sweep results in `directory` whose
     /// points are scenarios the plan would run: `candidates(v)` are those with the knob `knobPath`
-    /// at v; a point is taken only when one of them hashes like it.
+    /// at v, each with the assignments that made it; a point is taken only when one of them hashes
+    /// like it. The directory is checked as `merge` checks a shard before anything is stored:
+    /// complete (no `INCOMPLETE` marker, not a lone shard), its manifest's own hash, `items/` a
+    /// real directory holding exactly the sweep's items, each item's format, sweep, point,
+    /// replication, seed and content hash. One bad file refuses the whole directory.
     /// - Returns: the replications stored.
-    package static func ingest(_ directory: URL, knobPath: String, candidates: (Double) -> [ScenarioFile],
+    /// - Throws: `CommandMessage` naming the file and what is wrong, or a write failure.
+    package static func ingest(_ directory: URL, knobPath: String, candidates: (Double) -> [(assignments: [String], scenario: ScenarioFile)],
                               into evaluator: PlanEvaluator) throws -> Int {
-        let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: directory.appendingPathComponent("sweep.json")))
-        var stored = 0
-        guard let axis = manifest.axes.firstIndex(where: { $0.field == knobPath }) else { return 0 }
-        for point in manifest.points {
-            guard axis < point.values.count, let value = Double(point.values[axis].plainText) else { continue }
-            // A candidate with the sweep's replication count hashes like the sweep's point.
-            guard let scenario = candidates(value).first(where: { c in
-                var s = c
-                s.run.replications = manifest.replications
-                return (try? s.hash()) == point.scenarioHash
-            }) else { continue }
-            var perReplication: [Int: [String: Double]] = [:]
-            for r in 0..<manifest.replications {
-                let url = directory.appendingPathComponent("items/p\(point.point)-r\(r).json")
-                guard let data = FileManager.default.contents(atPath: url.path),
-                      let item = try? JSONDecoder().decode(SweepItemResult.self, from: data) else { continue }
-                var metrics: [String: Double] = [:]
-                for m in item.metrics { if let v = m.value { metrics[m.name] = v } }
-                perReplication[r] = metrics
-            }
-            stored += try evaluator.store(perReplication, of: scenario)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandMessage("expected the directory of merged sweep results (prestage merge --out DIR), found none")
         }
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent(ResultsDirectory.incompleteMarkerName).path) {
+            throw CommandMessage("the sweep did not complete (it holds an INCOMPLETE marker); rerun its sweep or merge command to finish it")
+        }
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent(SweepFiles.shardName).path) {
+            throw CommandMessage("expected merged sweep results, found one shard (shard.json); merge the shards first (prestage merge SHARD_DIRS... --out DIR)")
+        }
+        let manifest: SweepManifest
+        switch SweepFiles.readManifest(directory) {
+        case let .success((m, _)): manifest = m
+        case let .failure(message): throw message
+        }
+        let items = directory.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
+        let r = manifest.replications
+        let names = Set((0..<manifest.itemCount).map { SweepItemResult.fileName(point: $0 / r, replication: $0 % r) })
+        do {
+            _ = try ResultsDirectory.checkItemEntries(items, what: "the items of this sweep", removingCutShortWrites: false) { names.contains($0) }
+        } catch { throw CommandMessage("\(error)") }
+        // Every item, checked, before anything is stored.
+        var itemsByPoint = [[SweepItemResult]](repeating: [], count: manifest.points.count)
+        for k in 0..<manifest.itemCount {
+            switch SweepFiles.readItem(items, point: k / r, replication: k % r, manifest: manifest) {
+            case let .success((item, _))?: itemsByPoint[k / r].append(item)
+            case let .failure(message)?: throw message
+            case nil: throw CommandMessage("\(items.appendingPathComponent(SweepItemResult.fileName(point: k / r, replication: k % r)).path): expected item \(k) of the sweep, found none (the results are incomplete)")
+            }
+        }
+        var batches: [(perReplication: [Int: [String: Double]], assignments: [String], scenario: ScenarioFile)] = []
+        if let axis = manifest.axes.firstIndex(where: { $0.field == knobPath }) {
+            for point in manifest.points {
+                guard axis < point.values.count, let value = Double(point.values[axis].plainText) else { continue }
+                // A candidate with the sweep's replication count hashes like the sweep's point.
+                guard let match = candidates(value).first(where: { c in
+                    var s = c.scenario
+                    s.run.replications = manifest.replications
+                    return (try? s.hash()) == point.scenarioHash
+                }) else { continue }
+                var perReplication: [Int: [String: Double]] = [:]
+                for item in itemsByPoint[point.point] {
+                    var metrics: [String: Double] = [:]
+                    for m in item.metrics { if let v = m.value { metrics[m.name] = v } }
+                    perReplication[item.replication] = metrics
+                }
+                batches.append((perReplication, match.assignments, match.scenario))
+            }
+        }
+        var stored = 0
+        for batch in batches { stored += try evaluator.store(batch.perReplication, of: batch.scenario, assignments: batch.assignments) }
         return stored
     }
 }

@@ -183,16 +183,24 @@ package struct ResultsDirectory: Sendable {
     /// command writes), among them `marker` (written last, so only a completed run leaves it).
     package struct Replaceable: Sendable, Equatable {
         package let files: Set<String>
-        let marker: String
+        package let marker: String
+        /// Name prefixes of the files a command writes one per item (`fit --report`'s `qq-` plots).
+        let filePrefixes: [String]
 
-        package init(files: Set<String>, marker: String) {
+        package init(files: Set<String>, marker: String, filePrefixes: [String] = []) {
             self.files = files.union([marker])
             self.marker = marker
+            self.filePrefixes = filePrefixes
+        }
+
+        /// Whether the command writes a file named `name`.
+        func owns(_ name: String) -> Bool {
+            files.contains(name) || (!name.hasPrefix(".") && filePrefixes.contains { name.hasPrefix($0) })
         }
     }
 
     /// Checks that `url` may be replaced by new results: it does not exist, or it is a directory
-    /// (not a symbolic link) holding `replaceable.marker` and nothing but `replaceable.files`.
+    /// (not a symbolic link) holding `replaceable.marker` and nothing but the files it owns.
     /// Commands call it before they start working, so that a wrong `--out` is refused at once
     /// instead of after the run; `commit` checks again before it moves anything.
     /// - Throws: `FileOutputError` naming the path and what makes it not replaceable (the first
@@ -214,7 +222,7 @@ package struct ResultsDirectory: Sendable {
         } catch {
             throw FileOutputError(operation: "list", path: url.path, reason: "\(error)")
         }
-        let unexpected = entries.filter { !replaceable.files.contains($0) }
+        let unexpected = entries.filter { !replaceable.owns($0) }
         guard unexpected.isEmpty else {
             let shown = unexpected.prefix(5).map { DisplayText.quoted($0) }.joined(separator: ", ")
             let more = unexpected.count > 5 ? " and \(unexpected.count - 5) more" : ""

@@ -124,10 +124,12 @@ package struct RunResults: Sendable {
     }
 
     /// Writes every result file of `results` (in replication order), then `runInfo` (given the
-    /// events processed) last, calls `beforeCommit`, and commits, replacing earlier results.
+    /// events processed) last, and commits inside `committing` (the interrupt guard holds signals
+    /// during the commit), replacing earlier results.
     /// - Throws: any failure to combine, encode or write; the directory is then left partial.
     package func write(scenario: ScenarioFile, hash: String, results: [ReplicationResult], invocation: ReportBuilder.Invocation,
-                      runInfo: (_ eventsProcessed: UInt64) -> RunInfo, beforeCommit: () -> Void) throws -> Written {
+                      runInfo: (_ eventsProcessed: UInt64) -> RunInfo,
+                      committing: (_ commit: () throws -> URL) throws -> URL = { try $0() }) throws -> Written {
         let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
                                          relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
         try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate),
@@ -147,8 +149,7 @@ package struct RunResults: Sendable {
         try directory.write(Data(HTMLRenderer().render(report).utf8), named: RunResultFile.reportHTML.fileName)
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
         try directory.write(try CanonicalJSON.encode(runInfo(events)), named: RunResultFile.runInfo.fileName)
-        beforeCommit()
-        let final = try directory.commit(replacing: Self.earlierResults)
+        let final = try committing { try directory.commit(replacing: Self.earlierResults) }
         return Written(finalURL: final, aggregate: aggregate, slo: slo, eventsProcessed: events)
     }
 }

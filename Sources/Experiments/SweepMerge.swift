@@ -67,6 +67,15 @@ package enum SweepMerge {
             // Its items: exactly those k with k mod N = i, each valid.
             let itemsURL = url.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
             let r = manifest.replications
+            // Files that do not belong to this shard (or are hidden, links or directories).
+            let owned = Set(stride(from: info.shard.index, to: manifest.itemCount, by: info.shard.count).map {
+                SweepItemResult.fileName(point: $0 / r, replication: $0 % r)
+            })
+            do {
+                _ = try ResultsDirectory.checkItemEntries(itemsURL, what: "the items of shard \(info.shard.text)", removingCutShortWrites: false) { owned.contains($0) }
+            } catch {
+                return .failure(CommandMessage("\(error)"))
+            }
             var missing: [String] = []
             for k in stride(from: info.shard.index, to: manifest.itemCount, by: info.shard.count) {
                 switch SweepFiles.readItem(itemsURL, point: k / r, replication: k % r, manifest: manifest) {
@@ -79,11 +88,6 @@ package enum SweepMerge {
             }
             if !missing.isEmpty {
                 return .failure(CommandMessage("\(path): shard \(info.shard.text) is missing \(missing.count) item(s): \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : "")"))
-            }
-            // Files that do not belong to this shard.
-            let stray = SweepFiles.strayItems(itemsURL, owned: Array(stride(from: info.shard.index, to: manifest.itemCount, by: info.shard.count)), replications: r)
-            if let name = stray.first {
-                return .failure(CommandMessage("\(path)/\(SweepFiles.itemsDirectory)/\(DisplayText.bounded(name)): expected only the items of shard \(info.shard.text), found another file"))
             }
         }
         guard let first, let n = shardCount else { return .failure(CommandMessage("expected at least one shard directory, found none")) }

@@ -161,14 +161,6 @@ package enum SweepFiles {
         }
     }
 
-    /// The files in `items` that are not the items `owned` (a sweep's or a shard's), sorted;
-    /// hidden files (temporary files of writes cut short) are left out.
-    package static func strayItems(_ items: URL, owned: [Int], replications r: Int) -> [String] {
-        let names = Set(owned.map { SweepItemResult.fileName(point: $0 / r, replication: $0 % r) })
-        let present = (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? []
-        return present.filter { !$0.hasPrefix(".") && !names.contains($0) }.sorted()
-    }
-
     /// Writes sweep.csv, points.csv, summary.json, report.md and report.html (for `reportMetrics`) into `directory` from its manifest and items
     /// (every item must be present: the caller checked). The same code serves unsharded runs and
     /// merges, so both write the same bytes.

@@ -323,7 +323,7 @@ struct CommandLineSpec: Sendable, Equatable {
             lines.append("  " + "help".padding(toLength: 14, withPad: " ", startingAt: 0) + "show help for a command (prestage help COMMAND)")
             lines += ["", "  --help, -h    show help (also after a command)", "  --version     show the version and source revision"]
             lines += ["", "exit codes (each command's help lists the ones it returns):"]
-                + [ExitCode.ok, .runFailed, .badInput, .gateNotPassed, .interrupted, .terminated].map { "  " + String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
+                + [ExitCode.ok, .runFailed, .badInput, .gateNotPassed, .interrupted, .quit, .terminated].map { "  " + String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.meaning }
             return lines.joined(separator: "\n")
         }
         var usage = "usage: \(programName) \(command.name)"

@@ -213,7 +213,7 @@ enum CommandLineDocs {
             }
         }
         lines += [".SH EXIT STATUS"]
-        for code in [ExitCode.ok, .runFailed, .badInput, .gateNotPassed, .interrupted, .terminated] {
+        for code in [ExitCode.ok, .runFailed, .badInput, .gateNotPassed, .interrupted, .quit, .terminated] {
             lines += [".TP", ".B \(code.rawValue)", roff(code.meaning)]
         }
         lines += [".SH FILES", roff("scenarios/*.json: the scenario library (prestage list). results/: default result directories."),

@@ -67,6 +67,9 @@ package enum ExitCode: Int32, Sendable {
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
     case interrupted = 130
+    /// Quit by SIGQUIT (Ctrl-\\); the results directory is left as for `interrupted`, its marker
+    /// naming SIGQUIT.
+    case quit = 131
     /// Terminated by SIGTERM (a cluster scheduler's preemption or time limit, `kill`); the
     /// results directory is left as for `interrupted`, its marker naming SIGTERM.
     case terminated = 143
@@ -79,6 +82,7 @@ package enum ExitCode: Int32, Sendable {
         case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
         case .gateNotPassed: return "a gate asked for did not pass: a shown metric regressed significantly (compare --fail-on-regression), or an objective failed or is undecided (--fail-on-slo)"
         case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
+        case .quit: return "quit (SIGQUIT, Ctrl-\\); as for 130"
         case .terminated: return "terminated (SIGTERM, e.g. a scheduler's preemption or time limit); as for 130"
         }
     }

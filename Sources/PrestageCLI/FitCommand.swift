@@ -11,6 +11,8 @@ struct FitCommand: ParsableCommand {
     static let formatOption = Option.string("format", valueName: "FORMAT", help: "cloudfront, cloudflare, csv or push (required)")
     /// `--out FILE`: a file, not a results directory.
     static let outOption = Option.string("out", valueName: "FILE", help: "where the overlay goes (default: standard output)")
+    /// An earlier report `--report DIR` may replace: report.md and its QQ plots, nothing else.
+    static let earlierReport = ResultsDirectory.Replaceable(files: ["report.md"], marker: "report.md", filePrefixes: ["qq-"])
     /// `--report DIR`.
     static let reportOption = Option.string("report", valueName: "DIR", help: "write report.md and QQ plots (SVG) here")
     /// `--push FILE` (repeatable).
@@ -113,8 +115,28 @@ struct FitCommand: ParsableCommand {
             }
             request.sendTimeSeconds = v
         }
+        // --report DIR is a results directory like a run's: owned, refused unless it is an earlier
+        // fit report, checked now (before the fit), written in DIR.partial and committed.
+        var reportDirectory: ResultsDirectory? = nil
+        if let dir = report {
+            let url = URL(fileURLWithPath: dir).standardizedFileURL
+            let parent = url.deletingLastPathComponent(), name = url.lastPathComponent
+            do {
+                let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
+                do {
+                    try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name), Self.earlierReport)
+                } catch {
+                    lock.removeAndRelease()
+                    throw error
+                }
+                reportDirectory = try ResultsDirectory.begin(lock, ownFiles: Self.earlierReport.files)
+            } catch { return fail("--report: \(error)") }
+        }
         let outcome: FitOutcome
-        do { outcome = try LogFitter.run(request) } catch { return fail(error.description) }
+        do { outcome = try LogFitter.run(request) } catch {
+            reportDirectory.map { RunCommand.markIncomplete($0, reason: "The fit failed: \(error)") }
+            return fail(error.description)
+        }
         for q in outcome.problems.quoted { env.standardError.write("prestage fit: malformed: \(q)\n") }
         if outcome.problems.count > outcome.problems.quoted.count {
             env.standardError.write("prestage fit: … \(outcome.problems.count - outcome.problems.quoted.count) more malformed line(s)\n")
@@ -123,6 +145,7 @@ struct FitCommand: ParsableCommand {
         // A log that ends early (a gzip cut off in transfer, a corrupt block) would be fitted from
         // whatever part was read, silently: refused unless asked for, before anything is written.
         if !outcome.problems.fileNotes.isEmpty && !allowTruncated {
+            reportDirectory.map { RunCommand.markIncomplete($0, reason: "The logs end early; nothing was written") }
             return fail("\(outcome.problems.fileNotes.count) log(s) end early (above); nothing written. "
                         + "Fix or re-fetch them, or pass --allow-truncated to fit the lines read")
         }
@@ -134,11 +157,13 @@ struct FitCommand: ParsableCommand {
             } else {
                 env.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
             }
-            if let dir = report {
-                _ = try FitReport.write(outcome, overlay: overlay, to: URL(fileURLWithPath: dir, isDirectory: true))
+            if let reportDirectory {
+                _ = try FitReport.write(outcome, overlay: overlay, to: reportDirectory.partialURL)
+                try reportDirectory.commit(replacing: Self.earlierReport)
             }
         } catch {
             env.standardError.write("prestage fit: cannot write the output: \(error)\n")
+            reportDirectory.map { RunCommand.markIncomplete($0, reason: "Writing the report failed: \(error)") }
             return .runFailed
         }
         env.standardError.write(FitSummaryText.render(outcome, overlay: overlay))

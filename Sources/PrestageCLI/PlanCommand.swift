@@ -48,7 +48,8 @@ struct PlanCommand: ParsableCommand {
                        ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
                        ExitCodeDoc(.badInput, "bad input, naming the argument (--vary, --for, --tolerance, --ingest, SCENARIO, …)"),
                        ExitCodeDoc(.gateNotPassed, "--fail-on-slo: no value in the range passes (the plan is written)"),
-                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept and a rerun resumes"),
+                       ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished evaluation is kept in DIR.partial/ and a rerun resumes"),
+                       ExitCodeDoc(.quit, "quit (SIGQUIT, Ctrl-\\); as for 130"),
                        ExitCodeDoc(.terminated, "terminated (SIGTERM, e.g. a scheduler's time limit); as for 130")])
 
     static let helpFooter = """
@@ -60,8 +61,10 @@ struct PlanCommand: ParsableCommand {
     otherwise; undecided values get more replications up to --replications-max, and a value still
     undecided there counts as not passing. Objectives are assumed monotone in the knob. A relative
     --tolerance bisects on a log scale; the far end runs only after a value between has passed.
-    Writes DIR/plan.json, plan.csv, plan.md, plan.html; each replication is kept in
-    DIR/evaluations/ as it finishes, so a rerun (or a run after Ctrl-C) reuses it.
+    Writes DIR/plan.json, plan.csv, plan.md, plan.html. While it works, DIR.partial/ holds an
+    INCOMPLETE marker and evaluations/, one checked file per replication as it finishes, so a
+    rerun (or a run after Ctrl-C) reuses it; DIR.partial/ becomes DIR/ when the plan is written.
+    DIR is refused unless it is earlier plan results (docs/cli.md, ownership and completion).
 
     examples:
       prestage plan send-rate-vs-origin --vary campaigns[0].sendRatePerMinute=60000..3000000 --tolerance 10%
@@ -150,21 +153,35 @@ struct PlanCommand: ParsableCommand {
         let cap = replicationsMax ?? initial * Self.replicationsMaxFactor
         guard cap >= initial else { return bad("--replications-max: expected at least the initial \(initial), found \(cap)") }
         let goal: PlanGoal = minimize ? .minimize : .maximize
-        let out = output.out.map { URL(fileURLWithPath: $0).standardizedFileURL }
-            ?? env.resultsParent.appendingPathComponent("plan-\(base.name)", isDirectory: true)
-        let jobs = output.jobs ?? env.processorCount
-        let err = env.standardError
-        let evaluator = PlanEvaluator(directory: out.appendingPathComponent("evaluations", isDirectory: true), jobs: jobs) { err.write($0) }
-        let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
         let emitPath = emitSweep
         if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
+        let (parent, name) = output.location(resultsParent: env.resultsParent) { "plan-\(base.name)" }
+        let results: PlanResults
+        do {
+            // This plan owns DIR and DIR.partial from here on (a second plan is refused), and a
+            // DIR that is not earlier plan results is refused now, before any work.
+            results = try PlanResults.open(in: parent, name: name, owner: env.owner())
+        } catch { return bad("--out: \(error)") }
+        let directory = results.directory, out = directory.finalURL
+        let interrupt = env.handlesInterrupts ? InterruptGuard(directory: directory, output: env.standardError, command: "prestage plan") : nil
+        defer { interrupt?.remove() }
+        let jobs = output.jobs ?? env.processorCount
+        let err = env.standardError
+        let evaluator = PlanEvaluator(directory: results.evaluationsURL, jobs: jobs) { err.write($0) }
+        let frames: [[String]] = forKnob.map { f in f.values.map { [ScenarioKnob.assignment(f.path, $0)] } } ?? [[]]
         if let ingest {
             do {
                 let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), knobPath: knob.path, candidates: { value in
-                    frames.compactMap { try? load($0 + [ScenarioKnob.assignment(knob.path, value)]) }
+                    frames.compactMap { frame in
+                        let assignments = frame + [ScenarioKnob.assignment(knob.path, value)]
+                        return (try? load(assignments)).map { (assignments, $0) }
+                    }
                 }, into: evaluator)
                 env.standardError.write("prestage plan: --ingest: stored \(count) replications from \(ingest)\n")
-            } catch { return bad("--ingest: \(ingest): \(error)") }
+            } catch {
+                RunCommand.markIncomplete(directory, reason: "--ingest \(ingest) was refused: \(error)")
+                return bad("--ingest: \(ingest): \(error)")
+            }
         }
         evaluator.emitOnly = emitPath != nil
         let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
@@ -176,16 +193,16 @@ struct PlanCommand: ParsableCommand {
             let frame = forValue.map { [ScenarioKnob.assignment(forKnob?.path ?? "", $0)] } ?? []
             do throws(PlanCommandFailure) {
                 let (evaluations, answer) = try search.run { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
-                    let scenario: ScenarioFile
-                    do { scenario = try load(frame + [ScenarioKnob.assignment(knob.path, value)]) } catch let e as ScenarioLoadError { throw .badInput(e.description) } catch { throw .badInput("\(error)") }
+                    let scenario: ScenarioFile, assignments = frame + [ScenarioKnob.assignment(knob.path, value)]
+                    do { scenario = try load(assignments) } catch let e as ScenarioLoadError { throw .badInput(e.description) } catch { throw .badInput("\(error)") }
                     do {
-                        let report = try evaluator.report(scenario, count: n)
+                        let report = try evaluator.report(scenario, assignments: assignments, count: n)
                         err.write("  " + (forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)) " } ?? "")
                                   + "\(knob.path)=\(ScenarioKnob.numberText(value)): \(n) replications → \(report.verdict.rawValue)"
                                   + (report.binding.map { " (\($0.objective.metric) mean \($0.mean.map { TextNumber.format($0, significant: 4) } ?? "—"))" } ?? "") + "\n")
                         return report
                     } catch {
-                        if let n = (error as? PlanEvaluator.Failure)?.replicationsNeeded { throw .needsRun(frame + [ScenarioKnob.assignment(knob.path, value)], n) }
+                        if let n = (error as? PlanEvaluator.Failure)?.replicationsNeeded { throw .needsRun(assignments, n) }
                         throw .runFailed("\(error)")
                     }
                 }
@@ -194,9 +211,13 @@ struct PlanCommand: ParsableCommand {
                                                   gridReplications: search.gridReplications(answer: answer)))
             } catch {
                 switch error {
-                case let .badInput(m): return bad(m)
+                case let .badInput(m):
+                    RunCommand.markIncomplete(directory, reason: "The plan stopped on bad input: \(m)")
+                    return bad(m)
                 case let .needsRun(assignments, n):
                     guard let emitPath else { return .runFailed }
+                    RunCommand.markIncomplete(directory, reason: "The plan waits for the replications of its next step (\(assignments.joined(separator: " ")), "
+                                              + "\(n) replications, written to \(emitPath)); rerun it with --ingest MERGED_DIR.")
                     let scenarioPath = (try? ScenarioLoader.load(argument, library: library).url.path) ?? argument
                     do {
                         let data = try PlanSweepBridge.sweepFile(scenarioPath: scenarioPath, assignments: sets + assignments, count: n,
@@ -210,7 +231,8 @@ struct PlanCommand: ParsableCommand {
                                              + "run it (e.g. prestage sweep \(emitPath) --shard i/N, then prestage merge), then rerun this plan with --ingest MERGED_DIR\n")
                     return .ok
                 case let .runFailed(m):
-                    env.standardError.write("prestage plan: \(m)\nprestage plan: finished replications are kept in \(out.path)/evaluations; rerun to resume\n")
+                    RunCommand.markIncomplete(directory, reason: "The plan failed: \(m). Rerun the same command to resume.")
+                    env.standardError.write("prestage plan: \(m)\nprestage plan: finished replications are kept in \(results.evaluationsURL.path); rerun to resume\n")
                     return .runFailed
                 }
             }
@@ -219,13 +241,15 @@ struct PlanCommand: ParsableCommand {
         let document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
                                     seed: base.run.seed, devices: base.world.population.devices, knob: knob, goal: goal, tolerance: tolerance,
                                     forKnob: forKnob, objectives: base.slo, initialReplications: initial, maxReplications: cap, frontier: frontier)
+        let commit = {
+            try results.commit(document: try CanonicalJSON.encode(document), csv: Data(document.csv.utf8),
+                               markdown: Data(MarkdownRenderer().render(document.report).utf8), html: Data(HTMLRenderer().render(document.report).utf8))
+        }
         do {
-            try AtomicWriter.write(try CanonicalJSON.encode(document), to: out.appendingPathComponent("plan.json"))
-            try AtomicWriter.write(Data(document.csv.utf8), to: out.appendingPathComponent("plan.csv"))
-            try AtomicWriter.write(Data(MarkdownRenderer().render(document.report).utf8), to: out.appendingPathComponent("plan.md"))
-            try AtomicWriter.write(Data(HTMLRenderer().render(document.report).utf8), to: out.appendingPathComponent("plan.html"))
+            _ = try interrupt.map { try $0.committing(commit) } ?? commit()
         } catch {
             env.standardError.write("prestage plan: cannot write the plan: \(error)\n")
+            RunCommand.markIncomplete(directory, reason: "Writing the plan failed: \(error)")
             return .runFailed
         }
         let used = frontier.reduce(0) { $0 + $1.replicationsUsed }, grid = frontier.reduce(0) { $0 + $1.gridReplications }

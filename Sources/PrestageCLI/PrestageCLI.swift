@@ -90,7 +90,7 @@ package enum PrestageCLI {
     static let documentationFooter = "\nScenario format: docs/scenario-format.md. Commands, reports and exit codes: docs/cli.md, `prestage man`."
 
     /// Exit codes of the commands that run simulations.
-    static let runExitCodes = [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput), ExitCodeDoc(.interrupted), ExitCodeDoc(.terminated)]
+    static let runExitCodes = [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed), ExitCodeDoc(.badInput), ExitCodeDoc(.interrupted), ExitCodeDoc(.quit), ExitCodeDoc(.terminated)]
 
     /// "prestage 0.1.0 (source 3f2a9c01b7de)"; the revision is left out when unknown.
     static var versionText: String { ToolVersion.text + (SourceRevision.current.map { " (source " + $0 + ")" } ?? "") }

@@ -124,7 +124,7 @@ struct RunCommand: ParsableCommand {
             let written = try run.write(scenario: scenario, hash: hash, results: results, invocation: invocation, runInfo: { events in
                 RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
                         memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
-            }, beforeCommit: { interrupt?.remove() })
+            }, committing: { commit in try interrupt.map { try $0.committing(commit) } ?? commit() })
             env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, events: written.eventsProcessed, wallSeconds: wallSeconds))
             env.standardOutput.write("results: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n")
             if let slo = written.slo {
@@ -190,9 +190,18 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// While installed, SIGINT (Ctrl-C) and SIGTERM (a scheduler's preemption or time limit, `kill`)
-/// record the signal in the partial directory's INCOMPLETE marker and exit with 130 or 143,
-/// leaving `NAME.partial/` to be resumed or replaced by the next run.
+/// While installed, SIGINT (Ctrl-C), SIGQUIT (Ctrl-\\) and SIGTERM (a scheduler's preemption or
+/// time limit, `kill`) record the signal in the partial directory's INCOMPLETE marker and exit with
+/// 130, 131 or 143, leaving `NAME.partial/` to be resumed or replaced by the next run.
+///
+/// SIGQUIT is handled like SIGINT rather than left to its default (a core dump) because both are
+/// a person at the terminal asking the run to stop, and because a command started in the
+/// background by a non-interactive shell inherits SIGQUIT (and SIGINT) ignored: unhandled, it
+/// would be ignored and the run would go on to exit 0.
+///
+/// A signal that arrives while the results are being committed (`committing`) is held until the
+/// commit ends, so the message says where the results really are: complete in `NAME/` after a
+/// commit, partial in `NAME.partial/` otherwise.
 final class InterruptGuard: @unchecked Sendable {
     /// A handled signal: its number, what the marker says, the exit code.
     struct Handled {
@@ -204,34 +213,103 @@ final class InterruptGuard: @unchecked Sendable {
 
     static let handled = [
         Handled(signal: SIGINT, reason: "It was interrupted (SIGINT); these are partial results.", verb: "interrupted", code: .interrupted),
-        Handled(signal: SIGTERM, reason: "It was terminated (SIGTERM: preempted, out of time, or stopped); these are partial results. Rerun the same command to start again (a sweep resumes).",
+        Handled(signal: SIGQUIT, reason: "It was quit (SIGQUIT); these are partial results.", verb: "quit", code: .quit),
+        Handled(signal: SIGTERM, reason: "It was terminated (SIGTERM: preempted, out of time, or stopped); these are partial results. Rerun the same command to start again (a sweep or a plan resumes).",
                 verb: "terminated", code: .terminated),
     ]
 
-    private let sources: [any DispatchSourceSignal]
-    private let lock = NSLock()
-    private var removed = false
+    /// Where the run stands, for a signal's handler.
+    enum Phase {
+        /// Working in `NAME.partial/`: a signal marks it and exits at once.
+        case working
+        /// Committing: a signal is held (the first one) until the commit ends.
+        case committing(held: Handled?)
+        /// Removed: signals have their default effect again.
+        case removed
+    }
 
-    init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run") {
+    private let directory: ResultsDirectory
+    private let output: any TextOutput
+    private let command: String
+    private let exitProcess: (Int32) -> Void
+    private var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var phase = Phase.working
+
+    /// Installs the handlers (`installing: false`: none, for tests that call `deliver`); `exitProcess`
+    /// ends the process (tests record the code instead).
+    init(directory: ResultsDirectory, output: any TextOutput, command: String = "prestage run", installing: Bool = true,
+         exitProcess: @escaping (Int32) -> Void = { exit($0) }) {
+        self.directory = directory
+        self.output = output
+        self.command = command
+        self.exitProcess = exitProcess
+        guard installing else { return }
         sources = Self.handled.map { handled in
             signal(handled.signal, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: handled.signal, queue: DispatchQueue.global())
-            source.setEventHandler {
-                RunCommand.markIncomplete(directory, reason: handled.reason)
-                output.write("\n\(command): \(handled.verb); partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
-                exit(handled.code.rawValue)
-            }
+            source.setEventHandler { [weak self] in self?.deliver(handled) }
             source.resume()
             return source
         }
     }
 
-    /// Restores the default SIGINT and SIGTERM behaviour (idempotent).
+    /// What a handled signal does: while working, marks the partial directory, says so and exits
+    /// (holding the lock, so no commit can start meanwhile); while committing, is held for
+    /// `committing` to act on; once removed, nothing.
+    func deliver(_ handled: Handled) {
+        lock.lock()
+        switch phase {
+        case .working:
+            RunCommand.markIncomplete(directory, reason: handled.reason)
+            output.write("\n\(command): \(handled.verb); partial results left in \(directory.partialURL.path) (INCOMPLETE)\n")
+            exitProcess(handled.code.rawValue)
+            lock.unlock()
+        case .committing(held: nil):
+            phase = .committing(held: handled)
+            lock.unlock()
+        case .committing, .removed:
+            lock.unlock()
+        }
+    }
+
+    /// Runs `commit` (which writes the last files and renames `NAME.partial/` to `NAME/`) with
+    /// signals held; a signal that arrived meanwhile then exits with its code, saying the results
+    /// are complete (or, when `commit` threw, rethrows: the caller reports the failure).
+    func committing<T>(_ commit: () throws -> T) rethrows -> T {
+        lock.lock()
+        if case .working = phase { phase = .committing(held: nil) }
+        lock.unlock()
+        let value: T
+        do { value = try commit() } catch {
+            finishCommitting()
+            throw error
+        }
+        if let held = finishCommitting() {
+            output.write("\n\(command): \(held.verb) while committing; the results are complete in \(directory.finalURL.path)\n")
+            exitProcess(held.code.rawValue)
+        }
+        return value
+    }
+
+    /// Leaves the committing phase: signals have their default effect from here on.
+    /// - Returns: the signal held meanwhile, if any.
+    @discardableResult
+    private func finishCommitting() -> Handled? {
+        lock.lock()
+        var held: Handled? = nil
+        if case let .committing(h) = phase { held = h }
+        lock.unlock()
+        remove()
+        return held
+    }
+
+    /// Restores the default behaviour of the handled signals (idempotent).
     func remove() {
         lock.lock()
         defer { lock.unlock() }
-        guard !removed else { return }
-        removed = true
+        if case .removed = phase { return }
+        phase = .removed
         for (source, handled) in zip(sources, Self.handled) {
             source.cancel()
             signal(handled.signal, SIG_DFL)

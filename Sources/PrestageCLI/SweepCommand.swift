@@ -114,15 +114,15 @@ struct SweepCommand: ParsableCommand {
             return .badInput
         }
         let items = directory.partialURL.appendingPathComponent(SweepFiles.itemsDirectory, isDirectory: true)
-        // Temporary files of writes cut short by an interruption (AtomicWriter's `.NAME.tmp-…`).
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: items.path)) ?? [] where name.hasPrefix(".") && name.contains(".tmp-") {
-            try? FileManager.default.removeItem(at: items.appendingPathComponent(name))
-        }
-        // Files in items/ that are no item of this run: refused, named, never carried into the results.
-        let stray = SweepFiles.strayItems(items, owned: mine, replications: manifest.replications)
-        if !stray.isEmpty {
-            let shown = stray.prefix(5).map { items.appendingPathComponent(DisplayText.bounded($0)).path }.joined(separator: ", ")
-            env.standardError.write("prestage sweep: \(shown)\(stray.count > 5 ? " and \(stray.count - 5) more" : ""): expected only the items of this sweep\(shard.map { " shard \($0.text)" } ?? ""), found other file(s); remove them and rerun\n")
+        // items/ must be a real directory holding only this run's items: the temporary files of
+        // writes cut short are removed; anything else (another file, a hidden file, a link) is
+        // refused and named, never followed, deleted or carried into the results.
+        let owned = Set(mine.map { SweepItemResult.fileName(point: $0 / manifest.replications, replication: $0 % manifest.replications) })
+        do {
+            _ = try ResultsDirectory.checkItemEntries(items, what: "the items of this sweep" + (shard.map { " shard \($0.text)" } ?? ""),
+                                                      removingCutShortWrites: true) { owned.contains($0) }
+        } catch {
+            env.standardError.write("prestage sweep: \(error)\n")
             return .badInput
         }
         // Items already complete (and verified by their content hash) are kept; edited, damaged,
@@ -165,8 +165,7 @@ struct SweepCommand: ParsableCommand {
                 try SweepFiles.writeResults(directory, manifest: manifest, items: all, reportMetrics: metrics)
                 env.standardOutput.write(Self.pointTable(manifest: manifest, items: all, metrics: metrics))
             }
-            interrupt?.remove()
-            let final = try directory.commit()
+            let final = try interrupt.map { try $0.committing { try directory.commit() } } ?? directory.commit()
             env.standardOutput.write("results: \(final.path)\n")
             return .ok
         }

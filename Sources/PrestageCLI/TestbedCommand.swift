@@ -76,22 +76,42 @@ struct TestbedCommand: ParsableCommand {
         }
         let options = TestbedOptions(devices: devices ?? 200, seconds: Double(seconds ?? 60), replications: replications ?? 5)
         let plan: TestbedPlan
-        do {
-            plan = try TestbedPlan(scenario: loaded.scenario, options: options)
-            try TestbedRunner.checkPrograms(python: "python3")
-        } catch {
+        do { plan = try TestbedPlan(scenario: loaded.scenario, options: options) } catch {
             err.write("prestage testbed: \(error)\n")
             return .badInput
         }
-        let out = URL(fileURLWithPath: output.out ?? env.resultsParent.appendingPathComponent(plan.scaled.name).path,
-                      isDirectory: true)
+        // DIR is a results directory like a run's: owned, refused (before anything is checked or
+        // started) unless it is an earlier testbed's results, written in DIR.partial, committed at the end.
+        let (parent, name) = output.location(resultsParent: env.resultsParent) { plan.scaled.name }
+        let lock: OutputLock
+        do {
+            lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
+            do { try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), Self.earlierResults) } catch {
+                lock.removeAndRelease()
+                throw error
+            }
+        } catch {
+            err.write("prestage testbed: --out: \(error)\n")
+            return .badInput
+        }
+        do { try TestbedRunner.checkPrograms(python: "python3") } catch {
+            lock.removeAndRelease()
+            err.write("prestage testbed: \(error)\n")
+            return .badInput
+        }
+        let directory: ResultsDirectory
+        do { directory = try ResultsDirectory.begin(lock, ownFiles: Self.earlierResults.files) } catch {
+            err.write("prestage testbed: --out: \(error)\n")
+            return .badInput
+        }
+        let out = directory.partialURL
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-testbed-\(getpid())-\(UInt32.random(in: 0...UInt32.max))",
                                                                                  isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         } catch {
-            err.write("prestage testbed: \(out.path): cannot create the results directory: \(error.localizedDescription)\n")
+            err.write("prestage testbed: \(work.path): cannot create the work directory: \(error.localizedDescription)\n")
+            RunCommand.markIncomplete(directory, reason: "The work directory could not be created: \(error.localizedDescription)")
             return .runFailed
         }
         defer { try? FileManager.default.removeItem(at: work) }
@@ -107,7 +127,8 @@ struct TestbedCommand: ParsableCommand {
         } catch {
             Self.keepComponentFiles(from: work, in: out)
             err.write("prestage testbed: \(error)\n")
-            err.write("prestage testbed: every component was stopped; logs in \(out.appendingPathComponent("components").path)\n")
+            RunCommand.markIncomplete(directory, reason: error == .interrupted ? "It was interrupted; every component was stopped." : "The testbed failed: \(error)")
+            err.write("prestage testbed: every component was stopped; logs in \(out.appendingPathComponent("components").path) (INCOMPLETE)\n")
             return error == .interrupted ? .interrupted : .runFailed
         }
         Self.keepComponentFiles(from: work, in: out)
@@ -120,18 +141,22 @@ struct TestbedCommand: ParsableCommand {
             board.finish()
         } catch {
             err.write("prestage testbed: \(TestbedError.model("\(error)"))\n")
+            RunCommand.markIncomplete(directory, reason: "The model run failed: \(error)")
             return .runFailed
         }
         let comparison = TestbedComparison(testbed: measurement, model: results)
         let report = TestbedReport.build(plan: plan, measurement: measurement, comparison: comparison, toolVersion: ToolVersion.text,
                                          scenarioHash: (try? plan.scaled.hash()) ?? "")
+        let final: URL
         do {
-            try Data(MarkdownRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.md"))
-            try Data(HTMLRenderer().render(report).utf8).write(to: out.appendingPathComponent("testbed-report.html"))
-            try TestbedReport.json(comparison).write(to: out.appendingPathComponent("testbed-results.json"))
-            try TestbedReport.devicesJSON(measurement.records).write(to: out.appendingPathComponent("testbed-devices.json"))
+            try directory.write(Data(MarkdownRenderer().render(report).utf8), named: "testbed-report.md")
+            try directory.write(Data(HTMLRenderer().render(report).utf8), named: "testbed-report.html")
+            try directory.write(TestbedReport.devicesJSON(measurement.records), named: "testbed-devices.json")
+            try directory.write(TestbedReport.json(comparison), named: Self.earlierResults.marker)
+            final = try directory.commit(replacing: Self.earlierResults)
         } catch {
-            err.write("prestage testbed: \(out.path): cannot write the report: \(error.localizedDescription)\n")
+            err.write("prestage testbed: \(out.path): cannot write the report: \(error)\n")
+            RunCommand.markIncomplete(directory, reason: "Writing the report failed: \(error)")
             return .runFailed
         }
         for r in comparison.rows {
@@ -142,9 +167,13 @@ struct TestbedCommand: ParsableCommand {
         let notJudged = comparison.rows.filter { $0.verdict == "not judged" }.count
         env.standardOutput.write("\(agreeing) of \(comparison.rows.filter { $0.agrees != nil }.count) agree"
                                  + (notJudged > 0 ? " (\(notJudged) latencies not judged: the CPU was busy)" : "")
-                                 + "; report: \(out.appendingPathComponent("testbed-report.md").path)\n")
+                                 + "; report: \(final.appendingPathComponent("testbed-report.md").path)\n")
         return .ok
     }
+
+    /// Earlier results `--out DIR` may replace: a testbed's files and nothing else.
+    static let earlierResults = ResultsDirectory.Replaceable(files: ["components", "testbed-report.md", "testbed-report.html", "testbed-devices.json"],
+                                                             marker: "testbed-results.json")
 
     static func format(_ v: Double?) -> String {
         guard let v else { return "-" }

@@ -17,11 +17,19 @@ final class ResultsOwnershipTests: XCTestCase {
 
     /// Starts a long run of the built executable writing to `out` and returns once its partial
     /// directory holds scenario.json (the run owns the directory from then on).
-    func startLongRun(_ out: URL, extra: [String] = []) throws -> Process {
+    /// With `ignoringQuit`, the run starts with SIGQUIT ignored, as a command started in the
+    /// background by a non-interactive shell does (`sh -c 'trap "" QUIT; exec …'`).
+    func startLongRun(_ out: URL, extra: [String] = [], ignoringQuit: Bool = false) throws -> Process {
         let process = Process()
-        process.executableURL = try builtBinary()
+        let arguments = ["run", "black-friday-flash-sale", "--devices", "400000", "--replications", "2", "--jobs", "1", "--out", out.path] + extra
+        if ignoringQuit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' QUIT; exec \"$0\" \"$@\"", try builtBinary().path] + arguments
+        } else {
+            process.executableURL = try builtBinary()
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = TestEnvironment.packageRoot
-        process.arguments = ["run", "black-friday-flash-sale", "--devices", "400000", "--replications", "2", "--jobs", "1", "--out", out.path] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -92,14 +100,16 @@ final class ResultsOwnershipTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("INCOMPLETE").path))
     }
 
-    /// SIGINT (Ctrl-C) and SIGTERM (a scheduler's preemption) during a real run leave
-    /// NAME.partial with its INCOMPLETE marker naming the signal, and exit 130 and 143.
+    /// SIGINT (Ctrl-C), SIGQUIT (Ctrl-\\) and SIGTERM (a scheduler's preemption) during a real run
+    /// leave NAME.partial with its INCOMPLETE marker naming the signal, and exit 130, 131 and 143;
+    /// SIGQUIT also when the run inherited it ignored (it was ignored and the run exited 0).
     func testSignalsAreRecordedInTheMarker() throws {
-        for (signal, code, text) in [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, 143, "terminated (SIGTERM")] {
+        for (signal, code, text, ignoringQuit) in [(SIGINT, Int32(130), "interrupted (SIGINT)", false), (SIGTERM, 143, "terminated (SIGTERM", false),
+                                                   (SIGQUIT, 131, "quit (SIGQUIT)", false), (SIGQUIT, 131, "quit (SIGQUIT)", true)] {
             let t = try TestEnvironment()
             defer { t.cleanUp() }
             let out = t.root.appendingPathComponent("cut")
-            let process = try startLongRun(out)
+            let process = try startLongRun(out, ignoringQuit: ignoringQuit)
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationReason, .exit)

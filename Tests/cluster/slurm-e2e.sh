@@ -494,7 +494,7 @@ chmod +x "$failing_bin"
 run_plan_script "$failing_bin" "$tmp/log/plan-slurm-failing.log"
 [ "$plan_rc" = 1 ] && grep -q '^prestage-plan-slurm.sh: step 0: no merged results' "$tmp/log/plan-slurm-failing.log" \
   || { adopt_jobs; die "with shard 0 failing, prestage-plan-slurm.sh exited $plan_rc instead of 1 naming step 0 (log: $tmp/log/plan-slurm-failing.log)"; }
-[ ! -e "$tmp/plan-slurm/plan.json" ] || die "with shard 0 failing, the plan was written anyway"
+[ ! -e "$tmp/plan-slurm/plan/plan.json" ] || die "with shard 0 failing, the plan was written anyway"
 phase_done "plan through Slurm with shard 0 failing: stopped at step 0 (exit 1, merge cancelled)"
 run_plan_script "$e2e_bin" "$tmp/log/plan-slurm.log"
 [ "$plan_rc" = 0 ] || { adopt_jobs; die "docs/cluster/prestage-plan-slurm.sh exited $plan_rc (log: $tmp/log/plan-slurm.log)"; }
@@ -524,11 +524,11 @@ for job in "${plan_jobs[@]}"; do
   done
 done
 for f in "${e2e_plan_files[@]}"; do
-  cmp "$tmp/plan-local/$f" "$tmp/plan-slurm/$f" > /dev/null 2>&1 \
-    || die "$f of the plan through Slurm differs from the local plan's (diff $tmp/plan-local/$f $tmp/plan-slurm/$f)"
+  cmp "$tmp/plan-local/$f" "$tmp/plan-slurm/plan/$f" > /dev/null 2>&1 \
+    || die "$f of the plan through Slurm differs from the local plan's (diff $tmp/plan-local/$f $tmp/plan-slurm/plan/$f)"
 done
 # The replications stored from the merged sweeps are the files the local plan wrote as it ran them.
-diff -r "$tmp/plan-local/evaluations" "$tmp/plan-slurm/evaluations" > "$tmp/log/diff-plan-evaluations.log" 2>&1 \
+diff -r "$tmp/plan-local/evaluations" "$tmp/plan-slurm/plan/evaluations" > "$tmp/log/diff-plan-evaluations.log" 2>&1 \
   || die "the plan's stored replications (evaluations/) differ between Slurm and local (diff -r in $tmp/log/diff-plan-evaluations.log)"
 phase_done "plan through Slurm: ${#plan_jobs[@]} steps (array jobs ${plan_jobs[0]}..${plan_jobs[${#plan_jobs[@]} - 1]}); ${e2e_plan_files[*]} and evaluations/ == local plan"
 

@@ -8,10 +8,11 @@
 #            --vary 'campaigns[0].sendRatePerMinute=60000..3000000' --tolerance 10%
 #
 # Each round:
-#   1. $PRESTAGE_BIN plan SCENARIO PLAN_OPTIONS... --out OUT_DIR --emit-sweep OUT_DIR/steps/K/step.json
-#      [--ingest OUT_DIR/steps/K-1/merged]: stores the previous step's replications, and writes the
-#      sweep file of the next step if replications are still missing; if none are, it writes
-#      OUT_DIR/plan.json, plan.csv, plan.md, plan.html, prints the answer, and this script ends (exit 0);
+#   1. $PRESTAGE_BIN plan SCENARIO PLAN_OPTIONS... --out OUT_DIR/plan --emit-sweep OUT_DIR/steps/K/step.json
+#      [--ingest OUT_DIR/steps/K-1/merged]: stores the previous step's replications (in
+#      OUT_DIR/plan.partial/ while the plan is unanswered), and writes the sweep file of the next step
+#      if replications are still missing; if none are, it writes OUT_DIR/plan/ (plan.json, plan.csv,
+#      plan.md, plan.html, evaluations/), prints the answer, and this script ends (exit 0);
 #   2. sbatch --array=0-(SHARD_COUNT-1) prestage-sweep.sbatch OUT_DIR/steps/K/step.json OUT_DIR/steps/K
 #      and sbatch --dependency=afterok:ARRAY prestage-merge.sbatch OUT_DIR/steps/K SHARD_COUNT (the
 #      README's two commands), then waits until squeue shows the merge job ended, asking every
@@ -26,7 +27,7 @@
 # SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...). Logs go to the current directory
 # (prestage-sweep-ARRAY_i.out, prestage-merge-JOB.out). Rerunning after a failure continues with
 # the next free step number and first ingests the last merged step; replications already ingested
-# are kept in OUT_DIR/evaluations.
+# are kept in OUT_DIR/plan.partial/evaluations.
 # Exit status: 0 when the plan is written (as `prestage plan`'s, e.g. 3 with --fail-on-slo), 2 for
 # bad arguments, 1 when a step's jobs fail (naming the step and its jobs), or the plan's own code.
 set -euo pipefail
@@ -87,7 +88,7 @@ while :; do
   mkdir -p "$step_dir"
   step_file=$step_dir/step.json
   rc=0
-  "$prestage" plan "$scenario" "$@" --out "$out_dir" --emit-sweep "$step_file" "${ingest[@]}" || rc=$?
+  "$prestage" plan "$scenario" "$@" --out "$out_dir/plan" --emit-sweep "$step_file" "${ingest[@]}" || rc=$?
   if [ ! -f "$step_file" ]; then
     # Nothing left to run: the plan is written (or it failed; its own message and code say which).
     rmdir "$step_dir"
