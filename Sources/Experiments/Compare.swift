@@ -28,8 +28,92 @@ struct MetricComparison: Sendable, Equatable {
     /// How `difference` was computed.
     var method: Method
     /// "improvement", "regression", "no significant difference", "significant difference" (for
-    /// metrics where neither direction is better) or "not compared".
+    /// metrics where neither direction is better), each of the significant ones followed by
+    /// " within threshold" when the mean difference is no larger than `threshold`, or "not compared".
     var verdict: String
+    /// The practical threshold applied, in the metric's unit (nil: not compared).
+    var threshold: Double? = nil
+}
+
+/// The smallest change of a metric that `compare` counts as material: max(`relative` · |A's mean|,
+/// `absolute`), in the metric's stored unit (the bench gate's rule).
+package struct CompareThreshold: Sendable, Equatable {
+    /// Share of A's mean (0.05: 5 %).
+    package var relative: Double
+    /// In the metric's stored unit (seconds, a ratio, a count, bytes).
+    package var absolute: Double
+
+    /// No threshold: every significant change counts.
+    package static let zero = CompareThreshold(relative: 0, absolute: 0)
+
+    package init(relative: Double, absolute: Double) {
+        self.relative = relative
+        self.absolute = absolute
+    }
+
+    /// The threshold for a metric whose mean in A is `baselineMean`.
+    func value(baselineMean: Double) -> Double { max(relative * abs(baselineMean), absolute) }
+}
+
+/// `compare --threshold`: the threshold of each metric is the one given for it (`METRIC=X` or
+/// `METRIC=X%`), else the one given for every metric (`X%`), else the metric table's bench gate
+/// (tap-to-paint p50 and p95, instant-paint share, …; docs/ci.md), else zero.
+package struct CompareThresholds: Sendable, Equatable {
+    package var perMetric: [String: CompareThreshold] = [:]
+    package var every: CompareThreshold? = nil
+
+    package init() {}
+
+    /// The threshold applied to `name`.
+    func threshold(for name: String) -> CompareThreshold {
+        if let t = perMetric[name] { return t }
+        if let t = every { return t }
+        if let gate = MetricTable.spec(named: name)?.gate { return CompareThreshold(relative: gate.relative, absolute: gate.absolute) }
+        return .zero
+    }
+
+    /// Largest relative threshold accepted, in percent (a 1000 % change is never immaterial by default).
+    static let percentMax = 1000.0
+
+    /// Reads `--threshold` values: `X%` (every metric), `METRIC=X%` (relative) or `METRIC=X`
+    /// (absolute, in the metric's stored unit: seconds, a ratio, a count); `known` are the metric
+    /// names a threshold may name. A metric given twice, or an `X` without a metric (units differ
+    /// between metrics), is refused.
+    package static func parse(_ texts: [String], known: Set<String>) -> Result<CompareThresholds, CommandMessage> {
+        var out = CompareThresholds()
+        for text in texts {
+            let name: String?, value: Substring
+            if let eq = text.firstIndex(of: "=") {
+                name = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
+                value = text[text.index(after: eq)...]
+            } else {
+                name = nil
+                value = Substring(text)
+            }
+            let isPercent = value.hasSuffix("%")
+            let number = Double(isPercent ? value.dropLast().trimmingCharacters(in: .whitespaces) : value.trimmingCharacters(in: .whitespaces))
+            let shown = DisplayText.quoted(text)
+            guard let number, number.isFinite, number >= 0, !isPercent || number <= percentMax else {
+                return .failure(CommandMessage("--threshold: expected X% (every metric, 0...\(Int(percentMax))), METRIC=X% or METRIC=X (a number ≥ 0 in the metric's unit), found \(shown)"))
+            }
+            let threshold = isPercent ? CompareThreshold(relative: number / 100, absolute: 0) : CompareThreshold(relative: 0, absolute: number)
+            guard let name else {
+                guard isPercent else {
+                    return .failure(CommandMessage("--threshold: \(shown): an absolute threshold needs its metric (METRIC=X: metrics have different units); for every metric give a relative one (X%)"))
+                }
+                guard out.every == nil else { return .failure(CommandMessage("--threshold: \(shown): a threshold for every metric is already given")) }
+                out.every = threshold
+                continue
+            }
+            guard known.contains(name) else {
+                let hint = Spelling.closest(to: name, among: known.sorted()).map { "; did you mean \(DisplayText.quoted($0))?" } ?? ""
+                return .failure(CommandMessage("--threshold: \(shown): expected a metric of the runs (names as in summary.json), found \(DisplayText.quoted(name))\(hint)"))
+            }
+            guard out.perMetric[name] == nil else { return .failure(CommandMessage("--threshold: \(shown): \(name) already has a threshold")) }
+            out.perMetric[name] = threshold
+        }
+        return .success(out)
+    }
 }
 
 /// `prestage compare A B`: per-metric comparisons of two result directories.
@@ -37,7 +121,9 @@ package enum RunComparison {
     /// Compares `variant` (B) with `baseline` (A), metric by metric (metrics present in both, by
     /// name). Paired when both used the same seed and replication count, Welch otherwise.
     /// - Complexity: O(metrics · replications).
-    static func compare(baseline a: RunSummary, variant b: RunSummary) -> [MetricComparison] {
+    /// A significant difference no larger than the metric's threshold (`thresholds`) is "… within
+    /// threshold": it is not counted as a regression.
+    static func compare(baseline a: RunSummary, variant b: RunSummary, thresholds: CompareThresholds = CompareThresholds()) -> [MetricComparison] {
         let paired = a.seed == b.seed && a.replications == b.replications
         let level = a.confidenceLevel
         var out: [MetricComparison] = []
@@ -55,7 +141,10 @@ package enum RunComparison {
                     row.method = .welch
                 }
                 if let d = row.difference {
+                    let threshold = thresholds.threshold(for: ma.name).value(baselineMean: xa.reduce(0, +) / Double(xa.count))
+                    row.threshold = threshold
                     row.verdict = verdict(d, better: ma.better)
+                    if row.verdict != "no significant difference", abs(d.mean) <= threshold { row.verdict += " within threshold" }
                 }
             }
             out.append(row)

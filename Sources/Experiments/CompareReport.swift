@@ -18,7 +18,7 @@ package enum CompareReport {
         package let output: String
         /// Why the runs may not be compared (empty: they may, or `allowDifferent` was given).
         package let refusals: [String]
-        /// Shown metrics with the verdict "regression".
+        /// Shown metrics with the verdict "regression" (significant and beyond the threshold).
         package let regressions: Int
     }
 
@@ -26,13 +26,13 @@ package enum CompareReport {
     /// rows in `format`. `baselineScenario`/`variantScenario` are the parsed resolved scenarios (nil: unknown).
     package static func run(baseline a: RunSummary, variant b: RunSummary, baselineScenario: Document?, variantScenario: Document?,
                            baselineLabel: String, variantLabel: String, metrics: [String]?, significantOnly: Bool,
-                           format: Format, allowDifferent: Bool) throws -> Outcome {
+                           format: Format, allowDifferent: Bool, thresholds: CompareThresholds = CompareThresholds()) throws -> Outcome {
         let differences = settingDifferences(baseline: baselineScenario, variant: variantScenario)
         let reasons = refusals(baseline: a, variant: b, differences: differences)
         if !reasons.isEmpty && !allowDifferent {
             return Outcome(output: "", refusals: reasons, regressions: 0)
         }
-        let rows = ordered(RunComparison.compare(baseline: a, variant: b), selection: Selection(metrics: metrics, significantOnly: significantOnly))
+        let rows = ordered(RunComparison.compare(baseline: a, variant: b, thresholds: thresholds), selection: Selection(metrics: metrics, significantOnly: significantOnly))
         let regressions = rows.filter { $0.verdict == "regression" }.count
         let output: String
         switch format {
@@ -159,7 +159,8 @@ package enum CompareReport {
             switch row.verdict {
             case "regression": return 0
             case "improvement": return 1
-            case "significant difference": return 2
+            case "significant difference", "regression within threshold", "improvement within threshold",
+                 "significant difference within threshold": return 2
             default: return 3
             }
         }
@@ -187,13 +188,13 @@ package enum CompareReport {
     /// `--format csv`: one row per metric, plain numbers in the stored units, one value per column.
     static func csvTable(_ rows: [MetricComparison]) -> Table {
         let names = ["metric", "title", "unit", "a", "aHalfWidth", "b", "bHalfWidth", "difference", "differenceLower", "differenceUpper",
-                     "relativeChange", "method", "verdict"]
+                     "relativeChange", "method", "verdict", "threshold"]
         let body: [[TableCell]] = rows.map { row in
             let numbers: [Double?] = [row.baseline.mean, row.baseline.confidenceInterval?.halfWidth, row.variant.mean,
                                       row.variant.confidenceInterval?.halfWidth, row.difference?.mean, row.difference?.lower,
                                       row.difference?.upper, relativeChange(row)]
             return [.text(row.name), .text(MetricTable.spec(named: row.name)?.title ?? row.name), .text(row.unit)]
-                + numbers.map { .text($0.map(plain) ?? "") } + [.text(row.method.rawValue), .text(row.verdict)]
+                + numbers.map { .text($0.map(plain) ?? "") } + [.text(row.method.rawValue), .text(row.verdict), .text(row.threshold.map(plain) ?? "")]
         }
         return Table(caption: "", columns: names.map { Table.Column($0) }, rows: body)
     }
@@ -245,6 +246,7 @@ package enum CompareReport {
         let relativeChange: Double?
         let method: String
         let verdict: String
+        let threshold: Double?
     }
 
     struct JSONDocument: Encodable {
@@ -266,7 +268,7 @@ package enum CompareReport {
                         a: row.baseline.mean, aHalfWidth: row.baseline.confidenceInterval?.halfWidth,
                         b: row.variant.mean, bHalfWidth: row.variant.confidenceInterval?.halfWidth,
                         difference: row.difference?.mean, differenceLower: row.difference?.lower, differenceUpper: row.difference?.upper,
-                        relativeChange: relativeChange(row), method: row.method.rawValue, verdict: row.verdict)
+                        relativeChange: relativeChange(row), method: row.method.rawValue, verdict: row.verdict, threshold: row.threshold)
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

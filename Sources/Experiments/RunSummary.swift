@@ -108,7 +108,7 @@ package struct RunSummary: Codable, Sendable, Equatable {
     /// Confidence level of every interval, e.g. 0.95.
     var confidenceLevel: Double
     /// Headline metrics, sorted by name.
-    var metrics: [MetricSummary]
+    package var metrics: [MetricSummary]
     /// Events processed, per replication.
     var eventsProcessed: [UInt64]
     /// Virtual time reached, per replication, seconds.

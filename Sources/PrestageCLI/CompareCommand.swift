@@ -10,6 +10,9 @@ struct CompareCommand: ParsableCommand {
     static let formatOption = Option.string("format", valueName: "FORMAT", help: "text (default), md, csv (plain numbers) or json")
     /// `--fail-on-regression`.
     static let failOnRegressionOption = Option.flag("fail-on-regression", help: "exit 3 when a shown metric regressed significantly")
+    /// `--threshold [METRIC=]X[%]`.
+    static let thresholdOption = Option.strings("threshold", valueName: "[METRIC=]X[%]",
+                                                help: "smallest change that counts for --fail-on-regression: X% for every metric, METRIC=X% or METRIC=X (its unit); default the bench gate's, else 0")
     /// `--allow-different`.
     static let allowDifferentOption = Option.flag("allow-different", help: "compare runs of different populations, horizons or replication plans anyway")
 
@@ -17,11 +20,11 @@ struct CompareCommand: ParsableCommand {
         "compare", summary: "compare two result directories metric by metric (B − A with CIs and a verdict)",
         positionals: ["A", "B"], declaring: [
             MetricsOption.metrics.help("only these metrics (names as in summary.json)"),
-            significantOnlyOption, formatOption, failOnRegressionOption, allowDifferentOption,
+            significantOnlyOption, formatOption, failOnRegressionOption, thresholdOption, allowDifferentOption,
         ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
                        ExitCodeDoc(.runFailed, "the comparison could not be written"),
                        ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
-                       ExitCodeDoc(.gateNotPassed, "a shown metric regressed significantly (--fail-on-regression)")])
+                       ExitCodeDoc(.gateNotPassed, "a shown metric regressed significantly and beyond its threshold (--fail-on-regression)")])
 
     static let helpFooter = """
 
@@ -33,10 +36,17 @@ struct CompareCommand: ParsableCommand {
         counts, are refused unless --allow-different. Rows: regressions, improvements, other
         significant differences, then the rest; Change is (B − A) / |A|.
 
+        A significant change no larger than its threshold — max(relative · |A|, absolute) — reads
+        "regression within threshold" (or "improvement within threshold") and does not fail
+        --fail-on-regression. Each metric's threshold is its --threshold METRIC=…, else
+        --threshold X%, else the bench gate's (docs/ci.md: tap-to-paint p50 and p95 +5 % or
+        +20/50 ms, shares 1 point, …), else 0 (every significant change counts).
+
         examples:
           prestage compare results/default-seed1 results/warm-2min
           prestage compare A B --significant-only --format md
           prestage compare A B --metrics tapToPaint.p95Seconds,bytes.cdnEgress --fail-on-regression
+          prestage compare A B --fail-on-regression --threshold 2% --threshold bytes.cdnEgress=5%
         """
 
     /// Largest summary.json read (10 000 replications × ~100 metrics fit easily).
@@ -54,6 +64,8 @@ struct CompareCommand: ParsableCommand {
     let failOnRegression: Bool
     /// `--allow-different`.
     let allowDifferent: Bool
+    /// `--threshold` values as given.
+    let thresholdTexts: [String]
 
     init(parsed: ParsedCommand) {
         paths = parsed.positionals
@@ -62,6 +74,7 @@ struct CompareCommand: ParsableCommand {
         formatText = parsed[Self.formatOption]
         failOnRegression = parsed[Self.failOnRegressionOption]
         allowDifferent = parsed[Self.allowDifferentOption]
+        thresholdTexts = parsed[Self.thresholdOption]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -95,12 +108,19 @@ struct CompareCommand: ParsableCommand {
                 return .badInput
             }
         }
+        let thresholds: CompareThresholds
+        switch CompareThresholds.parse(thresholdTexts, known: Set(summaries.flatMap { $0.metrics.map(\.name) })) {
+        case let .success(t): thresholds = t
+        case let .failure(message):
+            env.standardError.write("prestage compare: \(message)\n")
+            return .badInput
+        }
         do {
             let outcome = try CompareReport.run(
                 baseline: summaries[0], variant: summaries[1],
                 baselineScenario: Self.loadScenario(paths[0]), variantScenario: Self.loadScenario(paths[1]),
                 baselineLabel: paths[0], variantLabel: paths[1], metrics: shown,
-                significantOnly: significantOnly, format: format, allowDifferent: allowDifferent)
+                significantOnly: significantOnly, format: format, allowDifferent: allowDifferent, thresholds: thresholds)
             if !outcome.refusals.isEmpty {
                 env.standardError.write("prestage compare: the runs are not comparable:\n" + outcome.refusals.map { "  - " + $0 + "\n" }.joined()
                                         + "Compare runs of the same population, horizon and replication plan, or pass --allow-different to compare anyway.\n")

@@ -68,6 +68,11 @@ struct RunCommand: ParsableCommand {
             env.standardError.write(error.description + "\n")
             return .badInput
         }
+        // A gate with nothing to check would pass silently: refused, saying what is missing.
+        if failOnSLO, scenario.slo.isEmpty {
+            env.standardError.write("prestage run: --fail-on-slo: \(scenario.name) has no objectives, so there is nothing to check; add an \"slo\" section (docs/scenario-format.md) or drop --fail-on-slo\n")
+            return .badInput
+        }
         let hash: String
         let scenarioJSON: Data
         do {

@@ -29,6 +29,33 @@ final class CompareAndScenarioTests: XCTestCase {
         XCTAssertEqual(higher[0].verdict, "improvement")
     }
 
+    /// A significant change no larger than the metric's threshold is "within threshold", not a
+    /// regression: the bench gate's by default (tap-to-paint p95: +5 % or +50 ms), a relative one
+    /// for every metric, or the metric's own. Paired differences here are exact (+0.01 s each).
+    func testSignificantChangesWithinTheThresholdAreNotRegressions() throws {
+        func run(_ name: String, _ values: [Double]) -> RunSummary {
+            RunSummary(toolVersion: "t", scenarioName: "s", question: "q", scenarioHash: "h", seed: 1, replications: values.count,
+                       confidenceLevel: 0.95, metrics: [MetricSummary(name: name, unit: "s", better: "lower", values: values, level: 0.95)],
+                       eventsProcessed: values.map { _ in 1 }, virtualEndSeconds: values.map { _ in 1 })
+        }
+        let a = [1.0, 1.1, 1.2, 1.3, 1.4], b = [1.01, 1.11, 1.21, 1.31, 1.41]
+        let gated = RunComparison.compare(baseline: run("tapToPaint.p95Seconds", a), variant: run("tapToPaint.p95Seconds", b))[0]
+        XCTAssertEqual(gated.verdict, "regression within threshold")
+        XCTAssertEqual(try XCTUnwrap(gated.threshold), 0.060, accuracy: 1e-12, "max(5 % of 1.2 s, 50 ms)")
+        var own = CompareThresholds()
+        own.perMetric["tapToPaint.p95Seconds"] = .zero
+        XCTAssertEqual(RunComparison.compare(baseline: run("tapToPaint.p95Seconds", a), variant: run("tapToPaint.p95Seconds", b), thresholds: own)[0].verdict,
+                       "regression")
+        // An ungated metric: every significant change counts unless a threshold is given.
+        XCTAssertEqual(RunComparison.compare(baseline: run("m", a), variant: run("m", b))[0].verdict, "regression")
+        let every = try CompareThresholds.parse(["1%"], known: ["m"]).get()
+        XCTAssertEqual(RunComparison.compare(baseline: run("m", a), variant: run("m", b), thresholds: every)[0].verdict, "regression within threshold",
+                       "+0.01 s is 0.83 % of 1.2 s")
+        let absolute = try CompareThresholds.parse(["m=0.005"], known: ["m"]).get()
+        XCTAssertEqual(RunComparison.compare(baseline: run("m", a), variant: run("m", b), thresholds: absolute)[0].verdict, "regression")
+        XCTAssertEqual(RunComparison.compare(baseline: run("m", b), variant: run("m", a), thresholds: every)[0].verdict, "improvement within threshold")
+    }
+
     func testDifferentSeedsFallBackToWelch() throws {
         let a = summary(seed: 1, values: [10, 11, 12, 13, 14])
         let b = summary(seed: 2, values: [10.9, 12.1, 13.0, 14.2, 14.8])

@@ -46,7 +46,7 @@ final class CompareCommandTests: XCTestCase {
 
         let (_, csv) = compare(t, [a, b, "--format", "csv", "--metrics", "edge.prestageHitRatio"])
         let csvLines = csv.split(separator: "\n")
-        XCTAssertEqual(csvLines.first, "metric,title,unit,a,aHalfWidth,b,bHalfWidth,difference,differenceLower,differenceUpper,relativeChange,method,verdict")
+        XCTAssertEqual(csvLines.first, "metric,title,unit,a,aHalfWidth,b,bHalfWidth,difference,differenceLower,differenceUpper,relativeChange,method,verdict,threshold")
         XCTAssertEqual(csvLines.count, 2)
         XCTAssertTrue(csvLines[1].hasPrefix("edge.prestageHitRatio,Pre-stage edge hit ratio,ratio,1,0,"), String(csvLines[1]))
 
@@ -58,6 +58,17 @@ final class CompareCommandTests: XCTestCase {
 
         XCTAssertEqual(compare(t, [a, b, "--fail-on-regression"]).0, .gateNotPassed, "the hit ratio fell: exit 3")
         XCTAssertEqual(compare(t, [a, a, "--fail-on-regression"]).0, .ok, "a run against itself has no regression")
+        // A threshold larger than any change: significant changes no longer fail the gate.
+        let (lenient, lenientText) = compare(t, [a, b, "--fail-on-regression", "--threshold", "1000%"])
+        XCTAssertEqual(lenient, .ok, lenientText)
+        XCTAssertTrue(lenientText.contains("regression within threshold"), lenientText)
+        XCTAssertEqual(compare(t, [a, b, "--fail-on-regression", "--threshold", "1000%", "--threshold", "edge.prestageHitRatio=0"]).0, .gateNotPassed,
+                       "a metric's own threshold wins over the one for every metric")
+        for (bad, message) in [("5", "an absolute threshold needs its metric"), ("edge.prestageHitRatoi=1%", "did you mean \"edge.prestageHitRatio\"?"),
+                               ("-1%", "expected X% (every metric"), ("edge.prestageHitRatio=x", "found \"edge.prestageHitRatio=x\"")] {
+            XCTAssertEqual(compare(t, [a, b, "--threshold", bad]).0, .badInput, bad)
+            XCTAssertTrue(t.err.text.contains(message), "\(bad): \(t.err.text)")
+        }
         XCTAssertEqual(compare(t, [a, b, "--format", "xml"]).0, .badInput)
         XCTAssertTrue(t.err.text.contains("--format: expected one of text, md, csv, json, found \"xml\""), t.err.text)
     }

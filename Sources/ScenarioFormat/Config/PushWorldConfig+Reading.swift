@@ -28,6 +28,13 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             issues.append(ConfigIssue(key: "campaigns", expected: "distinct campaign names", found: "\(names)"))
         }
         for (c, campaign) in w.campaigns.enumerated() {
+            // A campaign whose first send is at or after the horizon never sends: a run of it would
+            // complete with nothing measured and exit 0.
+            if campaign.sendStartSeconds >= w.horizonSeconds {
+                issues.append(issue([.key("campaigns"), .index(c), .key("sendStartSeconds")],
+                                    "a first send before horizonSeconds (\(ScenarioKnob.numberText(w.horizonSeconds)) s), or a longer horizonSeconds: the campaign would never send",
+                                    ScenarioKnob.numberText(campaign.sendStartSeconds)))
+            }
             for (i, asset) in campaign.assets.enumerated() {
                 guard let from = asset.urlCampaign else { continue }
                 if !w.campaigns[..<c].contains(where: { $0.name == from && $0.assets.contains { $0.name == asset.name } }) {
