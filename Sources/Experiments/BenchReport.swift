@@ -206,8 +206,8 @@ package struct BenchReport: Sendable, Equatable {
     /// JUnit XML: a testsuite per scenario (its metrics and fingerprint), one for speed (the
     /// instruction count and the informational CPU-time ratio).
     package func junitXML() -> String {
-        struct Case { let name: String; let failure: String?; let skipped: String?; let output: String }
-        var suites: [(String, [Case])] = []
+        typealias Case = JUnitXML.Case
+        var suites: [JUnitXML.Suite] = []
         for scenario in scenarioOrder {
             var cases: [Case] = []
             for c in metrics where c.scenario == scenario {
@@ -219,33 +219,17 @@ package struct BenchReport: Sendable, Equatable {
             for f in fingerprints where f.scenario == scenario {
                 let detail = "baseline \(f.baseline.sha256) (\(f.baseline.events) events), now \(f.now.sha256) (\(f.now.events) events)"
                 cases.append(Case(name: "fingerprint", failure: f.verdict.fails ? "changed: " + detail + "; regenerate with `make bench-baseline` if intended" : nil,
-                                  skipped: nil, output: detail))
+                                  output: detail))
             }
-            suites.append((scenario, cases))
+            suites.append(JUnitXML.Suite(name: scenario, cases: cases))
         }
-        suites.append(("speed", [Case(name: "instructions", failure: instructions.verdict.fails ? instructionLine : nil,
-                                      skipped: instructions.verdict == .skipped ? instructions.note : nil, output: instructionLine),
-                                 Case(name: "cpuTimeRatio", failure: nil, skipped: speed.verdict == .skipped ? speed.note : nil, output: speedLine)]))
+        suites.append(JUnitXML.Suite(name: "speed", cases: [
+            Case(name: "instructions", failure: instructions.verdict.fails ? instructionLine : nil,
+                 skipped: instructions.verdict == .skipped ? instructions.note : nil, output: instructionLine),
+            Case(name: "cpuTimeRatio", skipped: speed.verdict == .skipped ? speed.note : nil, output: speedLine)]))
         if !errors.isEmpty {
-            suites.append(("errors", errors.enumerated().map { Case(name: "error\($0.offset + 1)", failure: $0.element, skipped: nil, output: $0.element) }))
+            suites.append(JUnitXML.Suite(name: "errors", cases: errors.enumerated().map { Case(name: "error\($0.offset + 1)", failure: $0.element, output: $0.element) }))
         }
-        let total = suites.reduce(0) { $0 + $1.1.count }
-        let failed = suites.reduce(0) { $0 + $1.1.filter { $0.failure != nil }.count }
-        var x = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-                 "<testsuites name=\"prestage bench\" tests=\"\(total)\" failures=\"\(failed)\">"]
-        for (name, cases) in suites {
-            let f = cases.filter { $0.failure != nil }.count, s = cases.filter { $0.skipped != nil }.count
-            x.append("  <testsuite name=\"\(TextFormat.escapeXML(name))\" tests=\"\(cases.count)\" failures=\"\(f)\" skipped=\"\(s)\">")
-            for c in cases {
-                x.append("    <testcase classname=\"prestage.bench.\(TextFormat.escapeXML(name))\" name=\"\(TextFormat.escapeXML(c.name))\">")
-                if let failure = c.failure { x.append("      <failure message=\"\(TextFormat.escapeXML(failure))\">\(TextFormat.escapeXML(failure))</failure>") }
-                if let skipped = c.skipped { x.append("      <skipped message=\"\(TextFormat.escapeXML(skipped))\"/>") }
-                x.append("      <system-out>\(TextFormat.escapeXML(c.output))</system-out>")
-                x.append("    </testcase>")
-            }
-            x.append("  </testsuite>")
-        }
-        x.append("</testsuites>")
-        return x.joined(separator: "\n") + "\n"
+        return JUnitXML(name: "prestage bench", classPrefix: "prestage.bench", suites: suites).text
     }
 }

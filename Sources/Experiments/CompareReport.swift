@@ -20,6 +20,8 @@ package enum CompareReport {
         package let refusals: [String]
         /// Shown metrics with the verdict "regression" (significant and beyond the threshold).
         package let regressions: Int
+        /// The shown metrics as JUnit cases: failed for a regression, skipped when not compared.
+        package var junit = JUnitXML(name: "prestage compare", classPrefix: "prestage.compare", suites: [])
     }
 
     /// Compares B with A: refuses incomparable runs unless `allowDifferent`, else renders the shown
@@ -61,7 +63,16 @@ package enum CompareReport {
             if rows.isEmpty { text += "(no metric to show" + (significantOnly ? " with a significant difference" : "") + ")\n" }
             output = text
         }
-        return Outcome(output: output, refusals: [], regressions: regressions)
+        let cases = rows.map { row -> JUnitXML.Case in
+            let detail = "A \(row.baseline.mean.map(plain) ?? "n/a"), B \(row.variant.mean.map(plain) ?? "n/a"), B − A "
+                + (row.difference.map { "\(plain($0.mean)) [\(plain($0.lower)), \(plain($0.upper))]" } ?? "n/a")
+                + (row.threshold.map { ", threshold \(plain($0))" } ?? "") + " \(row.unit): \(row.verdict)"
+            return JUnitXML.Case(name: row.name, failure: row.verdict == "regression" ? detail : nil,
+                                 skipped: row.verdict == "not compared" ? "not compared: a run lacks a value for some replication" : nil, output: detail)
+        }
+        var outcome = Outcome(output: output, refusals: [], regressions: regressions)
+        outcome.junit.suites = [JUnitXML.Suite(name: "\(baselineLabel) → \(variantLabel)", cases: cases)]
+        return outcome
     }
 
     /// Most setting differences listed in text output.

@@ -33,8 +33,9 @@ struct BenchCommand: ParsableCommand {
             OutputOptions.jobs,
             noSpeedOption, noInstructionsOption, requireInstructionsOption, slowdownPercentOption,
         ], exitCodes: [ExitCodeDoc(.ok, "the gate passed (or the baseline was recorded)"),
-                       ExitCodeDoc(.runFailed, "the gate failed (a regression, a changed fingerprint, more instructions, a missing baseline), or a run failed"),
-                       ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)")])
+                       ExitCodeDoc(.runFailed, "the gate could not be judged: a scenario's run failed, a baseline is missing or was recorded differently, or the reports could not be written"),
+                       ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)"),
+                       ExitCodeDoc(.gateNotPassed, "the gate did not pass, every check having run: a regression, a changed fingerprint, or more instructions than the margin")])
 
     static let helpFooter = """
 
@@ -274,7 +275,9 @@ struct BenchCommand: ParsableCommand {
             env.standardError.write("prestage bench: cannot write the reports: \(error)\n")
             return .runFailed
         }
-        return report.fails ? .runFailed : .ok
+        // A verdict is 3 as for every gate; 1 when some check could not be made at all.
+        guard report.fails else { return .ok }
+        return report.errors.isEmpty ? .gateNotPassed : .runFailed
     }
 
     /// "calibration 0.21 s, scenarios 0.57 s CPU (best of 5)".

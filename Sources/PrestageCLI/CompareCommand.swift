@@ -21,6 +21,7 @@ struct CompareCommand: ParsableCommand {
         positionals: ["A", "B"], declaring: [
             MetricsOption.metrics.help("only these metrics (names as in summary.json)"),
             significantOnlyOption, formatOption, failOnRegressionOption, thresholdOption, allowDifferentOption,
+            RunOptions.junit.help("also write each shown metric as a JUnit case to FILE (a regression beyond its threshold is a failed case)"),
         ], exitCodes: [ExitCodeDoc(.ok, "compared (also with regressions, unless --fail-on-regression)"),
                        ExitCodeDoc(.runFailed, "the comparison could not be written"),
                        ExitCodeDoc(.badInput, "a directory without a complete run, a bad option, or runs that are not comparable"),
@@ -66,6 +67,8 @@ struct CompareCommand: ParsableCommand {
     let allowDifferent: Bool
     /// `--threshold` values as given.
     let thresholdTexts: [String]
+    /// `--junit FILE`.
+    let junit: String?
 
     init(parsed: ParsedCommand) {
         paths = parsed.positionals
@@ -75,6 +78,7 @@ struct CompareCommand: ParsableCommand {
         failOnRegression = parsed[Self.failOnRegressionOption]
         allowDifferent = parsed[Self.allowDifferentOption]
         thresholdTexts = parsed[Self.thresholdOption]
+        junit = parsed[RunOptions.junit]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -89,6 +93,10 @@ struct CompareCommand: ParsableCommand {
             }
         }
         guard !failed, summaries.count == 2 else { return .badInput }
+        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) {
+            env.standardError.write("prestage compare: \(problem)\n")
+            return .badInput
+        }
         let format: CompareReport.Format
         if let text = formatText {
             guard let f = CompareReport.Format(rawValue: text) else {
@@ -127,6 +135,7 @@ struct CompareCommand: ParsableCommand {
                 return .badInput
             }
             env.standardOutput.write(outcome.output)
+            if let junit, !outcome.junit.write(to: junit, command: "compare", environment: env) { return .runFailed }
             return failOnRegression && outcome.regressions > 0 ? .gateNotPassed : .ok
         } catch {
             env.standardError.write("prestage compare: cannot write the comparison: \(error)\n")

@@ -61,8 +61,9 @@ package enum ExitCode: Int32, Sendable {
     /// refused by the memory guard.
     case badInput = 2
     /// A gate the user asked for did not pass, the results being written: `compare
-    /// --fail-on-regression` found a shown metric that regressed significantly, or `run`/`plan
-    /// --fail-on-slo` found a service-level objective failed or undecided.
+    /// --fail-on-regression` found a shown metric that regressed significantly beyond its
+    /// threshold, `run`/`plan --fail-on-slo` found a service-level objective failed or undecided,
+    /// or `bench` found a regression, a changed fingerprint or more instructions.
     case gateNotPassed = 3
     /// Interrupted by SIGINT (Ctrl-C); the results directory is left as `NAME.partial/` with an
     /// `INCOMPLETE` marker.
@@ -80,7 +81,7 @@ package enum ExitCode: Int32, Sendable {
         case .ok: return "ok"
         case .runFailed: return "failed (a simulation error, or results that could not be written)"
         case .badInput: return "bad input (command line, file, override, result directory or memory guard)"
-        case .gateNotPassed: return "a gate asked for did not pass: a shown metric regressed significantly (compare --fail-on-regression), or an objective failed or is undecided (--fail-on-slo)"
+        case .gateNotPassed: return "a gate asked for did not pass: a shown metric regressed significantly beyond its threshold (compare --fail-on-regression), an objective failed or is undecided (--fail-on-slo), or bench found a regression, a changed fingerprint or more instructions"
         case .interrupted: return "interrupted (Ctrl-C); results stay in NAME.partial/ with an INCOMPLETE marker"
         case .quit: return "quit (SIGQUIT, Ctrl-\\); as for 130"
         case .terminated: return "terminated (SIGTERM, e.g. a scheduler's preemption or time limit); as for 130"

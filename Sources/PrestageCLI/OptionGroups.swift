@@ -1,6 +1,7 @@
 import Experiments
 import Foundation
 import LogFit
+import ReportKit
 import ScenarioFormat
 
 /// `--set`, `--overlay`, `--devices`, `--seed`, `--replications`: how a command changes the
@@ -110,4 +111,19 @@ enum RunOptions {
     static let forceMemory = Option.flag("force-memory", help: "run even if the memory estimate exceeds the available memory")
     /// `--fail-on-slo` (the help says what failing means for the command).
     static let failOnSLO = Option.flag("fail-on-slo", help: "exit 3 when a service-level objective (slo) fails or is undecided")
+    /// `--junit FILE` of run, compare and plan (the help says which verdicts).
+    static let junit = Option.string("junit", valueName: "FILE", help: "also write the gate's verdicts as JUnit XML to FILE (for CI)")
+}
+
+extension JUnitXML {
+    /// Writes the document to `path` (atomically); false after saying why on `env`'s standard error.
+    func write(to path: String, command: String, environment env: CommandEnvironment) -> Bool {
+        do {
+            try AtomicWriter.write(Data(text.utf8), to: URL(fileURLWithPath: path))
+            return true
+        } catch {
+            env.standardError.write("prestage \(command): --junit: cannot write \(path): \(error)\n")
+            return false
+        }
+    }
 }

@@ -44,6 +44,7 @@ struct PlanCommand: ParsableCommand {
             OutputOptions.jobs,
             emitSweepOption, ingestOption,
             RunOptions.failOnSLO.help("exit 3 when no value in the range passes (for some --for value)"),
+            RunOptions.junit.help("also write each answer (per --for value) as a JUnit case to FILE (nothing passing is a failed case)"),
         ], exitCodes: [ExitCodeDoc(.ok, "the plan ran, whatever its answer (or --emit-sweep wrote the next step)"),
                        ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
                        ExitCodeDoc(.badInput, "bad input, naming the argument (--vary, --for, --tolerance, --ingest, SCENARIO, …)"),
@@ -98,6 +99,8 @@ struct PlanCommand: ParsableCommand {
     let ingest: String?
     /// `--fail-on-slo`.
     let failOnSLO: Bool
+    /// `--junit FILE`.
+    let junit: String?
 
     init(parsed: ParsedCommand) {
         scenarioArgument = parsed.positionals[0]
@@ -113,6 +116,7 @@ struct PlanCommand: ParsableCommand {
         emitSweep = parsed[Self.emitSweepOption]
         ingest = parsed[Self.ingestOption]
         failOnSLO = parsed[RunOptions.failOnSLO]
+        junit = parsed[RunOptions.junit]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -155,6 +159,7 @@ struct PlanCommand: ParsableCommand {
         let goal: PlanGoal = minimize ? .minimize : .maximize
         let emitPath = emitSweep
         if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
+        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) { return bad(problem) }
         let (parent, name) = output.location(resultsParent: env.resultsParent) { "plan-\(base.name)" }
         let results: PlanResults
         do {
@@ -256,6 +261,7 @@ struct PlanCommand: ParsableCommand {
         env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
                                  + "plan: \(out.appendingPathComponent("plan.html").path)\n")
+        if let junit, !document.junit.write(to: junit, command: "plan", environment: env) { return .runFailed }
         if failOnSLO, !document.everyAnswerPasses { return .gateNotPassed }
         return .ok
     }

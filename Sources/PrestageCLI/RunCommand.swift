@@ -20,6 +20,7 @@ struct RunCommand: ParsableCommand {
             OutputOptions.jobs,
             RunOptions.forceMemory,
             RunOptions.failOnSLO,
+            RunOptions.junit.help("also write the objectives' verdicts as JUnit XML to FILE (a failed or undecided objective is a failed case)"),
         ], exitCodes: PrestageCLI.runExitCodes + [ExitCodeDoc(.gateNotPassed, "--fail-on-slo: an objective failed or is undecided (the results are written)")])
 
     static let helpFooter = """
@@ -50,6 +51,8 @@ struct RunCommand: ParsableCommand {
     let forceMemory: Bool
     /// `--fail-on-slo`.
     let failOnSLO: Bool
+    /// `--junit FILE`.
+    let junit: String?
 
     init(parsed: ParsedCommand) {
         scenarioArgument = parsed.positionals[0]
@@ -57,6 +60,7 @@ struct RunCommand: ParsableCommand {
         output = OutputOptions(parsed)
         forceMemory = parsed[RunOptions.forceMemory]
         failOnSLO = parsed[RunOptions.failOnSLO]
+        junit = parsed[RunOptions.junit]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -69,8 +73,12 @@ struct RunCommand: ParsableCommand {
             return .badInput
         }
         // A gate with nothing to check would pass silently: refused, saying what is missing.
-        if failOnSLO, scenario.slo.isEmpty {
-            env.standardError.write("prestage run: --fail-on-slo: \(scenario.name) has no objectives, so there is nothing to check; add an \"slo\" section (docs/scenario-format.md) or drop --fail-on-slo\n")
+        for (given, option) in [(failOnSLO, "--fail-on-slo"), (junit != nil, "--junit")] where given && scenario.slo.isEmpty {
+            env.standardError.write("prestage run: \(option): \(scenario.name) has no objectives, so there is nothing to check; add an \"slo\" section (docs/scenario-format.md) or drop \(option)\n")
+            return .badInput
+        }
+        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) {
+            env.standardError.write("prestage run: \(problem)\n")
             return .badInput
         }
         let hash: String
@@ -134,6 +142,7 @@ struct RunCommand: ParsableCommand {
             env.standardOutput.write("results: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n")
             if let slo = written.slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
+                if let junit, !slo.junit(scenarioName: scenario.name).write(to: junit, command: "run", environment: env) { return .runFailed }
                 if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
             }
             return .ok

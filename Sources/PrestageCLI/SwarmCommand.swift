@@ -21,8 +21,9 @@ struct SwarmCommand: ParsableCommand {
         "swarm", summary: "run random small worlds and check the model's conservation laws and determinism",
         declaring: [seedOption, worldsOption, keepOption, jobsOption],
         exitCodes: [ExitCodeDoc(.ok, "every law held in every world"),
-                    ExitCodeDoc(.runFailed, "a law failed in some world (one line per failure), or a kept file could not be written"),
-                    ExitCodeDoc(.badInput, "a bad command line, or no readable scenario in the library")])
+                    ExitCodeDoc(.runFailed, "a failing world's scenario could not be kept (--keep)"),
+                    ExitCodeDoc(.badInput, "a bad command line, or no readable scenario in the library"),
+                    ExitCodeDoc(.gateNotPassed, "a law failed in some world (one line per failure, each with the command that reproduces it)")])
 
     /// The first world's seed.
     let seed: UInt64
@@ -88,7 +89,8 @@ struct SwarmCommand: ParsableCommand {
         env.standardOutput.write("swarm: \(worlds) world\(worlds == 1 ? "" : "s") from seed \(seed), \(events) events, "
                                  + "\(redraws) redraw\(redraws == 1 ? "" : "s") (rules between fields), "
                                  + "\(findings) finding\(findings == 1 ? "" : "s") in \(failingWorlds) world\(failingWorlds == 1 ? "" : "s")\n")
-        return findings > 0 || keepFailed ? .runFailed : .ok
+        if keepFailed { return .runFailed }
+        return findings > 0 ? .gateNotPassed : .ok
     }
 
     /// Writes a failing world's scenario to `DIR/swarm-SEED.json`; false (with a message) on failure.

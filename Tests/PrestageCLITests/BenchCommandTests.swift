@@ -68,7 +68,7 @@ final class BenchCommandTests: XCTestCase {
         // On this scenario's slow networks fetching the 1.5 MB hero often takes longer, so those
         // pre-stages time out.
         let code = gate(t, suite, baseline, out: "out", extra: ["--set", "preloadPolicy.iosServiceExtensionDeadlineSeconds=5"])
-        XCTAssertEqual(code, .runFailed, t.out.text)
+        XCTAssertEqual(code, .gateNotPassed, t.out.text)
         XCTAssertTrue(t.out.text.contains("bench: FAILED"), t.out.text)
         XCTAssertTrue(t.out.text.contains("bench-ios-news-slow-networks extension.timeoutShare: regression"), t.out.text)
         let j = try junit(t, out: "out")
@@ -83,7 +83,7 @@ final class BenchCommandTests: XCTestCase {
         defer { t.cleanUp() }
         // Sending one second later changes every event time of the trace.
         let code = gate(t, suite, baseline, out: "out", extra: ["--set", "campaigns[0].sendStartSeconds=601"])
-        XCTAssertEqual(code, .runFailed, t.out.text)
+        XCTAssertEqual(code, .gateNotPassed, t.out.text)
         XCTAssertTrue(t.out.text.contains("bench-tiny-trace fingerprint: changed"), t.out.text)
         XCTAssertTrue(try junit(t, out: "out").failuresIn.contains("fingerprint"))
     }
