@@ -76,11 +76,13 @@ package enum PrestageCLI {
     /// Most threads for replications.
     static let jobsMax = OutputOptions.jobsMax
 
-    /// Every command, in the order of the command list.
+    /// Every command, in the order of the command list: what a user does first (find a scenario,
+    /// run it, check a file, compare two runs, answer the capacity question), then many runs at
+    /// once, calibration, CI, and the tools.
     static let commands: [any ParsableCommand.Type] = [
-        RunCommand.self, ValidateCommand.self, CompareCommand.self, ListCommand.self, SweepCommand.self, MergeCommand.self,
-        BenchCommand.self, TestbedCommand.self, FitCommand.self, BenchInstructionsCommand.self, CompletionCommand.self,
-        ManCommand.self, PlanCommand.self, SchemaCommand.self, SwarmCommand.self,
+        ListCommand.self, RunCommand.self, ValidateCommand.self, CompareCommand.self, PlanCommand.self, SweepCommand.self, MergeCommand.self,
+        FitCommand.self, BenchCommand.self, TestbedCommand.self, SwarmCommand.self, SchemaCommand.self, CompletionCommand.self,
+        ManCommand.self, BenchInstructionsCommand.self,
     ]
 
     /// The command table.
@@ -113,6 +115,8 @@ package enum PrestageCLI {
         let (forParser, extraPositionals) = splitVariadic(arguments)
         switch spec.parse(forParser) {
         case let .failure(error):
+            // Bare `prestage`: the usage, not just a one-line error.
+            if case .missingCommand = error { env.standardError.write(spec.helpText(for: nil) + "\n") }
             env.standardError.write("prestage: \(error)\n")
             return .badInput
         case .success(.version):
