@@ -138,10 +138,13 @@ struct RunCommand: ParsableCommand {
                 RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
                         memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
             }, committing: { commit in try interrupt.map { try $0.committing(commit) } ?? commit() })
-            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, events: written.eventsProcessed, wallSeconds: wallSeconds))
-            env.standardOutput.write("results: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n")
+            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, slo: written.slo, events: written.eventsProcessed, wallSeconds: wallSeconds))
             if let slo = written.slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
+            }
+            let (verdict, next) = Self.verdictLines(scenario: scenario, aggregate: written.aggregate, slo: written.slo)
+            env.standardOutput.write(verdict + "\nresults: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n" + next + "\n")
+            if let slo = written.slo {
                 if let junit, !slo.junit(scenarioName: scenario.name).write(to: junit, command: "run", environment: env) { return .runFailed }
                 if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
             }
@@ -186,21 +189,73 @@ struct RunCommand: ParsableCommand {
         return UInt64(max(0, usage.ru_maxrss)) * 1024  // Linux reports KiB
     }
 
-    /// A few lines for the terminal: the headline metrics with their CIs.
-    static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, events: UInt64, wallSeconds: Double) -> String {
+    /// A few lines for the terminal: the headline metrics with their CIs and a status: the verdict
+    /// of the scenario's objective on the metric (pass, FAIL, undecided), else, where the metric
+    /// table gives an alarm level, ok, CI crosses or ALARM.
+    static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, slo: SLOReport? = nil, events: UInt64, wallSeconds: Double) -> String {
         var rows: [[TableCell]] = []
-        let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
-        for m in (shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown) {
+        for m in headlineMetrics(aggregate) {
             let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
             rows.append([.text(MetricTable.spec(named: m.name)?.title ?? m.name), .text(m.mean.map { scale.text($0) } ?? "n/a"),
-                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"), .text(m.name)])
+                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"),
+                         .text(status(m, slo: slo) ?? "—"), .text(m.name)])
         }
         let table = Table(caption: "", columns: [Table.Column("metric"), Table.Column("mean", alignment: .trailing),
-                                                 Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing), Table.Column("id")], rows: rows)
+                                                 Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing),
+                                                 Table.Column("status"), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
         lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The headline metrics, in the report's order.
+    static func headlineMetrics(_ aggregate: RunAggregate) -> [MetricSummary] {
+        let shown = ReportBuilder.headlineOrder.compactMap { n in aggregate.metrics.first { $0.name == n } }
+        return shown.isEmpty ? Array(aggregate.metrics.prefix(ReportBuilder.headlinesMax)) : shown
+    }
+
+    /// The status cell of `m`: its objectives' verdict ("FAIL" for a failure, whichever comes
+    /// first), else its alarm status; nil when it has neither.
+    static func status(_ m: MetricSummary, slo: SLOReport?) -> String? {
+        let verdicts = (slo?.evaluations ?? []).filter { $0.objective.metric == m.name }.map(\.verdict)
+        if !verdicts.isEmpty {
+            if verdicts.contains(.fail) { return "FAIL (slo)" }
+            return verdicts.allSatisfy { $0 == .pass } ? "pass (slo)" : "undecided (slo)"
+        }
+        return alarmStatus(m)?.label
+    }
+
+    /// `m` against its alarm level in the metric table; nil when it has none (or no value).
+    static func alarmStatus(_ m: MetricSummary) -> ThresholdStatus? {
+        guard let alarm = MetricTable.spec(named: m.name)?.alarm, let mean = m.mean else { return nil }
+        return Threshold(value: alarm.value, alarmWhen: alarm.when == .above ? .above : .below)
+            .status(value: mean, ciHalfWidth: m.confidenceInterval?.halfWidth ?? 0)
+    }
+
+    /// The line after the tables: the objectives' verdict (or that there are none) and the headline
+    /// alarms, then one next step.
+    static func verdictLines(scenario: ScenarioFile, aggregate: RunAggregate, slo: SLOReport?) -> (verdict: String, next: String) {
+        let alarms = headlineMetrics(aggregate).compactMap { m -> String? in
+            guard let status = alarmStatus(m), status != .clear else { return nil }
+            return "\(MetricTable.spec(named: m.name)?.title ?? m.name) \(status.label)"
+        }
+        let alarmText = alarms.isEmpty ? "no headline alarm" : "alarms: " + alarms.joined(separator: ", ")
+        var verdict: String, next = "next: open the report (above) in a browser"
+        if let slo {
+            let passing = slo.evaluations.filter { $0.verdict == .pass }.count
+            verdict = "verdict: \(slo.verdict == .pass ? "pass" : slo.verdict.rawValue.uppercased()) (\(passing) of \(slo.evaluations.count) objectives pass"
+            if let b = slo.binding { verdict += "; \(b.objective.text) is \(b.verdictText)" }
+            verdict += "); " + alarmText
+            if slo.verdict == .undecided, let n = slo.binding?.replicationsToDecide {
+                next = "next: rerun with --replications \(n) to decide it (prestage run \(scenario.name) --replications \(n))"
+            } else if slo.verdict == .fail {
+                next = "next: find the value that passes with prestage plan \(scenario.name) --vary PATH=LO..HI (prestage help plan)"
+            }
+        } else {
+            verdict = "verdict: no objectives (add an \"slo\" section to gate on them); " + alarmText
+        }
+        return (verdict, next)
     }
 }
 

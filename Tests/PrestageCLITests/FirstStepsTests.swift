@@ -24,4 +24,26 @@ final class FirstStepsTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(names.firstIndex(of: "plan")), try XCTUnwrap(names.firstIndex(of: "sweep")))
         XCTAssertEqual(Array(names.suffix(3)), ["completion", "man", "help"], t.out.text)
     }
+
+    /// After a run: a status per headline metric (the objective's verdict, else its alarm level),
+    /// the verdict line, and one next step as the last line.
+    func testRunEndsWithAStatusColumnTheVerdictAndANextStep() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", PlanCommandTests.scenario)
+        XCTAssertEqual(t.run(["run", file, "--set", "campaigns[0].sendRatePerMinute=300000", "--out", t.root.appendingPathComponent("fast").path]), .ok, t.err.text)
+        let lines = t.out.text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[1].contains(" status "), lines[1])
+        let rejections = try XCTUnwrap(lines.first { $0.hasSuffix("origin.rejected503") })
+        XCTAssertTrue(rejections.contains(" FAIL (slo) "), rejections)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("verdict: FAIL (0 of 1 objectives pass; origin.rejected503 <= 0 at 95 % is fail)") }, t.out.text)
+        XCTAssertEqual(lines.last, "next: find the value that passes with prestage plan plan-tiny --vary PATH=LO..HI (prestage help plan)")
+        let before = t.out.text.count
+        XCTAssertEqual(t.run(["run", "default", "--devices", "300", "--replications", "2", "--out", t.root.appendingPathComponent("d").path]), .ok, t.err.text)
+        let second = String(t.out.text.dropFirst(before)).split(separator: "\n").map(String.init)
+        XCTAssertTrue(second.contains { $0.hasPrefix("verdict: no objectives (add an \"slo\" section to gate on them); ") }, second.joined(separator: "\n"))
+        let hitRatio = try XCTUnwrap(second.first { $0.hasSuffix("edge.prestageHitRatio") })
+        XCTAssertTrue(hitRatio.contains(" ok ") || hitRatio.contains(" CI crosses ") || hitRatio.contains(" ALARM "), hitRatio)
+        XCTAssertEqual(second.last, "next: open the report (above) in a browser")
+    }
 }
