@@ -55,7 +55,12 @@ final class LibraryAndMemoryTests: XCTestCase {
         let t = try TestEnvironment(scenarioDirectories: [dir])
         defer { t.cleanUp() }
         XCTAssertEqual(t.run(["list"]), .ok)
-        XCTAssertEqual(t.out.text, "a  First?\nb  Second?\nc  (not valid JSON; see prestage validate)\n")
+        let lines = t.out.text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 4, t.out.text)
+        XCTAssertTrue(lines[0].hasPrefix("scenario  devices  slo  cost"), lines[0])
+        XCTAssertTrue(lines[1].hasPrefix("a ") && lines[1].hasSuffix("  First?"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("b ") && lines[2].hasSuffix("  Second?"), lines[2])
+        XCTAssertTrue(lines[3].hasPrefix("c ") && lines[3].hasSuffix("  (not valid JSON; see prestage validate)"), lines[3])
 
         let empty = try TestEnvironment(scenarioDirectories: [dir.appendingPathComponent("none")])
         defer { empty.cleanUp() }
@@ -67,8 +72,16 @@ final class LibraryAndMemoryTests: XCTestCase {
         defer { t.cleanUp() }
         XCTAssertEqual(t.run(["list"]), .ok)
         let files = try FileManager.default.contentsOfDirectory(atPath: TestEnvironment.repositoryScenarios.path).filter { $0.hasSuffix(".json") }
-        XCTAssertEqual(t.out.text.split(separator: "\n").count, files.count)
-        XCTAssertTrue(t.out.text.contains("default  "), t.out.text)
+        let lines = t.out.text.split(separator: "\n").map(String.init)
+        // One row per scenario (its question wrapped onto indented lines), after the header.
+        XCTAssertEqual(lines.filter { !$0.hasPrefix(" ") }.count, files.count + 1)
+        XCTAssertLessThanOrEqual(lines.map(\.count).max() ?? 0, ListCommand.widthMax, "lines fit \(ListCommand.widthMax) columns")
+        let flashSale = try XCTUnwrap(lines.first { $0.hasPrefix("black-friday-flash-sale ") })
+        XCTAssertTrue(flashSale.contains(" 5,000,000    —  minutes  "), flashSale)
+        let plan = try XCTUnwrap(lines.first { $0.hasPrefix("black-friday-plan ") })
+        XCTAssertTrue(plan.contains(" 5,000,000    3  minutes  "), plan)
+        let defaultRow = try XCTUnwrap(lines.first { $0.hasPrefix("default ") })
+        XCTAssertTrue(defaultRow.contains(" 20,000    —  seconds  With the CDN warmed"), defaultRow)
     }
 
     func testMemAvailableParsing() {
