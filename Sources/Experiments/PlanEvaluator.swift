@@ -1,13 +1,12 @@
 import Dispatch
 import Foundation
-import enum PreloadKit.SHA256
 import PushModel
 import ScenarioFormat
 import SimKernel
 
 /// One replication of one value a plan tried, as `DIR/evaluations/STEM-rR.json` holds it (STEM:
 /// the first 32 hex digits of `scenarioHash`).
-package struct PlanReplicationFile: Codable, Sendable, Equatable {
+package struct PlanReplicationFile: Codable, Sendable, Equatable, ContentHashed {
     /// Identifies the file format.
     static let formatName = "prestage-plan-evaluation/1"
 
@@ -38,15 +37,7 @@ package struct PlanReplicationFile: Codable, Sendable, Equatable {
         self.replication = replication
         self.metrics = metrics
         contentHash = ""
-        contentHash = (try? computedHash()) ?? ""
-    }
-
-    /// The hash `contentHash` must hold.
-    /// - Throws: an encoding error (not for the values this type holds).
-    func computedHash() throws -> String {
-        var copy = self
-        copy.contentHash = ""
-        return "sha256:" + hexString(SHA256.hash(try CanonicalJSON.encode(copy, pretty: false)))
+        seal()
     }
 
     /// The file name of replication `replication` of the scenario whose key is `key`.

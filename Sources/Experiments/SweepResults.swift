@@ -1,12 +1,11 @@
 import Foundation
-import enum PreloadKit.SHA256
 import PushModel
 import ReportKit
 import ScenarioFormat
 import SimStats
 
 /// One work item's result: `items/pP-rR.json`, written atomically when the replication ends.
-package struct SweepItemResult: Codable, Sendable, Equatable {
+package struct SweepItemResult: Codable, Sendable, Equatable, ContentHashed {
     /// Identifies the file format (2: with `contentHash`).
     static let formatName = "prestage-sweep-item/2"
 
@@ -60,15 +59,7 @@ package struct SweepItemResult: Codable, Sendable, Equatable {
         metrics = result.metrics.map { Value(name: $0.name, unit: $0.unit, better: $0.better, value: $0.value.isFinite ? $0.value : nil) }
             .sorted { $0.name < $1.name }
         contentHash = ""
-        contentHash = (try? computedHash()) ?? ""
-    }
-
-    /// The hash `contentHash` must hold.
-    /// - Throws: an encoding error (not for values this type holds).
-    func computedHash() throws -> String {
-        var copy = self
-        copy.contentHash = ""
-        return "sha256:" + hexString(SHA256.hash(try CanonicalJSON.encode(copy, pretty: false)))
+        seal()
     }
 }
 

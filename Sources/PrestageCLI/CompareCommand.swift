@@ -61,24 +61,21 @@ struct CompareCommand: ParsableCommand {
     let significantOnly: Bool
     /// `--format` as given.
     let formatText: String?
-    /// `--fail-on-regression`.
-    let failOnRegression: Bool
+    /// `--fail-on-regression`, `--junit`.
+    let gate: GateOptions
     /// `--allow-different`.
     let allowDifferent: Bool
     /// `--threshold` values as given.
     let thresholdTexts: [String]
-    /// `--junit FILE`.
-    let junit: String?
 
     init(parsed: ParsedCommand) {
         paths = parsed.positionals
         metrics = MetricsOption(parsed)
         significantOnly = parsed[Self.significantOnlyOption]
         formatText = parsed[Self.formatOption]
-        failOnRegression = parsed[Self.failOnRegressionOption]
+        gate = GateOptions(parsed, failOn: Self.failOnRegressionOption)
         allowDifferent = parsed[Self.allowDifferentOption]
         thresholdTexts = parsed[Self.thresholdOption]
-        junit = parsed[RunOptions.junit]
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -93,7 +90,7 @@ struct CompareCommand: ParsableCommand {
             }
         }
         guard !failed, summaries.count == 2 else { return .badInput }
-        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) {
+        if let problem = gate.junitProblem {
             env.standardError.write("prestage compare: \(problem)\n")
             return .badInput
         }
@@ -135,8 +132,8 @@ struct CompareCommand: ParsableCommand {
                 return .badInput
             }
             env.standardOutput.write(outcome.output)
-            if let junit, !outcome.junit.write(to: junit, command: "compare", environment: env) { return .runFailed }
-            return failOnRegression && outcome.regressions > 0 ? .gateNotPassed : .ok
+            if !gate.writeJUnit(outcome.junit, command: "compare", environment: env) { return .runFailed }
+            return gate.failOn && outcome.regressions > 0 ? .gateNotPassed : .ok
         } catch {
             env.standardError.write("prestage compare: cannot write the comparison: \(error)\n")
             return .runFailed

@@ -1,7 +1,6 @@
 import Experiments
 import Foundation
 import LogFit
-import ReportKit
 import ScenarioFormat
 
 /// `--set`, `--overlay`, `--devices`, `--seed`, `--replications`: how a command changes the
@@ -113,6 +112,30 @@ enum RunOptions {
     static let failOnSLO = Option.flag("fail-on-slo", help: "exit 3 when a service-level objective (slo) fails or is undecided")
     /// `--junit FILE` of run, compare and plan (the help says which verdicts).
     static let junit = Option.string("junit", valueName: "FILE", help: "also write the gate's verdicts as JUnit XML to FILE (for CI)")
+}
+
+/// A CI gate's options as a command reads them: whether to exit 3 when the gate does not pass
+/// (`--fail-on-slo`, compare's `--fail-on-regression`) and where its verdicts go as JUnit XML.
+struct GateOptions: Equatable {
+    /// `--fail-on-slo` or `--fail-on-regression`.
+    var failOn: Bool
+    /// `--junit FILE`.
+    var junit: String?
+
+    /// Reads the group; `failOn` is the command's fail flag.
+    init(_ parsed: ParsedCommand, failOn option: Option<Bool> = RunOptions.failOnSLO) {
+        failOn = parsed[option]
+        junit = parsed[RunOptions.junit]
+    }
+
+    /// Why `--junit FILE` cannot be written (checked before any work); nil when it can or is not given.
+    var junitProblem: String? { junit.flatMap { OutputFilePath.problem(option: "junit", path: $0) } }
+
+    /// Writes `document` to `--junit FILE` when given; false after saying why it could not.
+    func writeJUnit(_ document: @autoclosure () -> JUnitXML, command: String, environment env: CommandEnvironment) -> Bool {
+        guard let junit else { return true }
+        return document().write(to: junit, command: command, environment: env)
+    }
 }
 
 extension JUnitXML {

@@ -97,10 +97,8 @@ struct PlanCommand: ParsableCommand {
     let emitSweep: String?
     /// `--ingest`.
     let ingest: String?
-    /// `--fail-on-slo`.
-    let failOnSLO: Bool
-    /// `--junit FILE`.
-    let junit: String?
+    /// `--fail-on-slo`, `--junit`.
+    let gate: GateOptions
 
     init(parsed: ParsedCommand) {
         scenarioArgument = parsed.positionals[0]
@@ -115,8 +113,7 @@ struct PlanCommand: ParsableCommand {
         output = OutputOptions(parsed)
         emitSweep = parsed[Self.emitSweepOption]
         ingest = parsed[Self.ingestOption]
-        failOnSLO = parsed[RunOptions.failOnSLO]
-        junit = parsed[RunOptions.junit]
+        gate = GateOptions(parsed)
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -159,7 +156,7 @@ struct PlanCommand: ParsableCommand {
         let goal: PlanGoal = minimize ? .minimize : .maximize
         let emitPath = emitSweep
         if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
-        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) { return bad(problem) }
+        if let problem = gate.junitProblem { return bad(problem) }
         let (parent, name) = output.location(resultsParent: env.resultsParent) { "plan-\(base.name)" }
         let results: PlanResults
         do {
@@ -261,8 +258,8 @@ struct PlanCommand: ParsableCommand {
         env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
                                  + "plan: \(out.appendingPathComponent("plan.html").path)\n")
-        if let junit, !document.junit.write(to: junit, command: "plan", environment: env) { return .runFailed }
-        if failOnSLO, !document.everyAnswerPasses { return .gateNotPassed }
+        if !gate.writeJUnit(document.junit, command: "plan", environment: env) { return .runFailed }
+        if gate.failOn, !document.everyAnswerPasses { return .gateNotPassed }
         return .ok
     }
 }

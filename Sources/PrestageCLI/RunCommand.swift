@@ -49,18 +49,15 @@ struct RunCommand: ParsableCommand {
     let output: OutputOptions
     /// `--force-memory`.
     let forceMemory: Bool
-    /// `--fail-on-slo`.
-    let failOnSLO: Bool
-    /// `--junit FILE`.
-    let junit: String?
+    /// `--fail-on-slo`, `--junit`.
+    let gate: GateOptions
 
     init(parsed: ParsedCommand) {
         scenarioArgument = parsed.positionals[0]
         scenarioOptions = ScenarioOptions(parsed)
         output = OutputOptions(parsed)
         forceMemory = parsed[RunOptions.forceMemory]
-        failOnSLO = parsed[RunOptions.failOnSLO]
-        junit = parsed[RunOptions.junit]
+        gate = GateOptions(parsed)
     }
 
     func execute(environment env: CommandEnvironment) -> ExitCode {
@@ -73,11 +70,11 @@ struct RunCommand: ParsableCommand {
             return .badInput
         }
         // A gate with nothing to check would pass silently: refused, saying what is missing.
-        for (given, option) in [(failOnSLO, "--fail-on-slo"), (junit != nil, "--junit")] where given && scenario.slo.isEmpty {
+        for (given, option) in [(gate.failOn, "--fail-on-slo"), (gate.junit != nil, "--junit")] where given && scenario.slo.isEmpty {
             env.standardError.write("prestage run: \(option): \(scenario.name) has no objectives, so there is nothing to check; add an \"slo\" section (docs/scenario-format.md) or drop \(option)\n")
             return .badInput
         }
-        if let junit, let problem = OutputFilePath.problem(option: "junit", path: junit) {
+        if let problem = gate.junitProblem {
             env.standardError.write("prestage run: \(problem)\n")
             return .badInput
         }
@@ -145,8 +142,8 @@ struct RunCommand: ParsableCommand {
             let (verdict, next) = Self.verdictLines(scenario: scenario, aggregate: written.aggregate, slo: written.slo)
             env.standardOutput.write(verdict + "\nresults: \(written.finalURL.path)\nreport:  \(written.url(of: .reportHTML).path)\n" + next + "\n")
             if let slo = written.slo {
-                if let junit, !slo.junit(scenarioName: scenario.name).write(to: junit, command: "run", environment: env) { return .runFailed }
-                if failOnSLO, slo.verdict != .pass { return .gateNotPassed }
+                if !gate.writeJUnit(slo.junit(scenarioName: scenario.name), command: "run", environment: env) { return .runFailed }
+                if gate.failOn, slo.verdict != .pass { return .gateNotPassed }
             }
             return .ok
         }

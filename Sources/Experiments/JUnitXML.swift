@@ -1,3 +1,5 @@
+import ReportKit
+
 /// A JUnit XML document, the test-report format CI systems (GitHub Actions, GitLab, Jenkins)
 /// render: suites of cases, each passed, failed (with a message) or skipped. Every command that
 /// gates CI writes its verdicts in it (`bench`, `run --fail-on-slo`, `compare`, `plan`).
@@ -6,18 +8,12 @@ package struct JUnitXML: Sendable, Equatable {
     package struct Case: Sendable, Equatable {
         package var name: String
         /// Set when the case failed: what failed, in one line.
-        package var failure: String?
+        package var failure: String? = nil
         /// Set when the case was not judged: why.
-        package var skipped: String?
+        package var skipped: String? = nil
         /// The case's figures, for the CI log.
         package var output: String
 
-        package init(name: String, failure: String? = nil, skipped: String? = nil, output: String) {
-            self.name = name
-            self.failure = failure
-            self.skipped = skipped
-            self.output = output
-        }
     }
 
     /// One suite of cases (a scenario, a frontier point, …).
@@ -25,10 +21,6 @@ package struct JUnitXML: Sendable, Equatable {
         package var name: String
         package var cases: [Case]
 
-        package init(name: String, cases: [Case]) {
-            self.name = name
-            self.cases = cases
-        }
     }
 
     /// The document's name, e.g. "prestage bench".
@@ -37,11 +29,6 @@ package struct JUnitXML: Sendable, Equatable {
     package var classPrefix: String
     package var suites: [Suite]
 
-    package init(name: String, classPrefix: String, suites: [Suite]) {
-        self.name = name
-        self.classPrefix = classPrefix
-        self.suites = suites
-    }
 
     /// Cases that failed, over every suite.
     package var failures: Int { suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count } }
