@@ -8,7 +8,7 @@ SCENARIO     ?= scenarios/default.json
 APT_PACKAGES := libgsl-dev pkg-config python3 python3-venv chromium fonts-liberation varnish varnish-modules valgrind man-db groff-base
 BIN          := .build/$(CONFIG)
 
-.PHONY: all deps build run test test-swift schema test-bench bench-plan test-cluster test-kills test-notebooks test-testbed testbed notebooks bench bench-baseline swarm clean
+.PHONY: all deps build run test test-swift schema test-bench bench-plan test-cluster test-kills test-notebooks test-testbed test-fuzz fuzz fuzz-build testbed notebooks bench bench-baseline swarm clean
 
 all: build
 
@@ -37,8 +37,9 @@ run: build
 	$(BIN)/prestage run $(SCENARIO)
 
 ## test: the whole test suite (CI runs exactly this): Swift tests, the regression gate (`prestage bench`
-## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed.
-test: test-swift test-bench test-cluster test-notebooks test-testbed
+## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed,
+## a short run of every fuzz target.
+test: test-swift test-bench test-cluster test-notebooks test-testbed test-fuzz
 
 # The test suite's Python tools, each a venv under .build with its pinned requirements (the stamp
 # is the requirements file it was built from, so it is rebuilt only when they change):
@@ -104,6 +105,27 @@ testbed: build
 test-testbed: deps
 	$(SWIFT) build --build-tests
 	PRESTAGE_TESTBED=1 $(SWIFT) test --skip-build --filter TestbedTests
+
+## fuzz-build: the libFuzzer targets (Tests/fuzz/targets/) with swiftc -sanitize=fuzzer,address into
+## .build/fuzz/bin/ (docs/fuzzing.md); only modules whose sources changed are rebuilt.
+fuzz-build: deps
+	bash Tests/fuzz/build.sh
+
+## fuzz: every fuzz target for FUZZ_SECONDS each (default 300 s, judgement: 7 targets, about 35 minutes), in turn;
+## prints executions and coverage per target; a crash fails it, its input in .build/fuzz/crashes/TARGET/.
+## FUZZ_TARGETS to run some (payload manifest url headers session scenario logs). Not part of `make test`.
+FUZZ_SECONDS  ?= 300
+FUZZ_TARGETS  ?=
+fuzz: fuzz-build
+	bash Tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## test-fuzz: the fuzz smoke in `make test`: every target for FUZZ_SMOKE_SECONDS (default 7 s; about 8 s
+## each with start-up, 56 s in all; judgement: enough to replay the committed seeds and mutate them
+## 7 000 to 200 000 times), from the seeds alone (FUZZ_FRESH=1), so its time does not grow with the
+## corpus `make fuzz` keeps.
+FUZZ_SMOKE_SECONDS ?= 7
+test-fuzz: fuzz-build
+	FUZZ_FRESH=1 bash Tests/fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 
 # Jupyter notebooks over results/examples/: a venv under .build with the pinned requirements
 # (reinstalled only when requirements.txt changes), the debug prestage for the example sweeps.
