@@ -38,8 +38,19 @@ run: build
 
 ## test: the whole test suite (CI runs exactly this): Swift tests, the regression gate (`prestage bench`
 ## against results/baseline/, see docs/ci.md), the Slurm end-to-end test, the notebooks, the loopback testbed,
-## a short run of every fuzz target.
-test: test-swift test-bench test-cluster test-notebooks test-testbed test-fuzz
+## a short run of every fuzz target. Every part runs even when an earlier one fails, and the last line
+## is one summary over all of them: `make test: N passed, N failed (…)`; it fails if any part did.
+TEST_PARTS := test-swift test-bench test-cluster test-notebooks test-testbed test-fuzz
+test:
+	@passed=0; failed=""; start=$$(date +%s); \
+	for part in $(TEST_PARTS); do \
+	  t0=$$(date +%s); \
+	  if $(MAKE) --no-print-directory $$part; then passed=$$((passed + 1)); result="passed"; else failed="$$failed $$part"; result="FAILED"; fi; \
+	  echo "make test: $$part $$result in $$(( $$(date +%s) - t0 )) s"; \
+	done; \
+	nfailed=$$(echo $$failed | wc -w); \
+	echo "make test: $$passed passed, $$nfailed failed$${failed:+ ($${failed# })} of $(words $(TEST_PARTS)) parts in $$(( $$(date +%s) - start )) s"; \
+	[ "$$nfailed" = 0 ]
 
 # The test suite's Python tools, each a venv under .build with its pinned requirements (the stamp
 # is the requirements file it was built from, so it is rebuilt only when they change):
