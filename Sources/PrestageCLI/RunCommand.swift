@@ -135,7 +135,8 @@ struct RunCommand: ParsableCommand {
                 RunInfo(wallSeconds: wallSeconds, jobs: jobs, processorCount: env.processorCount, eventsProcessed: events, memoryInputs: inputs,
                         memoryEstimate: estimate, available: available, forcedMemory: forceMemory, peakResidentBytes: Self.peakResidentBytes())
             }, committing: { commit in try interrupt.map { try $0.committing(commit) } ?? commit() })
-            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, slo: written.slo, events: written.eventsProcessed, wallSeconds: wallSeconds))
+            env.standardOutput.write(Self.headlineText(scenario: scenario, aggregate: written.aggregate, slo: written.slo,
+                                                       scenarioDevices: (try? ScenarioLoader.load(scenarioArgument, library: library).scenario)?.world.population.devices, events: written.eventsProcessed, wallSeconds: wallSeconds))
             if let slo = written.slo {
                 env.standardOutput.write("service-level objectives: \(slo.verdict.rawValue)\n" + alignedTable(slo.rows).map { "  " + $0 + "\n" }.joined())
             }
@@ -189,7 +190,10 @@ struct RunCommand: ParsableCommand {
     /// A few lines for the terminal: the headline metrics with their CIs and a status: the verdict
     /// of the scenario's objective on the metric (pass, FAIL, undecided), else, where the metric
     /// table gives an alarm level, ok, CI crosses or ALARM.
-    static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, slo: SLOReport? = nil, events: UInt64, wallSeconds: Double) -> String {
+    /// `scenarioDevices` is the population the scenario file states; when the run used another
+    /// (`--devices`, `--set`), a line under the question says so, since the question names its size.
+    static func headlineText(scenario: ScenarioFile, aggregate: RunAggregate, slo: SLOReport? = nil, scenarioDevices: Int? = nil,
+                             events: UInt64, wallSeconds: Double) -> String {
         var rows: [[TableCell]] = []
         for m in headlineMetrics(aggregate) {
             let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
@@ -201,10 +205,16 @@ struct RunCommand: ParsableCommand {
                                                  Table.Column(TextNumber.format(scenario.run.confidenceLevel * 100, significant: 3) + "% CI", alignment: .trailing),
                                                  Table.Column("status"), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
+        if let asked = scenarioDevices, asked != scenario.world.population.devices {
+            lines.append("  (run at \(devicesText(scenario.world.population.devices)) devices; the scenario's question is asked of \(devicesText(asked)))")
+        }
         lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// "200,000".
+    static func devicesText(_ n: Int) -> String { n.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))) }
 
     /// The headline metrics, in the report's order.
     static func headlineMetrics(_ aggregate: RunAggregate) -> [MetricSummary] {

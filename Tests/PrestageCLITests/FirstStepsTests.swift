@@ -41,6 +41,8 @@ final class FirstStepsTests: XCTestCase {
         let before = t.out.text.count
         XCTAssertEqual(t.run(["run", "default", "--devices", "300", "--replications", "2", "--out", t.root.appendingPathComponent("d").path]), .ok, t.err.text)
         let second = String(t.out.text.dropFirst(before)).split(separator: "\n").map(String.init)
+        XCTAssertEqual(second[1], "  (run at 300 devices; the scenario's question is asked of 20,000)", "the question names another size")
+        XCTAssertFalse(lines.contains { $0.contains("(run at ") }, "the same size as the scenario's: no note")
         XCTAssertTrue(second.contains { $0.hasPrefix("verdict: no objectives (add an \"slo\" section to gate on them); ") }, second.joined(separator: "\n"))
         let hitRatio = try XCTUnwrap(second.first { $0.hasSuffix("edge.prestageHitRatio") })
         XCTAssertTrue(hitRatio.contains(" ok ") || hitRatio.contains(" CI crosses ") || hitRatio.contains(" ALARM "), hitRatio)
