@@ -32,7 +32,12 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     /// Hash of the scenario as given (overrides applied, knob as in the file).
     package let scenarioHash: String
     package let seed: UInt64
+    /// The population the plan ran at.
     package let devices: Int
+    /// The population the scenario file states (its question is asked of it).
+    package let scenarioDevices: Int
+    /// Every change to the scenario file, as typed ("--devices 200000", "--set …").
+    package let overrides: [String]
     package let knob: ScenarioKnob
     package let goal: PlanGoal
     package let tolerance: PlanTolerance
@@ -43,7 +48,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package let frontier: [PlanFrontierPoint]
 
     package init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
-                knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
+                scenarioDevices: Int, overrides: [String], knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
                 objectives: [ServiceLevelObjective], initialReplications: Int, maxReplications: Int, frontier: [PlanFrontierPoint]) {
         self.toolVersion = toolVersion
         self.scenarioName = scenarioName
@@ -51,6 +56,8 @@ package struct PlanDocument: Codable, Sendable, Equatable {
         self.scenarioHash = scenarioHash
         self.seed = seed
         self.devices = devices
+        self.scenarioDevices = scenarioDevices
+        self.overrides = overrides
         self.knob = knob
         self.goal = goal
         self.tolerance = tolerance
@@ -59,6 +66,14 @@ package struct PlanDocument: Codable, Sendable, Equatable {
         self.initialReplications = initialReplications
         self.maxReplications = maxReplications
         self.frontier = frontier
+    }
+
+    /// The warning when the plan ran at another size than the scenario's question names; nil at
+    /// the same size.
+    package var sizeWarning: String? {
+        guard devices != scenarioDevices else { return nil }
+        return "Warning: this plan ran at \(TextFormat.count(devices)) devices, but the scenario's question is asked of \(TextFormat.count(scenarioDevices)). "
+            + "Send rates, origin load and queues scale with the audience, so the answer holds for \(TextFormat.count(devices)) devices, not for the question's size."
     }
 
     /// Whether every answer has a passing value (the `--fail-on-slo` test).
@@ -100,7 +115,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package var report: Report {
         var sections: [ReportSection] = []
         let goalText = goal == .maximize ? "highest" : "lowest"
-        sections.append(ReportSection(title: "Answer", blocks: [
+        sections.append(ReportSection(title: "Answer", blocks: (sizeWarning.map { [ReportBlock.paragraph($0)] } ?? []) + [
             .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
                        + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
                        + "common random numbers: replication r uses the same streams at every value)."),
@@ -128,7 +143,8 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             sections.append(ReportSection(title: title, blocks: blocks))
         }
         return Report(title: "Plan: \(scenarioName)", scenario: ScenarioSummary(name: scenarioName, question: question),
-                      provenance: RunProvenance(seed: seed, replications: initialReplications, toolVersion: toolVersion, scenarioHash: scenarioHash),
+                      provenance: RunProvenance(seed: seed, replications: initialReplications, toolVersion: toolVersion, scenarioHash: scenarioHash,
+                                                facts: [RunFact("Devices", TextFormat.count(devices))], overrides: overrides),
                       headlines: [], sections: sections)
     }
 

@@ -240,8 +240,13 @@ struct PlanCommand: ParsableCommand {
             }
         }
         let hash = (try? base.hash()) ?? ""
+        var overrides: [String] = []
+        if let devices = scenarioOptions.devices { overrides.append("--devices \(devices)") }
+        if let seed = scenarioOptions.seed { overrides.append("--seed \(seed)") }
+        overrides += sets.map { "--set " + $0 }
+        let asWritten = (try? ScenarioLoader.load(argument, library: library).scenario)?.world.population.devices ?? base.world.population.devices
         let document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
-                                    seed: base.run.seed, devices: base.world.population.devices, knob: knob, goal: goal, tolerance: tolerance,
+                                    seed: base.run.seed, devices: base.world.population.devices, scenarioDevices: asWritten, overrides: overrides, knob: knob, goal: goal, tolerance: tolerance,
                                     forKnob: forKnob, objectives: base.slo, initialReplications: initial, maxReplications: cap, frontier: frontier)
         let commit = {
             try results.commit(document: try CanonicalJSON.encode(document), csv: Data(document.csv.utf8),
@@ -255,7 +260,7 @@ struct PlanCommand: ParsableCommand {
             return .runFailed
         }
         let used = frontier.reduce(0) { $0 + $1.replicationsUsed }, grid = frontier.reduce(0) { $0 + $1.gridReplications }
-        env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
+        env.standardOutput.write("\(base.name): \(base.question)\n" + (document.sizeWarning.map { "  " + $0 + "\n" } ?? "") + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
                                  + "plan: \(out.appendingPathComponent("plan.html").path)\n")
         if !gate.writeJUnit(document.junit, command: "plan", environment: env) { return .runFailed }

@@ -48,4 +48,25 @@ final class FirstStepsTests: XCTestCase {
         XCTAssertTrue(hitRatio.contains(" ok ") || hitRatio.contains(" CI crosses ") || hitRatio.contains(" ALARM "), hitRatio)
         XCTAssertEqual(second.last, "next: open the report (above) in a browser")
     }
+
+    /// A plan at another size than its scenario's question states it in a warning on the terminal
+    /// and first in plan.md, and lists the override; at the scenario's own size there is none.
+    func testAPlanAtAnotherSizeSaysSoFirst() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", PlanCommandTests.scenario)
+        let out = t.root.appendingPathComponent("p").path
+        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "50%", "--devices", "400", "--out", out]), .ok, t.err.text)
+        let warning = "Warning: this plan ran at 400 devices, but the scenario's question is asked of 600."
+        XCTAssertTrue(t.out.text.contains("\n  " + warning), t.out.text)
+        let md = try String(contentsOfFile: out + "/plan.md", encoding: .utf8)
+        XCTAssertTrue(md.contains("**Overrides:** `--devices 400`"), md)
+        XCTAssertTrue(md.contains("devices 400"), md)
+        let answer = try XCTUnwrap(md.range(of: "## Answer"))
+        XCTAssertTrue(md[answer.upperBound...].drop { $0 == "\n" }.hasPrefix(warning), String(md[answer.upperBound...].prefix(200)))
+        let before = t.out.text.count
+        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "50%", "--out", t.root.appendingPathComponent("q").path]), .ok, t.err.text)
+        XCTAssertFalse(String(t.out.text.dropFirst(before)).contains("Warning: this plan ran at"))
+        XCTAssertTrue(try String(contentsOfFile: t.root.appendingPathComponent("q/plan.md").path, encoding: .utf8).contains("**Overrides:** none (scenario file as written)"))
+    }
 }
