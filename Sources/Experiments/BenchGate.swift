@@ -133,8 +133,9 @@ package enum BenchGate {
     }
 
     /// Equal fingerprints pass; any difference (hash or event count) is `changed`.
-    package static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint) -> BenchFingerprintCheck {
-        BenchFingerprintCheck(scenario: scenario, baseline: baseline, now: now, verdict: baseline == now ? .pass : .changed)
+    /// A fingerprint that differs is `.changed` (a failure) when `judged`, else `.skipped` (reported).
+    package static func check(scenario: String, baseline: BenchFingerprint, now: BenchFingerprint, judged: Bool = true) -> BenchFingerprintCheck {
+        BenchFingerprintCheck(scenario: scenario, baseline: baseline, now: now, verdict: baseline == now ? .pass : judged ? .changed : .skipped)
     }
 
     /// The CPU-time ratio against its baseline: informational (`.pass`), never a failure; CPU time

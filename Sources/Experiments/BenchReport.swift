@@ -82,7 +82,8 @@ package struct BenchReport: Sendable, Equatable {
         lines.append("Fingerprints (SHA-256 of replication 0's full event trace):")
         var rows = [["scenario", "events", "baseline", "now", "verdict"]]
         for f in fingerprints {
-            rows.append([f.scenario, "\(f.now.events)", Self.shortHash(f.baseline), Self.shortHash(f.now), Self.verdictCell(f.verdict)])
+            rows.append([f.scenario, "\(f.now.events)", Self.shortHash(f.baseline), Self.shortHash(f.now),
+                         f.verdict == .skipped ? "changed, not judged" : Self.verdictCell(f.verdict)])
         }
         lines += alignedTable(rows).map { "  " + $0 }
         lines.append("")
@@ -172,7 +173,7 @@ package struct BenchReport: Sendable, Equatable {
         md.append("| scenario | events (baseline → now) | baseline | now | verdict |")
         md.append("|---|---:|---|---|---|")
         for f in fingerprints {
-            md.append("| \(f.scenario) | \(f.baseline.events) → \(f.now.events) | `\(Self.shortHash(f.baseline))` | `\(Self.shortHash(f.now))` | \(f.verdict.fails ? "**changed**" : "pass") |")
+            md.append("| \(f.scenario) | \(f.baseline.events) → \(f.now.events) | `\(Self.shortHash(f.baseline))` | `\(Self.shortHash(f.now))` | \(f.verdict.fails ? "**changed**" : f.verdict == .skipped ? "changed, not judged" : "pass") |")
         }
         md.append("")
         md.append("### Speed: instructions")
@@ -219,7 +220,7 @@ package struct BenchReport: Sendable, Equatable {
             for f in fingerprints where f.scenario == scenario {
                 let detail = "baseline \(f.baseline.sha256) (\(f.baseline.events) events), now \(f.now.sha256) (\(f.now.events) events)"
                 cases.append(Case(name: "fingerprint", failure: f.verdict.fails ? "changed: " + detail + "; regenerate with `make bench-baseline` if intended" : nil,
-                                  output: detail))
+                                  skipped: f.verdict == .skipped ? "changed, not judged (--policy-check)" : nil, output: detail))
             }
             suites.append(JUnitXML.Suite(name: scenario, cases: cases))
         }

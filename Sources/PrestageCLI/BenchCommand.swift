@@ -12,6 +12,9 @@ struct BenchCommand: ParsableCommand {
     static let updateBaselineOption = Option.flag("update-baseline", help: "record the baseline instead of gating (then review and commit its diff)")
     /// `--no-speed`.
     static let noSpeedOption = Option.flag("no-speed", help: "skip the informational CPU-time ratio")
+    /// `--policy-check`.
+    static let policyCheckOption = Option.flag("policy-check",
+                                               help: "judge the model metrics only (a --set policy change): fingerprints and instructions are reported, not judged")
     /// `--no-instructions`.
     static let noInstructionsOption = Option.flag("no-instructions", help: "skip the instruction count (the speed gate)")
     /// `--require-instructions`.
@@ -31,7 +34,7 @@ struct BenchCommand: ParsableCommand {
             ScenarioOptions.set.help("override a field of every suite scenario"),
             ScenarioOptions.devices.help("population of every suite scenario"),
             OutputOptions.jobs,
-            noSpeedOption, noInstructionsOption, requireInstructionsOption, slowdownPercentOption,
+            noSpeedOption, noInstructionsOption, requireInstructionsOption, slowdownPercentOption, policyCheckOption,
         ], exitCodes: [ExitCodeDoc(.ok, "the gate passed (or the baseline was recorded)"),
                        ExitCodeDoc(.runFailed, "the gate could not be judged: a scenario's run failed, a baseline is missing or was recorded differently, or the reports could not be written"),
                        ExitCodeDoc(.badInput, "bad input (command line, suite directory, scenario file, override)"),
@@ -49,9 +52,9 @@ struct BenchCommand: ParsableCommand {
     CPU-time ratio of the scenarios to a calibration loop is reported, never gated.
 
     examples:
-      prestage bench                      # gate (CI): exit 1 on a regression
+      prestage bench                      # gate (CI): exit 3 on a regression
       prestage bench --update-baseline    # record results/baseline/ (make bench-baseline)
-      prestage bench --set preloadPolicy.iosServiceExtensionDeadlineSeconds=5
+      prestage bench --policy-check --set preloadPolicy.iosServiceExtensionDeadlineSeconds=5   # would this policy regress?
     """
 
     /// A suite scenario, resolved with the overrides.
@@ -72,6 +75,8 @@ struct BenchCommand: ParsableCommand {
     let noSpeed: Bool
     /// `--no-instructions`.
     let noInstructions: Bool
+    /// `--policy-check`.
+    let policyCheck: Bool
     /// `--require-instructions`.
     let requireInstructions: Bool
     /// `--slowdown-percent`.
@@ -84,6 +89,7 @@ struct BenchCommand: ParsableCommand {
         updateBaseline = parsed[Self.updateBaselineOption]
         noSpeed = parsed[Self.noSpeedOption]
         noInstructions = parsed[Self.noInstructionsOption]
+        policyCheck = parsed[Self.policyCheckOption]
         requireInstructions = parsed[Self.requireInstructionsOption]
         slowdownPercent = parsed[Self.slowdownPercentOption]
     }
@@ -104,18 +110,22 @@ struct BenchCommand: ParsableCommand {
         let jobs = output.jobs ?? env.processorCount
         #if DEBUG
         let speedSkip: String? = noSpeed ? "--no-speed" : "debug build: speed is measured in release builds only"
-        let countSkip: String? = noInstructions ? "--no-instructions" : "debug build: instructions are gated in release builds only"
+        let countSkip: String? = policyCheck ? Self.policyCheckSkip : noInstructions ? "--no-instructions" : "debug build: instructions are gated in release builds only"
         #else
         let speedSkip: String? = noSpeed ? "--no-speed" : nil
-        let countSkip: String? = noInstructions ? "--no-instructions" : nil
+        let countSkip: String? = policyCheck ? Self.policyCheckSkip : noInstructions ? "--no-instructions" : nil
         #endif
         let counting = InstructionCounting(skip: countSkip, required: requireInstructions,
                                            slowdownPercent: slowdownPercent, childArguments: suite.childArguments(suite: suiteURL))
         if updateBaseline {
             return Self.record(entries, baseline: baselineURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
         }
-        return Self.gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, counting: counting, environment: env)
+        return Self.gate(entries, suite: suiteURL, baseline: baselineURL, out: outURL, jobs: jobs, speedSkip: speedSkip, counting: counting,
+                         judgingFingerprints: !policyCheck, environment: env)
     }
+
+    /// Why `--policy-check` does not judge the instructions.
+    static let policyCheckSkip = "--policy-check: a policy change changes the work, so instructions are reported, not judged"
 
     /// Every `*.json` of `directory`, sorted by file name, decoded with the overrides.
     static func loadSuite(_ directory: URL, set: [String], devices: Int?) -> Result<[Entry], CommandMessage> {
@@ -232,8 +242,9 @@ struct BenchCommand: ParsableCommand {
     }
 
     /// The gate: runs, compares, writes bench-report.md and bench-junit.xml, prints the tables.
+    /// Without `judgingFingerprints` (`--policy-check`) a changed fingerprint is reported, not a failure.
     static func gate(_ entries: [Entry], suite: URL, baseline: URL, out: URL, jobs: Int, speedSkip: String?, counting: InstructionCounting,
-                     environment env: CommandEnvironment) -> ExitCode {
+                     judgingFingerprints: Bool = true, environment env: CommandEnvironment) -> ExitCode {
         var report = BenchReport(metrics: [], fingerprints: [], instructions: .skipped(""),
                                  speed: BenchSpeedCheck(baselineRatio: nil, nowRatio: nil, factor: nil, verdict: .skipped, note: ""), errors: [], notes: [])
         for e in entries {
@@ -255,10 +266,13 @@ struct BenchCommand: ParsableCommand {
             switch runScenario(e, jobs: jobs, env: env) {
             case let .success(r):
                 report.metrics += BenchGate.checks(r, baseline: b)
-                report.fingerprints.append(BenchGate.check(scenario: s.name, baseline: b.fingerprint, now: r.fingerprint))
+                report.fingerprints.append(BenchGate.check(scenario: s.name, baseline: b.fingerprint, now: r.fingerprint, judged: judgingFingerprints))
             case let .failure(m):
                 report.errors.append(m.description)
             }
+        }
+        if !judgingFingerprints {
+            report.notes.append("--policy-check: the model metrics alone are judged; fingerprints and instruction counts are reported, not judged (a policy change changes the trace and the work)")
         }
         report.instructions = counting.check(entries, baseline: baseline, report: &report, environment: env)
         report.speed = speedCheck(entries, baseline: baseline, skip: speedSkip, report: &report, env: env)

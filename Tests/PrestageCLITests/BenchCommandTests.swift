@@ -73,6 +73,8 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertTrue(t.out.text.contains("bench-ios-news-slow-networks extension.timeoutShare: regression"), t.out.text)
         let j = try junit(t, out: "out")
         XCTAssertTrue(j.failuresIn.contains("extension.timeoutShare"), "\(j.failuresIn)")
+        XCTAssertEqual(gate(t, suite, baseline, out: "policy", extra: ["--policy-check", "--set", "preloadPolicy.iosServiceExtensionDeadlineSeconds=5"]),
+                       .gateNotPassed, "--policy-check still judges the metrics")
         let md = try String(contentsOf: t.root.appendingPathComponent("out/bench-report.md"), encoding: .utf8)
         XCTAssertTrue(md.contains("❌ failed"))
         XCTAssertTrue(md.contains("bench-ios-news-slow-networks extension.timeoutShare: regression"), md)
@@ -86,6 +88,14 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertEqual(code, .gateNotPassed, t.out.text)
         XCTAssertTrue(t.out.text.contains("bench-tiny-trace fingerprint: changed"), t.out.text)
         XCTAssertTrue(try junit(t, out: "out").failuresIn.contains("fingerprint"))
+        // "Would this change regress?": --policy-check judges the metrics alone and reports the trace.
+        let before = t.out.text.count
+        let policy = gate(t, suite, baseline, out: "policy", extra: ["--policy-check", "--set", "campaigns[0].sendStartSeconds=601"])
+        let text = String(t.out.text.dropFirst(before))
+        XCTAssertEqual(policy, .ok, text)
+        XCTAssertTrue(text.contains("changed, not judged"), text)
+        XCTAssertTrue(text.contains("note: --policy-check: the model metrics alone are judged"), text)
+        XCTAssertFalse(try junit(t, out: "policy").failuresIn.contains("fingerprint"))
     }
 
     func testFingerprintIsDeterministicAndTracingDoesNotChangeResults() throws {
