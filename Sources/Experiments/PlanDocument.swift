@@ -83,7 +83,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package var answerLines: [String] {
         frontier.map { p in
             (p.forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)): " } ?? "")
-                + p.answer.sentence(knob: knob.path, goal: goal)
+                + p.answer.sentence(knob: knob.path, goal: goal, tolerance: tolerance)
                 + " [\(p.replicationsUsed) replications; a full grid at this resolution: \(p.gridReplications)]"
         }
     }
@@ -169,7 +169,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
         var columns = [Table.Column("value", alignment: .trailing), Table.Column("replications", alignment: .trailing), Table.Column("verdict")]
         for o in objectives { columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))")) }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
-            [.text(ScenarioKnob.numberText(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
+            [.text(tolerance.display(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
                 .text((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
                       + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
                       + " " + s.verdictText)

@@ -30,6 +30,21 @@ package enum PlanTolerance: Codable, Sendable, Equatable {
         }
     }
 
+    /// `x` for people, rounded to a tenth of the tolerance at `x` (to a power of ten): the search
+    /// cannot tell values closer than the tolerance apart, so more digits are noise
+    /// (75807.775 at 1 % shows as 75810, at 5 % or 10 % as 75800, with an absolute 50 as 75808).
+    /// Integers stay integers; the plan's JSON and CSV keep every digit.
+    package func display(_ x: Double) -> String {
+        let step = width(passing: x, failing: x) / 10
+        guard x.isFinite, step.isFinite, step > 0 else { return ScenarioKnob.numberText(x) }
+        let unit = pow(10, (log10(step)).rounded(.down))
+        let rounded = (x / unit).rounded() * unit
+        if unit < 1, x == x.rounded() { return ScenarioKnob.numberText(x) }
+        // Print no more decimals than the unit has (0.1 → 1 decimal), without binary noise.
+        let decimals = max(0, Int(-log10(unit).rounded(.up)))
+        return decimals == 0 ? ScenarioKnob.numberText(rounded) : String(format: "%.\(min(decimals, 12))f", rounded)
+    }
+
     /// The finest resolution a search may be asked for, relative to the range's magnitude: 10⁻⁹
     /// (judgement). A double carries about 16 significant digits, so the bisection reaches
     /// adjacent representable values near 10⁻¹⁶; 10⁻⁹ keeps every width, ratio and logarithm the
@@ -104,8 +119,9 @@ package struct PlanAnswer: Codable, Sendable, Equatable {
     /// For `nonePass`: the evaluated value with the smallest violation.
     package let best: Double?
 
-    /// One line for people.
-    package func sentence(knob: String, goal: PlanGoal) -> String {
+    /// One line for people, values rounded to the tolerance's resolution.
+    package func sentence(knob: String, goal: PlanGoal, tolerance: PlanTolerance) -> String {
+        func num(_ x: Double?) -> String { x.map { tolerance.display($0) } ?? "—" }
         let bind = binding.map { " (binding: \($0.text), \(bindingVerdict?.rawValue ?? "")" + ")" } ?? ""
         switch status {
         case .boundary:
@@ -118,7 +134,6 @@ package struct PlanAnswer: Codable, Sendable, Equatable {
         }
     }
 
-    private func num(_ x: Double?) -> String { x.map { ScenarioKnob.numberText(($0 * 1000).rounded() / 1000) } ?? "—" }
 }
 
 /// The noisy bisection of `prestage plan`. Objectives are assumed monotone in the knob (they hold

@@ -200,4 +200,15 @@ final class PlanSearchTests: XCTestCase {
         XCTAssertNil(PlanTolerance.parse("-3%"))
         XCTAssertNil(PlanTolerance.parse("abc"))
     }
+
+    /// People read plan values to the tolerance's resolution (a tenth of it, to a power of ten).
+    func testValuesForPeopleAreRoundedToTheTolerance() {
+        XCTAssertEqual(PlanTolerance.relative(0.01).display(75807.775), "75810")
+        XCTAssertEqual(PlanTolerance.relative(0.05).display(75807.775), "75800")
+        XCTAssertEqual(PlanTolerance.relative(0.10).display(33740.47951142095), "33700")
+        XCTAssertEqual(PlanTolerance.absolute(50).display(75807.775), "75808")
+        XCTAssertEqual(PlanTolerance.absolute(0.05).display(0.123456), "0.123")
+        XCTAssertEqual(PlanTolerance.absolute(1).display(12), "12", "an integer stays an integer")
+        XCTAssertEqual(PlanTolerance.relative(0.25).display(0), "0")
+    }
 }
