@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ReportKit
 import ScenarioFormat
 
@@ -126,9 +127,13 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             let sorted = p.evaluations.sorted { $0.value < $1.value }
             let axis = knobAxis
             for (i, o) in objectives.enumerated() {
+                // A t interval can reach past the metric's range (below 0 rejections, above a share
+                // of 1); drawn, it stops at the range, so the axis never shows impossible values.
+                let range = MetricTable.spec(named: o.metric)?.unit.bounds ?? -Double.infinity...Double.infinity
                 let points = sorted.compactMap { e -> LinePoint? in
                     let s = e.slo.evaluations[i]
-                    return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower, upper: s.upper) }
+                    return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower.map { min(max($0, range.lowerBound), range.upperBound) },
+                                                  upper: s.upper.map { min(max($0, range.lowerBound), range.upperBound) }) }
                 }
                 let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
                                p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]

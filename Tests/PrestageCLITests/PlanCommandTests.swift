@@ -172,4 +172,25 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(t.run(["run", failing, "--out", out, "--fail-on-slo"]), .gateNotPassed)
         XCTAssertEqual(ExitCode.gateNotPassed.rawValue, 3)
     }
+
+    /// The plan's charts never draw an interval past the metric's range: 503 counts whose t
+    /// interval reaches below 0 are drawn from 0 (plan.json keeps the interval as computed).
+    func testPlanChartsKeepIntervalsInsideTheMetricsRange() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let out = t.root.appendingPathComponent("plan").path
+        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--out", out]), .ok, t.err.text)
+        let document = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/plan.json")))
+        let lowers = document.frontier.flatMap { $0.evaluations.compactMap { $0.slo.evaluations.first?.lower } }
+        XCTAssertTrue(lowers.contains { $0 < 0 }, "no interval below 0 to clip: \(lowers)")
+        var drawn: [Double] = []
+        for section in document.report.sections {
+            for block in section.blocks {
+                if case let .chart(.line(chart)) = block { drawn += chart.series.flatMap { $0.points.compactMap(\.lower) } }
+            }
+        }
+        XCTAssertFalse(drawn.isEmpty)
+        XCTAssertGreaterThanOrEqual(drawn.min() ?? -1, 0, "an interval drawn below 0 rejections")
+    }
 }
