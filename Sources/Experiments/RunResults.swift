@@ -144,7 +144,15 @@ package struct RunResults: Sendable {
         var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
                                          invocation: invocation)
         let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
-        if let slo { report.sections.insert(slo.reportSection, at: 0) }
+        if let slo {
+            // The verdict first: the objectives before the headline cards, each failed one's card flagged.
+            report.sections.insert(slo.reportSection, at: 0)
+            report.leadSectionCount = 1
+            for (i, card) in report.headlines.enumerated() {
+                let failed = slo.evaluations.filter { $0.objective.metric == card.id && $0.verdict == .fail }
+                if !failed.isEmpty { report.headlines[i].failedObjective = failed.map(\.objective.text).joined(separator: "; ") }
+            }
+        }
         try directory.write(Data(MarkdownRenderer().render(report).utf8), named: RunResultFile.reportMarkdown.fileName)
         try directory.write(Data(HTMLRenderer().render(report).utf8), named: RunResultFile.reportHTML.fileName)
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }

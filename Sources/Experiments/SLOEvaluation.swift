@@ -154,9 +154,12 @@ extension SLOReport {
         let all = rows
         let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
         let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })
-        let sentence = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
-            + "fails when it lies wholly on the bad side, and is undecided otherwise. Overall: \(verdict.rawValue)."
-        return ReportSection(title: "Service-level objectives", blocks: [.paragraph(sentence), .table(table)])
+        let passing = evaluations.filter { $0.verdict == .pass }.count
+        let headline = "Verdict: \(verdict == .pass ? "pass" : verdict.rawValue.uppercased()) — \(passing) of \(evaluations.count) objectives pass"
+            + (binding.map { "; \($0.objective.text) is \($0.verdictText)" + ($0.mean.map { " (mean \(TextNumber.format($0, significant: 4)))" } ?? "") } ?? "") + "."
+        let rule = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
+            + "fails when it lies wholly on the bad side, and is undecided otherwise."
+        return ReportSection(title: "Service-level objectives", blocks: [.paragraph(headline), .paragraph(rule), .table(table)])
     }
 }
 

@@ -20,9 +20,9 @@ package struct HTMLRenderer: Sendable {
         html += "<title>" + esc(report.title) + " — " + esc(report.scenario.name) + "</title>\n"
         html += "<style>\n" + Self.stylesheet + "</style>\n</head>\n<body>\n<main>\n"
         html += header(report)
-        html += headlines(report.headlines)
         var chartNumber = 0
         for (sectionIndex, section) in report.sections.enumerated() {
+            if sectionIndex == report.leadSectionCount { html += headlines(report.headlines) }
             let headingID = "section-" + String(sectionIndex + 1)
             html += "<section class=\"report-section\" aria-labelledby=\"" + headingID + "\">\n"
             html += "<h2 id=\"" + headingID + "\">" + esc(section.title) + "</h2>\n"
@@ -39,6 +39,7 @@ package struct HTMLRenderer: Sendable {
             }
             html += "</section>\n"
         }
+        if report.sections.count <= report.leadSectionCount { html += headlines(report.headlines) }
         let run = report.provenance
         html += "<footer>Rendered by ReportKit for " + esc(run.toolVersion) + (run.sourceRevision.isEmpty ? "" : " (" + esc(run.sourceRevision) + ")")
             + " · scenario " + esc(run.scenarioHash)
@@ -77,13 +78,14 @@ package struct HTMLRenderer: Sendable {
         var html = "<section class=\"headlines\" aria-labelledby=\"headlines\">\n<h2 id=\"headlines\">Headline metrics</h2>\n<div class=\"cards\">\n"
         for metric in metrics {
             let status = metric.thresholdStatus
-            let statusClass: String
+            var statusClass: String
             switch status {
             case .none: statusClass = ""
             case .clear?: statusClass = " clear"
             case .withinInterval?: statusClass = " within"
             case .breached?: statusClass = " breached"
             }
+            if metric.failedObjective != nil { statusClass = " breached" }
             html += "<article class=\"metric" + statusClass + "\">\n"
             html += "<h3>" + esc(metric.name) + "</h3>\n"
             if !metric.id.isEmpty {
@@ -101,6 +103,9 @@ package struct HTMLRenderer: Sendable {
             if let status {
                 html += "<p class=\"threshold\"><span class=\"badge" + statusClass + "\">" + esc(status.label) + "</span>alarm "
                     + esc(metric.thresholdText) + "</p>\n"
+            }
+            if let objective = metric.failedObjective {
+                html += "<p class=\"threshold\"><span class=\"badge breached\">FAIL</span>objective " + esc(objective) + "</p>\n"
             }
             if !metric.note.isEmpty { html += "<p class=\"note\">" + esc(metric.note) + "</p>\n" }
             html += "</article>\n"

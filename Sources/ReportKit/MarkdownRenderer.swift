@@ -22,7 +22,9 @@ package struct MarkdownRenderer: Sendable {
         lines.append("**Provenance:** " + TextFormat.escapeMarkdown(run.toolVersion)
                      + (run.sourceRevision.isEmpty ? "" : " · source " + Self.codeSpan(run.sourceRevision))
                      + " · scenario " + TextFormat.escapeMarkdown(run.scenarioHash))
-        if !report.headlines.isEmpty {
+        // The headline cards, after the first `leadSectionCount` sections (the verdict).
+        func headlineLines() {
+            guard !report.headlines.isEmpty else { return }
             lines.append("")
             lines.append("## Headline metrics")
             lines.append("")
@@ -33,7 +35,8 @@ package struct MarkdownRenderer: Sendable {
                 lines += notes.map { "- *" + TextFormat.escapeMarkdown($0.name) + "*: " + TextFormat.escapeMarkdown($0.note) }
             }
         }
-        for section in report.sections {
+        for (index, section) in report.sections.enumerated() {
+            if index == report.leadSectionCount { headlineLines() }
             lines.append("")
             lines.append("## " + TextFormat.escapeMarkdown(section.title))
             for block in section.blocks {
@@ -51,6 +54,7 @@ package struct MarkdownRenderer: Sendable {
                 }
             }
         }
+        if report.sections.count <= report.leadSectionCount { headlineLines() }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -67,7 +71,7 @@ package struct MarkdownRenderer: Sendable {
         let rows: [[TableCell]] = metrics.map { metric in
             let ci = metric.halfWidthText + (sharedLevel == nil && metric.ciHalfWidth != nil ? " (" + HeadlineMetric.levelText(metric.ciLevel) + ")" : "")
             return [.text(metric.name), .text(metric.valueText), .text(ci), .text(metric.unit), .text(metric.thresholdText),
-                    .text(metric.thresholdStatus?.label ?? "—")] + (withIDs ? [.code(metric.id)] : [])
+                    .text(metric.failedObjective.map { "FAIL (objective " + $0 + ")" } ?? metric.thresholdStatus?.label ?? "—")] + (withIDs ? [.code(metric.id)] : [])
         }
         return Table(caption: "", columns: columns, rows: rows)
     }

@@ -13,15 +13,19 @@ package struct Report: Sendable, Equatable {
     package var headlines: [HeadlineMetric]
     /// The body of the report, in display order.
     package var sections: [ReportSection]
+    /// How many of `sections` come before the headline cards: the verdict a reader needs first
+    /// (the objectives), then the numbers.
+    package var leadSectionCount: Int
 
     /// Creates the value from its properties (see their documentation).
     package init(title: String, scenario: ScenarioSummary, provenance: RunProvenance,
-                headlines: [HeadlineMetric], sections: [ReportSection]) {
+                headlines: [HeadlineMetric], sections: [ReportSection], leadSectionCount: Int = 0) {
         self.title = title
         self.scenario = scenario
         self.provenance = provenance
         self.headlines = headlines
         self.sections = sections
+        self.leadSectionCount = leadSectionCount
     }
 }
 
@@ -106,6 +110,9 @@ package struct HeadlineMetric: Sendable, Equatable {
     package var note: String
     /// The metric's identifier, shown in small print under the name (e.g. "tapToPaint.p50Seconds"); may be empty.
     package var id: String
+    /// Set when an objective on this metric failed: the objective, e.g. "origin.rejected503 <= 0
+    /// at 95 %" (the card is flagged with it).
+    package var failedObjective: String? = nil
 
     /// Creates the value from its properties (see their documentation).
     package init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,

@@ -69,4 +69,30 @@ final class FirstStepsTests: XCTestCase {
         XCTAssertFalse(String(t.out.text.dropFirst(before)).contains("Warning: this plan ran at"))
         XCTAssertTrue(try String(contentsOfFile: t.root.appendingPathComponent("q/plan.md").path, encoding: .utf8).contains("**Overrides:** none (scenario file as written)"))
     }
+
+    /// The run report leads with the verdict: the objectives before the headline cards, the verdict
+    /// its first sentence, the failed objective's card flagged (Markdown and HTML).
+    func testTheRunReportLeadsWithTheVerdict() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", PlanCommandTests.scenario)
+        let out = t.root.appendingPathComponent("fast").path
+        XCTAssertEqual(t.run(["run", file, "--set", "campaigns[0].sendRatePerMinute=300000", "--out", out]), .ok, t.err.text)
+        let md = try String(contentsOfFile: out + "/report.md", encoding: .utf8)
+        let objectives = try XCTUnwrap(md.range(of: "## Service-level objectives")), cards = try XCTUnwrap(md.range(of: "## Headline metrics"))
+        XCTAssertLessThan(objectives.lowerBound, cards.lowerBound, "the objectives come first")
+        XCTAssertTrue(md[objectives.upperBound...].drop { $0 == "\n" }.hasPrefix("Verdict: FAIL — 0 of 1 objectives pass; origin.rejected503 \\<= 0 at 95 % is fail (mean "),
+                      String(md[objectives.upperBound...].prefix(160)))
+        let row = try XCTUnwrap(md.split(separator: "\n").first { $0.hasPrefix("| Origin 503 rejections") })
+        XCTAssertTrue(row.contains("FAIL (objective origin.rejected503 \\<= 0 at 95 %)"), String(row))
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        XCTAssertLessThan(try XCTUnwrap(html.range(of: ">Service-level objectives</h2>")).lowerBound, try XCTUnwrap(html.range(of: "id=\"headlines\"")).lowerBound)
+        XCTAssertTrue(html.contains("<span class=\"badge breached\">FAIL</span>objective origin.rejected503 &lt;= 0 at 95 %"), "the failed objective's card is flagged")
+        // Without objectives the cards come first, as before.
+        let plain = t.root.appendingPathComponent("plain").path
+        XCTAssertEqual(t.run(["run", "default", "--devices", "300", "--replications", "2", "--out", plain]), .ok, t.err.text)
+        let plainMD = try String(contentsOfFile: plain + "/report.md", encoding: .utf8)
+        XCTAssertFalse(plainMD.contains("## Service-level objectives"))
+        XCTAssertTrue(plainMD.contains("## Headline metrics"))
+    }
 }
