@@ -16,9 +16,12 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("campaigns", \.campaigns, .counts(1...PushWorldConfig.campaignsMax, "1...\(PushWorldConfig.campaignsMax) campaigns")),
             .init("preloadPolicy", \.preloadPolicy),
             .init("infra", \.infra),
-            .init("horizonSeconds", \.horizonSeconds, .numbers(1...604_800, unit: "seconds")),
+            .init("horizonSeconds", \.horizonSeconds, .numbers(horizonSecondsRange, unit: "seconds")),
         ]
     }
+
+    /// The horizons a scenario may have: 1 s to a week.
+    static let horizonSecondsRange: ClosedRange<Double> = 1...604_800
 
     /// Campaign names, and the population's per-region weights against InfraModel's regions.
     static func relations(_ w: PushWorldConfig) -> [ConfigIssue] {
@@ -30,7 +33,8 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         for (c, campaign) in w.campaigns.enumerated() {
             // A campaign whose first send is at or after the horizon never sends: a run of it would
             // complete with nothing measured and exit 0.
-            if campaign.sendStartSeconds >= w.horizonSeconds {
+            // (Checked against a valid horizon only: an invalid one has its own message.)
+            if horizonSecondsRange.contains(w.horizonSeconds), campaign.sendStartSeconds >= w.horizonSeconds {
                 issues.append(issue([.key("campaigns"), .index(c), .key("sendStartSeconds")],
                                     "a first send before horizonSeconds (\(ScenarioKnob.numberText(w.horizonSeconds)) s), or a longer horizonSeconds: the campaign would never send",
                                     ScenarioKnob.numberText(campaign.sendStartSeconds)))
