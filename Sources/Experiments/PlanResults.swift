@@ -39,11 +39,9 @@ package struct PlanResults: Sendable {
     /// A refusal leaves no lock file beside the user's directory.
     /// - Throws: `FileOutputError` naming the path and the fix.
     package static func open(in parent: URL, name: String, owner: OutputOwner) throws(FileOutputError) -> PlanResults {
-        let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
+        let lock = try ResultsDirectory.claim(in: parent, name: name, owner: owner, replacing: earlierResults)
         do throws(FileOutputError) {
-            try ResultsDirectory.refuseLinkedResults(lock)
             let finalURL = parent.appendingPathComponent(name, isDirectory: true)
-            try ResultsDirectory.checkReplaceable(finalURL, earlierResults)
             let earlier = finalURL.appendingPathComponent(evaluationsDirectory, isDirectory: true)
             let carriedNames = try ResultsDirectory.checkItemEntries(earlier, what: "plan evaluations", removingCutShortWrites: false,
                                                                      isOwnName: PlanReplicationFile.isFileName)

@@ -80,6 +80,23 @@ package struct ResultsDirectory: Sendable {
         }
     }
 
+    /// Takes the lock of `NAME` in `parent` for `owner` and refuses at once, before any work, a
+    /// `NAME` that is not earlier results of the command (`replaceable`): a user's directory,
+    /// another command's results, a symbolic link. A refusal leaves no lock file beside the user's
+    /// directory. Every command that writes a results directory starts here.
+    /// - Throws: `FileOutputError` (taken by a live owner, not replaceable, not writable).
+    package static func claim(in parent: URL, name: String, owner: OutputOwner, replacing replaceable: Replaceable) throws(FileOutputError) -> OutputLock {
+        let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
+        do throws(FileOutputError) {
+            // A link, dangling or not, is not earlier results either.
+            try checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), replaceable)
+        } catch {
+            lock.removeAndRelease()
+            throw error
+        }
+        return lock
+    }
+
     /// Refuses a `NAME` that is a symbolic link, dangling or not: `commit` never replaces a link,
     /// so results could never land there, and the refusal comes before any work instead of after.
     static func refuseLinkedResults(_ lock: OutputLock) throws(FileOutputError) {

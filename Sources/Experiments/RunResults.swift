@@ -110,14 +110,7 @@ package struct RunResults: Sendable {
     /// `NAME` that is not earlier results, starts `NAME.partial` and writes the resolved scenario.
     /// - Throws: `FileOutputError` (the location is taken, not replaceable, or not writable).
     package static func begin(in parent: URL, name: String, owner: OutputOwner, scenarioJSON: Data) throws(FileOutputError) -> RunResults {
-        let lock = try OutputLock.acquire(in: parent, name: name, owner: owner)
-        do {
-            try ResultsDirectory.checkReplaceable(lock.parent.appendingPathComponent(name, isDirectory: true), earlierResults)
-        } catch {
-            // Refused before anything was written: nothing is left beside the user's directory.
-            lock.removeAndRelease()
-            throw error
-        }
+        let lock = try ResultsDirectory.claim(in: parent, name: name, owner: owner, replacing: earlierResults)
         let directory = try ResultsDirectory.begin(lock, ownFiles: earlierResults.files)
         try directory.write(scenarioJSON, named: RunResultFile.scenario.fileName)
         return RunResults(directory: directory)

@@ -149,14 +149,21 @@ package struct SLOReport: Codable, Sendable, Equatable {
 }
 
 extension SLOReport {
+    /// The verdict as the terminal and the report lead with it: "pass", "FAIL" or "UNDECIDED".
+    package var verdictWord: String { verdict == .pass ? "pass" : verdict.rawValue.uppercased() }
+
+    /// "0 of 1 objectives pass; origin.rejected503 <= 0 at 95 % is fail" (the binding objective last).
+    package var tally: String {
+        "\(evaluations.filter { $0.verdict == .pass }.count) of \(evaluations.count) objectives pass"
+            + (binding.map { "; \($0.objective.text) is \($0.verdictText)" } ?? "")
+    }
+
     /// The report section: one row per objective.
     package var reportSection: ReportSection {
         let all = rows
         let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
         let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })
-        let passing = evaluations.filter { $0.verdict == .pass }.count
-        let headline = "Verdict: \(verdict == .pass ? "pass" : verdict.rawValue.uppercased()) — \(passing) of \(evaluations.count) objectives pass"
-            + (binding.map { "; \($0.objective.text) is \($0.verdictText)" + ($0.mean.map { " (mean \(TextNumber.format($0, significant: 4)))" } ?? "") } ?? "") + "."
+        let headline = "Verdict: \(verdictWord) — \(tally)" + (binding?.mean.map { " (mean \(TextNumber.format($0, significant: 4)))" } ?? "") + "."
         let rule = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
             + "fails when it lies wholly on the bad side, and is undecided otherwise."
         return ReportSection(title: "Service-level objectives", blocks: [.paragraph(headline), .paragraph(rule), .table(table)])

@@ -122,13 +122,7 @@ struct FitCommand: ParsableCommand {
             let url = URL(fileURLWithPath: dir).standardizedFileURL
             let parent = url.deletingLastPathComponent(), name = url.lastPathComponent
             do {
-                let lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
-                do {
-                    try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name), Self.earlierReport)
-                } catch {
-                    lock.removeAndRelease()
-                    throw error
-                }
+                let lock = try ResultsDirectory.claim(in: parent, name: name, owner: env.owner(), replacing: Self.earlierReport)
                 reportDirectory = try ResultsDirectory.begin(lock, ownFiles: Self.earlierReport.files)
             } catch { return fail("--report: \(error)") }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ReportKit
 import ScenarioFormat
 
 /// `prestage list`: the library, one scenario per row with its size, whether it has objectives,
@@ -52,7 +53,7 @@ struct ListCommand: ParsableCommand {
         for e in entries {
             if let s = try? ScenarioLoader.load(e.name, library: library).scenario {
                 let devices = s.world.population.devices
-                rows.append((e.name, devices.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))), s.slo.isEmpty ? "—" : "\(s.slo.count)",
+                rows.append((e.name, TextFormat.count(devices), s.slo.isEmpty ? "—" : "\(s.slo.count)",
                              Self.costClass(devices: devices, replications: s.run.replications), e.question))
             } else {
                 rows.append((e.name, "?", "?", "?", e.question))

@@ -40,6 +40,15 @@ struct ScenarioOptions: Equatable {
     }
 
     /// `--devices`, `--seed` and `--replications` as the loader's flag overrides.
+    /// The changes to the scenario file as typed, for reports: the flags, then each `--set`.
+    func overridesText(includingReplications: Bool = true) -> [String] {
+        var overrides: [String] = []
+        if let devices { overrides.append("--devices \(devices)") }
+        if let seed { overrides.append("--seed \(seed)") }
+        if includingReplications, let replications { overrides.append("--replications \(replications)") }
+        return overrides + sets.map { "--set " + $0 }
+    }
+
     var flags: ScenarioLoader.FlagOverrides {
         ScenarioLoader.FlagOverrides(devices: devices, seed: seed, replications: replications)
     }

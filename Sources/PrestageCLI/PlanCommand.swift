@@ -240,10 +240,8 @@ struct PlanCommand: ParsableCommand {
             }
         }
         let hash = (try? base.hash()) ?? ""
-        var overrides: [String] = []
-        if let devices = scenarioOptions.devices { overrides.append("--devices \(devices)") }
-        if let seed = scenarioOptions.seed { overrides.append("--seed \(seed)") }
-        overrides += sets.map { "--set " + $0 }
+        // --replications is the plan's own count per value, not a change to the scenario.
+        let overrides = scenarioOptions.overridesText(includingReplications: false)
         let asWritten = (try? ScenarioLoader.load(argument, library: library).scenario)?.world.population.devices ?? base.world.population.devices
         let document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
                                     seed: base.run.seed, devices: base.world.population.devices, scenarioDevices: asWritten, overrides: overrides, knob: knob, goal: goal, tolerance: tolerance,

@@ -152,12 +152,7 @@ struct RunCommand: ParsableCommand {
 
     /// The changes to the scenario file as typed, for the report header: the flags, then each `--set`.
     var invocation: ReportBuilder.Invocation {
-        var overrides: [String] = []
-        if let devices = scenarioOptions.devices { overrides.append("--devices \(devices)") }
-        if let seed = scenarioOptions.seed { overrides.append("--seed \(seed)") }
-        if let replications = scenarioOptions.replications { overrides.append("--replications \(replications)") }
-        overrides += scenarioOptions.sets.map { "--set " + $0 }
-        return ReportBuilder.Invocation(overrides: overrides, devicesOverridden: scenarioOptions.devices != nil)
+        ReportBuilder.Invocation(overrides: scenarioOptions.overridesText(), devicesOverridden: scenarioOptions.devices != nil)
     }
 
     /// The memory estimate's inputs for a resolved scenario.
@@ -206,15 +201,12 @@ struct RunCommand: ParsableCommand {
                                                  Table.Column("status"), Table.Column("id")], rows: rows)
         var lines = ["\(scenario.name): \(scenario.question)"]
         if let asked = scenarioDevices, asked != scenario.world.population.devices {
-            lines.append("  (run at \(devicesText(scenario.world.population.devices)) devices; the scenario's question is asked of \(devicesText(asked)))")
+            lines.append("  (run at \(TextFormat.count(scenario.world.population.devices)) devices; the scenario's question is asked of \(TextFormat.count(asked)))")
         }
         lines += TableText.plain(table).split(separator: "\n").map { "  " + $0 }
         lines.append("  \(events) events in \(TextNumber.format(wallSeconds, significant: 3)) s wall (\(aggregate.metrics.count) metrics in summary.json)")
         return lines.joined(separator: "\n") + "\n"
     }
-
-    /// "200,000".
-    static func devicesText(_ n: Int) -> String { n.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))) }
 
     /// The headline metrics, in the report's order.
     static func headlineMetrics(_ aggregate: RunAggregate) -> [MetricSummary] {
@@ -250,10 +242,7 @@ struct RunCommand: ParsableCommand {
         let alarmText = alarms.isEmpty ? "no headline alarm" : "alarms: " + alarms.joined(separator: ", ")
         var verdict: String, next = "next: open the report (above) in a browser"
         if let slo {
-            let passing = slo.evaluations.filter { $0.verdict == .pass }.count
-            verdict = "verdict: \(slo.verdict == .pass ? "pass" : slo.verdict.rawValue.uppercased()) (\(passing) of \(slo.evaluations.count) objectives pass"
-            if let b = slo.binding { verdict += "; \(b.objective.text) is \(b.verdictText)" }
-            verdict += "); " + alarmText
+            verdict = "verdict: \(slo.verdictWord) (\(slo.tally)); " + alarmText
             if slo.verdict == .undecided, let n = slo.binding?.replicationsToDecide {
                 next = "next: rerun with --replications \(n) to decide it (prestage run \(scenario.name) --replications \(n))"
             } else if slo.verdict == .fail {

@@ -85,11 +85,7 @@ struct TestbedCommand: ParsableCommand {
         let (parent, name) = output.location(resultsParent: env.resultsParent) { plan.scaled.name }
         let lock: OutputLock
         do {
-            lock = try OutputLock.acquire(in: parent, name: name, owner: env.owner())
-            do { try ResultsDirectory.checkReplaceable(parent.appendingPathComponent(name, isDirectory: true), Self.earlierResults) } catch {
-                lock.removeAndRelease()
-                throw error
-            }
+            lock = try ResultsDirectory.claim(in: parent, name: name, owner: env.owner(), replacing: Self.earlierResults)
         } catch {
             err.write("prestage testbed: --out: \(error)\n")
             return .badInput
