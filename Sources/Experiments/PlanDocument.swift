@@ -132,17 +132,26 @@ package struct PlanDocument: Codable, Sendable, Equatable {
                 let range = MetricTable.spec(named: o.metric)?.unit.bounds ?? -Double.infinity...Double.infinity
                 let points = sorted.compactMap { e -> LinePoint? in
                     let s = e.slo.evaluations[i]
+                    // A chance constraint is drawn as the share of replications meeting it, with its exact bounds.
+                    if o.probability != nil, let k = s.withinThreshold, s.n > 0 {
+                        return LinePoint(x: e.value * axis.multiplier, y: Double(k) / Double(s.n), lower: s.shareLower, upper: s.shareUpper)
+                    }
                     return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower.map { min(max($0, range.lowerBound), range.upperBound) },
                                                   upper: s.upper.map { min(max($0, range.lowerBound), range.upperBound) }) }
                 }
                 let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
                                p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]
+                let chance = o.probability
+                let within = "share of replications with \(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))"
                 blocks.append(.chart(.line(LineChart(
-                    title: "\(o.metric) against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
-                    summary: "Mean and \(Int(o.confidence * 100)) % interval of \(o.metric) at each evaluated value of \(axis.axis.title); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold)).",
-                    xAxis: axis.axis, yAxis: ValueAxis(label: o.metric, unit: ""), xDecimals: axis.decimals, yDecimals: 3,
-                    series: [LineSeries(name: "mean", points: points)],
-                    referenceLines: [ReferenceLine(value: o.threshold, label: "threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))", kind: .target)],
+                    title: (chance == nil ? o.metric : within) + " against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
+                    summary: chance == nil
+                        ? "Mean and \(Int((o.confidence * 100).rounded())) % interval of \(o.metric) at each evaluated value of \(axis.axis.title); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))."
+                        : "The \(within) at each evaluated value of \(axis.axis.title), with its exact one-sided \(Int((o.confidence * 100).rounded())) % bounds; it must be at least \(ScenarioKnob.numberText(chance ?? 0)).",
+                    xAxis: axis.axis, yAxis: ValueAxis(label: chance == nil ? o.metric : "share of replications", unit: ""), xDecimals: axis.decimals, yDecimals: 3,
+                    series: [LineSeries(name: chance == nil ? "mean" : "share within", points: points)],
+                    referenceLines: [chance.map { ReferenceLine(value: $0, label: "at least \(ScenarioKnob.numberText($0))", kind: .target) }
+                                     ?? ReferenceLine(value: o.threshold, label: "threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))", kind: .target)],
                     markers: markers.compactMap { $0 }))))
             }
             sections.append(ReportSection(title: title, blocks: blocks))

@@ -61,7 +61,7 @@ package struct PopAndRegionTables: Sendable {
             return PopRow(pop: pop, regions: regionPops.indices.filter { regionPops[$0] == pop },
                           requests: Double(requests) / n, hits: Double(hits) / n, misses: Double(requests - hits) / n,
                           upstreamFetches: Double(upstream) / n, hitRatio: requests > 0 ? Double(hits) / Double(requests) : nil,
-                          hitRatioInterval: ratios.count >= 2 ? try? ConfidenceInterval.studentT(sample: ratios, level: confidenceLevel) : nil)
+                          hitRatioInterval: ratios.count >= 2 ? (try? ConfidenceInterval.studentT(sample: ratios, level: confidenceLevel))?.clipped(to: 0...1) : nil)
         }
         missBinSeconds = results.first?.missBinSeconds ?? 60
         firstSendSeconds = results.first?.firstSendSeconds ?? 0

@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ScenarioFormat
 import SimStats
 import Stochastic
@@ -51,7 +52,8 @@ package struct MetricSummary: Codable, Sendable, Equatable {
     var values: [Double?]
     /// Mean of the finite values; nil if there are none.
     package var mean: Double?
-    /// The t-based interval over the replications; nil with fewer than 2 finite values, or when
+    /// The t-based interval over the replications, clipped to the metric's range (`MetricUnit.bounds`);
+    /// nil with fewer than 2 finite values, or when
     /// some replication had no finite value (the mean of the rest would be biased).
     package var confidenceInterval: ConfidenceInterval?
     /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
@@ -70,7 +72,9 @@ package struct MetricSummary: Codable, Sendable, Equatable {
         let finite = values.filter(\.isFinite)
         mean = finite.isEmpty ? nil : finite.reduce(0, +) / Double(finite.count)
         if finite.count == values.count, finite.count >= 2 {
-            confidenceInterval = try? ConfidenceInterval.studentT(sample: finite, level: level)
+            // Clipped to the metric's range: a count's interval never goes below 0, a share's stays in [0, 1].
+            let range = MetricTable.spec(named: name)?.unit.bounds ?? -Double.infinity...Double.infinity
+            confidenceInterval = (try? ConfidenceInterval.studentT(sample: finite, level: level))?.clipped(to: range)
         } else {
             confidenceInterval = nil
         }

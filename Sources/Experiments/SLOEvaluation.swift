@@ -16,33 +16,45 @@ package enum SLOVerdict: String, Codable, Sendable, Equatable {
 
 /// One objective checked against replication values.
 ///
-/// The interval is the two-sided Student t interval at the objective's confidence. With every
-/// value equal (e.g. no 503 in any replication) the interval is that value. When undecided, the
-/// replications that would decide it follow from the observed spread: the half-width t·s/√n falls
-/// below |mean − threshold| once n ≥ (t·s / |mean − threshold|)², with t and s as observed now
-/// (an estimate, not a promise: both move as replications are added).
+/// **A mean objective** reads the two-sided Student t interval at the objective's confidence,
+/// clipped to the metric's range (a count's interval never goes below 0, a share's stays in
+/// [0, 1]; clipping removes only values the mean cannot take, so the coverage is the t
+/// interval's). With every value equal the interval is that value. When undecided, the
+/// replications that would decide it follow from the observed spread: the half-width t·s/√n
+/// falls below |mean − threshold| once n ≥ (t·s / |mean − threshold|)², with t and s as observed
+/// now (an estimate, not a promise: both move as replications are added).
 ///
-/// An objective whose threshold is at the edge of the metric's range (`origin.rejected503 <= 0`:
-/// a count cannot go below 0; a ratio `>= 1`) fails as soon as one replication is off that edge:
-/// a mean over a variable bounded by the threshold stays on the threshold only if every value
-/// does, so one value beyond it shows the objective fails, with certainty rather than 95 %
-/// (the t interval would call it undecided and ask for more replications).
+/// **A chance constraint** counts the replications whose value meets the threshold, k of n, and
+/// reads exact one-sided Clopper–Pearson bounds on the chance p that a replication meets it, each
+/// at the objective's confidence: pass when the lower bound is ≥ q, fail when the upper bound is
+/// < q, undecided otherwise. Each decision is wrong with probability ≤ 1 − confidence. When
+/// undecided, the replications that would decide it assume later replications meet the
+/// threshold at the observed share k/n (all clean so far: n ≥ ln(1 − confidence) / ln q).
 package struct SLOEvaluation: Codable, Sendable, Equatable {
     /// The objective.
     package let objective: ServiceLevelObjective
     /// Replications with a value of the metric.
     package let n: Int
-    /// The mean (nil: the metric was not produced).
+    /// The metric's mean (nil: the metric was not produced).
     package let mean: Double?
-    /// The interval's lower bound (nil: fewer than 2 values).
+    /// A mean objective: the interval's lower bound (nil: fewer than 2 values; a chance constraint).
     package let lower: Double?
-    /// The interval's upper bound (nil: fewer than 2 values).
+    /// A mean objective: the interval's upper bound.
     package let upper: Double?
+    /// A chance constraint: the replications whose value met the threshold.
+    package let withinThreshold: Int?
+    /// A chance constraint: the one-sided lower Clopper–Pearson bound on the chance a replication meets it.
+    package let shareLower: Double?
+    /// A chance constraint: the one-sided upper bound.
+    package let shareUpper: Double?
     /// The verdict.
     package let verdict: SLOVerdict
-    /// For an undecided verdict: the replications the observed spread says would decide it (nil
-    /// when the mean sits on the threshold, so no count would).
+    /// For an undecided verdict: the replications the observed values say would decide it (nil
+    /// when the estimate sits on the threshold, so no count would).
     package let replicationsToDecide: Int?
+
+    /// Most replications `replicationsToDecide` looks ahead to.
+    static let replicationsToDecideMax = 100_000
 
     /// Checks `objective` against `values` (one per replication; NaN = not produced there);
     /// `bounds` is the metric's range of values when known (see `SLOReport`).
@@ -51,17 +63,36 @@ package struct SLOEvaluation: Codable, Sendable, Equatable {
         let finite = values.filter(\.isFinite)
         n = finite.count
         guard !finite.isEmpty else {
-            mean = nil; lower = nil; upper = nil; verdict = .undecided; replicationsToDecide = nil
+            mean = nil; lower = nil; upper = nil; withinThreshold = nil; shareLower = nil; shareUpper = nil
+            verdict = .undecided; replicationsToDecide = nil
             return
         }
         let m = finite.reduce(0, +) / Double(finite.count)
         mean = m
+        if let q = objective.probability {
+            lower = nil; upper = nil
+            let k = finite.filter { objective.isMet(by: $0) }.count
+            withinThreshold = k
+            let level = objective.confidence
+            guard let cp = try? ClopperPearson(successes: k, trials: finite.count, level: level) else {
+                shareLower = nil; shareUpper = nil; verdict = .undecided; replicationsToDecide = nil
+                return
+            }
+            shareLower = cp.lower
+            shareUpper = cp.upper
+            verdict = cp.lower >= q ? .pass : (cp.upper < q ? .fail : .undecided)
+            replicationsToDecide = verdict == .undecided ? Self.replicationsToDecide(share: cp.share, from: finite.count, q: q, level: level) : nil
+            return
+        }
+        withinThreshold = nil; shareLower = nil; shareUpper = nil
         let allEqual = finite.allSatisfy { $0 == finite[0] }
         var t = 0.0, s = 0.0
         if allEqual && finite.count >= 2 {
             lower = m; upper = m
         } else if let ci = try? ConfidenceInterval.studentT(sample: finite, level: objective.confidence) {
-            lower = ci.lower; upper = ci.upper
+            let clipped = ci.clipped(to: bounds ?? -Double.infinity...Double.infinity)
+            lower = clipped.lower
+            upper = clipped.upper
             let variance = finite.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(finite.count - 1)
             s = variance.squareRoot()
             t = s > 0 ? ci.halfWidth * Double(finite.count).squareRoot() / s : 0
@@ -73,9 +104,7 @@ package struct SLOEvaluation: Codable, Sendable, Equatable {
             replicationsToDecide = 2
             return
         }
-        let offTheEdge = bounds.map { objective.isCrossedAtTheEdge(of: $0, by: finite) } ?? false
-        verdict = objective.holds(lower: lo, upper: hi) ? .pass
-            : (objective.fails(lower: lo, upper: hi) || offTheEdge ? .fail : .undecided)
+        verdict = objective.holds(lower: lo, upper: hi) ? .pass : (objective.fails(lower: lo, upper: hi) ? .fail : .undecided)
         let gap = abs(m - objective.threshold)
         if verdict == .undecided, gap > 0, t > 0 {
             let needed = (t * s / gap) * (t * s / gap)
@@ -85,17 +114,43 @@ package struct SLOEvaluation: Codable, Sendable, Equatable {
         }
     }
 
-    /// The verdict for a table: "fail (beyond the metric's edge)" when one replication beyond the
-    /// edge of the metric's range decided a failure the interval alone would leave undecided.
-    package var verdictText: String {
-        guard verdict == .fail, let lo = lower, let hi = upper else { return verdict.rawValue }
-        return objective.fails(lower: lo, upper: hi) ? verdict.rawValue : "fail (a replication beyond the metric's edge)"
+    /// The fewest replications N > n at which k' = share·N successes (rounded toward the verdict
+    /// it would give) decide "p ≥ q" either way; nil if the share is q or none up to the cap does.
+    static func replicationsToDecide(share: Double, from n: Int, q: Double, level: Double) -> Int? {
+        if share == 1 { return max(n + 1, ClopperPearson.cleanTrialsNeeded(toShowAtLeast: q, level: level)) }
+        guard share != q else { return nil }
+        func decides(_ total: Int) -> Bool {
+            if share > q {
+                let k = Int((share * Double(total)).rounded(.down))
+                return (try? ClopperPearson(successes: k, trials: total, level: level))?.lower ?? 0 >= q
+            }
+            let k = Int((share * Double(total)).rounded(.up))
+            return (try? ClopperPearson(successes: min(k, total), trials: total, level: level))?.upper ?? 1 < q
+        }
+        // Doubling, then bisection between the last count that did not decide and the first that did.
+        var low = n, high = n + 1
+        while !decides(high) {
+            low = high
+            high *= 2
+            if high > replicationsToDecideMax { return nil }
+        }
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if decides(mid) { high = mid } else { low = mid }
+        }
+        return high
     }
 
-    /// How far the mean is on the bad side, as a share of the threshold's magnitude (negative:
-    /// on the good side); ranks the binding objective.
+    /// The verdict for a table.
+    package var verdictText: String { verdict.rawValue }
+
+    /// How far the estimate is on the bad side, as a share of the threshold's magnitude (a chance
+    /// constraint: of q; negative: on the good side); ranks the binding objective.
     package var violation: Double {
         guard let mean else { return .infinity }
+        if let q = objective.probability, let k = withinThreshold, n > 0 {
+            return (q - Double(k) / Double(n)) / q
+        }
         let scale = max(abs(objective.threshold), 1e-9)
         switch objective.op {
         case .atMost: return (mean - objective.threshold) / scale
@@ -141,9 +196,7 @@ package struct SLOReport: Codable, Sendable, Equatable {
     /// Rows for a text or Markdown table: objective, mean, interval, verdict, replications to decide.
     package var rows: [[String]] {
         [["objective", "mean", "interval", "verdict", "to decide"]] + evaluations.map { e in
-            [e.objective.text, e.mean.map { TextNumber.format($0, significant: 4) } ?? "not produced",
-             e.lower.flatMap { lo in e.upper.map { "[\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "—",
-             e.verdictText, e.replicationsToDecide.map { "≈\($0) replications" } ?? "—"]
+            [e.objective.text, e.meanText, e.intervalText, e.verdictText, e.replicationsToDecide.map { "≈\($0) replications" } ?? "—"]
         }
     }
 }
@@ -164,31 +217,46 @@ extension SLOReport {
         let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
         let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })
         let headline = "Verdict: \(verdictWord) — \(tally)" + (binding?.mean.map { " (mean \(TextNumber.format($0, significant: 4)))" } ?? "") + "."
-        let rule = "Each objective passes only when its whole confidence interval lies on the good side of the threshold, "
-            + "fails when it lies wholly on the bad side, and is undecided otherwise."
+        let rule = "A mean objective passes only when its whole confidence interval lies on the good side of the threshold, "
+            + "fails when it lies wholly on the bad side, and is undecided otherwise. "
+            + "A chance constraint (\"in ≥ q of replications\") passes when the exact lower bound on the chance that a replication meets the threshold is at least q, "
+            + "and fails when the upper bound is below q."
         return ReportSection(title: "Service-level objectives", blocks: [.paragraph(headline), .paragraph(rule), .table(table)])
     }
 }
 
+extension SLOEvaluation {
+    /// The mean column: the metric's mean; for a chance constraint also how many replications met it
+    /// ("0 (3 of 3 within)").
+    package var meanText: String {
+        guard let mean else { return "not produced" }
+        let value = TextNumber.format(mean, significant: 4)
+        return withinThreshold.map { "\(value) (\($0) of \(n) within)" } ?? value
+    }
+
+    /// The interval column: the mean's interval, or for a chance constraint the bounds on the chance
+    /// a replication meets the threshold ("P in [0.368, 1]").
+    package var intervalText: String {
+        func f(_ x: Double) -> String { TextNumber.format(x, significant: 4) }
+        if let lo = shareLower, let hi = shareUpper { return "P in [\(f(lo)), \(f(hi))]" }
+        return lower.flatMap { lo in upper.map { "[\(f(lo)), \(f($0))]" } } ?? "—"
+    }
+}
+
 extension ServiceLevelObjective {
+    /// For a chance constraint: the fewest replications, all meeting the threshold, that show it
+    /// passes (ln(1 − confidence) / ln q rounded up: 22 for q = 0.9 at 90 %, 59 for 0.95 at 95 %);
+    /// nil for a mean objective.
+    package var cleanReplicationsToPass: Int? {
+        probability.map { ClopperPearson.cleanTrialsNeeded(toShowAtLeast: $0, level: confidence) }
+    }
+
+    /// Whether one replication's value meets the threshold (a chance constraint's trial).
+    func isMet(by value: Double) -> Bool { op == .atMost ? value <= threshold : value >= threshold }
+
     /// Whether the interval [lower, upper] lies wholly on the good side of the threshold.
     func holds(lower: Double, upper: Double) -> Bool { op == .atMost ? upper <= threshold : lower >= threshold }
 
     /// Whether the interval [lower, upper] lies wholly on the bad side of the threshold.
     func fails(lower: Double, upper: Double) -> Bool { op == .atMost ? lower > threshold : upper < threshold }
-
-    /// Whether the threshold sits at the edge of the metric's range `bounds` (at or below its
-    /// floor for "at most", at or above its ceiling for "at least") and one of `values` is beyond it.
-    func isCrossedAtTheEdge(of bounds: ClosedRange<Double>, by values: [Double]) -> Bool {
-        switch op {
-        case .atMost: return threshold <= bounds.lowerBound && values.contains { $0 > threshold }
-        case .atLeast: return threshold >= bounds.upperBound && values.contains { $0 < threshold }
-        }
-    }
-}
-
-extension MetricUnit {
-    /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
-    /// and rates are never negative.
-    var bounds: ClosedRange<Double> { self == .ratio ? 0...1 : 0...Double.infinity }
 }

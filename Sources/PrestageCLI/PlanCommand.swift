@@ -26,7 +26,7 @@ struct PlanCommand: ParsableCommand {
                                                    help: "replications per value to start with (default: the scenario's, at least 2)")
     /// `--replications-max N`.
     static let replicationsMaxOption = Option.integer("replications-max", 2...ScenarioLimits.replicationsMax, valueName: "N",
-                                                      help: "most replications per value while a verdict is undecided (default 4 × the initial count)")
+                                                      help: "most replications per value while a verdict is undecided (default 4 × the initial count, or the clean replications a chance constraint needs if more)")
     /// `--emit-sweep FILE`.
     static let emitSweepOption = Option.string("emit-sweep", valueName: "FILE",
                                                help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)")
@@ -151,7 +151,9 @@ struct PlanCommand: ParsableCommand {
         }
         if let problem = tolerance.problem(lower: knob.lower, upper: knob.upper) { return bad("--tolerance: \(problem)") }
         let initial = max(2, replications ?? base.run.replications)
-        let cap = replicationsMax ?? initial * Self.replicationsMaxFactor
+        // The default cap leaves room for a chance constraint to be shown to pass by clean replications.
+        let chanceCap = base.slo.compactMap(\.cleanReplicationsToPass).max() ?? 0
+        let cap = replicationsMax ?? min(ScenarioLimits.replicationsMax, max(initial * Self.replicationsMaxFactor, chanceCap))
         guard cap >= initial else { return bad("--replications-max: expected at least the initial \(initial), found \(cap)") }
         let goal: PlanGoal = minimize ? .minimize : .maximize
         let emitPath = emitSweep

@@ -29,6 +29,10 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case count
     case bytes
     case perSecond = "1/s"
+
+    /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
+    /// and rates are never negative.
+    package var bounds: ClosedRange<Double> { self == .ratio ? 0...1 : 0...Double.infinity }
 }
 
 /// A ratio metric's parts, in words.

@@ -7,7 +7,13 @@ import PushModel
 // constraints of the capacity question (k6's thresholds are the model: a metric, a comparison, a
 // threshold).
 
-/// One service-level objective: `metric op threshold`, decided at `confidence`.
+/// One service-level objective, of one of two kinds:
+/// - a **mean** objective: the metric's mean over replications satisfies `metric op threshold`,
+///   decided from the metric's confidence interval at `confidence`;
+/// - a **chance constraint** (`probability` q set): the share of replications (days) on which the
+///   replication's value satisfies `metric op threshold` is at least q, decided from an exact
+///   Clopper–Pearson bound at `confidence`. This is the form for rare events such as "no origin
+///   503": three clean replications bound the chance of a clean day only above 37 %.
 package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     /// How the metric must compare with the threshold.
     package enum Comparison: String, Codable, Sendable, CaseIterable {
@@ -27,16 +33,24 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     package var confidence: Double = ServiceLevelObjective.confidenceDefault
     /// 0.95.
     package static let confidenceDefault = 0.95
+    /// For a chance constraint: the share of replications that must meet the threshold, in
+    /// `probabilities`; nil for a mean objective.
+    package var probability: Double? = nil
+    /// The shares a chance constraint may ask for: (0, 1) exclusive, at most 0.999 (a
+    /// probability of 1 could never be shown by finitely many replications).
+    package static let probabilities = 0.5...0.999
 
     /// An objective from its parts.
-    package init(metric: String, op: Comparison, threshold: Double, confidence: Double = ServiceLevelObjective.confidenceDefault) {
+    package init(metric: String, op: Comparison, threshold: Double, confidence: Double = ServiceLevelObjective.confidenceDefault,
+                 probability: Double? = nil) {
         self.metric = metric
         self.op = op
         self.threshold = threshold
         self.confidence = confidence
+        self.probability = probability
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case metric, op, threshold, confidence }
+    enum CodingKeys: String, CodingKey, CaseIterable { case metric, op, threshold, confidence, probability }
 
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +58,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         op = try c.decode(Comparison.self, forKey: .op)
         threshold = try c.decode(Double.self, forKey: .threshold)
         confidence = try c.decodeIfPresent(Double.self, forKey: .confidence) ?? Self.confidenceDefault
+        probability = try c.decodeIfPresent(Double.self, forKey: .probability)
         var problems: [ConfigIssue] = []
         if let issue = Self.metricIssue(metric) { problems.append(issue) }
         if !threshold.isFinite { problems.append(ConfigIssue(key: "threshold", expected: "a finite number", found: "\(threshold)")) }
@@ -51,7 +66,39 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         if !levels.contains(confidence) {
             problems.append(ConfigIssue(key: "confidence", expected: "a number in [\(levels.lowerBound), \(levels.upperBound)]", found: "\(confidence)"))
         }
+        if let q = probability, !Self.probabilities.contains(q) {
+            problems.append(ConfigIssue(key: "probability", expected: "a share of replications in [\(Self.probabilities.lowerBound), \(Self.probabilities.upperBound)]", found: "\(q)"))
+        }
+        if problems.isEmpty, let issue = rangeIssue { problems.append(issue) }
         if !problems.isEmpty { throw ConfigIssues(problems) }
+    }
+
+    /// The problem with the threshold's place in the metric's range, if any:
+    /// - beyond the range or at its far edge (`share <= 1`, `count >= 0`): the objective can never
+    ///   fail, or never pass (`count <= -1`);
+    /// - for a mean objective, on the range's near edge (`count <= 0`, `share >= 1`): the mean
+    ///   meets it only if every replication does, so no interval over replications can show it
+    ///   with any confidence; the chance-constraint form states that question honestly.
+    var rangeIssue: ConfigIssue? {
+        guard let range = MetricTable.spec(named: metric)?.unit.bounds else { return nil }
+        let t = formatNumber(threshold)
+        let (near, far) = op == .atMost ? (range.lowerBound, range.upperBound) : (range.upperBound, range.lowerBound)
+        let beyondNear = op == .atMost ? threshold < near : threshold > near
+        let atOrBeyondFar = op == .atMost ? threshold >= far : threshold <= far
+        let rangeText = range.upperBound.isFinite ? "[\(formatNumber(range.lowerBound)), \(formatNumber(range.upperBound))]" : "≥ \(formatNumber(range.lowerBound))"
+        if beyondNear || atOrBeyondFar {
+            return ConfigIssue(key: "threshold",
+                               expected: "a threshold inside \(metric)'s range \(rangeText), where \(op.rawValue) can both pass and fail",
+                               found: t)
+        }
+        if probability == nil, threshold == near {
+            let chance = "{\"metric\": \"\(metric)\", \"op\": \"\(op.rawValue)\", \"threshold\": \(t), \"probability\": 0.95}"
+            return ConfigIssue(key: "threshold",
+                               expected: "a mean objective's threshold off the edge of \(metric)'s range \(rangeText) (its mean is \(op.rawValue) \(t) only when every replication is, which no interval can show); "
+                                   + "ask for the share of replications instead, a chance constraint: \(chance)",
+                               found: t)
+        }
+        return nil
     }
 
     /// Every metric name an objective may name: MetricTable's fixed names and the per-network
@@ -88,10 +135,14 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         return issues
     }
 
-    /// "origin.rejected503 <= 0 at 95 %".
+    /// "tapToPaint.p95Seconds <= 1.2 at 95 %"; a chance constraint "origin.rejected503 <= 0 in ≥ 90 % of replications at 90 %".
     package var text: String {
-        "\(metric) \(op.rawValue) \(formatNumber(threshold)) at \(formatNumber(confidence * 100)) %"
+        let share = probability.map { " in ≥ \(percent($0)) % of replications" } ?? ""
+        return "\(metric) \(op.rawValue) \(formatNumber(threshold))\(share) at \(percent(confidence)) %"
     }
+
+    /// 0.9 → "90" (0.9 · 100 is 90.00000000000001 in binary floating point).
+    private func percent(_ share: Double) -> String { formatNumber((share * 100 * 1e9).rounded() / 1e9) }
 
     private func formatNumber(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)

@@ -8,7 +8,7 @@ import Stochastic
 /// uses a non-integer ν, hence `degreesOfFreedom` is a `Double`.
 ///
 /// Codable form: `{"mean", "halfWidth", "lower", "upper", "level", "n", "degreesOfFreedom"}`;
-/// decoding validates and recomputes `lower`/`upper`.
+/// decoding validates and recomputes `lower`/`upper`, keeping ends moved inward by `clipped(to:)`.
 @usableFromInline package struct ConfidenceInterval: Sendable, Equatable, Codable {
     /// Point estimate (sample mean).
     @usableFromInline package let mean: Double
@@ -21,10 +21,22 @@ import Stochastic
     /// Degrees of freedom of the t quantile used.
     @usableFromInline package let degreesOfFreedom: Double
 
-    /// `mean − halfWidth`.
-    @usableFromInline package var lower: Double { mean - halfWidth }
-    /// `mean + halfWidth`.
-    @usableFromInline package var upper: Double { mean + halfWidth }
+    /// `mean − halfWidth`, raised to the floor of the metric's range when clipped (`clipped(to:)`).
+    @usableFromInline package private(set) var lower: Double
+    /// `mean + halfWidth`, lowered to the ceiling of the metric's range when clipped.
+    @usableFromInline package private(set) var upper: Double
+
+    /// The interval with its ends moved inside `range`, the values the estimated mean can take (a
+    /// count's mean is never negative, a share's lies in [0, 1]). The true mean lies in `range`, so
+    /// the clipped interval covers it exactly when the unclipped one does: the coverage is
+    /// unchanged, and no end shows a value the metric cannot have. `halfWidth` keeps the t
+    /// half-width (the precision of the mean).
+    @usableFromInline package func clipped(to range: ClosedRange<Double>) -> ConfidenceInterval {
+        var c = self
+        c.lower = min(max(lower, range.lowerBound), range.upperBound)
+        c.upper = max(min(upper, range.upperBound), range.lowerBound)
+        return c
+    }
 
     /// Whether `x` lies in the closed interval.
     @usableFromInline package func contains(_ x: Double) -> Bool { x >= lower && x <= upper }
@@ -38,6 +50,8 @@ import Stochastic
         self.level = level
         self.n = n
         self.degreesOfFreedom = degreesOfFreedom
+        lower = mean - halfWidth
+        upper = mean + halfWidth
     }
 
     /// The t-based interval for the mean of independent replication values.
@@ -74,8 +88,8 @@ import Stochastic
         let level = try c.decode(Double.self, forKey: .level)
         let n = try c.decode(Int.self, forKey: .n)
         let dof = try c.decode(Double.self, forKey: .degreesOfFreedom)
-        _ = c.contains(.lower)
-        _ = c.contains(.upper)
+        let lower = try c.decodeIfPresent(Double.self, forKey: .lower)
+        let upper = try c.decodeIfPresent(Double.self, forKey: .upper)
         guard mean.isFinite else {
             throw DecodingError.dataCorruptedError(forKey: .mean, in: c, debugDescription: "expected a finite number, found \(mean)")
         }
@@ -92,6 +106,20 @@ import Stochastic
             throw DecodingError.dataCorruptedError(forKey: .degreesOfFreedom, in: c, debugDescription: "expected a number > 0, found \(dof)")
         }
         self.init(mean: mean, halfWidth: halfWidth, level: level, n: n, degreesOfFreedom: dof)
+        // A clipped interval keeps its ends: each lies between the unclipped end and the mean.
+        let slack = 1e-9 * max(1, abs(mean) + halfWidth)
+        if let lower {
+            guard lower.isFinite, lower >= self.lower - slack, lower <= mean + slack else {
+                throw DecodingError.dataCorruptedError(forKey: .lower, in: c, debugDescription: "expected a number in [mean − halfWidth, mean], found \(lower)")
+            }
+            self.lower = Swift.max(self.lower, lower)
+        }
+        if let upper {
+            guard upper.isFinite, upper <= self.upper + slack, upper >= mean - slack else {
+                throw DecodingError.dataCorruptedError(forKey: .upper, in: c, debugDescription: "expected a number in [mean, mean + halfWidth], found \(upper)")
+            }
+            self.upper = Swift.min(self.upper, upper)
+        }
     }
 
     @usableFromInline package func encode(to encoder: any Encoder) throws {

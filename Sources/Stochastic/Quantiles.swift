@@ -38,4 +38,16 @@ import CGSL
                      "chiSquare needs finite degreesOfFreedom > 0, got \(degreesOfFreedom)")
         return gsl_cdf_chisq_Pinv(p, degreesOfFreedom)
     }
+
+    /// The `p`-quantile of the beta distribution with shapes `a` and `b` (`gsl_cdf_beta_Pinv`): the
+    /// Clopper–Pearson bounds of a binomial proportion are beta quantiles.
+    /// - Parameters:
+    ///   - p: probability in the open interval (0, 1).
+    ///   - a, b: shapes > 0 (finite).
+    /// - Complexity: O(1) (a bisection and Newton steps inside GSL).
+    @usableFromInline package static func beta(p: Double, a: Double, b: Double) -> Double {
+        precondition(p > 0 && p < 1, "beta(p:) needs 0 < p < 1, got \(p)")
+        precondition(a > 0 && a.isFinite && b > 0 && b.isFinite, "beta needs finite shapes > 0, got \(a), \(b)")
+        return gsl_cdf_beta_Pinv(p, a, b)
+    }
 }

@@ -171,26 +171,68 @@ final class PlanSearchTests: XCTestCase {
         XCTAssertEqual(report.binding?.objective.metric, "k")
     }
 
-    func testAnObjectiveAtTheEdgeOfItsMetricsRangeFailsOnOneValueBeyondIt() {
-        // 503s cannot be negative, so a mean of 0 needs every replication at 0: one replication with
-        // 503s decides "<= 0" (the t interval [-4.9, 9.4] straddles 0 and would ask for more).
-        let no503 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 0)
-        let values: [Double] = [0, 0, 0, 9]
-        XCTAssertEqual(SLOEvaluation(no503, values: values).verdict, .undecided, "without the metric's range")
-        let report = SLOReport([no503]) { _ in values }
-        XCTAssertEqual(report.verdict, .fail)
-        XCTAssertNil(report.evaluations[0].replicationsToDecide)
-        XCTAssertEqual(report.rows[1][3], "fail (a replication beyond the metric's edge)", "the table says why an interval across 0 fails")
-        XCTAssertEqual(SLOReport([no503]) { _ in [5, 7, 9] }.rows[1][3], "fail", "an interval wholly above 0 is a plain fail")
-        XCTAssertEqual(SLOReport([no503]) { _ in [0, 0] }.verdict, .pass, "every value on the edge still passes")
-        // A share cannot exceed 1: ">= 1" fails on one value below it; ">= 0.9" is read from the interval.
-        let all = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 1)
-        XCTAssertEqual(SLOReport([all]) { _ in [1, 1, 0.999] }.verdict, .fail)
-        let most = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 0.9)
-        XCTAssertEqual(SLOReport([most]) { _ in [0.95, 0.85, 0.93] }.verdict, .undecided)
-        // A threshold inside the range keeps the interval rule for counts too.
+    func testAChanceConstraintIsJudgedByItsExactBoundAndSaysHowManyCleanReplicationsDecideIt() {
+        // "No 503 on 95 % of days": three clean replications bound the chance of a clean day only
+        // above 0.05^(1/3) ≈ 37 %, so the verdict is undecided and names 59 clean replications.
+        let no503 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 0, confidence: 0.95, probability: 0.95)
+        let three = SLOReport([no503]) { _ in [0, 0, 0] }.evaluations[0]
+        XCTAssertEqual(three.verdict, .undecided)
+        XCTAssertEqual(three.withinThreshold, 3)
+        XCTAssertEqual(three.shareLower ?? 0, 0.368, accuracy: 0.001)
+        XCTAssertEqual(three.replicationsToDecide, 59)
+        XCTAssertEqual(three.intervalText, "P in [0.3684, 1]")
+        XCTAssertEqual(three.meanText, "0 (3 of 3 within)")
+        XCTAssertEqual(SLOReport([no503]) { _ in Array(repeating: 0, count: 59) }.verdict, .pass)
+        XCTAssertEqual(SLOReport([no503]) { _ in Array(repeating: 0, count: 58) }.verdict, .undecided)
+        // Rejections on most days fail it: 1 clean of 5 puts the upper bound far below 0.95.
+        let bad = SLOReport([no503]) { _ in [0, 9, 4, 30, 2] }.evaluations[0]
+        XCTAssertEqual(bad.verdict, .fail)
+        XCTAssertLessThan(bad.shareUpper ?? 1, 0.95)
+        // The t interval of the same values would straddle 0 and be undecided; the mean's interval
+        // is not what a chance constraint reads.
+        XCTAssertNil(bad.lower)
+        // 1 of 12 days with 503s at q 0.9 and 90 %: undecided, and more replications at the observed
+        // share 11/12 would decide it (≈ 0.917 > 0.9): the count is finite and above 12.
+        let q90 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 0, confidence: 0.9, probability: 0.9)
+        let oneOfTwelve = SLOReport([q90]) { _ in Array(repeating: 0, count: 11) + [3] }.evaluations[0]
+        XCTAssertEqual(oneOfTwelve.verdict, .undecided)
+        let toDecide = try? XCTUnwrap(oneOfTwelve.replicationsToDecide)
+        XCTAssertGreaterThan(toDecide ?? 0, 12)
+        XCTAssertEqual(q90.cleanReplicationsToPass, 22)
+        XCTAssertEqual(q90.text, "origin.rejected503 <= 0 in ≥ 90 % of replications at 90 %")
+    }
+
+    func testThePlannerAddsReplicationsUntilAChanceConstraintIsDecided() throws {
+        // Below 100 no replication has 503s; above, every one does. Starting at 3 replications the
+        // planner must reach the 22 clean ones that show q 0.9 at 90 % before it calls a value passing.
+        let q90 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 0, confidence: 0.9, probability: 0.9)
+        let search = PlanSearch(lower: 10, upper: 1000, isInteger: true, goal: .maximize, tolerance: .absolute(50),
+                                initialReplications: 3, maxReplications: 22)
+        var counts: [Int] = []
+        let (evaluations, answer) = search.run { value, n in
+            counts.append(n)
+            return SLOReport([q90]) { _ in Array(repeating: value <= 100 ? 0 : 7, count: n) }
+        }
+        XCTAssertEqual(answer.status, .boundary)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(answer.lastPass), 100)
+        XCTAssertGreaterThan(try XCTUnwrap(answer.firstNotPassing), 100)
+        XCTAssertTrue(evaluations.filter { $0.verdict == .pass }.allSatisfy { $0.replications == 22 }, "\(evaluations.map { ($0.value, $0.replications) })")
+        XCTAssertTrue(counts.contains(22))
+        // Failing values are decided early: 0 of 3 within puts the upper bound at 1 − 0.1^(1/3) ≈ 0.54.
+        XCTAssertTrue(evaluations.filter { $0.verdict == .fail }.allSatisfy { $0.replications == 3 })
+    }
+
+    func testIntervalsAreClippedToTheMetricsRangeWithoutChangingAVerdict() {
+        // A count's t interval [-4.9, 9.4] reads [0, 9.4]; a share's never passes 1.
         let few503 = ServiceLevelObjective(metric: "origin.rejected503", op: .atMost, threshold: 5)
-        XCTAssertEqual(SLOReport([few503]) { _ in values }.verdict, .undecided)
+        let e = SLOReport([few503]) { _ in [0, 0, 0, 9] }.evaluations[0]
+        XCTAssertEqual(e.lower, 0)
+        XCTAssertEqual(e.verdict, .undecided)
+        let most = ServiceLevelObjective(metric: "edge.prestageHitRatio", op: .atLeast, threshold: 0.9)
+        let hits = SLOReport([most]) { _ in [0.999, 0.93, 1] }.evaluations[0]
+        XCTAssertEqual(hits.upper, 1)
+        XCTAssertEqual(hits.verdict, .undecided)
+        XCTAssertEqual(SLOReport([most]) { _ in [0.95, 0.85, 0.93] }.verdict, .undecided)
     }
 
     func testToleranceParsing() {

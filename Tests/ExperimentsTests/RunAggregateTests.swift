@@ -34,4 +34,17 @@ final class RunAggregateTests: XCTestCase {
         XCTAssertEqual(aggregate.outcomes.total, results.reduce(0) { $0 + $1.pushesTargeted })
         XCTAssertEqual(aggregate.bytes.cdnEgressBytes, results.reduce(0) { $0 + $1.bytes.cdnEgressBytes })
     }
+
+    func testEveryMetricsIntervalStaysInsideItsRange() throws {
+        // 503s on one of three days: the t interval is [-17.1, 27.8]; a count's never goes below 0.
+        let count = MetricSummary(name: "origin.rejected503", unit: "count", better: "lower", values: [0, 0, 16], level: 0.95)
+        let ci = try XCTUnwrap(count.confidenceInterval)
+        XCTAssertEqual(ci.lower, 0)
+        XCTAssertEqual(ci.upper, 16.0 / 3 + ci.halfWidth, accuracy: 1e-9)
+        // A share's interval never passes 1, nor 0.
+        let share = try XCTUnwrap(MetricSummary(name: "edge.prestageHitRatio", unit: "ratio", better: "higher", values: [1, 0.98, 1], level: 0.95).confidenceInterval)
+        XCTAssertEqual(share.upper, 1)
+        let rare = try XCTUnwrap(MetricSummary(name: "outcomes.fetchFailedShare", unit: "ratio", better: "lower", values: [0, 0.01, 0], level: 0.95).confidenceInterval)
+        XCTAssertEqual(rare.lower, 0)
+    }
 }

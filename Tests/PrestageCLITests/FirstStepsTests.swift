@@ -36,7 +36,7 @@ final class FirstStepsTests: XCTestCase {
         XCTAssertTrue(lines[1].contains(" status "), lines[1])
         let rejections = try XCTUnwrap(lines.first { $0.hasSuffix("origin.rejected503") })
         XCTAssertTrue(rejections.contains(" FAIL (slo) "), rejections)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("verdict: FAIL (0 of 1 objectives pass; origin.rejected503 <= 0 at 95 % is fail)") }, t.out.text)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("verdict: FAIL (0 of 1 objectives pass; origin.rejected503 <= 0 in ≥ 50 % of replications at 50 % is fail)") }, t.out.text)
         XCTAssertEqual(lines.last, "next: find the value that passes with prestage plan plan-tiny --vary PATH=LO..HI (prestage help plan)")
         let before = t.out.text.count
         XCTAssertEqual(t.run(["run", "default", "--devices", "300", "--replications", "2", "--out", t.root.appendingPathComponent("d").path]), .ok, t.err.text)
@@ -81,13 +81,13 @@ final class FirstStepsTests: XCTestCase {
         let md = try String(contentsOfFile: out + "/report.md", encoding: .utf8)
         let objectives = try XCTUnwrap(md.range(of: "## Service-level objectives")), cards = try XCTUnwrap(md.range(of: "## Headline metrics"))
         XCTAssertLessThan(objectives.lowerBound, cards.lowerBound, "the objectives come first")
-        XCTAssertTrue(md[objectives.upperBound...].drop { $0 == "\n" }.hasPrefix("Verdict: FAIL — 0 of 1 objectives pass; origin.rejected503 \\<= 0 at 95 % is fail (mean "),
+        XCTAssertTrue(md[objectives.upperBound...].drop { $0 == "\n" }.hasPrefix("Verdict: FAIL — 0 of 1 objectives pass; origin.rejected503 \\<= 0 in ≥ 50 % of replications at 50 % is fail (mean "),
                       String(md[objectives.upperBound...].prefix(160)))
         let row = try XCTUnwrap(md.split(separator: "\n").first { $0.hasPrefix("| Origin 503 rejections") })
-        XCTAssertTrue(row.contains("FAIL (objective origin.rejected503 \\<= 0 at 95 %)"), String(row))
+        XCTAssertTrue(row.contains("FAIL (objective origin.rejected503 \\<= 0 in ≥ 50 % of replications at 50 %)"), String(row))
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         XCTAssertLessThan(try XCTUnwrap(html.range(of: ">Service-level objectives</h2>")).lowerBound, try XCTUnwrap(html.range(of: "id=\"headlines\"")).lowerBound)
-        XCTAssertTrue(html.contains("<span class=\"badge breached\">FAIL</span>objective origin.rejected503 &lt;= 0 at 95 %"), "the failed objective's card is flagged")
+        XCTAssertTrue(html.contains("<span class=\"badge breached\">FAIL</span>objective origin.rejected503 &lt;= 0 in ≥ 50 % of replications at 50 %"), "the failed objective's card is flagged")
         // Without objectives the cards come first, as before.
         let plain = t.root.appendingPathComponent("plain").path
         XCTAssertEqual(t.run(["run", "default", "--devices", "300", "--replications", "2", "--out", plain]), .ok, t.err.text)

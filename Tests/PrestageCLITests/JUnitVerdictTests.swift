@@ -24,8 +24,8 @@ final class JUnitVerdictTests: XCTestCase {
         XCTAssertEqual(t.run(["run", file, "--set", "campaigns[0].sendRatePerMinute=300000", "--fail-on-slo", "--junit", junit,
                               "--out", t.root.appendingPathComponent("fast").path]), .gateNotPassed, t.err.text)
         let fast = try parsed(junit)
-        XCTAssertEqual(fast.testcases, ["origin.rejected503 <= 0 at 95 %"])
-        XCTAssertEqual(fast.failuresIn, ["origin.rejected503 <= 0 at 95 %"])
+        XCTAssertEqual(fast.testcases, ["origin.rejected503 <= 0 in ≥ 50 % of replications at 50 %"])
+        XCTAssertEqual(fast.failuresIn, ["origin.rejected503 <= 0 in ≥ 50 % of replications at 50 %"])
         XCTAssertEqual(fast.rootFailures, "1")
         // At 3 000 pushes/min it passes: no failed case, exit 0.
         XCTAssertEqual(t.run(["run", file, "--set", "campaigns[0].sendRatePerMinute=3000", "--fail-on-slo", "--junit", junit,

@@ -12,7 +12,7 @@ final class PlanCommandTests: XCTestCase {
     static let scenario = """
     { "name": "plan-tiny", "question": "Highest send rate with no origin 503?",
       "run": { "replications": 2, "seed": 5 }, "population": { "devices": 600 },
-      "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0 } ],
+      "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "probability": 0.5, "confidence": 0.5 } ],
       "campaigns": [ { "name": "c", "sendStartSeconds": 10, "sendRatePerMinute": 6000, "providerQuotaPerMinute": 6000000,
                        "warm": { "mode": "none" }, "assets": [ { "name": "hero", "bytes": 40000 } ] } ],
       "infra": { "cacheKeyIncludesSignedToken": true, "origin": { "workers": 4, "queueMax": 16 } },
@@ -159,10 +159,25 @@ final class PlanCommandTests: XCTestCase {
         """)
         XCTAssertEqual(t.run(["validate", cannot]), .badInput)
         XCTAssertTrue(t.err.text.contains("a metric this scenario can produce"), t.err.text)
+        // A mean objective on the edge of its metric's range cannot be shown by any interval: refused,
+        // naming the chance-constraint form; one that can never fail or never pass is refused too.
+        for (slo, expected) in [
+            (#"{ "metric": "origin.rejected503", "op": "<=", "threshold": 0 }"#, #"a chance constraint: {"metric": "origin.rejected503", "op": "<=", "threshold": 0, "probability": 0.95}"#),
+            (#"{ "metric": "edge.prestageHitRatio", "op": ">=", "threshold": 1 }"#, "ask for the share of replications instead"),
+            (#"{ "metric": "edge.prestageHitRatio", "op": "<=", "threshold": 1 }"#, "where <= can both pass and fail"),
+            (#"{ "metric": "origin.rejected503", "op": "<=", "threshold": -1, "probability": 0.9 }"#, "a threshold inside origin.rejected503's range ≥ 0"),
+            (#"{ "metric": "origin.rejected503", "op": "<=", "threshold": 0, "probability": 1 }"#, "slo[0].probability: expected a share of replications in [0.5, 0.999]"),
+        ] {
+            let edge = try t.file("edge.json", #"{ "name": "edge", "question": "q", "slo": [ \#(slo) ] }"#)
+            XCTAssertEqual(t.run(["validate", edge]), .badInput, slo)
+            XCTAssertTrue(t.err.text.contains(expected), t.err.text)
+        }
+        let chance = try t.file("chance.json", #"{ "name": "chance", "question": "q", "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "probability": 0.9, "confidence": 0.9 } ] }"#)
+        XCTAssertEqual(t.run(["validate", chance]), .ok, t.err.text)
         // Run: the SLO table on stdout and in summary.json; a failed objective exits 3 with --fail-on-slo.
         let failing = try t.file("failing.json", """
         { "name": "failing", "question": "q", "run": { "replications": 2 }, "population": { "devices": 150 },
-          "slo": [ { "metric": "edge.prestageHitRatio", "op": ">=", "threshold": 1.5 } ] }
+          "slo": [ { "metric": "pushes.targeted", "op": "<=", "threshold": 1 } ] }
         """)
         let out = t.root.appendingPathComponent("r").path
         XCTAssertEqual(t.run(["run", failing, "--out", out]), .ok, t.err.text)
@@ -173,24 +188,33 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(ExitCode.gateNotPassed.rawValue, 3)
     }
 
-    /// The plan's charts never draw an interval past the metric's range: 503 counts whose t
-    /// interval reaches below 0 are drawn from 0 (plan.json keeps the interval as computed).
-    func testPlanChartsKeepIntervalsInsideTheMetricsRange() throws {
+    /// No interval of a plan leaves the metric's range: a mean objective on 503 counts, whose t
+    /// interval reaches below 0 at the onset, is stored and drawn from 0; a chance constraint is
+    /// drawn as the share of replications meeting it, with its exact bounds inside [0, 1].
+    func testPlanIntervalsStayInsideTheMetricsRange() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
-        let file = try t.file("plan-tiny.json", Self.scenario)
-        let out = t.root.appendingPathComponent("plan").path
-        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--out", out]), .ok, t.err.text)
-        let document = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/plan.json")))
-        let lowers = document.frontier.flatMap { $0.evaluations.compactMap { $0.slo.evaluations.first?.lower } }
-        XCTAssertTrue(lowers.contains { $0 < 0 }, "no interval below 0 to clip: \(lowers)")
-        var drawn: [Double] = []
-        for section in document.report.sections {
-            for block in section.blocks {
-                if case let .chart(.line(chart)) = block { drawn += chart.series.flatMap { $0.points.compactMap(\.lower) } }
+        let mean = Self.scenario.replacingOccurrences(of: #""threshold": 0, "probability": 0.5, "confidence": 0.5"#, with: #""threshold": 5"#)
+        XCTAssertNotEqual(mean, Self.scenario)
+        for (name, text) in [("plan-mean.json", mean), ("plan-tiny.json", Self.scenario)] {
+            let file = try t.file(name, text)
+            let out = t.root.appendingPathComponent("plan-" + name).path
+            XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--out", out]), .ok, t.err.text)
+            let document = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/plan.json")))
+            let evaluations = document.frontier.flatMap { $0.evaluations.compactMap { $0.slo.evaluations.first } }
+            XCTAssertTrue(evaluations.allSatisfy { ($0.lower ?? 0) >= 0 && ($0.shareLower ?? 0) >= 0 && ($0.shareUpper ?? 1) <= 1 }, name)
+            var drawn: [Double] = [], tops: [Double] = []
+            for section in document.report.sections {
+                for block in section.blocks {
+                    if case let .chart(.line(chart)) = block {
+                        drawn += chart.series.flatMap { $0.points.compactMap(\.lower) }
+                        tops += chart.series.flatMap { $0.points.compactMap(\.upper) }
+                    }
+                }
             }
+            XCTAssertFalse(drawn.isEmpty, name)
+            XCTAssertGreaterThanOrEqual(drawn.min() ?? -1, 0, "\(name): an interval drawn below 0")
+            if name == "plan-tiny.json" { XCTAssertLessThanOrEqual(tops.max() ?? 2, 1, "a share's bound drawn above 1") }
         }
-        XCTAssertFalse(drawn.isEmpty)
-        XCTAssertGreaterThanOrEqual(drawn.min() ?? -1, 0, "an interval drawn below 0 rejections")
     }
 }

@@ -125,6 +125,8 @@ extension ServiceLevelObjective: SchemaDescribed {
             case .confidence:
                 s = type("number", ["minimum": .number(ScenarioLimits.confidenceLevels.lowerBound),
                                     "maximum": .number(ScenarioLimits.confidenceLevels.upperBound)])
+            case .probability:
+                s = type("number", ["minimum": .number(probabilities.lowerBound), "maximum": .number(probabilities.upperBound)])
             }
             return (key.stringValue, s)
         }, required: [CodingKeys.metric, .op, .threshold].map(\.stringValue))
