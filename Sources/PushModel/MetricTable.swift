@@ -186,6 +186,8 @@ package enum MetricID: String, Sendable, CaseIterable {
     case bytesShieldEgress = "bytes.shieldEgress"
     case deviceConditionalRequests = "device.conditionalRequests"
     case deviceNotModified = "device.notModified"
+    case tapToPaintWorstMinuteP95 = "tapToPaint.worstMinuteP95Seconds"
+    case deliverySecondsTo99Percent = "delivery.secondsTo99Percent"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -403,6 +405,8 @@ package enum MetricTable {
         case .bytesShieldEgress: return MetricSpec(n, .bytes, .lower, "Shield egress")
         case .deviceConditionalRequests: return MetricSpec(n, .count, .none, "Store revalidations sent with If-None-Match")
         case .deviceNotModified: return MetricSpec(n, .count, .none, "Store entries refreshed by a 304 Not Modified")
+        case .tapToPaintWorstMinuteP95: return MetricSpec(n, .seconds, .lower, "Tap to paint, p95 in the worst minute")
+        case .deliverySecondsTo99Percent: return MetricSpec(n, .seconds, .lower, "Time to reach 99 % of the audience")
         }
     }
 }

@@ -119,6 +119,11 @@ extension PushMetrics {
             }
         }
         quantiles(tapToPaint, [(.tapToPaintP50, 0.5), (.tapToPaintP90, 0.9), (.tapToPaintP95, 0.95), (.tapToPaintP99, 0.99)])
+        let spanWindows = max(1, Self.worstSpanSeconds / tapToPaintWindows.windowSeconds)
+        if let worst = tapToPaintWindows.worstSpan(quantile: 0.95, spanWindows: spanWindows, countMin: Self.worstSpanTapsMin) {
+            add(.tapToPaintWorstMinuteP95, worst.quantileMicroseconds / 1e6)
+        }
+        if let reach = secondsToDeliver(share: 0.99, deliveries: s.deliveries) { add(.deliverySecondsTo99Percent, reach) }
         if let share = tapToPaint.shareBelow(500_000) { add(.tapToPaintShareUnder500ms, share) }
         add(.tapToPaintCount, Double(tapToPaint.count))
         for c in InfraNetworkClass.allCases {
@@ -193,3 +198,29 @@ extension PushMetrics {
         return m
     }
 }
+
+extension PushMetrics {
+    /// The span of tap time `tapToPaint.worstMinuteP95Seconds` reads (a minute, stepped by the
+    /// window of `tapToPaintWindows`).
+    static let worstSpanSeconds = 60
+    /// Fewest painted taps a span needs for its p95 to count: below 20 the nearest-rank p95 is the
+    /// span's slowest tap (judgement).
+    static let worstSpanTapsMin: UInt64 = 20
+
+    /// Seconds from the first send to the end of the second in which deliveries reached `share` of
+    /// the pushes targeted; a share never reached by the horizon reads the time to the horizon's
+    /// end (a lower bound: an objective on it must allow less, which `validate` checks). Nil when
+    /// nothing was targeted. Resolution: 1 s.
+    func secondsToDeliver(share: Double, deliveries: PerSecondCounter) -> Double? {
+        guard pushesTargeted > 0 else { return nil }
+        let needed = UInt64((share * Double(pushesTargeted)).rounded(.up))
+        let firstSend = Double(firstSendTicks) / 1e6
+        var cumulative = deliveries.beforeStartCount
+        for second in 0..<deliveries.horizonSeconds {
+            cumulative += deliveries[second]
+            if cumulative >= needed { return max(0, Double(second + 1) - firstSend) }
+        }
+        return max(0, Double(deliveries.horizonSeconds) - firstSend)
+    }
+}
+

@@ -123,6 +123,15 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         let mixes = [world.population.networkMix] + world.population.regionNetworkMix.map(\.mix)
         for mix in mixes { for (i, w) in mix.weights.enumerated() where w > 0 { used.insert(i) } }
         var issues: [ConfigIssue] = []
+        // A campaign that never reaches 99 % reads the time to the horizon's end, so an allowance at
+        // or past it would pass a send that never reached its audience.
+        let firstSend = world.campaigns.map(\.sendStartSeconds).min() ?? 0
+        let timeLeft = world.horizonSeconds - firstSend
+        for (i, o) in objectives.enumerated() where o.metric == MetricID.deliverySecondsTo99Percent.rawValue && o.op == .atMost && o.threshold >= timeLeft {
+            issues.append(ConfigIssue(at: [.key("slo"), .index(i), .key("threshold")],
+                                      expected: "less than the \(Self.formatNumber(timeLeft)) s from the first send to the horizon (a send that never reaches 99 % reads that time, and would pass)",
+                                      found: Self.formatNumber(o.threshold)))
+        }
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {
                 for q in MetricTable.NetworkQuantile.allCases where o.metric == MetricTable.tapToPaint(network: c.description, quantile: q).name {
@@ -141,10 +150,12 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         return "\(metric) \(op.rawValue) \(formatNumber(threshold))\(share) at \(percent(confidence)) %"
     }
 
-    /// 0.9 → "90" (0.9 · 100 is 90.00000000000001 in binary floating point).
-    private func percent(_ share: Double) -> String { formatNumber((share * 100 * 1e9).rounded() / 1e9) }
+    private func formatNumber(_ x: Double) -> String { Self.formatNumber(x) }
 
-    private func formatNumber(_ x: Double) -> String {
+    /// 0.9 → "90" (0.9 · 100 is 90.00000000000001 in binary floating point).
+    private func percent(_ share: Double) -> String { Self.formatNumber((share * 100 * 1e9).rounded() / 1e9) }
+
+    fileprivate static func formatNumber(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 }

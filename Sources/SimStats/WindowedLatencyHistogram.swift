@@ -38,7 +38,7 @@
     let maxValueMicroseconds: Int64
     let windowMicroseconds: Int64
     /// `counts[window * bucketCount + bucket]`.
-    private var counts: [UInt32]
+    var counts: [UInt32]
 
     /// Empty windows of `preferredWindowSeconds` (doubled while over `countersMax`) over `horizonSeconds`.
     /// - Throws: `.invalidParameter` unless 1 ≤ horizon ≤ `PerSecondCounter.horizonLimitSeconds` and

@@ -144,3 +144,33 @@ final class RangeAndChanceTests: XCTestCase {
         print("coverage of the nominal 95 %: " + report.joined(separator: "; "))
     }
 }
+
+/// The worst minute of a windowed histogram, which `tapToPaint.worstMinuteP95Seconds` reads.
+final class WorstSpanTests: XCTestCase {
+    func testTheWorstSpanIsTheSlowestMinuteWithEnoughValues() throws {
+        var h = try WindowedLatencyHistogram(horizonSeconds: 600, preferredWindowSeconds: 10)
+        // 0.2 s everywhere, 40 values per 10 s; one minute (from 300 s) at 2 s; 5 values of 9 s at
+        // 500 s, too few for a p95 of their own, and diluted in the minutes that hold them.
+        for second in stride(from: 0, to: 600, by: 1) {
+            for _ in 0..<4 { h.record(second >= 300 && second < 360 ? 2_000_000 : 200_000, atMicroseconds: Int64(second) * 1_000_000) }
+        }
+        for _ in 0..<5 { h.record(9_000_000, atMicroseconds: 500_000_000) }
+        let worst = try XCTUnwrap(h.worstSpan(quantile: 0.95, spanWindows: 6, countMin: 20))
+        // Every minute holding ≥ 10 s of the slow one has p95 2 s (≥ 5 % slow): the earliest is 250–310.
+        XCTAssertEqual(worst.startSeconds, 250)
+        XCTAssertEqual(worst.seconds, 60)
+        XCTAssertEqual(worst.count, 240)
+        XCTAssertEqual(worst.quantileMicroseconds, 2_000_000, accuracy: 2_000_000 * WindowedLatencyHistogram.maximumRelativeError)
+        // Ten slow seconds are 1.7 % of the run: its p95 stays at 0.2 s, the worst minute shows 2 s.
+        var brief = try WindowedLatencyHistogram(horizonSeconds: 600, preferredWindowSeconds: 10)
+        for second in 0..<600 {
+            for _ in 0..<4 { brief.record(second >= 300 && second < 310 ? 2_000_000 : 200_000, atMicroseconds: Int64(second) * 1_000_000) }
+        }
+        var whole = try LatencyHistogram(maxValueMicroseconds: 600_000_000)
+        for second in 0..<600 { for _ in 0..<4 { whole.record(second >= 300 && second < 310 ? 2_000_000 : 200_000) } }
+        XCTAssertLessThan(try XCTUnwrap(whole.quantile(0.95).microseconds), 300_000)
+        let briefWorst = try XCTUnwrap(brief.worstSpan(quantile: 0.95, spanWindows: 6, countMin: 20))
+        XCTAssertEqual(briefWorst.quantileMicroseconds, 2_000_000, accuracy: 2_000_000 * WindowedLatencyHistogram.maximumRelativeError)
+        XCTAssertNil(h.worstSpan(quantile: 0.95, spanWindows: 6, countMin: 10_000), "no span has that many values")
+    }
+}
