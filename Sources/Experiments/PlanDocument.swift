@@ -181,12 +181,16 @@ package struct PlanDocument: Codable, Sendable, Equatable {
 
     private func evaluationTable(_ p: PlanFrontierPoint, caption: String) -> Table {
         var columns = [Table.Column("value", alignment: .trailing), Table.Column("replications", alignment: .trailing), Table.Column("verdict")]
-        for o in objectives { columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))")) }
+        for o in objectives {
+            columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))" + (o.probability.map { " in ≥ \(ScenarioKnob.numberText(($0 * 1000).rounded() / 10)) %" } ?? "")))
+        }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
             [.text(tolerance.display(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
-                .text((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
-                      + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
-                      + " " + s.verdictText)
+                // A chance constraint reads "22 of 22 within, P in [0.9009, 1] pass"; a mean "0.93 [0.91, 0.95] pass".
+                .text(s.withinThreshold.map { "\($0) of \(s.n) within, \(s.intervalText) \(s.verdictText)" }
+                      ?? ((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
+                          + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
+                          + " " + s.verdictText))
             }
         }
         return Table(caption: caption, columns: columns, rows: rows)

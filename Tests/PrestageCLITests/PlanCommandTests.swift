@@ -214,7 +214,13 @@ final class PlanCommandTests: XCTestCase {
             }
             XCTAssertFalse(drawn.isEmpty, name)
             XCTAssertGreaterThanOrEqual(drawn.min() ?? -1, 0, "\(name): an interval drawn below 0")
-            if name == "plan-tiny.json" { XCTAssertLessThanOrEqual(tops.max() ?? 2, 1, "a share's bound drawn above 1") }
+            if name == "plan-tiny.json" {
+                XCTAssertLessThanOrEqual(tops.max() ?? 2, 1, "a share's bound drawn above 1")
+                // The evaluation table says how many replications met the threshold, and the bounds.
+                let md = try String(contentsOfFile: out + "/plan.md", encoding: .utf8)
+                XCTAssertTrue(md.contains("origin.rejected503 \\<= 0 in ≥ 50 %"), md)
+                XCTAssertTrue(md.contains(" of 2 within, P in \\["), md)
+            }
         }
     }
 }
