@@ -108,7 +108,7 @@ package enum ReportBuilder {
             let scale = HumanScale.choose(for: unit, magnitude: m.mean ?? 0)
             return [.text(MetricTable.spec(named: m.name)?.title ?? m.name), .code(m.name),
                     m.mean.map { .text(scale.text($0)) } ?? .text("n/a"),
-                    m.confidenceInterval.map { .text("± " + scale.number($0.halfWidth)) } ?? .text("—"),
+                    m.confidenceInterval.map { .text($0.text(scale.number)) } ?? .text("—"),
                     .text(m.better),
                     m.precision?.replicationsNeeded.map { .count($0) } ?? .text("—")]
         }

@@ -193,7 +193,7 @@ struct RunCommand: ParsableCommand {
         for m in headlineMetrics(aggregate) {
             let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: m.name, unit: m.unit), magnitude: m.mean ?? 0)
             rows.append([.text(MetricTable.spec(named: m.name)?.title ?? m.name), .text(m.mean.map { scale.text($0) } ?? "n/a"),
-                         .text(m.confidenceInterval.map { "± " + scale.number($0.halfWidth) } ?? "—"),
+                         .text(m.confidenceInterval.map { $0.text(scale.number) } ?? "—"),
                          .text(status(m, slo: slo) ?? "—"), .text(m.name)])
         }
         let table = Table(caption: "", columns: [Table.Column("metric"), Table.Column("mean", alignment: .trailing),

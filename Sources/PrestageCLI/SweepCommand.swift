@@ -252,7 +252,7 @@ struct SweepCommand: ParsableCommand {
         let m = MetricSummary(name: name, unit: unit, better: "none", values: values, level: manifest.confidenceLevel)
         guard let mean = m.mean else { return "n/a" }
         let scale = HumanScale.choose(for: ReportBuilder.measuredUnit(name: name, unit: unit), magnitude: mean)
-        return scale.text(mean) + (m.confidenceInterval.map { " ± " + scale.number($0.halfWidth) } ?? "")
+        return scale.text(mean) + (m.confidenceInterval.map { " " + $0.text(scale.number) } ?? "")
     }
 }
 

@@ -38,6 +38,15 @@ import Stochastic
         return c
     }
 
+    /// Whether an end was moved inside the metric's range by `clipped(to:)`.
+    @usableFromInline package var isClipped: Bool { lower != mean - halfWidth || upper != mean + halfWidth }
+
+    /// The interval as a table shows it beside the mean: "± 0.12", or "[0, 4.39]" when clipped
+    /// (a "± h" would claim values the metric cannot take); `number` formats each figure.
+    @usableFromInline package func text(_ number: (Double) -> String) -> String {
+        isClipped ? "[\(number(lower)), \(number(upper))]" : "± " + number(halfWidth)
+    }
+
     /// Whether `x` lies in the closed interval.
     @usableFromInline package func contains(_ x: Double) -> Bool { x >= lower && x <= upper }
 

@@ -82,6 +82,11 @@ final class RangeAndChanceTests: XCTestCase {
         XCTAssertEqual(clipped.lower, 0)
         XCTAssertEqual(clipped.upper, rare.upper)
         XCTAssertEqual(clipped.halfWidth, rare.halfWidth)
+        // A table shows a clipped interval by its ends, never as "± h" (which would reach below 0).
+        XCTAssertTrue(clipped.isClipped)
+        XCTAssertEqual(clipped.text { String(Int($0.rounded())) }, "[0, 28]")
+        XCTAssertEqual(rare.text { String(Int($0.rounded())) }, "± 23")
+        XCTAssertFalse(rare.clipped(to: -100...100).isClipped)
         let share = try ConfidenceInterval.studentT(sample: [1, 1, 0.9], level: 0.95).clipped(to: 0...1)
         XCTAssertEqual(share.upper, 1)
         let data = try JSONEncoder().encode(clipped)
