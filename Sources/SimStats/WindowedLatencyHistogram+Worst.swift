@@ -1,11 +1,10 @@
 /// The worst span of a windowed histogram: the objective "tap-to-paint p95 in the worst minute".
 extension WindowedLatencyHistogram {
-    /// The worst span's quantile: the span of `spanWindows` consecutive windows (stepped by one
-    /// window) holding at least `countMin` values whose `q`-quantile is largest.
+    /// The worst span's quantile.
     package struct WorstSpan: Sendable, Equatable {
         /// The span's first second of event time.
         package let startSeconds: Int
-        /// Its width in seconds (`spanWindows` × the window width, cut at the last window).
+        /// Its width in seconds (`spanWindows` × the window width; the last span may be cut).
         package let seconds: Int
         /// Values in the span.
         package let count: UInt64
@@ -13,34 +12,40 @@ extension WindowedLatencyHistogram {
         package let quantileMicroseconds: Double
     }
 
-    /// The largest `q`-quantile over every span of `spanWindows` consecutive windows with at least
-    /// `countMin` values (the earliest such span when several tie); nil when no span has that many (or the arguments are out of range).
-    /// - Complexity: O(windows · buckets): the span's counts slide by one window at a time.
+    /// The largest `q`-quantile over the consecutive spans of `spanWindows` windows (windows
+    /// 0..<k, k..<2k, …: for 10-s windows and k = 6, each minute of event time) that hold at least
+    /// `countMin` values; the earliest when several tie; nil when no span has that many.
+    /// - Complexity: O(windows) for the totals, plus O(spanWindows · buckets used) for each span
+    ///   with enough values; spans with fewer are never scanned.
     package func worstSpan(quantile q: Double, spanWindows: Int, countMin: UInt64) -> WorstSpan? {
-        guard q >= 0, q <= 1, spanWindows >= 1, countMin >= 1 else { return nil }
-        let span = min(spanWindows, windowCount)
-        var sums = [UInt64](repeating: 0, count: bucketCount)
-        var total: UInt64 = 0
-        func add(_ w: Int, _ sign: Bool) {
-            for b in 0..<bucketCount {
-                let c = UInt64(counts[w * bucketCount + b])
-                if sign { sums[b] += c; total += c } else { sums[b] -= c; total -= c }
-            }
-        }
-        for w in 0..<span { add(w, true) }
+        guard q >= 0, q <= 1, spanWindows >= 1, countMin >= 1, bucketHighest >= bucketLowest else { return nil }
+        let lo = bucketLowest, width = bucketHighest - bucketLowest + 1
+        var sums = [UInt64](repeating: 0, count: width)
         var worst: WorstSpan? = nil
         var first = 0
-        while true {
+        while first < windowCount {
+            let end = min(first + spanWindows, windowCount)
+            var total: UInt64 = 0
+            for w in first..<end { total += windowTotals[w] }
             if total >= countMin {
-                let v = Self.quantile(q, of: sums, total: total)
+                for b in 0..<width { sums[b] = 0 }
+                for w in first..<end where windowTotals[w] > 0 {
+                    let base = w * bucketCount + lo
+                    for b in 0..<width { sums[b] += UInt64(counts[base + b]) }
+                }
+                // Nearest rank within the used buckets, reported as the bucket's midpoint.
+                let rank = max(1, UInt64((q * Double(total)).rounded(.up)))
+                var cumulative: UInt64 = 0, bucket = width - 1
+                for b in 0..<width {
+                    cumulative += sums[b]
+                    if cumulative >= rank { bucket = b; break }
+                }
+                let v = LogBuckets.midpoint(lo + bucket, halfCountBits: Self.halfCountBits)
                 if worst.map({ v > $0.quantileMicroseconds }) ?? true {
-                    worst = WorstSpan(startSeconds: first * windowSeconds, seconds: span * windowSeconds, count: total, quantileMicroseconds: v)
+                    worst = WorstSpan(startSeconds: first * windowSeconds, seconds: (end - first) * windowSeconds, count: total, quantileMicroseconds: v)
                 }
             }
-            guard first + span < windowCount else { break }
-            add(first, false)
-            add(first + span, true)
-            first += 1
+            first = end
         }
         return worst
     }

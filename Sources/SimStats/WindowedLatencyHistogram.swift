@@ -39,6 +39,12 @@
     let windowMicroseconds: Int64
     /// `counts[window * bucketCount + bucket]`.
     var counts: [UInt32]
+    /// Values per window (`count(window:)` without the scan), kept by `record`.
+    var windowTotals: [UInt64]
+    /// The lowest and highest bucket holding a value in any window (`bucketCount` and -1: none
+    /// yet), so a scan over a window's buckets can skip the empty ends.
+    var bucketLowest: Int
+    var bucketHighest: Int
 
     /// Empty windows of `preferredWindowSeconds` (doubled while over `countersMax`) over `horizonSeconds`.
     /// - Throws: `.invalidParameter` unless 1 ≤ horizon ≤ `PerSecondCounter.horizonLimitSeconds` and
@@ -61,6 +67,9 @@
         windowCount = (horizonSeconds + width - 1) / width
         windowMicroseconds = Int64(width) * 1_000_000
         counts = [UInt32](repeating: 0, count: windowCount * bucketCount)
+        windowTotals = [UInt64](repeating: 0, count: windowCount)
+        bucketLowest = bucketCount
+        bucketHighest = -1
     }
 
     /// Records `valueMicroseconds` (negative counts as 0) in the window of event time `atMicroseconds`.
@@ -69,7 +78,12 @@
         let window = min(Int(max(0, time) / windowMicroseconds), windowCount - 1)
         let bucket = LogBuckets.index(UInt64(min(max(0, valueMicroseconds), maxValueMicroseconds)), halfCountBits: Self.halfCountBits)
         let i = window * bucketCount + bucket
-        if counts[i] != UInt32.max { counts[i] += 1 }
+        if counts[i] != UInt32.max {
+            counts[i] += 1
+            windowTotals[window] += 1
+            if bucket < bucketLowest { bucketLowest = bucket }
+            if bucket > bucketHighest { bucketHighest = bucket }
+        }
     }
 
     /// Values recorded in window `window`.
@@ -166,6 +180,9 @@
             }
             previous = i
             counts[i] = UInt32(triple[2])
+            windowTotals[Int(triple[0])] += triple[2]
+            bucketLowest = min(bucketLowest, b)
+            bucketHighest = max(bucketHighest, b)
         }
     }
 }
