@@ -59,6 +59,10 @@ final class FitReplayVerdictTests: XCTestCase {
 
         let (failing, again, _) = try replay(["--fail-on-disagreement"])
         XCTAssertEqual(failing, .gateNotPassed)
+        let help = try TestEnvironment()
+        defer { help.cleanUp() }
+        XCTAssertEqual(help.run(["help", "fit"]), .ok)
+        XCTAssertTrue(help.out.text.contains("  3    a replay figure disagrees with the log (--fail-on-disagreement)"), help.out.text)
         XCTAssertEqual(again, out, "the flag changes the exit status only")
     }
 
@@ -94,6 +98,8 @@ final class FitReplayVerdictTests: XCTestCase {
         XCTAssertTrue(t.err.text.contains("--fail-on-disagreement needs --replay"), t.err.text)
         XCTAssertEqual(t.run(["fit", log, "--format", "cloudfront", "--replay-replications", "5"]), .badInput)
         XCTAssertTrue(t.err.text.contains("--replay-replications needs --replay"), t.err.text)
+        XCTAssertEqual(t.run(["fit", log, "--format", "cloudfront", "--replay-devices", "500"]), .badInput)
+        XCTAssertTrue(t.err.text.contains("--replay-devices needs --replay"), t.err.text)
         XCTAssertEqual(t.run(["fit", log, "--format", "cloudfront", "--replay", "default", "--replay-replications", "1"]), .badInput)
         XCTAssertTrue(t.err.text.contains("--replay-replications"), t.err.text)
         XCTAssertTrue(t.out.text.isEmpty, t.out.text)
