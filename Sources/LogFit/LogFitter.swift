@@ -131,11 +131,21 @@ package struct PushFits: Sendable {
         package let sendToDelivered: Reservoir
         /// Every delivered push's sent → opened time (censored: not opened), a uniform sample.
         package let sendToOpened: Reservoir
+        /// The same pushes' sent → delivered time, entry by entry.
+        package let sendToDeliveredOfOpened: Reservoir
 
         /// Pushes delivered within `seconds` of their send, of the pushes sent (from the sample; exact below 20 000 pushes).
         package func deliveredWithin(_ seconds: Double, level: Double) -> Proportion? { Self.share(sendToDelivered, within: seconds, level: level) }
-        /// Delivered pushes opened within `seconds` of their send, of the pushes delivered.
-        package func openedWithin(_ seconds: Double, level: Double) -> Proportion? { Self.share(sendToOpened, within: seconds, level: level) }
+        /// Pushes opened within `seconds` of their send, of the pushes delivered within it (a push
+        /// delivered later could not have been opened in the window).
+        package func openedWithin(_ seconds: Double, level: Double) -> Proportion? {
+            var delivered = 0, opened = 0
+            for (i, d) in sendToDeliveredOfOpened.values.enumerated() where d <= seconds {
+                delivered += 1
+                if !sendToOpened.censored[i] && sendToOpened.values[i] <= seconds { opened += 1 }
+            }
+            return delivered > 0 ? Proportion(successes: opened, trials: delivered, confidenceLevel: level) : nil
+        }
 
         static func share(_ r: Reservoir, within seconds: Double, level: Double) -> Proportion? {
             guard !r.values.isEmpty else { return nil }
@@ -289,7 +299,8 @@ package enum LogFitter {
                                      delivery: series("push.\(name).deliverySeconds", unit: "s", s.delivery, level: level),
                                      taps: taps, tapSample: tapSample,
                                      openedShareOfDelivered: proportion(s.opened, s.delivered, level), networks: s.networks,
-                                     sendToDelivered: s.sendToDelivered, sendToOpened: s.sendToOpened)
+                                     sendToDelivered: s.sendToDelivered, sendToOpened: s.sendToOpened,
+                                     sendToDeliveredOfOpened: s.sendToDeliveredOfOpened)
         }
         return PushFits(platforms: platforms, logEndSeconds: end, zeroDelays: p.zeroDelays)
     }

@@ -13,6 +13,9 @@ package struct PushAccumulator: Sendable {
         package var sendToDelivered: Reservoir
         /// Delivered pushes: sent → opened, seconds (censored: never opened).
         package var sendToOpened: Reservoir
+        /// The same delivered pushes' sent → delivered, seconds: offered in step with `sendToOpened`
+        /// under the same seed, so entry i of both is the same push.
+        package var sendToDeliveredOfOpened: Reservoir
         /// Network class → pushes.
         package var networks: [String: Int] = [:]
     }
@@ -35,7 +38,8 @@ package struct PushAccumulator: Sendable {
         var p = platforms[platform] ?? PlatformState(delivery: Reservoir(capacity: Self.reservoirCapacity, seed: 31),
                                                        taps: Reservoir(capacity: Self.reservoirCapacity, seed: 32),
                                                        sendToDelivered: Reservoir(capacity: Self.reservoirCapacity, seed: 33),
-                                                       sendToOpened: Reservoir(capacity: Self.reservoirCapacity, seed: 34))
+                                                       sendToOpened: Reservoir(capacity: Self.reservoirCapacity, seed: 34),
+                                                       sendToDeliveredOfOpened: Reservoir(capacity: Self.reservoirCapacity, seed: 34))
         p.pushes += 1
         firstSendSeconds = min(firstSendSeconds, r.sentSeconds)
         logEndSeconds = max(logEndSeconds, r.sentSeconds, r.deliveredSeconds ?? -.infinity, r.openedSeconds ?? -.infinity)
@@ -43,6 +47,7 @@ package struct PushAccumulator: Sendable {
         p.sendToDelivered.add(r.deliveredSeconds.map { $0 - r.sentSeconds } ?? 0, censored: r.deliveredSeconds == nil)
         if let d = r.deliveredSeconds {
             p.sendToOpened.add(r.openedSeconds.map { $0 - r.sentSeconds } ?? 0, censored: r.openedSeconds == nil)
+            p.sendToDeliveredOfOpened.add(d - r.sentSeconds)
             p.delivered += 1
             let delay = d - r.sentSeconds
             if delay > 0 { p.delivery.add(delay) } else if platform == "all" { zeroDelays += 1 }
