@@ -4,8 +4,6 @@ import LogFit
 import PushModel
 import ScenarioFormat
 import ReportKit
-import SimStats
-import Stochastic
 
 
 /// One side of a replay comparison: an estimate and its confidence interval (lower ≤ estimate ≤ upper).
@@ -114,11 +112,13 @@ enum FitReplay {
             guard let v = value(metrics), v.isFinite else { return nil }
             values.append(v)
         }
-        guard values.count >= 2, let ci = try? ConfidenceInterval.studentT(sample: values, level: level) else { return nil }
+        // The run's own summary of a metric: the mean and its Student t interval over replications.
+        guard values.count >= 2, let ci = MetricSummary(name: "", unit: "", better: "none", values: values, level: level).confidenceInterval else { return nil }
         return ReplayEstimate(estimate: ci.mean, lower: ci.mean - ci.halfWidth, upper: ci.mean + ci.halfWidth)
     }
 
-    static func logged(_ p: Proportion?) -> ReplayEstimate? { p.map { ReplayEstimate(estimate: $0.estimate, lower: $0.lower, upper: $0.upper) } }
+    /// A logged share's (estimate, lower, upper).
+    static func logged(_ p: (Double, Double, Double)?) -> ReplayEstimate? { p.map { ReplayEstimate(estimate: $0.0, lower: $0.1, upper: $0.2) } }
 
     static func rows(outcome: FitOutcome, results: [ReplicationResult], world: PushWorldConfig, level: Double) -> [Row] {
         func sim(_ value: @escaping ([String: Double]) -> Double?) -> ReplayEstimate? { simulated(results, level: level, value) }
@@ -132,7 +132,7 @@ enum FitReplay {
         let fromSend = edge?.sendTimeSeconds != nil
         if let edge {
             rows.append(Row(figure: fromSend ? "edge hit ratio from the send" : "edge hit ratio (whole log: no send time)",
-                            logged: logged(fromSend ? edge.hitRatioFromSend : edge.hitRatio),
+                            logged: logged((fromSend ? edge.hitRatioFromSend : edge.hitRatio).map { ($0.estimate, $0.lower, $0.upper) }),
                             simulated: sim { $0[MetricID.edgePrestageHitRatio.rawValue] },
                             differentQuantities: nil,
                             dependsOn: "campaigns[].warm.mode, campaigns[].cacheControl.maxAgeSeconds, infra.edgeCache.background, infra.edgeCache.capacityBytes"))
@@ -146,7 +146,7 @@ enum FitReplay {
                                 dependsOn: "infra.networks.CLASS, infra.connectionSetup, population.networkMix (simulated side)"))
             }
             rows.append(Row(figure: fromSend ? "origin 503 share from the send" : "origin 503 share (whole log: no send time)",
-                            logged: logged(fromSend ? edge.origin503ShareFromSend : edge.origin503Share),
+                            logged: logged((fromSend ? edge.origin503ShareFromSend : edge.origin503Share).map { ($0.estimate, $0.lower, $0.upper) }),
                             simulated: sim(ratio(MetricID.originRejected503.rawValue, MetricID.originRequests.rawValue)),
                             differentQuantities: nil,
                             dependsOn: "infra.origin.workers, infra.origin.queueMax, infra.origin.serviceSeconds"))
@@ -159,7 +159,7 @@ enum FitReplay {
                 m[MetricID.outcomesNotDeliveredShare.rawValue].map { $0 + (m[MetricID.outcomesDeferredThenExpiredShare.rawValue] ?? 0) }
             }
             rows.append(Row(figure: "opened / delivered" + within,
-                            logged: w.flatMap { logged(all.openedWithin($0, level: level)) },
+                            logged: w.flatMap { logged(all.openedWithin($0, level: level).map { ($0.estimate, $0.lower, $0.upper) }) },
                             simulated: sim { m in
                                 guard let taps = m[MetricID.tapsCount.rawValue], let sent = m[MetricID.pushesTargeted.rawValue], let lost = notDelivered(m) else { return nil }
                                 let delivered = sent * (1 - lost)
@@ -168,7 +168,7 @@ enum FitReplay {
                             differentQuantities: nil,
                             dependsOn: "users.segments[].iosOpenProbability, users.segments[].androidOpenProbability, users.tapDelaySeconds, horizonSeconds"))
             rows.append(Row(figure: "delivered / sent" + within,
-                            logged: w.flatMap { logged(all.deliveredWithin($0, level: level)) },
+                            logged: w.flatMap { logged(all.deliveredWithin($0, level: level).map { ($0.estimate, $0.lower, $0.upper) }) },
                             simulated: sim { notDelivered($0).map { 1 - $0 } },
                             differentQuantities: nil,
                             dependsOn: "campaigns[].deliveryLatencySeconds, campaigns[].messageTtlSeconds, campaigns[].androidPriority, population.doze, population.iosForceQuitShare (silent pushes)"))
