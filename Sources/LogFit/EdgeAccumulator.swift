@@ -34,8 +34,15 @@ package struct EdgeAccumulator: Sendable {
     /// Minute (floor(t / 60)) → (hits, misses).
     package private(set) var minutes: [Int: (hits: Int, misses: Int)] = [:]
     package private(set) var timeRange: ClosedRange<Double>?
+    /// The campaign's send (nil: unknown); the counts below cover requests at or after it.
+    package let sendSeconds: Double?
+    /// From the send on: hits, misses, upstream requests (misses and edge errors) and their 503s.
+    package private(set) var hitsFromSend = 0, missesFromSend = 0, originRequestsFromSend = 0, origin503FromSend = 0
 
-    package init(timeoutSeconds: Double?) { self.timeoutSeconds = timeoutSeconds }
+    package init(timeoutSeconds: Double?, sendSeconds: Double? = nil) {
+        self.timeoutSeconds = timeoutSeconds
+        self.sendSeconds = sendSeconds
+    }
 
     package mutating func add(_ r: EdgeRecord) {
         requests += 1
@@ -79,10 +86,18 @@ package struct EdgeAccumulator: Sendable {
             }
         }
         if let b = r.bytes, b > 0 { objectBytes.add(b) }
+        let fromSend = sendSeconds.map { r.timeSeconds >= $0 } ?? false
+        if fromSend {
+            if r.cache == .hit { hitsFromSend += 1 } else if r.cache == .miss { missesFromSend += 1 }
+        }
         if r.cache == .miss || r.cache == .error {
             originRequests += 1
             let s = r.originStatus ?? r.status ?? 0
             if s == 503 { origin503 += 1 }
+            if fromSend {
+                originRequestsFromSend += 1
+                if s == 503 { origin503FromSend += 1 }
+            }
             if s >= 500 { origin5xx += 1 }
             offer(&origin, r.originSeconds)
         }

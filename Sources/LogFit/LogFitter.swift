@@ -41,6 +41,46 @@ package struct SeriesFit: Sendable {
     package func loggedQuantile(_ p: Double) -> Double? {
         GoodnessOfFitTest.kaplanMeier(sample).first { 1 - $0.survival >= p }?.time
     }
+
+    /// A distribution-free interval for the p-quantile from order statistics (see
+    /// `OrderStatisticInterval`); nil when it would need a censored value or the sample is too small.
+    package func loggedQuantileInterval(_ p: Double, level: Double) -> (lower: Double, upper: Double)? {
+        let observed = sample.observed.sorted()
+        // Below the smallest censoring point every value's rank is known.
+        let firstCensored = sample.censored.min() ?? .infinity
+        let known = observed.prefix { $0 < firstCensored }.count
+        guard let (l, u) = OrderStatisticInterval.ranks(n: sample.count, p: p, level: level), u <= known else { return nil }
+        return (observed[l - 1], observed[u - 1])
+    }
+}
+
+/// The distribution-free confidence interval for a quantile: with X(1) ≤ … ≤ X(n) the sorted
+/// sample, P(X(l) ≤ ξ_p < X(u)) = P(l ≤ B < u) for B ~ Binomial(n, p), whatever the (continuous)
+/// distribution. l is the largest rank with P(B < l) ≤ α/2 and u the smallest with P(B ≥ u) ≤ α/2,
+/// so the coverage is at least the level (more with ties, which only widen it).
+package enum OrderStatisticInterval {
+    /// The 1-based ranks (l, u), nil when n is too small for the level (l < 1 or u > n).
+    package static func ranks(n: Int, p: Double, level: Double) -> (lower: Int, upper: Int)? {
+        guard n > 0, p > 0, p < 1 else { return nil }
+        let alpha = (1 - level) / 2
+        // pmf(k) in log space (ln k! as a running sum of logs), accumulated into the CDF.
+        let lp = log(p), lq = log1p(-p)
+        var lnFactorial = [Double](repeating: 0, count: n + 1)
+        for k in stride(from: 1, through: n, by: 1) { lnFactorial[k] = lnFactorial[k - 1] + log(Double(k)) }
+        var cdf = [Double](repeating: 0, count: n + 1), running = 0.0
+        for k in 0...n {
+            running += exp(lnFactorial[n] - lnFactorial[k] - lnFactorial[n - k] + Double(k) * lp + Double(n - k) * lq)
+            cdf[k] = min(1, running)
+        }
+        // P(B < l) = cdf[l - 1]; the largest l ≥ 1 with cdf[l - 1] ≤ α/2.
+        var l = 0
+        for k in 1...n where cdf[k - 1] <= alpha { l = k }
+        // P(B ≥ u) = 1 − cdf[u − 1]; the smallest u ≤ n with it ≤ α/2.
+        var u = n + 1
+        for k in stride(from: n, through: 1, by: -1) where 1 - cdf[k - 1] <= alpha { u = k }
+        guard l >= 1, u <= n else { return nil }
+        return (l, u)
+    }
 }
 
 /// The edge fits.
@@ -59,6 +99,12 @@ package struct EdgeFits: Sendable {
     package let origin503Share: Proportion?
     package let origin5xxShare: Proportion?
     package let errorShare: Proportion?
+    /// The send the figures below start at (nil: no `--send-time` and no push analytics).
+    package let sendTimeSeconds: Double?
+    /// Hits among hits and misses at or after the send: the requests a campaign's pre-staging makes.
+    package let hitRatioFromSend: Proportion?
+    /// 503s among upstream requests (misses and edge errors) at or after the send.
+    package let origin503ShareFromSend: Proportion?
     /// Largest PoPs by requests, at most `popsReported`.
     package let pops: [Pop]
     /// (minute offset from the send, hit ratio, requests) for the minutes around the send.
@@ -81,6 +127,31 @@ package struct PushFits: Sendable {
         package let tapSample: CensoredSample?
         package let openedShareOfDelivered: Proportion?
         package let networks: [String: Int]
+        /// Every push's sent → delivered time (censored: not delivered), a uniform sample.
+        package let sendToDelivered: Reservoir
+        /// Every delivered push's sent → opened time (censored: not opened), a uniform sample.
+        package let sendToOpened: Reservoir
+        /// The same pushes' sent → delivered time, entry by entry.
+        package let sendToDeliveredOfOpened: Reservoir
+
+        /// Pushes delivered within `seconds` of their send, of the pushes sent (from the sample; exact below 20 000 pushes).
+        package func deliveredWithin(_ seconds: Double, level: Double) -> Proportion? { Self.share(sendToDelivered, within: seconds, level: level) }
+        /// Pushes opened within `seconds` of their send, of the pushes delivered within it (a push
+        /// delivered later could not have been opened in the window).
+        package func openedWithin(_ seconds: Double, level: Double) -> Proportion? {
+            var delivered = 0, opened = 0
+            for (i, d) in sendToDeliveredOfOpened.values.enumerated() where d <= seconds {
+                delivered += 1
+                if !sendToOpened.censored[i] && sendToOpened.values[i] <= seconds { opened += 1 }
+            }
+            return delivered > 0 ? Proportion(successes: opened, trials: delivered, confidenceLevel: level) : nil
+        }
+
+        static func share(_ r: Reservoir, within seconds: Double, level: Double) -> Proportion? {
+            guard !r.values.isEmpty else { return nil }
+            let k = zip(r.values, r.censored).filter { !$1 && $0 <= seconds }.count
+            return Proportion(successes: k, trials: r.values.count, confidenceLevel: level)
+        }
     }
 
     package let platforms: [Platform]
@@ -112,13 +183,21 @@ package enum LogFitter {
 
     /// - Throws: `LogFitError` for unreadable files, bad headers or options, and when no row was usable.
     package static func run(_ request: FitRequest) throws(LogFitError) -> FitOutcome {
-        var problems = ReadProblems()
-        var edge = EdgeAccumulator(timeoutSeconds: request.timeoutSeconds)
+        var problems = ReadProblems(), pushProblems = ReadProblems()
         var push = PushAccumulator()
         var lines = 0, edgeRows = 0, pushRows = 0
         let start = Date()
         let edgeFiles = request.format == .push ? [] : request.logs
         let pushFiles = (request.format == .push ? request.logs : []) + request.pushLogs
+        // Push analytics first: their first send splits the edge requests into before and from the
+        // send as they stream by. Their problems are listed after the edge logs', as given.
+        for path in pushFiles {
+            let source = try LineSource(path: path)
+            try CSVReader.readPushes(source, problems: &pushProblems) { push.add($0); pushRows += 1 }
+            lines += source.linesRead
+        }
+        let sendTime = request.sendTimeSeconds ?? (push.firstSendSeconds.isFinite ? push.firstSendSeconds : nil)
+        var edge = EdgeAccumulator(timeoutSeconds: request.timeoutSeconds, sendSeconds: sendTime)
         for path in edgeFiles {
             let source = try LineSource(path: path)
             let counting: (EdgeRecord) -> Void = { edge.add($0); edgeRows += 1 }
@@ -132,11 +211,7 @@ package enum LogFitter {
             }
             lines += source.linesRead
         }
-        for path in pushFiles {
-            let source = try LineSource(path: path)
-            try CSVReader.readPushes(source, problems: &problems) { push.add($0); pushRows += 1 }
-            lines += source.linesRead
-        }
+        problems.append(pushProblems)
         let readSeconds = Date().timeIntervalSince(start)
         guard edgeRows + pushRows > 0 else {
             let files = (edgeFiles + pushFiles).joined(separator: ", ")
@@ -144,7 +219,7 @@ package enum LogFitter {
                                 (problems.quoted.first.map { "; first: \($0)" } ?? ""))
         }
         let level = request.confidenceLevel
-        let edgeFits = edgeRows > 0 ? fitEdge(edge, level: level, sendTime: request.sendTimeSeconds ?? (push.firstSendSeconds.isFinite ? push.firstSendSeconds : nil)) : nil
+        let edgeFits = edgeRows > 0 ? fitEdge(edge, level: level, sendTime: sendTime) : nil
         let pushFits = pushRows > 0 ? fitPush(push, level: level, bootstrap: request.bootstrapReplicates) : nil
         return FitOutcome(request: request, edge: edgeFits, push: pushFits, problems: problems, linesRead: lines,
                           rowsUsed: edgeRows + pushRows, readSeconds: readSeconds)
@@ -201,7 +276,10 @@ package enum LogFitter {
         return EdgeFits(series: series, hitRatio: proportion(e.hits, e.hits + e.misses, level),
                         origin503Share: proportion(e.origin503, e.originRequests, level),
                         origin5xxShare: proportion(e.origin5xx, e.originRequests, level),
-                        errorShare: proportion(e.errors, e.requests, level), pops: Array(pops),
+                        errorShare: proportion(e.errors, e.requests, level), sendTimeSeconds: sendTime,
+                        hitRatioFromSend: sendTime == nil ? nil : proportion(e.hitsFromSend, e.hitsFromSend + e.missesFromSend, level),
+                        origin503ShareFromSend: sendTime == nil ? nil : proportion(e.origin503FromSend, e.originRequestsFromSend, level),
+                        pops: Array(pops),
                         hitRatioAroundSend: around, requests: e.requests, zeroDurations: e.zeroDurations)
     }
 
@@ -220,7 +298,9 @@ package enum LogFitter {
             return PushFits.Platform(platform: name, pushes: s.pushes, delivered: proportion(s.delivered, s.pushes, level),
                                      delivery: series("push.\(name).deliverySeconds", unit: "s", s.delivery, level: level),
                                      taps: taps, tapSample: tapSample,
-                                     openedShareOfDelivered: proportion(s.opened, s.delivered, level), networks: s.networks)
+                                     openedShareOfDelivered: proportion(s.opened, s.delivered, level), networks: s.networks,
+                                     sendToDelivered: s.sendToDelivered, sendToOpened: s.sendToOpened,
+                                     sendToDeliveredOfOpened: s.sendToDeliveredOfOpened)
         }
         return PushFits(platforms: platforms, logEndSeconds: end, zeroDelays: p.zeroDelays)
     }

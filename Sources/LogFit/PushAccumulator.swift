@@ -9,6 +9,13 @@ package struct PushAccumulator: Sendable {
         /// Delivered pushes: the tap delay when opened, else (censored) the delivery time, which
         /// becomes the censoring point `logEnd − delivered` once the log's end is known.
         package var taps: Reservoir
+        /// Every push: sent → delivered, seconds (censored: never delivered), for shares within a window after the send.
+        package var sendToDelivered: Reservoir
+        /// Delivered pushes: sent → opened, seconds (censored: never opened).
+        package var sendToOpened: Reservoir
+        /// The same delivered pushes' sent → delivered, seconds: offered in step with `sendToOpened`
+        /// under the same seed, so entry i of both is the same push.
+        package var sendToDeliveredOfOpened: Reservoir
         /// Network class → pushes.
         package var networks: [String: Int] = [:]
     }
@@ -29,12 +36,18 @@ package struct PushAccumulator: Sendable {
 
     private mutating func add(_ r: PushRecord, to platform: String) {
         var p = platforms[platform] ?? PlatformState(delivery: Reservoir(capacity: Self.reservoirCapacity, seed: 31),
-                                                       taps: Reservoir(capacity: Self.reservoirCapacity, seed: 32))
+                                                       taps: Reservoir(capacity: Self.reservoirCapacity, seed: 32),
+                                                       sendToDelivered: Reservoir(capacity: Self.reservoirCapacity, seed: 33),
+                                                       sendToOpened: Reservoir(capacity: Self.reservoirCapacity, seed: 34),
+                                                       sendToDeliveredOfOpened: Reservoir(capacity: Self.reservoirCapacity, seed: 34))
         p.pushes += 1
         firstSendSeconds = min(firstSendSeconds, r.sentSeconds)
         logEndSeconds = max(logEndSeconds, r.sentSeconds, r.deliveredSeconds ?? -.infinity, r.openedSeconds ?? -.infinity)
         if let n = r.network { p.networks[n, default: 0] += 1 }
+        p.sendToDelivered.add(r.deliveredSeconds.map { $0 - r.sentSeconds } ?? 0, censored: r.deliveredSeconds == nil)
         if let d = r.deliveredSeconds {
+            p.sendToOpened.add(r.openedSeconds.map { $0 - r.sentSeconds } ?? 0, censored: r.openedSeconds == nil)
+            p.sendToDeliveredOfOpened.add(d - r.sentSeconds)
             p.delivered += 1
             let delay = d - r.sentSeconds
             if delay > 0 { p.delivery.add(delay) } else if platform == "all" { zeroDelays += 1 }

@@ -116,4 +116,11 @@ package struct ReadProblems: Sendable, Equatable {
         if excerpt.count > Self.excerptCharactersMax { excerpt = String(excerpt.prefix(Self.excerptCharactersMax)) + "…" }
         quoted.append("\(path):\(line): \(reason): «\(excerpt)»")
     }
+
+    /// Adds the problems of files read separately after this one's, as if read in that order.
+    mutating func append(_ other: ReadProblems) {
+        count += other.count
+        quoted += other.quoted.prefix(max(0, Self.quotedMax - quoted.count))
+        fileNotes += other.fileNotes
+    }
 }

@@ -25,18 +25,24 @@ struct FitCommand: ParsableCommand {
     /// `--send-time TIME`.
     static let sendTimeOption = Option.string("send-time", valueName: "TIME", help: "the campaign's send (ISO 8601 or epoch; default: first sent_at)")
     /// `--replay SCENARIO`.
-    static let replayOption = Option.string("replay", valueName: "SCENARIO", help: "run SCENARIO with the overlay and print simulated figures beside the logged ones")
+    static let replayOption = Option.string("replay", valueName: "SCENARIO", help: "run SCENARIO with the overlay and judge each simulated figure against the logged one")
     /// `--replay-devices N`.
     static let replayDevicesOption = Option.integer("replay-devices", 1...1_000_000, valueName: "N", help: "devices in the replay (default 2000)")
+    /// `--replay-replications N`: at least 2, for an interval over replications.
+    static let replayReplicationsOption = Option.integer("replay-replications", 2...10_000, valueName: "N",
+                                                         help: "replications in the replay (default \(FitReplay.replicationsDefault); at least 2 for an interval)")
+    /// `--fail-on-disagreement`.
+    static let failOnDisagreementOption = Option.flag("fail-on-disagreement", help: "exit 3 when a replay figure disagrees with the log")
     /// `--allow-truncated`.
     static let allowTruncatedOption = Option.flag("allow-truncated", help: "fit the lines read from a log that ends early (a truncated or corrupt gzip) instead of refusing it")
 
     static let configuration = CommandSpec("fit", summary: "fit distributions to CDN and push-analytics logs and write a scenario overlay",
                                            positionals: ["LOG..."], declaring: [
         formatOption, outOption, reportOption, pushOption, mapOption, timeoutSecondsOption, sendTimeOption, replayOption, replayDevicesOption,
-        allowTruncatedOption,
+        replayReplicationsOption, failOnDisagreementOption, allowTruncatedOption,
     ], exitCodes: [ExitCodeDoc(.ok), ExitCodeDoc(.runFailed, "the replay or the output failed"),
-                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, a log that ends early without --allow-truncated, an --out in a missing directory)")])
+                   ExitCodeDoc(.badInput, "bad input (command line, unreadable file, bad header, no usable rows, a log that ends early without --allow-truncated, an --out in a missing directory)"),
+                   ExitCodeDoc(.gateNotPassed, "a replay figure disagrees with the log (--fail-on-disagreement); the overlay and report are written")])
 
     static let helpFooter = """
 
@@ -46,6 +52,7 @@ struct FitCommand: ParsableCommand {
     examples:
       prestage fit Tests/LogFitTests/Samples/cloudfront.log --format cloudfront --report fit-report
       prestage fit logs/*.gz --format cloudfront --push pushes.csv --out overlay.json --replay default
+      prestage fit logs/*.gz --format cloudfront --push pushes.csv --out overlay.json --replay default --fail-on-disagreement
       prestage run default --overlay overlay.json
     """
 
@@ -71,6 +78,10 @@ struct FitCommand: ParsableCommand {
     let replay: String?
     /// `--replay-devices`.
     let replayDevices: Int?
+    /// `--replay-replications`.
+    let replayReplications: Int?
+    /// `--fail-on-disagreement`.
+    let failOnDisagreement: Bool
     /// `--allow-truncated`.
     let allowTruncated: Bool
 
@@ -85,6 +96,8 @@ struct FitCommand: ParsableCommand {
         sendTime = parsed[Self.sendTimeOption]
         replay = parsed[Self.replayOption]
         replayDevices = parsed[Self.replayDevicesOption]
+        replayReplications = parsed[Self.replayReplicationsOption]
+        failOnDisagreement = parsed[Self.failOnDisagreementOption]
         allowTruncated = parsed[Self.allowTruncatedOption]
     }
 
@@ -96,6 +109,11 @@ struct FitCommand: ParsableCommand {
         guard let formatName else { return fail("--format is required: one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))") }
         guard let format = LogFormat(rawValue: formatName) else {
             return fail("--format \(formatName): expected one of \(LogFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if replay == nil {
+            if replayDevices != nil { return fail("--replay-devices needs --replay SCENARIO") }
+            if replayReplications != nil { return fail("--replay-replications needs --replay SCENARIO") }
+            if failOnDisagreement { return fail("--fail-on-disagreement needs --replay SCENARIO") }
         }
         if let out, let problem = OutputFilePath.problem(option: "out", path: out) { return fail(problem) }
         var request = FitRequest(logs: logs, format: format)
@@ -163,7 +181,9 @@ struct FitCommand: ParsableCommand {
         env.standardError.write(FitSummaryText.render(outcome, overlay: overlay))
         if let scenario = replay {
             return FitReplay.run(scenario: scenario, overlay: overlay, outcome: outcome,
-                                 devices: replayDevices ?? Self.replayDevicesDefault, environment: env)
+                                 devices: replayDevices ?? Self.replayDevicesDefault,
+                                 replications: replayReplications ?? FitReplay.replicationsDefault,
+                                 failOnDisagreement: failOnDisagreement, environment: env)
         }
         return .ok
     }
