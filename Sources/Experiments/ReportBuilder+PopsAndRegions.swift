@@ -25,15 +25,23 @@ extension ReportBuilder {
         var totals: [Int: Double] = [:]
         for row in tables.regionMisses { totals[row.region, default: 0] += row.misses }
         let shown = totals.keys.sorted { (totals[$0] ?? 0, $1) > (totals[$1] ?? 0, $0) }.prefix(missRegionsShown)
+        // Bins without misses are left out of the table; drawn as zeros up to the last bin any shown region
+        // missed in, so a line does not bridge quiet bins (a region that missed only in the first bin is one
+        // point, drawn as a dot).
+        let lastBin = tables.regionMisses.filter { shown.contains($0.region) }.map(\.binStartSeconds).max() ?? 0
         let series = shown.sorted().map { region in
-            TimeSeries(name: "region \(region)", points: tables.regionMisses.filter { $0.region == region }.map {
-                TimePoint(seconds: tables.firstSendSeconds + Double($0.binStartSeconds), value: $0.misses)
+            let misses = Dictionary(tables.regionMisses.filter { $0.region == region }.map { ($0.binStartSeconds, $0.misses) }, uniquingKeysWith: +)
+            return TimeSeries(name: "region \(region)", points: stride(from: 0, through: lastBin, by: max(1, tables.missBinSeconds)).map {
+                TimePoint(seconds: tables.firstSendSeconds + Double($0), value: misses[$0] ?? 0)
             })
         }
         let chart = TimeSeriesChart(
             title: "Pre-stage misses by region", summary: "Pre-stage edge misses of the \(shown.count) regions with the most, per \(tables.missBinSeconds)-second bin from the first send, mean per replication (region-misses.csv has every region).",
             valueAxis: ValueAxis(label: "Misses", unit: "per \(tables.missBinSeconds) s"), valueDecimals: 1, series: series,
-            bands: sendBands(scenario))
+            bands: sendBands(scenario),
+            // The bins' whole span (a short send would otherwise set the axis to a few milliseconds).
+            focus: TimeRange(fromSeconds: tables.firstSendSeconds, toSeconds: tables.firstSendSeconds + Double(lastBin + max(1, tables.missBinSeconds))),
+            showsOverview: false)
         var blocks: [ReportBlock] = [.table(table)]
         if !series.isEmpty { blocks.append(.chart(.timeSeries(chart))) }
         return ReportSection(title: "PoPs and regions", blocks: blocks)

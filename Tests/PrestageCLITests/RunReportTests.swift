@@ -94,4 +94,23 @@ final class RunReportTests: XCTestCase {
         let charts = html.components(separatedBy: "<figure").count - 1
         try assertReportLayout(html: html, name: "run-tap-to-paint-over-time", expectedCharts: charts)
     }
+
+    /// A cold send (nothing warmed): the pre-stage misses of each region all fall in the first bin after
+    /// the send, a one-point series. The region chart still shows a mark for each region (a line of one
+    /// point draws nothing), and Chromium finds no chart drawn empty at either width.
+    func testColdSendRegionChartIsNotDrawnEmpty() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "run.seed=4",
+                              "--set", "campaigns[0].warm.mode=none", "--out", out.path]), .ok, t.err.text)
+        let csv = try String(contentsOf: out.appendingPathComponent("region-misses.csv"), encoding: .utf8)
+        let bins = Set(csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[1] })
+        XCTAssertEqual(bins, ["0"], "every miss in the first bin: the case under test\n" + csv)
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("Pre-stage misses by region"))
+        XCTAssertTrue(html.contains("class=\"series-point\""), "the one-bin series drawn as marks")
+        let charts = html.components(separatedBy: "<figure").count - 1
+        try assertReportLayout(html: html, name: "run-cold-send", expectedCharts: charts)
+    }
 }
