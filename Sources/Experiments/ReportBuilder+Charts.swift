@@ -223,7 +223,7 @@ extension ReportBuilder {
             BreakdownCategory("nothing stored, fetches failed", color: .purple),
             BreakdownCategory("timed out or killed", color: .vermillion),
             BreakdownCategory("deferred, then expired", color: .orange), BreakdownCategory("skipped by policy", color: .grey),
-            BreakdownCategory("refused as expired", color: .grey), BreakdownCategory("not delivered", color: .purple),
+            BreakdownCategory("refused as expired", color: .lightGrey), BreakdownCategory("not delivered", color: .indigo),
         ]
         let counts = [o.completed, o.deferredThenCompleted, o.partial, o.fetchTimedOut, o.fetchFailed, o.timedOutOrKilled,
                       o.deferredThenExpired, o.skippedByPolicy, o.payloadExpired, o.notDelivered].map { Int(clamping: $0) }

@@ -19,7 +19,7 @@ package enum LineDash: Int, Sendable, Equatable, CaseIterable {
     /// The pattern for the series at `index` when none is given: solid for the first palette cycle, then
     /// dashed, then dotted, so a ninth series is not a copy of the first.
     package static func automatic(_ index: Int) -> LineDash {
-        switch (index / ChartColor.allCases.count) % 3 {
+        switch (index / ChartColor.automaticCycle.count) % 3 {
         case 0: return .solid
         case 1: return .dashed
         default: return .dotted

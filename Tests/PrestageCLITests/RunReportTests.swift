@@ -113,4 +113,27 @@ final class RunReportTests: XCTestCase {
         let charts = html.components(separatedBy: "<figure").count - 1
         try assertReportLayout(html: html, name: "run-cold-send", expectedCharts: charts)
     }
+
+    /// Every chart of a real run's report, the outcome breakdown's ten buckets included, keeps its
+    /// series apart by the colour rule (CIEDE2000 ≥ 10, normal vision, protanopia and deuteranopia).
+    func testRunReportChartColoursAreDistinguishable() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "campaigns[0].warm.mode=none",
+                              "--out", out.path]), .ok, t.err.text)
+        let scenario = try ScenarioLoader.decode(Data(contentsOf: out.appendingPathComponent("scenario.json")), label: "scenario.json")
+        let results = try (0..<2).map { try PushSimulation.run(scenario.modelWorld, masterSeed: scenario.run.seed, replication: $0) }
+        let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel)
+        let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
+                                        confidenceLevel: scenario.run.confidenceLevel)
+        let report = ReportBuilder.build(scenario: scenario, hash: "h", aggregate: aggregate, tables: tables, results: results)
+        let charts = report.sections.flatMap { $0.blocks }.compactMap { block -> Chart? in
+            if case .chart(let chart) = block { return chart }
+            return nil
+        }
+        XCTAssertTrue(charts.contains { $0.title == "Preload outcome per push" })
+        XCTAssertTrue(charts.contains { $0.title == "Pre-stage misses by region" })
+        XCTAssertEqual(charts.flatMap(ColourVision.problems(in:)), [])
+    }
 }
