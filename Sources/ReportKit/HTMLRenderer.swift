@@ -108,6 +108,7 @@ package struct HTMLRenderer: Sendable {
             if let objective = metric.failedObjective {
                 html += "<p class=\"threshold\"><span class=\"badge breached\">FAIL</span>objective " + esc(objective) + "</p>\n"
             }
+            if let line = metric.lookAtLine { html += "<p class=\"look-at\">" + esc(line) + "</p>\n" }
             if !metric.note.isEmpty { html += "<p class=\"note\">" + esc(metric.note) + "</p>\n" }
             html += "</article>\n"
         }
@@ -184,6 +185,7 @@ package struct HTMLRenderer: Sendable {
         .metric .value { margin: 0.15rem 0 0; font-size: 1.65rem; font-weight: 650; font-variant-numeric: tabular-nums; }
         .metric .unit { font-size: 1rem; font-weight: 500; color: var(--muted); }
         .metric .ci, .metric .threshold, .metric .note { margin: 0.15rem 0 0; font-size: 0.8rem; color: var(--muted); }
+        .metric .look-at { margin: 0.3rem 0 0; font-size: 0.85rem; font-weight: 600; color: var(--ink); }
         .badge { display: inline-block; font-size: 0.7rem; font-weight: 700; letter-spacing: 0.03em; padding: 0 0.45rem;
           border-radius: 999px; margin-right: 0.4rem; }
         .badge.clear { background: #dafbe1; color: #116329; }

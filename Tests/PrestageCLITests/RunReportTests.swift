@@ -110,6 +110,11 @@ final class RunReportTests: XCTestCase {
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("Pre-stage misses by region"))
         XCTAssertTrue(html.contains("class=\"series-point\""), "the one-bin series drawn as marks")
+        // A cold send misses at the edge: the hit-ratio card raises its alarm and says where to look.
+        let lookAt = "What to look at: warm earlier or warm the PoPs that miss: see the region chart and the PoP table (pops.csv)."
+        XCTAssertTrue(html.contains("<p class=\"look-at\">" + lookAt + "</p>"), "the alarm's hint on its card")
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("- **Pre-stage edge hit ratio**: " + lookAt), "and in report.md")
         let charts = html.components(separatedBy: "<figure").count - 1
         try assertReportLayout(html: html, name: "run-cold-send", expectedCharts: charts)
     }

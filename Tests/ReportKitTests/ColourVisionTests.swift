@@ -48,3 +48,25 @@ final class ColourVisionTests: XCTestCase {
         XCTAssertEqual(ColourVision.problems(in: chart).count, 3, "the same grey in all three visions")
     }
 }
+
+/// An alarm's "what to look at" line shows only when the level is crossed or the interval crosses it.
+final class LookAtLineTests: XCTestCase {
+    func testTheHintShowsOnlyWhenTheAlarmCallsForIt() {
+        func card(_ value: Double, halfWidth: Double) -> HeadlineMetric {
+            var m = HeadlineMetric(name: "Hit ratio", unit: "%", value: value, decimals: 1, ciHalfWidth: halfWidth,
+                                   threshold: Threshold(value: 90, alarmWhen: .below))
+            m.lookAt = "warm earlier"
+            return m
+        }
+        XCTAssertNil(card(99, halfWidth: 1).lookAtLine, "clear: no hint")
+        XCTAssertEqual(card(91, halfWidth: 3).lookAtLine, "What to look at: warm earlier.")
+        XCTAssertEqual(card(50, halfWidth: 1).lookAtLine, "What to look at: warm earlier.")
+        var plain = card(50, halfWidth: 1)
+        plain.lookAt = ""
+        XCTAssertNil(plain.lookAtLine)
+        let html = HTMLRenderer().render(Report(title: "t", scenario: ScenarioSummary(name: "s", question: "q"),
+                                                provenance: RunProvenance(seed: 1, replications: 2, toolVersion: "v", scenarioHash: "h"),
+                                                headlines: [card(50, halfWidth: 1), card(99, halfWidth: 1)], sections: []))
+        XCTAssertEqual(html.components(separatedBy: "class=\"look-at\"").count - 1, 1)
+    }
+}
