@@ -141,4 +141,25 @@ final class RunReportTests: XCTestCase {
         XCTAssertTrue(charts.contains { $0.title == "Pre-stage misses by region" })
         XCTAssertEqual(charts.flatMap(ColourVision.problems(in:)), [])
     }
+
+    /// The origin chart carries the origin workers' throughput (workers ÷ mean service time) as a grey
+    /// line when its traffic comes near it, and says the figure when it stays far below.
+    func testOriginChartShowsTheWorkersCapacity() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "send-rate-vs-origin", "--devices", "20000", "--replications", "2", "--out", out.path]), .ok, t.err.text)
+        let scenario = try ScenarioLoader.decode(Data(contentsOf: out.appendingPathComponent("scenario.json")), label: "scenario.json")
+        let near = ReportBuilder.originCapacity(scenario: scenario, peak: 1_000)
+        XCTAssertEqual(near.line, ReferenceLine(value: 1_600, label: "origin capacity " + HumanScale.format(1_600, unit: .perSecond(noun: "req")), kind: .capacity),
+                       "32 workers at 20 ms")
+        XCTAssertTrue(near.text.contains("32 worker(s) ÷ mean service time 20.0 ms"), near.text)
+        let far = ReportBuilder.originCapacity(scenario: scenario, peak: 100)
+        XCTAssertNil(far.line)
+        XCTAssertTrue(far.text.contains("far above this chart's peak"), far.text)
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("origin capacity " + HumanScale.format(1_600, unit: .perSecond(noun: "req"))), "the cold blast reaches the origin's capacity")
+        let charts = html.components(separatedBy: "<figure").count - 1
+        try assertReportLayout(html: html, name: "run-origin-capacity", expectedCharts: charts)
+    }
 }
