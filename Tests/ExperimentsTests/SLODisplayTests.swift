@@ -1,0 +1,33 @@
+import XCTest
+@testable import Experiments
+import ReportKit
+import ScenarioFormat
+
+/// The report's objectives table speaks in the cards' titles and units, not raw numbers.
+final class SLODisplayTests: XCTestCase {
+    func testObjectiveRowsUseTheCardsTitlesAndHumanUnits() throws {
+        let objectives = try JSONDecoder().decode([ServiceLevelObjective].self, from: Data("""
+            [{"metric": "edge.prestageHitRatio", "op": ">=", "threshold": 0.9},
+             {"metric": "tapToPaint.p95Seconds", "op": "<=", "threshold": 1.2},
+             {"metric": "outcomes.completedShare", "op": ">=", "threshold": 0.5}]
+            """.utf8))
+        let values: [String: [Double]] = ["edge.prestageHitRatio": [0.8801, 0.8838, 0.8875],
+                                          "tapToPaint.p95Seconds": [0.85, 0.88, 0.92],
+                                          "outcomes.completedShare": [1, 1, 1]]
+        let slo = SLOReport(objectives) { values[$0] ?? [] }
+        let table = slo.displayTable
+        let rows = table.rows.map { $0.map(\.text) }
+        XCTAssertEqual(rows[0][0], "Pre-stage edge hit ratio ≥ 90.0 %")
+        XCTAssertEqual(rows[0][1], "edge.prestageHitRatio")
+        XCTAssertEqual(rows[0][3], "88.4 %", "a share as a percentage, not 0.8838")
+        XCTAssertTrue(rows[0][4].hasSuffix(" %") && rows[0][4].contains(" – "), rows[0][4])
+        XCTAssertEqual(rows[1][0], "Tap to paint, p95 ≤ 1.20 s")
+        XCTAssertEqual(rows[1][3], "883 ms")
+        XCTAssertEqual(rows[2][4], "100.0 % in every replication", "not [1, 1]")
+        XCTAssertEqual(rows[2][5], "pass")
+        for row in rows { XCTAssertFalse(row.contains { $0.hasPrefix("[") }, "no bracketed raw intervals: \(row)") }
+        guard case .paragraph(let verdict) = slo.displaySection.blocks[0] else { return XCTFail("the verdict first") }
+        XCTAssertTrue(verdict.hasPrefix("Verdict: FAIL — "), verdict)
+        XCTAssertTrue(verdict.hasSuffix("(mean 88.4 %)."), verdict)
+    }
+}
