@@ -116,7 +116,10 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package var report: Report {
         var sections: [ReportSection] = []
         let goalText = goal == .maximize ? "highest" : "lowest"
-        sections.append(ReportSection(title: "Answer", blocks: (sizeWarning.map { [ReportBlock.paragraph($0)] } ?? []) + [
+        // The decision first, in the knob's words and units (after the warning when the plan ran at another size
+        // than the question's, so the answer cannot be read without it); the method and the raw answers after it.
+        sections.append(ReportSection(title: "Answer", blocks: (sizeWarning.map { [ReportBlock.paragraph($0)] } ?? [])
+                                      + decisionLines.map { ReportBlock.paragraph($0) } + [.paragraph(decisionContext)] + [
             .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
                        + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
                        + "common random numbers: replication r uses the same streams at every value)."),
@@ -138,7 +141,8 @@ package struct PlanDocument: Codable, Sendable, Equatable {
                 let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
                                p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]
                 blocks.append(.chart(.line(LineChart(
-                    title: "\(o.metric) against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
+                    title: (MetricTable.spec(named: o.metric)?.title ?? o.metric) + " against " + knobTitle + " (" + knob.path + ")"
+                        + (p.forValue.map { ", " + forText([$0]).lowercased() } ?? ""),
                     summary: "Mean and \(Int(o.confidence * 100)) % interval of \(o.metric) at each evaluated value of \(axis.axis.title); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold)).",
                     xAxis: axis.axis, yAxis: ValueAxis(label: o.metric, unit: ""), xDecimals: axis.decimals, yDecimals: 3,
                     series: [LineSeries(name: "mean", points: points)],
