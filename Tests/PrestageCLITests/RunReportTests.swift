@@ -105,11 +105,15 @@ final class RunReportTests: XCTestCase {
         XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "run.seed=4",
                               "--set", "campaigns[0].warm.mode=none", "--out", out.path]), .ok, t.err.text)
         let csv = try String(contentsOf: out.appendingPathComponent("region-misses.csv"), encoding: .utf8)
-        let bins = Set(csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[1] })
+        let bins = Set(csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[2] })
         XCTAssertEqual(bins, ["0"], "every miss in the first bin: the case under test\n" + csv)
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("Pre-stage misses by region"))
         XCTAssertTrue(html.contains("class=\"series-point\""), "the one-bin series drawn as marks")
+        // PoPs and regions by name in the table, the chart and the CSVs.
+        XCTAssertTrue(html.range(of: #"<td data-label="PoP">pop-\d+</td><td data-label="Regions">region \d+"#, options: .regularExpression) != nil,
+                      "PoP codes and region names in the PoP table")
+        XCTAssertTrue(csv.split(separator: "\n").dropFirst().allSatisfy { $0.contains(",region ") })
         // A cold send misses at the edge: the hit-ratio card raises its alarm and says where to look.
         let lookAt = "What to look at: warm earlier or warm the PoPs that miss: see the region chart and the PoP table (pops.csv)."
         XCTAssertTrue(html.contains("<p class=\"look-at\">" + lookAt + "</p>"), "the alarm's hint on its card")
