@@ -1,6 +1,5 @@
 import XCTest
 @testable import Experiments
-import ReportKit
 import ScenarioFormat
 
 /// The report's objectives table speaks in the cards' titles and units, not raw numbers.
