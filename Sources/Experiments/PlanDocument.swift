@@ -176,12 +176,12 @@ package struct PlanDocument: Codable, Sendable, Equatable {
 
     private func evaluationTable(_ p: PlanFrontierPoint, caption: String) -> Table {
         var columns = [Table.Column("value", alignment: .trailing), Table.Column("replications", alignment: .trailing), Table.Column("verdict")]
-        for o in objectives { columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))")) }
+        // Each objective as its card names it, its mean and interval in the card's units (see SLOReport+Display).
+        for o in objectives { columns.append(Table.Column(SLOReport.displayObjective(o))) }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
             [.text(tolerance.display(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
-                .text((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
-                      + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
-                      + " " + s.verdictText)
+                .text((s.mean.map { SLOReport.displayScale(s).text($0) } ?? "—")
+                      + (s.lower == nil ? "" : " (" + SLOReport.displayInterval(s) + ")") + " " + s.verdictText)
             }
         }
         return Table(caption: caption, columns: columns, rows: rows)

@@ -25,6 +25,11 @@ final class SLODisplayTests: XCTestCase {
         XCTAssertEqual(rows[2][4], "100.0 % in every replication", "not [1, 1]")
         XCTAssertEqual(rows[2][5], "pass")
         for row in rows { XCTAssertFalse(row.contains { $0.hasPrefix("[") }, "no bracketed raw intervals: \(row)") }
+        // A count's interval stops at 0, as the plan's charts draw it.
+        let rejections = try JSONDecoder().decode([ServiceLevelObjective].self, from: Data(#"[{"metric": "origin.rejected503", "op": "<=", "threshold": 0}]"#.utf8))
+        let counts = SLOReport(rejections) { _ in [0, 0, 36] }
+        XCTAssertTrue(counts.displayTable.rows[0][4].text.hasPrefix("0.0 – ") && !counts.displayTable.rows[0][4].text.contains("-"), counts.displayTable.rows[0][4].text)
+        XCTAssertEqual(counts.displayTable.rows[0][0].text, "Origin 503 rejections ≤ 0")
         guard case .paragraph(let verdict) = slo.displaySection.blocks[0] else { return XCTFail("the verdict first") }
         XCTAssertTrue(verdict.hasPrefix("Verdict: FAIL — "), verdict)
         XCTAssertTrue(verdict.hasSuffix("(mean 88.4 %)."), verdict)

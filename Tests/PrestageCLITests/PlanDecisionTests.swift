@@ -45,6 +45,15 @@ final class PlanDecisionTests: XCTestCase {
         let heading = try XCTUnwrap(html.range(of: ">Answer</h2>\n"))
         XCTAssertTrue(html[heading.upperBound...].hasPrefix("<p>" + TextFormat.escapeXML(lines[0]) + "</p>"), String(html[heading.upperBound...].prefix(300)))
         XCTAssertTrue(html.contains("Origin 503 rejections against send rate (campaigns[0].sendRatePerMinute), warming at the send"), "chart titles in words")
+        // The evaluations table in the same words and units: no raw "[0, 0]" intervals, none below 0.
+        XCTAssertTrue(html.contains("<th scope=\"col\">Origin 503 rejections ≤ 0</th>"), "objective columns titled as the cards")
+        XCTAssertTrue(html.contains("0 (0 in every replication) pass"), "a count read as a count")
+        let cells = document.report.sections.flatMap(\.blocks).flatMap { block -> [String] in
+            if case .table(let table) = block { return table.rows.flatMap { $0.map(\.text) } }
+            return []
+        }
+        XCTAssertFalse(cells.isEmpty)
+        XCTAssertFalse(cells.contains { $0.contains("[") || $0.contains("(-") }, "no raw or impossible intervals: \(cells)")
         let charts = html.components(separatedBy: "<figure").count - 1
         XCTAssertGreaterThanOrEqual(charts, 2)
         try assertReportLayout(html: html, name: "plan-decision", expectedCharts: charts)
