@@ -116,7 +116,10 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package var report: Report {
         var sections: [ReportSection] = []
         let goalText = goal == .maximize ? "highest" : "lowest"
-        sections.append(ReportSection(title: "Answer", blocks: (sizeWarning.map { [ReportBlock.paragraph($0)] } ?? []) + [
+        // The decision first, in the knob's words and units (after the warning when the plan ran at another size
+        // than the question's, so the answer cannot be read without it); the method and the raw answers after it.
+        sections.append(ReportSection(title: "Answer", blocks: (sizeWarning.map { [ReportBlock.paragraph($0)] } ?? [])
+                                      + decisionLines.map { ReportBlock.paragraph($0) } + [.paragraph(decisionContext)] + [
             .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
                        + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
                        + "common random numbers: replication r uses the same streams at every value)."),
@@ -142,9 +145,10 @@ package struct PlanDocument: Codable, Sendable, Equatable {
                 let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
                                p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]
                 let chance = o.probability
-                let within = "share of replications with \(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))"
+                let within = "Share of replications with " + SLOReport.displayCondition(o)
                 blocks.append(.chart(.line(LineChart(
-                    title: (chance == nil ? o.metric : within) + " against \(knob.path)" + (p.forValue.map { " (\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)))" } ?? ""),
+                    title: (chance == nil ? (MetricTable.spec(named: o.metric)?.title ?? o.metric) : within) + " against " + knobTitle + " (" + knob.path + ")"
+                        + (p.forValue.map { ", " + forText([$0]).lowercased() } ?? ""),
                     summary: chance == nil
                         ? "Mean and \(Int((o.confidence * 100).rounded())) % interval of \(o.metric) at each evaluated value of \(axis.axis.title); threshold \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))."
                         : "The \(within) at each evaluated value of \(axis.axis.title), with its exact one-sided \(Int((o.confidence * 100).rounded())) % bounds; it must be at least \(ScenarioKnob.numberText(chance ?? 0)).",
@@ -181,16 +185,14 @@ package struct PlanDocument: Codable, Sendable, Equatable {
 
     private func evaluationTable(_ p: PlanFrontierPoint, caption: String) -> Table {
         var columns = [Table.Column("value", alignment: .trailing), Table.Column("replications", alignment: .trailing), Table.Column("verdict")]
-        for o in objectives {
-            columns.append(Table.Column("\(o.metric) \(o.op.rawValue) \(ScenarioKnob.numberText(o.threshold))" + (o.probability.map { " in ≥ \(ScenarioKnob.numberText(($0 * 1000).rounded() / 10)) %" } ?? "")))
-        }
+        // Each objective as its card names it, its mean and interval in the card's units (see SLOReport+Display);
+        // a chance constraint reads "22 of 22 within (P 90.1 % – 100.0 %) pass".
+        for o in objectives { columns.append(Table.Column(SLOReport.displayObjective(o))) }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
             [.text(tolerance.display(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
-                // A chance constraint reads "22 of 22 within, P in [0.9009, 1] pass"; a mean "0.93 [0.91, 0.95] pass".
-                .text(s.withinThreshold.map { "\($0) of \(s.n) within, \(s.intervalText) \(s.verdictText)" }
-                      ?? ((s.mean.map { TextNumber.format($0, significant: 4) } ?? "—")
-                          + (s.lower.flatMap { lo in s.upper.map { " [\(TextNumber.format(lo, significant: 4)), \(TextNumber.format($0, significant: 4))]" } } ?? "")
-                          + " " + s.verdictText))
+                .text(s.withinThreshold.map { "\($0) of \(s.n) within (" + SLOReport.displayInterval(s) + ") " + s.verdictText }
+                      ?? ((s.mean.map { SLOReport.displayScale(s).text($0) } ?? "—")
+                          + (s.lower == nil ? "" : " (" + SLOReport.displayInterval(s) + ")") + " " + s.verdictText))
             }
         }
         return Table(caption: caption, columns: columns, rows: rows)

@@ -91,14 +91,16 @@ package struct PopAndRegionTables: Sendable {
         return Array(ranked.prefix(k))
     }
 
-    /// pops.csv: one row per PoP with requests or upstream fetches; counts are means per
+    /// pops.csv: one row per PoP with requests or upstream fetches, with its code and its regions' names
+    /// (`TopologyNames`); counts are means per
     /// replication, `hitRatio` pools the replications, the interval (mean, lower, upper; bounds
     /// clipped to [0, 1]) is over them (empty when not defined).
     package func popsCSV() -> Data {
-        var out = "pop,regions,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches\n"
+        var out = "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches\n"
         for p in pops {
             let ci = p.hitRatioInterval
-            var cells: [String] = [String(p.pop), p.regions.map(String.init).joined(separator: ";")]
+            var cells: [String] = [String(p.pop), TopologyNames.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
+                                   p.regions.map(TopologyNames.region).joined(separator: ";")]
             cells.append(ResultFiles.csvNumber(p.requests))
             cells.append(ResultFiles.csvNumber(p.hits))
             cells.append(ResultFiles.csvNumber(p.misses))
@@ -115,9 +117,9 @@ package struct PopAndRegionTables: Sendable {
     /// region-misses.csv: pre-stage edge misses per region and bin after the first send, mean per
     /// replication (bins without misses are left out).
     package func regionMissesCSV() -> Data {
-        var out = "region,secondsAfterFirstSend,binSeconds,misses\n"
+        var out = "region,regionName,secondsAfterFirstSend,binSeconds,misses\n"
         for row in regionMisses {
-            out += "\(row.region),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
+            out += "\(row.region),\(TopologyNames.region(row.region)),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
         }
         return Data(out.utf8)
     }

@@ -176,6 +176,9 @@ extension ReportBuilder {
         let originView = focusAndBin(sendRanges + warm.map { TimeRange(fromSeconds: $0.at, toSeconds: $0.at) }, horizonSeconds: s.horizonSeconds)
         let tapView = tapFocusAndBin(aggregate, sendRanges: sendRanges)
         let focusNote = " The main plot shows the busy interval; the strip below it shows the whole run."
+        let originRequests = binned(s.column(.originRequests), replications: reps, bin: originView.bin)
+        let origin503 = binned(s.column(.origin503), replications: reps, bin: originView.bin)
+        let capacity = originCapacity(scenario: scenario, peak: (originRequests + origin503).map(\.value).max() ?? 0)
         var receiptCharts: [TimeSeriesChart] = []
         if let receipts = s.analyticsReceipts {
             let view = focusAndBin(activity([receipts]).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
@@ -194,11 +197,12 @@ extension ReportBuilder {
                             series: [TimeSeries(name: "edge hit ratio", color: .blue, points: ratio)], bands: bands, markers: warm,
                             referenceLines: hitAlarm, focus: hitView.focus),
             TimeSeriesChart(title: "Origin requests",
-                            summary: "Requests reaching the origin and 503 rejections per second, averaged over replications, in \(binText(originView.bin)) (the headline origin peak is each replication's busiest 1-second bin, averaged)." + focusNote,
+                            summary: "Requests reaching the origin and 503 rejections per second, averaged over replications, in \(binText(originView.bin)) (the headline origin peak is each replication's busiest 1-second bin, averaged). "
+                                + capacity.text + focusNote,
                             valueAxis: ValueAxis(label: "Requests", unit: "req/s"), valueDecimals: 1,
-                            series: [TimeSeries(name: "origin requests", color: .blue, style: .area, points: binned(s.column(.originRequests), replications: reps, bin: originView.bin)),
-                                     TimeSeries(name: "503s", color: .vermillion, points: binned(s.column(.origin503), replications: reps, bin: originView.bin))],
-                            bands: bands, markers: warm, focus: originView.focus),
+                            series: [TimeSeries(name: "origin requests", color: .blue, style: .area, points: originRequests),
+                                     TimeSeries(name: "503s", color: .vermillion, points: origin503)],
+                            bands: bands, markers: warm, referenceLines: capacity.line.map { [$0] } ?? [], focus: originView.focus),
             TimeSeriesChart(title: "Pushes sent and delivered",
                             summary: "Pushes sent and deliveries to a handler per second, averaged over replications, in \(binText(sendView.bin))." + focusNote,
                             valueAxis: ValueAxis(label: "Rate", unit: "/s"), valueDecimals: 1,
@@ -214,6 +218,25 @@ extension ReportBuilder {
         ] + receiptCharts
     }
 
+    /// Share of the origin workers' throughput the chart's peak must reach for the capacity line to be
+    /// drawn (below it the line would squash the data to the floor; the description gives the figure).
+    static let capacityLineShareMin = 0.2
+
+    /// The origin workers' throughput, workers ÷ mean service time, as a reference line when the chart's
+    /// `peak` (req/s) comes within `capacityLineShareMin` of it; the sentence for the chart's description.
+    static func originCapacity(scenario: ScenarioFile, peak: Double) -> (line: ReferenceLine?, text: String) {
+        let origin = scenario.world.effectiveInfra.origin
+        guard let service = origin.serviceSeconds.mean, service > 0, origin.workers > 0 else { return (nil, "") }
+        let capacity = Double(origin.workers) / service
+        let figure = HumanScale.format(capacity, unit: .perSecond(noun: "req"))
+        let how = "\(TextFormat.count(origin.workers)) worker(s) ÷ mean service time " + HumanScale.format(service, unit: .seconds)
+        guard peak >= capacityLineShareMin * capacity else {
+            return (nil, "The origin's workers serve about \(figure) (\(how)), far above this chart's peak, so that line is not drawn.")
+        }
+        return (ReferenceLine(value: capacity, label: "origin capacity " + figure, kind: .capacity),
+                "The grey line is the origin workers' throughput, \(figure) (\(how)); above it requests queue (queue of \(TextFormat.count(origin.queueMax))), then get 503.")
+    }
+
     static func outcomeChart(_ aggregate: RunAggregate) -> BreakdownChart {
         let o = aggregate.outcomes
         let categories = [
@@ -223,7 +246,7 @@ extension ReportBuilder {
             BreakdownCategory("nothing stored, fetches failed", color: .purple),
             BreakdownCategory("timed out or killed", color: .vermillion),
             BreakdownCategory("deferred, then expired", color: .orange), BreakdownCategory("skipped by policy", color: .grey),
-            BreakdownCategory("refused as expired", color: .grey), BreakdownCategory("not delivered", color: .purple),
+            BreakdownCategory("refused as expired", color: .lightGrey), BreakdownCategory("not delivered", color: .indigo),
         ]
         let counts = [o.completed, o.deferredThenCompleted, o.partial, o.fetchTimedOut, o.fetchFailed, o.timedOutOrKilled,
                       o.deferredThenExpired, o.skippedByPolicy, o.payloadExpired, o.notDelivered].map { Int(clamping: $0) }

@@ -96,9 +96,11 @@ package enum ReportBuilder {
             notes.append("Each replication's busiest 1-second bin, averaged over replications; the origin chart plots the per-second mean over replications (bin width in its description), so its peak can be lower.")
         }
         if m.better != "none" { notes.append(m.better.prefix(1).uppercased() + m.better.dropFirst() + " is better.") }
-        return HeadlineMetric(name: spec?.title ?? m.name, id: m.name, measuredValue: mean, measured: measuredUnit(name: m.name, unit: m.unit),
-                              ciHalfWidth: m.confidenceInterval?.halfWidth, ciLevel: level, threshold: threshold,
-                              note: notes.joined(separator: " "))
+        var card = HeadlineMetric(name: spec?.title ?? m.name, id: m.name, measuredValue: mean, measured: measuredUnit(name: m.name, unit: m.unit),
+                                  ciHalfWidth: m.confidenceInterval?.halfWidth, ciLevel: level, threshold: threshold,
+                                  note: notes.joined(separator: " "))
+        card.lookAt = spec?.alarm?.lookAt ?? ""
+        return card
     }
 
     /// Every metric: its title with the id in small print, mean and interval in human units.

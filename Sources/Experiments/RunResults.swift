@@ -139,7 +139,7 @@ package struct RunResults: Sendable {
         let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
         if let slo {
             // The verdict first: the objectives before the headline cards, each failed one's card flagged.
-            report.sections.insert(slo.reportSection, at: 0)
+            report.sections.insert(slo.displaySection, at: 0)
             report.leadSectionCount = 1
             for (i, card) in report.headlines.enumerated() {
                 let failed = slo.evaluations.filter { $0.objective.metric == card.id && $0.verdict == .fail }

@@ -210,19 +210,6 @@ extension SLOReport {
         "\(evaluations.filter { $0.verdict == .pass }.count) of \(evaluations.count) objectives pass"
             + (binding.map { "; \($0.objective.text) is \($0.verdictText)" } ?? "")
     }
-
-    /// The report section: one row per objective.
-    package var reportSection: ReportSection {
-        let all = rows
-        let columns = all[0].enumerated().map { i, title in Table.Column(title, alignment: i == 1 ? .trailing : .leading) }
-        let table = Table(caption: "Service-level objectives", columns: columns, rows: all.dropFirst().map { $0.map { TableCell.text($0) } })
-        let headline = "Verdict: \(verdictWord) — \(tally)" + (binding?.mean.map { " (mean \(TextNumber.format($0, significant: 4)))" } ?? "") + "."
-        let rule = "A mean objective passes only when its whole confidence interval lies on the good side of the threshold, "
-            + "fails when it lies wholly on the bad side, and is undecided otherwise. "
-            + "A chance constraint (\"in ≥ q of replications\") passes when the exact lower bound on the chance that a replication meets the threshold is at least q, "
-            + "and fails when the upper bound is below q."
-        return ReportSection(title: "Service-level objectives", blocks: [.paragraph(headline), .paragraph(rule), .table(table)])
-    }
 }
 
 extension SLOEvaluation {

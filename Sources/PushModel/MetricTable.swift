@@ -51,6 +51,15 @@ package struct MetricAlarm: Sendable, Equatable {
     }
     package let value: Double
     package let when: When
+    /// What to look at when the alarm sounds (or the interval crosses it), in the reader's words:
+    /// the likely cause, the lever and the chart or file that shows where.
+    package let lookAt: String
+
+    init(value: Double, when: When, lookAt: String) {
+        self.value = value
+        self.when = when
+        self.lookAt = lookAt
+    }
 }
 
 /// The bench regression gate of a metric: the smallest worsening that counts is
@@ -261,7 +270,10 @@ package enum MetricTable {
         case .tapToPaintCount: return MetricSpec(n, .count, .none, "Taps painted")
         case .extensionDownloadP50: return MetricSpec(n, .seconds, .lower, "Pre-stage download, median")
         case .extensionDownloadP95:
-            return MetricSpec(n, .seconds, .lower, "Pre-stage download, p95", alarm: MetricAlarm(value: 1.2, when: .above))
+            return MetricSpec(n, .seconds, .lower, "Pre-stage download, p95",
+                              alarm: MetricAlarm(value: 1.2, when: .above,
+                                                 lookAt: "slow background downloads: warm earlier so they hit the edge (see the hit-ratio chart), "
+                                                     + "or check the networks and PoPs that miss (tap to paint per network, the PoP table)"))
         case .extensionDownloadMean: return MetricSpec(n, .seconds, .lower, "Pre-stage download, mean")
         case .extensionTimeoutShare:
             return MetricSpec(n, .ratio, .lower, "Handled pushes timed out or killed",
@@ -286,7 +298,9 @@ package enum MetricTable {
                               ratio: ("pre-stage requests whose edge lookup hit (placeholder redirects included)",
                                       "pre-stage requests that reached the edge, whatever their ending "
                                       + "(timed out or cancelled after the lookup included)"),
-                              alarm: MetricAlarm(value: 0.9, when: .below), gate: pointDown)
+                              alarm: MetricAlarm(value: 0.9, when: .below,
+                                                 lookAt: "warm earlier or warm the PoPs that miss: see the region chart and the PoP table (pops.csv)"),
+                              gate: pointDown)
         case .edgePrestageCompletedHitRatio:
             return MetricSpec(n, .ratio, .higher, "Pre-stage edge hit ratio, answered requests only",
                               ratio: ("pre-stage requests answered from the edge cache (placeholder included)",

@@ -48,10 +48,12 @@ package enum Chart: Sendable, Equatable {
     }
 }
 
-/// The fixed chart palette: the Okabe–Ito colours, distinguishable with the common colour-vision
-/// deficiencies, plus a neutral grey. Series without an explicit colour take them in this order.
+/// The fixed chart palette: the Okabe–Ito colours, a dark and a light grey and an indigo. Every pair is
+/// at least 10 apart in CIEDE2000 in normal vision and under simulated protanopia and deuteranopia
+/// (Machado et al. 2009), so a chart that uses each colour once keeps its series apart
+/// (`ColourVisionTests`). Series without an explicit colour take `automaticCycle` in order.
 package enum ChartColor: Int, Sendable, Equatable, CaseIterable {
-    case blue, orange, green, vermillion, purple, sky, grey, yellow
+    case blue, orange, green, vermillion, purple, sky, grey, yellow, lightGrey, indigo
 
     /// The colour as `#RRGGBB`.
     package var hex: String {
@@ -62,22 +64,28 @@ package enum ChartColor: Int, Sendable, Equatable, CaseIterable {
         case .vermillion: return "#D55E00"
         case .purple: return "#CC79A7"
         case .sky: return "#56B4E9"
-        case .grey: return "#8A8F98"
+        case .grey: return "#686868"
         case .yellow: return "#F0E442"
+        case .lightGrey: return "#BBBBBB"
+        case .indigo: return "#332288"
         }
     }
 
     /// Whether text drawn on this colour should be dark (light fill) rather than white.
     package var wantsDarkText: Bool {
         switch self {
-        case .orange, .sky, .yellow, .purple: return true
-        case .blue, .green, .vermillion, .grey: return false
+        case .orange, .sky, .yellow, .purple, .lightGrey: return true
+        case .blue, .green, .vermillion, .grey, .indigo: return false
         }
     }
 
-    /// The palette colour for the series at `index` (cycles after the last colour).
+    /// The colours series get when none is given, in order (light grey and indigo are left for charts
+    /// that need ten distinct colours, like the outcome breakdown).
+    package static let automaticCycle: [ChartColor] = [.blue, .orange, .green, .vermillion, .purple, .sky, .grey, .yellow]
+
+    /// The palette colour for the series at `index` (cycles after the last colour of `automaticCycle`).
     package static func automatic(_ index: Int) -> ChartColor {
-        allCases[index % allCases.count]
+        automaticCycle[((index % automaticCycle.count) + automaticCycle.count) % automaticCycle.count]
     }
 }
 

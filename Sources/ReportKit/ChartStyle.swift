@@ -19,7 +19,7 @@ package enum LineDash: Int, Sendable, Equatable, CaseIterable {
     /// The pattern for the series at `index` when none is given: solid for the first palette cycle, then
     /// dashed, then dotted, so a ninth series is not a copy of the first.
     package static func automatic(_ index: Int) -> LineDash {
-        switch (index / ChartColor.allCases.count) % 3 {
+        switch (index / ChartColor.automaticCycle.count) % 3 {
         case 0: return .solid
         case 1: return .dashed
         default: return .dotted
@@ -40,6 +40,8 @@ package struct ReferenceLine: Sendable, Equatable {
         case alarm
         /// A target or service-level objective (drawn in green).
         case target
+        /// A capacity, e.g. what the origin's workers can serve (drawn in dark grey).
+        case capacity
     }
 
     /// The level, in the value axis' unit.
@@ -57,5 +59,11 @@ package struct ReferenceLine: Sendable, Equatable {
     }
 
     /// The line's colour as `#RRGGBB`.
-    var colorHex: String { kind == .alarm ? ChartColor.vermillion.hex : ChartColor.green.hex }
+    var colorHex: String {
+        switch kind {
+        case .alarm: return ChartColor.vermillion.hex
+        case .target: return ChartColor.green.hex
+        case .capacity: return ChartColor.grey.hex
+        }
+    }
 }

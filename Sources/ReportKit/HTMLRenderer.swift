@@ -2,9 +2,10 @@
 /// fonts, images or styles fetched from anywhere (a Content-Security-Policy of `default-src 'none'` makes
 /// the browser refuse any that slipped in). Light theme, single column, usable down to phone widths: every
 /// chart is drawn twice, for a wide and a narrow column (`ChartLayout`), and CSS shows the one that fits,
-/// so chart text stays at least 11 px; tables scroll inside their own box and the page never scrolls
-/// sideways. Every chart also has its data table in
-/// a `<details>` element (open for breakdowns, whose counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
+/// so chart text stays at least 11 px; below 600 px each table row is stacked, every value labelled with
+/// its column title, so no value column hides behind a sideways scroll, and the page never scrolls
+/// sideways. Every chart also has its data table in a `<details>` element (open for breakdowns, whose
+/// counts matter as much as the picture). All user text is HTML-escaped; output is byte-identical for equal input (no
 /// dates, no random ids: chart ids are `chart-<n>` in document order).
 package struct HTMLRenderer: Sendable {
     /// Renderers hold no state; one instance can render any number of reports.
@@ -107,6 +108,7 @@ package struct HTMLRenderer: Sendable {
             if let objective = metric.failedObjective {
                 html += "<p class=\"threshold\"><span class=\"badge breached\">FAIL</span>objective " + esc(objective) + "</p>\n"
             }
+            if let line = metric.lookAtLine { html += "<p class=\"look-at\">" + esc(line) + "</p>\n" }
             if !metric.note.isEmpty { html += "<p class=\"note\">" + esc(metric.note) + "</p>\n" }
             html += "</article>\n"
         }
@@ -141,7 +143,9 @@ package struct HTMLRenderer: Sendable {
             for (index, cell) in row.enumerated() {
                 let text: String
                 if case .code(let code) = cell { text = "<code>" + esc(code).replacingOccurrences(of: ".", with: ".<wbr>") + "</code>" } else { text = esc(cell.text) }
-                html += (table.columns[index].alignment == .trailing ? "<td class=\"num\">" : "<td>") + text + "</td>"
+                // The column title rides on each cell: at phone width a row is stacked and each value is labelled.
+                let label = " data-label=\"" + esc(table.columns[index].title) + "\""
+                html += (table.columns[index].alignment == .trailing ? "<td class=\"num\"" + label + ">" : "<td" + label + ">") + text + "</td>"
             }
             html += "</tr>\n"
         }
@@ -181,6 +185,7 @@ package struct HTMLRenderer: Sendable {
         .metric .value { margin: 0.15rem 0 0; font-size: 1.65rem; font-weight: 650; font-variant-numeric: tabular-nums; }
         .metric .unit { font-size: 1rem; font-weight: 500; color: var(--muted); }
         .metric .ci, .metric .threshold, .metric .note { margin: 0.15rem 0 0; font-size: 0.8rem; color: var(--muted); }
+        .metric .look-at { margin: 0.3rem 0 0; font-size: 0.85rem; font-weight: 600; color: var(--ink); }
         .badge { display: inline-block; font-size: 0.7rem; font-weight: 700; letter-spacing: 0.03em; padding: 0 0.45rem;
           border-radius: 999px; margin-right: 0.4rem; }
         .badge.clear { background: #dafbe1; color: #116329; }
@@ -204,7 +209,13 @@ package struct HTMLRenderer: Sendable {
         th.num, td.num { text-align: right; white-space: nowrap; }
         footer { margin-top: 3rem; padding-top: 1rem; border-top: 1px solid var(--line); color: var(--muted); font-size: 0.8rem; }
         @media (max-width: 600px) { main { padding: 20px 12px 32px; } h1 { font-size: 1.4rem; } figure { padding: 0.6rem 0.5rem; }
-          th, td { padding: 0.3rem 0.5rem; } }
+          th, td { padding: 0.3rem 0.5rem; }
+          .table-wrap table, .table-wrap tbody, .table-wrap tr, .table-wrap caption { display: block; }
+          .table-wrap thead { display: none; }
+          .table-wrap tr { padding: 0.35rem 0; border-bottom: 1px solid var(--line); }
+          .table-wrap td { display: inline-block; border: 0; padding: 0.05rem 1rem 0.05rem 0; text-align: left; white-space: normal; }
+          .table-wrap td:first-child { display: block; font-weight: 600; }
+          .table-wrap td:not(:first-child)::before { content: attr(data-label) " "; color: var(--muted); } }
 
         """
 }

@@ -40,11 +40,13 @@ package enum LayoutProbe {
               if (ticks[i].left < ticks[i - 1].right && Math.abs(ticks[i].top - ticks[i - 1].top) < 2) { problems.push('x-axis labels overlap in ' + title); }
             }
             var plot = svg.querySelector('rect.plot');
-            var marks = svg.querySelectorAll('.data path.series, .data rect.bar, .data rect.segment, .data circle.point');
+            var marks = svg.querySelectorAll('.data path.series, .data rect.bar, .data rect.segment, .data circle.point, .data circle.series-point');
             if (marks.length === 0) {
               if (!svg.querySelector('.no-data')) { problems.push('no data marks and no "No data" note: ' + title); }
               return;
             }
+            var visible = Array.prototype.filter.call(marks, function (m) { var b = m.getBBox(); return b.width > 0.5 || b.height > 0.5; });
+            if (visible.length === 0 && !svg.querySelector('.no-data')) { problems.push('chart drawn empty (no visible data mark): ' + title); }
             if (!plot) { return; }
             var p = plot.getBBox();
             Array.prototype.forEach.call(marks, function (m) {
@@ -64,6 +66,15 @@ package enum LayoutProbe {
           Array.prototype.forEach.call(document.querySelectorAll('.table-wrap'), function (wrap) {
             var r = wrap.getBoundingClientRect();
             if (r.width > 0 && r.right > width + 0.5) { problems.push('table box sticks out of the viewport'); }
+            if (r.width === 0) { return; }
+            // Every shown cell on screen: no value column hidden behind a sideways scroll.
+            var caption = (wrap.querySelector('caption') || wrap.querySelector('th') || {}).textContent || '?';
+            var cut = Array.prototype.filter.call(wrap.querySelectorAll('th, td'), function (c) {
+              if (c.getClientRects().length === 0) { return false; }
+              var b = c.getBoundingClientRect();
+              return b.width > 0 && (b.right > r.right + 1 || b.left < r.left - 1);
+            });
+            if (cut.length > 0) { problems.push('table cells off screen (' + cut.length + ', e.g. "' + cut[0].textContent.slice(0, 30) + '") in table "' + caption.slice(0, 60) + '"'); }
           });
           function clipped(e) {
             for (var a = e.parentElement; a; a = a.parentElement) { if (getComputedStyle(a).overflowX !== 'visible') { return true; } }

@@ -29,6 +29,11 @@ package struct MarkdownRenderer: Sendable {
             lines.append("## Headline metrics")
             lines.append("")
             lines += Self.tableLines(Self.headlineTable(report.headlines))
+            let lookAt = report.headlines.compactMap { m in m.lookAtLine.map { "- **" + TextFormat.escapeMarkdown(m.name) + "**: " + TextFormat.escapeMarkdown($0) } }
+            if !lookAt.isEmpty {
+                lines.append("")
+                lines += lookAt
+            }
             let notes = report.headlines.filter { !$0.note.isEmpty }
             if !notes.isEmpty {
                 lines.append("")

@@ -113,6 +113,15 @@ package struct HeadlineMetric: Sendable, Equatable {
     /// Set when an objective on this metric failed: the objective, e.g. "origin.rejected503 <= 0
     /// at 95 %" (the card is flagged with it).
     package var failedObjective: String? = nil
+    /// What to look at when the alarm level is crossed (or its interval crosses it), e.g. "warm earlier
+    /// or warm the PoPs that miss: see the region chart"; shown only then. May be empty.
+    package var lookAt: String = ""
+
+    /// The "what to look at" line, when the status calls for it: nil when clear, without an alarm or without a hint.
+    package var lookAtLine: String? {
+        guard !lookAt.isEmpty, let status = thresholdStatus, status != .clear else { return nil }
+        return "What to look at: " + lookAt + "."
+    }
 
     /// Creates the value from its properties (see their documentation).
     package init(name: String, unit: String, value: Double, decimals: Int, ciHalfWidth: Double?,

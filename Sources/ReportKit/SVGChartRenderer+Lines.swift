@@ -106,6 +106,12 @@ extension SVGChartRenderer {
             var attributes = [("class", "series"), ("d", Self.pathData(runs)), ("fill", "none"), ("stroke", color)]
             if case .line(let dash?) = legend[index].mark { attributes.append(("stroke-dasharray", dash)) }
             svg.leaf("path", attributes, tooltip: chart.series[index].name)
+            // A run of one point is a path of a single move: nothing would show. Draw it as a dot (e.g. a
+            // region whose pre-stage misses all fall in the first bin after a cold send).
+            for run in runs where run.count == 1 {
+                svg.leaf("circle", [("class", "series-point"), ("cx", SVGWriter.number(run[0].x)), ("cy", SVGWriter.number(run[0].y)),
+                                    ("r", "4"), ("fill", color), ("stroke", "none")], tooltip: chart.series[index].name)
+            }
         }
         svg.close("g")
         drawReferenceLines(&svg, frame: frame, map: y, lines: chart.referenceLines)

@@ -44,11 +44,22 @@ final class PopAndRegionTablesTests: XCTestCase {
 
         // The CSVs: a header and one row per PoP / per (region, bin).
         let pops = String(decoding: tables.popsCSV(), as: UTF8.self).split(separator: "\n")
-        XCTAssertEqual(pops.first, "pop,regions,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches")
+        XCTAssertEqual(pops.first, "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches")
         XCTAssertEqual(pops.count, 1 + tables.pops.count)
-        XCTAssertTrue(pops.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 10 })
+        XCTAssertTrue(pops.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 12 })
+        // Each PoP carries its code and its regions' names, from the same indices.
+        for (row, p) in zip(pops.dropFirst(), tables.pops) {
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            XCTAssertEqual(cells[0], String(p.pop))
+            XCTAssertEqual(cells[1], "pop-\(p.pop)")
+            XCTAssertEqual(cells[3], p.regions.map { "region \($0)" }.joined(separator: ";"))
+        }
         let regions = String(decoding: tables.regionMissesCSV(), as: UTF8.self).split(separator: "\n")
-        XCTAssertEqual(regions.first, "region,secondsAfterFirstSend,binSeconds,misses")
+        XCTAssertEqual(regions.first, "region,regionName,secondsAfterFirstSend,binSeconds,misses")
+        XCTAssertTrue(regions.dropFirst().allSatisfy { row in
+            let cells = row.split(separator: ",").map(String.init)
+            return cells.count == 5 && cells[1] == "region " + cells[0]
+        })
         XCTAssertEqual(regions.count, 1 + tables.regionMisses.count)
     }
 }

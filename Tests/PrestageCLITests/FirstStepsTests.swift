@@ -83,7 +83,11 @@ final class FirstStepsTests: XCTestCase {
         XCTAssertLessThan(objectives.lowerBound, cards.lowerBound, "the objectives come first")
         XCTAssertTrue(md[objectives.upperBound...].drop { $0 == "\n" }.hasPrefix("Verdict: FAIL — 0 of 1 objectives pass; origin.rejected503 \\<= 0 in ≥ 50 % of replications at 50 % is fail (mean "),
                       String(md[objectives.upperBound...].prefix(160)))
-        let row = try XCTUnwrap(md.split(separator: "\n").first { $0.hasPrefix("| Origin 503 rejections") })
+        // The objectives table names the metric as its card does, in the card's units.
+        let objectiveRow = try XCTUnwrap(md[objectives.upperBound..<cards.lowerBound].split(separator: "\n").first { $0.hasPrefix("| Origin 503 rejections ≤ 0 ") })
+        XCTAssertTrue(objectiveRow.contains("| `origin.rejected503` |") && objectiveRow.contains("| fail "), String(objectiveRow))
+        XCTAssertTrue(objectiveRow.contains("of replications") && objectiveRow.contains("(0 of 2 within)"), String(objectiveRow))
+        let row = try XCTUnwrap(md[cards.upperBound...].split(separator: "\n").first { $0.hasPrefix("| Origin 503 rejections") })
         XCTAssertTrue(row.contains("FAIL (objective origin.rejected503 \\<= 0 in ≥ 50 % of replications at 50 %)"), String(row))
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         XCTAssertLessThan(try XCTUnwrap(html.range(of: ">Service-level objectives</h2>")).lowerBound, try XCTUnwrap(html.range(of: "id=\"headlines\"")).lowerBound)

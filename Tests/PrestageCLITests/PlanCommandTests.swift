@@ -218,8 +218,8 @@ final class PlanCommandTests: XCTestCase {
                 XCTAssertLessThanOrEqual(tops.max() ?? 2, 1, "a share's bound drawn above 1")
                 // The evaluation table says how many replications met the threshold, and the bounds.
                 let md = try String(contentsOfFile: out + "/plan.md", encoding: .utf8)
-                XCTAssertTrue(md.contains("origin.rejected503 \\<= 0 in ≥ 50 %"), md)
-                XCTAssertTrue(md.contains(" of 2 within, P in \\["), md)
+                XCTAssertTrue(md.contains("Origin 503 rejections ≤ 0 on ≥ 50.0 % of replications"), md)
+                XCTAssertTrue(md.contains(" of 2 within (P "), md)
             }
         }
     }

@@ -94,4 +94,76 @@ final class RunReportTests: XCTestCase {
         let charts = html.components(separatedBy: "<figure").count - 1
         try assertReportLayout(html: html, name: "run-tap-to-paint-over-time", expectedCharts: charts)
     }
+
+    /// A cold send (nothing warmed): the pre-stage misses of each region all fall in the first bin after
+    /// the send, a one-point series. The region chart still shows a mark for each region (a line of one
+    /// point draws nothing), and Chromium finds no chart drawn empty at either width.
+    func testColdSendRegionChartIsNotDrawnEmpty() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "run.seed=4",
+                              "--set", "campaigns[0].warm.mode=none", "--out", out.path]), .ok, t.err.text)
+        let csv = try String(contentsOf: out.appendingPathComponent("region-misses.csv"), encoding: .utf8)
+        let bins = Set(csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[2] })
+        XCTAssertEqual(bins, ["0"], "every miss in the first bin: the case under test\n" + csv)
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("Pre-stage misses by region"))
+        XCTAssertTrue(html.contains("class=\"series-point\""), "the one-bin series drawn as marks")
+        // PoPs and regions by name in the table, the chart and the CSVs.
+        XCTAssertTrue(html.range(of: #"<td data-label="PoP">pop-\d+</td><td data-label="Regions">region \d+"#, options: .regularExpression) != nil,
+                      "PoP codes and region names in the PoP table")
+        XCTAssertTrue(csv.split(separator: "\n").dropFirst().allSatisfy { $0.contains(",region ") })
+        // A cold send misses at the edge: the hit-ratio card raises its alarm and says where to look.
+        let lookAt = "What to look at: warm earlier or warm the PoPs that miss: see the region chart and the PoP table (pops.csv)."
+        XCTAssertTrue(html.contains("<p class=\"look-at\">" + lookAt + "</p>"), "the alarm's hint on its card")
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("- **Pre-stage edge hit ratio**: " + lookAt), "and in report.md")
+        let charts = html.components(separatedBy: "<figure").count - 1
+        try assertReportLayout(html: html, name: "run-cold-send", expectedCharts: charts)
+    }
+
+    /// Every chart of a real run's report, the outcome breakdown's ten buckets included, keeps its
+    /// series apart by the colour rule (CIEDE2000 ≥ 10, normal vision, protanopia and deuteranopia).
+    func testRunReportChartColoursAreDistinguishable() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "default", "--devices", "150", "--replications", "2", "--set", "campaigns[0].warm.mode=none",
+                              "--out", out.path]), .ok, t.err.text)
+        let scenario = try ScenarioLoader.decode(Data(contentsOf: out.appendingPathComponent("scenario.json")), label: "scenario.json")
+        let results = try (0..<2).map { try PushSimulation.run(scenario.modelWorld, masterSeed: scenario.run.seed, replication: $0) }
+        let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel)
+        let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
+                                        confidenceLevel: scenario.run.confidenceLevel)
+        let report = ReportBuilder.build(scenario: scenario, hash: "h", aggregate: aggregate, tables: tables, results: results)
+        let charts = report.sections.flatMap { $0.blocks }.compactMap { block -> Chart? in
+            if case .chart(let chart) = block { return chart }
+            return nil
+        }
+        XCTAssertTrue(charts.contains { $0.title == "Preload outcome per push" })
+        XCTAssertTrue(charts.contains { $0.title == "Pre-stage misses by region" })
+        XCTAssertEqual(charts.flatMap(ColourVision.problems(in:)), [])
+    }
+
+    /// The origin chart carries the origin workers' throughput (workers ÷ mean service time) as a grey
+    /// line when its traffic comes near it, and says the figure when it stays far below.
+    func testOriginChartShowsTheWorkersCapacity() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("r")
+        XCTAssertEqual(t.run(["run", "send-rate-vs-origin", "--devices", "20000", "--replications", "2", "--out", out.path]), .ok, t.err.text)
+        let scenario = try ScenarioLoader.decode(Data(contentsOf: out.appendingPathComponent("scenario.json")), label: "scenario.json")
+        let near = ReportBuilder.originCapacity(scenario: scenario, peak: 1_000)
+        XCTAssertEqual(near.line, ReferenceLine(value: 1_600, label: "origin capacity " + HumanScale.format(1_600, unit: .perSecond(noun: "req")), kind: .capacity),
+                       "32 workers at 20 ms")
+        XCTAssertTrue(near.text.contains("32 worker(s) ÷ mean service time 20.0 ms"), near.text)
+        let far = ReportBuilder.originCapacity(scenario: scenario, peak: 100)
+        XCTAssertNil(far.line)
+        XCTAssertTrue(far.text.contains("far above this chart's peak"), far.text)
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("origin capacity " + HumanScale.format(1_600, unit: .perSecond(noun: "req"))), "the cold blast reaches the origin's capacity")
+        let charts = html.components(separatedBy: "<figure").count - 1
+        try assertReportLayout(html: html, name: "run-origin-capacity", expectedCharts: charts)
+    }
 }

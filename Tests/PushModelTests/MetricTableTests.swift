@@ -31,10 +31,16 @@ final class MetricTableTests: XCTestCase {
             XCTAssertFalse(spec.title.isEmpty, id.rawValue)
             XCTAssertEqual(spec.ratio != nil, spec.unit == .ratio, id.rawValue)
             if spec.gate != nil || spec.alarm != nil { XCTAssertNotEqual(spec.better, .none, id.rawValue) }
-            if let alarm = spec.alarm { XCTAssertEqual(alarm.when == .below, spec.better == .higher, id.rawValue) }
+            if let alarm = spec.alarm {
+                XCTAssertEqual(alarm.when == .below, spec.better == .higher, id.rawValue)
+                XCTAssertTrue(alarm.lookAt.contains("see ") || alarm.lookAt.contains("check "), "an alarm says where to look: \(id.rawValue)")
+            }
         }
         XCTAssertEqual(MetricTable.benchGated.count, MetricID.allCases.filter { $0.spec.gate != nil }.count)
-        XCTAssertEqual(MetricID.edgePrestageHitRatio.spec.alarm, MetricAlarm(value: 0.9, when: .below))
+        XCTAssertEqual(MetricID.edgePrestageHitRatio.spec.alarm?.value, 0.9)
+        XCTAssertEqual(MetricID.edgePrestageHitRatio.spec.alarm?.when, .below)
+        XCTAssertEqual(MetricID.edgePrestageHitRatio.spec.alarm?.lookAt,
+                       "warm earlier or warm the PoPs that miss: see the region chart and the PoP table (pops.csv)")
         XCTAssertEqual(MetricTable.spec(named: "tapToPaint.lte.p90Seconds"),
                        MetricTable.tapToPaint(network: "lte", quantile: .p90))
         XCTAssertNil(MetricTable.spec(named: "tapToPaint.a.b.p90Seconds"))
