@@ -1,12 +1,17 @@
+import Foundation
+import PushModel
+
 /// Remaining-time estimate for a progress display, from the work done so far.
 ///
-/// The rate is work done per wall second, smoothed exponentially over updates (a burst of slow events
-/// in the send window does not swing it). The shown remaining time counts down with the clock and
+/// The rate is work done per wall second, smoothed exponentially in wall time with a time constant
+/// of `smoothingSeconds` (a burst of slow events, or a forecast that wavers by a few per cent
+/// between redraws 250 ms apart, does not swing it). The shown remaining time counts down with the clock and
 /// never goes up by a small amount ("runs backwards"); it is raised only when the fresh estimate
 /// exceeds it by more than `raiseShare`, i.e. when the run really slowed down.
 package struct ProgressEstimate: Sendable, Equatable {
-    /// Weight of the newest rate sample in the smoothed rate.
-    static let smoothing = 0.3
+    /// Time constant of the smoothed rate, wall seconds: a sample `dt` seconds long weighs
+    /// `1 − exp(−dt / smoothingSeconds)`.
+    static let smoothingSeconds = 4.0
     /// How far (as a share) a fresh estimate must exceed the shown one before the shown one goes up.
     static let raiseShare = 0.5
     /// Work done below which no estimate is given (too little to extrapolate).
@@ -27,7 +32,8 @@ package struct ProgressEstimate: Sendable, Equatable {
         let dt = elapsedSeconds - lastElapsedSeconds
         if dt > 0, f >= lastFraction {
             let sample = (f - lastFraction) / dt
-            rate = rate.map { Self.smoothing * sample + (1 - Self.smoothing) * $0 } ?? (f / max(elapsedSeconds, 1e-9))
+            let weight = 1 - exp(-dt / Self.smoothingSeconds)
+            rate = rate.map { weight * sample + (1 - weight) * $0 } ?? (f / max(elapsedSeconds, 1e-9))
             lastElapsedSeconds = elapsedSeconds
             lastFraction = f
         }
@@ -55,5 +61,63 @@ package struct ProgressEstimate: Sendable, Equatable {
     package static func bar(_ fraction: Double, width: Int) -> String {
         let done = Int((min(max(fraction, 0), 1) * Double(width)).rounded(.down))
         return "[" + String(repeating: "#", count: done) + String(repeating: ".", count: width - done) + "]"
+    }
+}
+
+/// The events one replication is expected to process in all, learned from its progress reports.
+///
+/// Virtual time is a poor measure of work: a flash sale spends most of its events in the minute of
+/// the send. Events are the work, so the display counts events done against this forecast:
+///
+///     committed = done + perPending × pending
+///     expected  = committed + perPush × (pushes planned − pushes sent)
+///
+/// - `pending`: events already scheduled (the kernel's set and the far-future buckets). Each leads
+///   to `perPending` events in all (itself and what it schedules: a tap its fetch, reply and paint),
+///   learned from the intervals between reports before the first push or after the last in which
+///   the pending set shrank (events processed over the shrinkage: a warm before the send, the taps
+///   after it); 1 until such an interval is seen.
+/// - `perPush`: the work committed since the first push, per push sent: what each push has cost
+///   so far, assumed for each push still to send.
+///
+/// Before the first push of a replication that will send there is no forecast (nil). Events that
+/// nothing has scheduled yet and no push will cause (a background stream's next requests) are not
+/// foreseen. Reports come every `ReplicationRunner.progressEveryEvents` events, so this costs
+/// nothing per event.
+package struct EventForecast: Sendable, Equatable {
+    private var last: ProgressReport?
+    /// Events processed and pending entries consumed over the intervals without a push.
+    private var decayEvents = 0.0
+    private var decayPending = 0.0
+    /// Work committed before the first push (done and pending at the last report without one).
+    private var beforePushes = 0.0
+
+    /// A forecast with no reports.
+    package init() {}
+
+    /// Events each pending event leads to in all, as learned so far (at least 1).
+    package var perPending: Double { decayPending > 0 ? max(1, decayEvents / decayPending) : 1 }
+
+    /// Records `report` and returns the replication's expected events in all (at least the events
+    /// done); nil before its first push.
+    package mutating func expectedEvents(after report: ProgressReport) -> Double? {
+        // Learned only where no push is on its way in or yet to come (before the first, after the
+        // last): pushes still arriving cost several times a tap, and their share of the pending
+        // set falls to nothing by the end of the send.
+        let quiet = report.pushesSent <= 0 || report.pushesSent >= report.pushesPlanned
+        if let last, quiet, last.pushesSent <= 0 || last.pushesSent >= last.pushesPlanned, report.pushesSent == last.pushesSent, report.pendingEvents < last.pendingEvents,
+           report.eventsProcessed > last.eventsProcessed {
+            decayEvents += Double(report.eventsProcessed - last.eventsProcessed)
+            decayPending += Double(last.pendingEvents - report.pendingEvents)
+        }
+        last = report
+        let done = Double(report.eventsProcessed)
+        let committed = done + perPending * Double(max(0, report.pendingEvents))
+        if report.pushesSent <= 0 {
+            beforePushes = committed
+            return report.pushesPlanned <= 0 ? committed : nil
+        }
+        let perPush = max(0, committed - beforePushes) / report.pushesSent
+        return max(done, committed + perPush * max(0, report.pushesPlanned - report.pushesSent))
     }
 }

@@ -112,9 +112,8 @@ final class ReplicationProgress: ProgressSink {
         self.replication = replication
     }
 
-    func progress(virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int) {
-        board.update(replication: replication, virtualSeconds: virtualSeconds, eventsProcessed: eventsProcessed,
-                     devicesDone: devicesDone, devicesTotal: devicesTotal)
+    func progress(_ report: ProgressReport) {
+        board.update(replication: replication, report)
     }
 }
 
@@ -123,12 +122,17 @@ final class ReplicationProgress: ProgressSink {
 /// replication is slow, a "still running" line every `heartbeatSeconds` from a timer, so a long
 /// run is never silent whatever its size. Wall-clock time is used only for this display, never
 /// for results.
+///
+/// The work is events: each replication's events done against its `EventForecast` (a finished
+/// one's against its count; one not yet forecast against the mean of those that are). The live
+/// line fits the terminal's width (`columns`, asked at every redraw): parts are dropped, least
+/// useful first, and the bar narrowed, so a redraw never wraps.
 package final class ProgressBoard: @unchecked Sendable {
     private struct Row {
         var virtualSeconds = 0.0
         var events: UInt64 = 0
-        var devicesDone = 0
-        var devicesTotal = 0
+        var forecast = EventForecast()
+        var expected: Double?
         var state = 0  // 0 waiting, 1 running, 2 done, 3 failed
     }
 
@@ -136,22 +140,31 @@ package final class ProgressBoard: @unchecked Sendable {
     private let output: any TextOutput
     private let live: Bool
     private let horizonSeconds: Double
+    private let columns: @Sendable () -> Int?
     private var rows: [Row]
-    private let start = DispatchTime.now().uptimeNanoseconds
+    private let start: UInt64
     private var lastDrawNanoseconds: UInt64 = 0
     private var drewLine = false
     private var estimate = ProgressEstimate()
+    private var shownFraction = 0.0
     /// Wall seconds between "still running" lines when not live.
     package static let heartbeatSeconds = 30
     private var heartbeat: (any DispatchSourceTimer)?
 
-    /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`.
-    package init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double) {
+    /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`;
+    /// `columns` gives the terminal's width for the live line (nil: `defaultColumns`).
+    package init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double,
+                 columns: @escaping @Sendable () -> Int? = { nil }, start: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+        self.start = start
         self.output = output
         self.live = live
         self.horizonSeconds = max(horizonSeconds, 1e-9)
+        self.columns = columns
         self.rows = Array(repeating: Row(), count: replications)
     }
+
+    /// The width assumed when the terminal's is unknown.
+    package static let defaultColumns = 80
 
     /// Starts the timer of the "still running" lines (not live only; `finish` stops it).
     package func startHeartbeat() {
@@ -171,7 +184,7 @@ package final class ProgressBoard: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard rows.contains(where: { $0.state == 1 }) else { return }
-        output.write("still running: " + liveLine(now: now) + "\n")
+        output.write("still running: " + liveLine(now: now, width: nil) + "\n")
     }
 
     func started(replication r: Int) {
@@ -180,33 +193,40 @@ package final class ProgressBoard: @unchecked Sendable {
         lock.unlock()
     }
 
-    func update(replication r: Int, virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int) {
+    /// Records replication `r`'s progress report (and redraws the live line, at most 4 times a second).
+    func update(replication r: Int, _ report: ProgressReport) {
+        update(replication: r, report, now: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// `update` at the clock reading `now` (tests drive a synthetic clock).
+    func update(replication r: Int, _ report: ProgressReport, now: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        rows[r].virtualSeconds = virtualSeconds
-        rows[r].events = eventsProcessed
-        rows[r].devicesDone = devicesDone
-        rows[r].devicesTotal = devicesTotal
+        rows[r].virtualSeconds = report.virtualSeconds
+        rows[r].events = report.eventsProcessed
+        rows[r].expected = rows[r].forecast.expectedEvents(after: report)
         guard live else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if now - lastDrawNanoseconds >= 250_000_000 {
+        if now &- lastDrawNanoseconds >= 250_000_000 {
             lastDrawNanoseconds = now
-            output.write("\r" + liveLine(now: now) + "\u{1B}[K")
-            drewLine = true
+            draw(now: now)
         }
     }
 
     func finished(replication r: Int, eventsProcessed: UInt64, virtualSeconds: Double) {
+        finished(replication: r, eventsProcessed: eventsProcessed, virtualSeconds: virtualSeconds, now: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// `finished` at the clock reading `now`.
+    func finished(replication r: Int, eventsProcessed: UInt64, virtualSeconds: Double, now: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         rows[r].state = 2
         rows[r].events = eventsProcessed
+        rows[r].expected = Double(eventsProcessed)
         rows[r].virtualSeconds = virtualSeconds
-        let now = DispatchTime.now().uptimeNanoseconds
         let done = rows.filter { $0.state == 2 }.count
         if live {
-            output.write("\r" + liveLine(now: now) + "\u{1B}[K")
-            drewLine = true
+            draw(now: now)
         } else {
             let wall = Double(now - start) / 1e9
             output.write("replication \(r + 1)/\(rows.count) done: \(eventsProcessed) events, \(TextNumber.format(virtualSeconds, significant: 6)) s virtual "
@@ -230,34 +250,74 @@ package final class ProgressBoard: @unchecked Sendable {
         drewLine = false
     }
 
-    /// Width of the live progress bar, in cells.
-    static let barWidth = 24
-
-    /// The share of the run's work done: events processed over the events expected (a finished
-    /// replication's count times the replications) once one has finished, else virtual time over the
-    /// horizon (events are not spread evenly over virtual time, so this is only the first guess).
-    private func workFraction() -> Double {
-        let finished = rows.filter { $0.state == 2 }
-        if !finished.isEmpty {
-            let perReplication = Double(finished.reduce(UInt64(0)) { $0 &+ $1.events }) / Double(finished.count)
-            let events = rows.reduce(0.0) { $0 + ($1.state == 2 ? perReplication : min(Double($1.events), perReplication)) }
-            return perReplication > 0 ? events / (perReplication * Double(rows.count)) : 0
-        }
-        return rows.reduce(0.0) { $0 + min(1, $1.virtualSeconds / horizonSeconds) } / Double(rows.count)
+    /// Redraws the live line in place: carriage return, the line (one column short of the width,
+    /// so the cursor never sits past the last column), erase to the end of the line.
+    private func draw(now: UInt64) {
+        let width = max(1, (columns() ?? Self.defaultColumns) - 1)
+        output.write("\r" + liveLine(now: now, width: width) + "\u{1B}[K")
+        drewLine = true
     }
 
-    /// "[#########...............] 38% · 0:41 elapsed · 2/5 replications · 1.20 M events/s · ETA 1:05".
-    private func liveLine(now: UInt64) -> String {
+    /// Width of the live progress bar, in cells (narrowed to fit a small terminal).
+    static let barWidth = 24
+
+    /// The share of the run's work done: events processed over events expected, summed over the
+    /// replications (see the type's comment); 0 until a replication has a forecast (virtual time
+    /// is no guide: a flash sale's send is 1 % of its horizon and most of its events). Never less
+    /// than the share shown before.
+    func workFraction() -> Double {
+        // (Called with the lock held.)
+        let known = rows.compactMap(\.expected)
+        guard !known.isEmpty else {
+            return 0
+        }
+        let mean = known.reduce(0, +) / Double(known.count)
+        var done = 0.0
+        var expected = 0.0
+        for row in rows {
+            let events = Double(row.events)
+            done += events
+            expected += max(events, row.expected ?? mean)
+        }
+        // Shown, the share never goes back: a forecast found too high holds the bar until the work
+        // catches up.
+        shownFraction = max(shownFraction, expected > 0 ? min(1, done / expected) : 0)
+        return shownFraction
+    }
+
+    /// "[#########...............] 38% · 0:41 elapsed · 2/5 replications · 1.20 M events/s · ETA 1:05",
+    /// fitted to `width` characters when given (see `fit`).
+    private func liveLine(now: UInt64, width: Int?) -> String {
         let elapsed = Double(now - start) / 1e9
         let done = rows.filter { $0.state == 2 }.count
         let events = rows.reduce(UInt64(0)) { $0 &+ $1.events }
         let fraction = workFraction()
-        var line = ProgressEstimate.bar(fraction, width: Self.barWidth) + " " + String(Int((fraction * 100).rounded(.down))) + "%"
-        line += " · " + ProgressEstimate.clock(elapsed) + " elapsed · \(done)/\(rows.count) replications"
-        if elapsed > 0 { line += " · " + HumanScale.format(Double(events) / elapsed, unit: .perSecond(noun: "events")) }
+        let percent = String(Int((fraction * 100).rounded(.down))) + "%"
+        var parts: [(text: String, rank: Int)] = []
+        parts.append((ProgressEstimate.clock(elapsed) + " elapsed", 1))
+        parts.append(("\(done)/\(rows.count) replications", 2))
+        if elapsed > 0 { parts.append((HumanScale.format(Double(events) / elapsed, unit: .perSecond(noun: "events")), 3)) }
         if let eta = estimate.update(elapsedSeconds: elapsed, fraction: fraction) {
-            line += " · ETA " + ProgressEstimate.clock(eta)
+            parts.append(("ETA " + ProgressEstimate.clock(eta), 0))
         }
-        return line
+        return Self.fit(fraction: fraction, percent: percent, parts: parts, width: width)
+    }
+
+    /// The line "bar percent · part · part …" within `width` characters (nil: no limit): the parts
+    /// of highest `rank` (least useful: the rate, then the replications, then the elapsed time,
+    /// the ETA last) are dropped until it fits, then the bar is narrowed, then the percentage cut.
+    static func fit(fraction: Double, percent: String, parts: [(text: String, rank: Int)], width: Int?) -> String {
+        func line(_ bar: Int, _ rankMax: Int) -> String {
+            ([ProgressEstimate.bar(fraction, width: bar) + " " + percent] + parts.filter { $0.rank <= rankMax }.map(\.text))
+                .joined(separator: " · ")
+        }
+        let rankAll = parts.map(\.rank).max() ?? 0
+        guard let width else { return line(barWidth, rankAll) }
+        for rankMax in stride(from: rankAll, through: -1, by: -1) where line(barWidth, rankMax).count <= width {
+            return line(barWidth, rankMax)
+        }
+        let bare = line(0, -1).count  // "[] 38%"
+        if width - bare >= 4 { return line(min(barWidth, width - bare), -1) }
+        return String(percent.prefix(width))
     }
 }

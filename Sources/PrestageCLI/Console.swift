@@ -27,6 +27,18 @@ final class FileDescriptorOutput: TextOutput {
 
     /// Whether the descriptor is a terminal.
     var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    /// The terminal's width in columns: its window size (`TIOCGWINSZ`), else `COLUMNS` from the
+    /// environment, else nil.
+    var columns: Int? { Self.columns(descriptor: descriptor, environment: ProcessInfo.processInfo.environment) }
+
+    /// `columns` for `descriptor` with `environment`.
+    static func columns(descriptor: Int32, environment: [String: String]) -> Int? {
+        var size = winsize()
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = environment["COLUMNS"], let n = Int(text.trimmingCharacters(in: .whitespaces)), n > 0 { return n }
+        return nil
+    }
 }
 
 /// A `TextOutput` that keeps everything written, for tests.

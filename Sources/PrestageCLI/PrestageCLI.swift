@@ -11,6 +11,9 @@ package struct CommandEnvironment: Sendable {
     var standardError: any TextOutput
     /// Whether standard error is a terminal (live progress line) or not (one line per replication).
     var errorIsTerminal: Bool
+    /// The width of the terminal on standard error, asked at each redraw of the live line (nil:
+    /// unknown, 80 assumed).
+    var errorColumns: @Sendable () -> Int? = { nil }
     /// Where a bare scenario name is looked up and what `list` lists, in order.
     var scenarioDirectories: [URL]
     /// Parent of result directories when `--out` is not given.
@@ -59,11 +62,13 @@ package struct CommandEnvironment: Sendable {
             }
             ancestor = ancestor.deletingLastPathComponent()
         }
-        return CommandEnvironment(
+        var environment = CommandEnvironment(
             standardOutput: FileDescriptorOutput(descriptor: 1), standardError: err, errorIsTerminal: err.isTerminal,
             scenarioDirectories: directories, resultsParent: cwd.appendingPathComponent("results", isDirectory: true),
             availableMemory: { AvailableMemory.probe() }, processorCount: max(1, ProcessInfo.processInfo.activeProcessorCount),
             handlesInterrupts: true)
+        environment.errorColumns = { err.columns }
+        return environment
     }
 
     /// The owner record of a results directory this command writes.

@@ -115,7 +115,7 @@ struct RunCommand: ParsableCommand {
 
         env.standardError.write("prestage run: \(scenario.name): \(scenario.run.replications) replication(s) of \(scenario.world.population.devices) devices on \(jobs) thread(s), seed \(scenario.run.seed) → \(directory.finalURL.path)\n")
         let board = ProgressBoard(output: env.standardError, live: env.errorIsTerminal, replications: scenario.run.replications,
-                                  horizonSeconds: scenario.world.horizonSeconds)
+                                  horizonSeconds: scenario.world.horizonSeconds, columns: env.errorColumns)
         board.startHeartbeat()
         let start = DispatchTime.now().uptimeNanoseconds
         let results: [ReplicationResult]

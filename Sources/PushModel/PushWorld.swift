@@ -125,11 +125,23 @@ struct PushWorld: EventHandler {
     mutating func progress(_ p: RunProgress) {
         pendingProfile.add(kernelPending: p.pendingCount, bucketed: far.count)
         guard let sink = progressSink else { return }
-        var done = 0
-        for c in sendCursor { done += c }
-        let total = config.population.devices
-        sink.progress(virtualSeconds: p.now.seconds, eventsProcessed: p.eventsProcessed,
-                      devicesDone: done / max(1, sendCursor.count), devicesTotal: total)
+        let n = Double(config.population.devices)
+        var sent = 0.0
+        var planned = 0.0
+        for (c, campaign) in config.campaigns.enumerated() {
+            let timing = campaign.timing
+            let perDevice = timing.audienceShare * Double(timing.pushesPerDevice)
+            // Devices the send passes by the horizon: the audience is drawn per device, so at the
+            // rate r the cursor moves r / share devices a second.
+            let window = max(0, config.horizonSeconds - timing.sendStartSeconds)
+            let reach = timing.audienceShare > 0 ? min(n, timing.sendRatePerSecond * window / timing.audienceShare) : n
+            let cursor = Double(sendCursor[c])
+            sent += cursor * perDevice
+            planned += (cursor >= n ? n : reach) * perDevice
+        }
+        sink.progress(ProgressReport(virtualSeconds: p.now.seconds, horizonSeconds: config.horizonSeconds,
+                                     eventsProcessed: p.eventsProcessed, pendingEvents: p.pendingCount + far.count,
+                                     pushesSent: sent, pushesPlanned: planned))
     }
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {

@@ -213,7 +213,38 @@ package struct ReplicationResult: Codable, Sendable {
 /// Receives progress reports during a run (every `RunLimits.progressEveryEvents` events, never
 /// per event). Called on the thread running the simulation.
 package protocol ProgressSink: AnyObject {
-    func progress(virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int)
+    func progress(_ report: ProgressReport)
+}
+
+/// One progress report of a running replication: what is done and what is known to come, for a
+/// progress display's estimate of the work left (see `ProgressBoard`). Built every
+/// `RunLimits.progressEveryEvents` events, never per event.
+package struct ProgressReport: Sendable, Equatable {
+    /// Virtual time of the event just processed, seconds.
+    package var virtualSeconds: Double
+    /// The replication's horizon, seconds.
+    package var horizonSeconds: Double
+    /// Events processed so far.
+    package var eventsProcessed: UInt64
+    /// Events scheduled and not yet processed: the kernel's pending set plus the far-future buckets.
+    package var pendingEvents: Int
+    /// Pushes sent so far (expected, from the campaigns' send cursors: devices passed × audience
+    /// share × pushes per device).
+    package var pushesSent: Double
+    /// Pushes the campaigns send by the horizon (expected: at most the audience, at most the send
+    /// rate × the time from the send start to the horizon); never below `pushesSent`.
+    package var pushesPlanned: Double
+
+    /// A report.
+    package init(virtualSeconds: Double, horizonSeconds: Double, eventsProcessed: UInt64, pendingEvents: Int,
+                 pushesSent: Double, pushesPlanned: Double) {
+        self.virtualSeconds = virtualSeconds
+        self.horizonSeconds = horizonSeconds
+        self.eventsProcessed = eventsProcessed
+        self.pendingEvents = pendingEvents
+        self.pushesSent = pushesSent
+        self.pushesPlanned = max(pushesPlanned, pushesSent)
+    }
 }
 
 extension ReplicationResult {

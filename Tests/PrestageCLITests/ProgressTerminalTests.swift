@@ -31,7 +31,8 @@ final class ProgressTerminalTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let run = [Self.binary.path, "run", "default", "--devices", "400", "--replications", "4", "--jobs", "1"]
         // `script -qec CMD /dev/null` runs CMD with a pseudo-terminal as its standard error.
-        let command = (run + ["--out", root.appendingPathComponent("tty").path]).joined(separator: " ")
+        // A wide terminal shows every part of the line.
+        let command = "stty cols 200 rows 24; " + (run + ["--out", root.appendingPathComponent("tty").path]).joined(separator: " ")
         let terminal = try capture("/usr/bin/script", ["-qec", command, "/dev/null"])
         let frames = terminal.components(separatedBy: "\r").filter { $0.hasPrefix("[") }
         XCTAssertGreaterThanOrEqual(frames.count, 4, "a frame per finished replication at least:\n\(terminal)")
@@ -53,5 +54,36 @@ final class ProgressTerminalTests: XCTestCase {
         let lines = piped.split(separator: "\n").filter { $0.hasPrefix("replication ") }
         XCTAssertEqual(lines.count, 4, piped)
         XCTAssertFalse(piped.contains("\r"), "no redrawing without a terminal")
+    }
+
+    /// In an 80-column terminal every redraw fits in 79 columns (never wrapping into a new line):
+    /// carriage return, the line, erase to its end; the only newline of the progress is the last.
+    func testRedrawsFitAnEightyColumnTerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw XCTSkip("\(Self.binary.path) is not built (swift build --build-tests builds it)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("script (util-linux) is not installed") }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-pty80-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = [Self.binary.path, "run", "default", "--devices", "3000", "--replications", "3", "--jobs", "1",
+                   "--out", root.appendingPathComponent("tty").path]
+        let terminal = try capture("/usr/bin/script", ["-qec", "stty cols 80 rows 24; " + run.joined(separator: " "), "/dev/null"])
+        // The progress is what lies between the first redraw and the newline that ends it.
+        // (The terminal turns that newline into "\r\n", one Character in Swift: search, don't scan.)
+        let first = try XCTUnwrap(terminal.range(of: "\r["), terminal)
+        let end = try XCTUnwrap(terminal.range(of: "\r\n", range: first.upperBound..<terminal.endIndex), terminal)
+        let frames = terminal[first.lowerBound..<end.lowerBound].components(separatedBy: "\r").filter { !$0.isEmpty }
+        XCTAssertGreaterThanOrEqual(frames.count, 3, terminal)
+        for frame in frames {
+            XCTAssertTrue(frame.hasSuffix("\u{1B}[K"), "each redraw erases to the end of the line: \(frame.debugDescription)")
+            let visible = frame.replacingOccurrences(of: "\u{1B}[K", with: "")
+            XCTAssertLessThanOrEqual(visible.count, 79, "a redraw wider than the terminal wraps: \(visible)")
+            XCTAssertTrue(visible.hasPrefix("["), visible)
+        }
+        // The full line would not fit: parts were dropped, the ETA kept.
+        let last = try XCTUnwrap(frames.last).replacingOccurrences(of: "\u{1B}[K", with: "")
+        XCTAssertTrue(last.hasPrefix("[########################] 100% · "), last)
+        XCTAssertTrue(last.contains("ETA 0:00"), last)
+        XCTAssertFalse(last.contains("events/s"), "the rate is the first part dropped at 80 columns: \(last)")
     }
 }

@@ -3,6 +3,7 @@ import SimStats
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
+import PushModel
 @testable import ScenarioFormat
 
 final class RunCommandTests: XCTestCase {
@@ -157,7 +158,7 @@ final class ProgressBoardTests: XCTestCase {
         let board = ProgressBoard(output: out, live: false, replications: 3, horizonSeconds: 100)
         for r in [1, 0, 2] {
             board.started(replication: r)
-            board.update(replication: r, virtualSeconds: 50, eventsProcessed: 10, devicesDone: 1, devicesTotal: 2)
+            board.update(replication: r, ProgressReport(virtualSeconds: 50, horizonSeconds: 100, eventsProcessed: 10, pendingEvents: 5, pushesSent: 1, pushesPlanned: 2))
             board.finished(replication: r, eventsProcessed: 20, virtualSeconds: 100)
         }
         board.finish()
@@ -175,10 +176,12 @@ final class ProgressBoardTests: XCTestCase {
         board.beat(now: DispatchTime.now().uptimeNanoseconds)
         XCTAssertEqual(out.text, "")
         board.started(replication: 0)
-        board.update(replication: 0, virtualSeconds: 25, eventsProcessed: 1_000, devicesDone: 1, devicesTotal: 4)
+        // Before its first push a replication has no forecast: 0 %, not its share of virtual time.
+        board.update(replication: 0, ProgressReport(virtualSeconds: 25, horizonSeconds: 100, eventsProcessed: 1_000, pendingEvents: 10,
+                                                    pushesSent: 0, pushesPlanned: 4))
         board.beat(now: DispatchTime.now().uptimeNanoseconds)
-        // A quarter of one of two replications' virtual time: an eighth of the work.
-        XCTAssertTrue(out.text.hasPrefix("still running: [###.....................] 12% · "), out.text)
+        XCTAssertTrue(out.text.hasPrefix("still running: [........................] 0% · "), out.text)
+        XCTAssertFalse(out.text.contains("ETA"), out.text)
         XCTAssertTrue(out.text.contains(" elapsed · 0/2 replications · "), out.text)
         XCTAssertTrue(out.text.hasSuffix("\n"))
         board.finish()
@@ -186,13 +189,15 @@ final class ProgressBoardTests: XCTestCase {
 
     func testTerminalProgressRedrawsOneLiveLine() {
         let out = CapturedOutput()
-        let board = ProgressBoard(output: out, live: true, replications: 2, horizonSeconds: 100)
+        let board = ProgressBoard(output: out, live: true, replications: 2, horizonSeconds: 100, columns: { 200 })
         board.started(replication: 0)
-        board.update(replication: 0, virtualSeconds: 50, eventsProcessed: 1_000, devicesDone: 5, devicesTotal: 10)
+        // 1 000 events done, 500 pending, half the pushes sent with no background: 3 000 expected
+        // for this replication and (the mean) for the other: a sixth of the work.
+        board.update(replication: 0, ProgressReport(virtualSeconds: 50, horizonSeconds: 100, eventsProcessed: 1_000, pendingEvents: 500,
+                                                    pushesSent: 5, pushesPlanned: 10))
         board.finished(replication: 0, eventsProcessed: 2_000, virtualSeconds: 100)
         board.finish()
-        // Half of replication 0's virtual time before any replication finished: a quarter of the work.
-        XCTAssertTrue(out.text.hasPrefix("\r[######..................] 25% · 0:"), out.text)
+        XCTAssertTrue(out.text.hasPrefix("\r[####....................] 16% · 0:"), out.text)
         XCTAssertTrue(out.text.contains(" elapsed · 0/2 replications · "), out.text)
         XCTAssertTrue(out.text.contains("\r[############............] 50% · "), "one of two replications done: half the work")
         XCTAssertTrue(out.text.contains(" elapsed · 1/2 replications · "), out.text)

@@ -76,10 +76,11 @@ final class OSRulesTests: XCTestCase {
         final class Sink: ProgressSink {
             var calls = 0
             var lastEvents: UInt64 = 0
-            func progress(virtualSeconds: Double, eventsProcessed: UInt64, devicesDone: Int, devicesTotal: Int) {
+            func progress(_ report: ProgressReport) {
                 calls += 1
-                lastEvents = eventsProcessed
-                XCTAssertLessThanOrEqual(devicesDone, devicesTotal)
+                lastEvents = report.eventsProcessed
+                XCTAssertLessThanOrEqual(report.pushesSent, report.pushesPlanned)
+                XCTAssertGreaterThan(report.pendingEvents, 0)
             }
         }
         let seed: UInt64 = 53
