@@ -97,7 +97,10 @@ struct SensitivityCommand: ParsableCommand {
         guard !factorTexts.isEmpty else { return bad("--factor: required (PATH=LO..HI), at least one") }
         var factors: [ScenarioKnob] = []
         for text in factorTexts {
-            do { factors.append(try ScenarioKnob.parse(text, argument: "--factor", load: load)) } catch { return bad(error.description) }
+            do { factors.append(try ScenarioKnob.parse(text, argument: "--factor", load: load)) } catch {
+                // Name the argument as given, so a range problem says which factor it is.
+                return bad("--factor \(text): \(error.message)")
+            }
             if factors.dropLast().contains(where: { $0.path == factors.last?.path }) {
                 return bad("--factor: \(factors.last?.path ?? "") is given twice; give each field once")
             }

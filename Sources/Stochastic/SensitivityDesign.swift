@@ -85,7 +85,8 @@ package enum SensitivityDesign {
     /// The Morris statistics of each factor from `outputs[t][j]`, the output at point j of
     /// trajectory t. An elementary effect is (f(x + Δeᵢ) − f(x)) / Δ: the output's change per
     /// whole range of the factor. μ*'s interval is the normal bootstrap interval over trajectories
-    /// (`bootstrap` resamples, `confidence` level, stream `(seed, factor, bootstrap)`).
+    /// (`bootstrap` resamples, `confidence` level, stream `(seed, factor, bootstrap)`), its lower
+    /// end clipped at 0 (μ* cannot be negative).
     package static func morrisEffects(_ trajectories: [Trajectory], outputs: [[Double]], factors k: Int,
                                       bootstrap: Int, confidence: Double, seed: UInt64) -> [MorrisEffect] {
         var effects = [[Double]](repeating: [], count: k)
@@ -100,7 +101,9 @@ package enum SensitivityDesign {
             let interval = normalBootstrap(rows: absolute.count, resamples: bootstrap, confidence: confidence,
                                            stream: RandomStream(masterSeed: seed, entity: UInt64(i), purpose: bootstrapPurpose),
                                            estimate: muStar) { idx in idx.reduce(0) { $0 + absolute[$1] } / Double(idx.count) }
-            return MorrisEffect(mu: mean(e), muStar: interval, sigma: standardDeviation(e), effects: e)
+            // μ* is a mean of absolute values: its interval stops at 0.
+            let clipped = Estimate(value: interval.value, lower: max(0, interval.lower), upper: interval.upper)
+            return MorrisEffect(mu: mean(e), muStar: clipped, sigma: standardDeviation(e), effects: e)
         }
     }
 

@@ -48,8 +48,8 @@ final class SensitivityCommandTests: XCTestCase {
 
     func testBadInputNamesTheArgumentAndExitsTwo() throws {
         let cases: [([String], String)] = [
-            (["--factor", "population.devices=300..200", "--metric", "bytes.cdnEgress"], "LO < HI"),
-            (["--factor", "infra.origin.wrokers=1..9", "--metric", "bytes.cdnEgress"], "--factor"),
+            (["--factor", "population.devices=300..200", "--metric", "bytes.cdnEgress"], "--factor population.devices=300..200: expected a non-empty range LO..HI with LO < HI"),
+            (["--factor", "infra.origin.wrokers=1..9", "--metric", "bytes.cdnEgress"], "did you mean"),
             (["--factor", "population.devices=100..300", "--metric", "bytes.cdnEgres"], "did you mean \"bytes.cdnEgress\"?"),
             (["--factor", "population.devices=100..300"], "--metric: required"),
             (["--metric", "bytes.cdnEgress"], "--factor: required"),

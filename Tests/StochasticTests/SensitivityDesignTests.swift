@@ -105,4 +105,17 @@ final class SensitivityDesignTests: XCTestCase {
                           SensitivityDesign.morrisTrajectories(factors: 5, trajectories: 4, levels: 4, seed: 10))
         XCTAssertEqual(SensitivityDesign.saltelli(samples: 8, factors: 2, seed: 1), SensitivityDesign.saltelli(samples: 8, factors: 2, seed: 1))
     }
+
+    /// Trajectory t and Saltelli row n depend only on (seed, t) and (seed, n): a larger design
+    /// starts with the smaller one's points, so a rerun with more trajectories or samples reuses
+    /// the replications already stored.
+    func testALargerDesignExtendsASmallerOne() {
+        let small = SensitivityDesign.morrisTrajectories(factors: 3, trajectories: 3, levels: 4, seed: 2)
+        let large = SensitivityDesign.morrisTrajectories(factors: 3, trajectories: 7, levels: 4, seed: 2)
+        XCTAssertEqual(Array(large.prefix(3)), small)
+        let a = SensitivityDesign.saltelli(samples: 4, factors: 2, seed: 3), b = SensitivityDesign.saltelli(samples: 9, factors: 2, seed: 3)
+        for matrix in 0..<4 {
+            for row in 0..<4 { XCTAssertEqual(a.points[a.index(matrix: matrix, row: row)], b.points[b.index(matrix: matrix, row: row)]) }
+        }
+    }
 }
