@@ -85,7 +85,7 @@ package enum PrestageCLI {
     /// run it, check a file, compare two runs, answer the capacity question), then many runs at
     /// once, calibration, CI, and the tools.
     static let commands: [any ParsableCommand.Type] = [
-        ListCommand.self, RunCommand.self, ValidateCommand.self, CompareCommand.self, PlanCommand.self, SweepCommand.self, MergeCommand.self,
+        ListCommand.self, RunCommand.self, ValidateCommand.self, CompareCommand.self, PlanCommand.self, SensitivityCommand.self, SweepCommand.self, MergeCommand.self,
         FitCommand.self, BenchCommand.self, TestbedCommand.self, SwarmCommand.self, SchemaCommand.self, CompletionCommand.self,
         ManCommand.self, BenchInstructionsCommand.self,
     ]

@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+/// `prestage sensitivity` end to end on a small run of a library scenario.
+final class SensitivityCommandTests: XCTestCase {
+    /// `default` at 50–100 devices over 15 minutes (the send at 10 min): every PoP is warmed ahead of the send, so the origin never
+    /// queues and its worker count has no path to the CDN's egress, while the audience size
+    /// drives it. With common random numbers every design point runs the same streams, so the
+    /// workers' elementary effects are exactly 0 and the devices' are all positive.
+    static let arguments = ["sensitivity", "default", "--set", "horizonSeconds=900", "--factor", "population.devices=50..100",
+                            "--factor", "infra.origin.workers=8..64", "--metric", "bytes.cdnEgress", "--metric", "origin.queueLengthMax",
+                            "--trajectories", "3", "--sobol-samples", "4", "--bootstrap", "100", "--replications", "2"]
+
+    func testAFactorWithNoPathHasNoEffectAndTheDominantOneRanksFirst() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("s").path
+        XCTAssertEqual(t.run(Self.arguments + ["--out", out]), .ok, t.err.text)
+        for name in ["sensitivity.json", "sensitivity.csv", "sensitivity.md", "sensitivity.html"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + name), name)
+        }
+        let first = try Data(contentsOf: URL(fileURLWithPath: out + "/sensitivity.json"))
+        let document = try JSONDecoder().decode(SensitivityDocument.self, from: first)
+        // 3 · 3 Morris + 5 tornado + 4 · (2 + 2) Sobol points.
+        XCTAssertEqual(document.designPoints, 30)
+        let egress = try XCTUnwrap(document.results.first { $0.metric == "bytes.cdnEgress" })
+        let queue = try XCTUnwrap(document.results.first { $0.metric == "origin.queueLengthMax" })
+        XCTAssertTrue(queue.morris.allSatisfy { $0.muStar == 0 }, "the origin never queues: \(queue.morris)")
+        XCTAssertEqual(egress.morris.first?.factor, "population.devices", "\(egress.morris)")
+        XCTAssertGreaterThan(egress.morris[0].muStarLower, 0, "the audience's effect is distinguishable from 0")
+        let workers = try XCTUnwrap(egress.morris.first { $0.factor == "infra.origin.workers" })
+        XCTAssertTrue(workers.muStarLower <= 0 && 0 <= workers.muStarUpper, "\(workers)")
+        XCTAssertEqual(workers.muStar, 0)
+        XCTAssertEqual(egress.tornado.first?.factor, "population.devices")
+        let sobolWorkers = try XCTUnwrap(egress.sobol.first { $0.factor == "infra.origin.workers" })
+        XCTAssertEqual(sobolWorkers.total.value, 0, "no effect, no variance: ST = 0 exactly")
+        XCTAssertTrue(t.out.text.contains("1. population.devices"), t.out.text)
+        // A rerun reuses every replication and writes the same bytes.
+        let t2 = try TestEnvironment()
+        defer { t2.cleanUp() }
+        XCTAssertEqual(t2.run(Self.arguments + ["--out", out]), .ok, t2.err.text)
+        XCTAssertTrue(t2.out.text.contains("(0 run now"), t2.out.text)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/sensitivity.json")), first)
+    }
+
+    func testBadInputNamesTheArgumentAndExitsTwo() throws {
+        let cases: [([String], String)] = [
+            (["--factor", "population.devices=300..200", "--metric", "bytes.cdnEgress"], "--factor population.devices=300..200: expected a non-empty range LO..HI with LO < HI"),
+            (["--factor", "infra.origin.wrokers=1..9", "--metric", "bytes.cdnEgress"], "did you mean"),
+            (["--factor", "population.devices=100..300", "--metric", "bytes.cdnEgres"], "did you mean \"bytes.cdnEgress\"?"),
+            (["--factor", "population.devices=100..300"], "--metric: required"),
+            (["--metric", "bytes.cdnEgress"], "--factor: required"),
+            (["--factor", "population.devices=100..300", "--metric", "bytes.cdnEgress", "--levels", "3"], "--levels: expected an even"),
+            (["--factor", "population.devices=100..300", "--metric", "bytes.cdnEgress", "--confidence", "1.5"], "--confidence"),
+            (["--factor", "population.devices=100..300", "--factor", "population.devices=1..2", "--metric", "bytes.cdnEgress"], "given twice"),
+        ]
+        for (extra, expected) in cases {
+            let t = try TestEnvironment()
+            defer { t.cleanUp() }
+            XCTAssertEqual(t.run(["sensitivity", "default", "--out", t.root.appendingPathComponent("x").path] + extra), .badInput, "\(extra)")
+            XCTAssertTrue(t.err.text.contains(expected), "\(extra): \(t.err.text)")
+        }
+    }
+}
