@@ -130,17 +130,15 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             let sorted = p.evaluations.sorted { $0.value < $1.value }
             let axis = knobAxis
             for (i, o) in objectives.enumerated() {
-                // A t interval can reach past the metric's range (below 0 rejections, above a share
-                // of 1); drawn, it stops at the range, so the axis never shows impossible values.
-                let range = MetricTable.spec(named: o.metric)?.unit.bounds ?? -Double.infinity...Double.infinity
+                // Every interval drawn is already inside the metric's range (SLOEvaluation clips it), so
+                // the axis never shows impossible values.
                 let points = sorted.compactMap { e -> LinePoint? in
                     let s = e.slo.evaluations[i]
                     // A chance constraint is drawn as the share of replications meeting it, with its exact bounds.
                     if o.probability != nil, let k = s.withinThreshold, s.n > 0 {
                         return LinePoint(x: e.value * axis.multiplier, y: Double(k) / Double(s.n), lower: s.shareLower, upper: s.shareUpper)
                     }
-                    return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower.map { min(max($0, range.lowerBound), range.upperBound) },
-                                                  upper: s.upper.map { min(max($0, range.lowerBound), range.upperBound) }) }
+                    return s.mean.map { LinePoint(x: e.value * axis.multiplier, y: $0, lower: s.lower, upper: s.upper) }
                 }
                 let markers = [p.answer.lastPass.map { ChartMarker(at: $0 * axis.multiplier, label: "last pass") },
                                p.answer.firstFail.map { ChartMarker(at: $0 * axis.multiplier, label: "first fail") }]

@@ -39,30 +39,9 @@ package struct PlanResults: Sendable {
     /// A refusal leaves no lock file beside the user's directory.
     /// - Throws: `FileOutputError` naming the path and the fix.
     package static func open(in parent: URL, name: String, owner: OutputOwner) throws(FileOutputError) -> PlanResults {
-        let lock = try ResultsDirectory.claim(in: parent, name: name, owner: owner, replacing: earlierResults)
-        do throws(FileOutputError) {
-            let finalURL = parent.appendingPathComponent(name, isDirectory: true)
-            let earlier = finalURL.appendingPathComponent(evaluationsDirectory, isDirectory: true)
-            let carriedNames = try ResultsDirectory.checkItemEntries(earlier, what: "plan evaluations", removingCutShortWrites: false,
-                                                                     isOwnName: PlanReplicationFile.isFileName)
-            let directory: ResultsDirectory
-            if let resumed = try ResultsDirectory.resume(lock) { directory = resumed } else { directory = try ResultsDirectory.begin(lock, ownFiles: ownFiles) }
-            let evaluations = directory.partialURL.appendingPathComponent(evaluationsDirectory, isDirectory: true)
-            let present = Set(try ResultsDirectory.checkItemEntries(evaluations, what: "plan evaluations", removingCutShortWrites: true,
-                                                                    isOwnName: PlanReplicationFile.isFileName))
-            if present.isEmpty, mkdir(evaluations.path, 0o755) != 0, Glibc.errno != EEXIST { throw .errno("create directory", evaluations.path) }
-            var carried = 0
-            for name in carriedNames where !present.contains(name) {
-                let source = earlier.appendingPathComponent(name)
-                guard let data = FileManager.default.contents(atPath: source.path) else { throw .errno("read", source.path) }
-                try AtomicWriter.write(data, to: evaluations.appendingPathComponent(name))
-                carried += 1
-            }
-            return PlanResults(directory: directory, carried: carried)
-        } catch {
-            lock.removeAndRelease()
-            throw error
-        }
+        let (directory, carried) = try ResultsDirectory.openCarryingEvaluations(in: parent, name: name, owner: owner, replacing: earlierResults,
+                                                                                 ownFiles: ownFiles, what: "plan evaluations")
+        return PlanResults(directory: directory, carried: carried)
     }
 
     /// Writes the plan's files (`plan.json` last) and commits `DIR.partial/` as `DIR/`, replacing

@@ -31,16 +31,13 @@ extension SLOReport {
     }
 
     /// "1.10 s – 1.30 s"; "0 in every replication" when every replication gave the same value; "—" without one.
-    /// The bounds stop at the metric's range (no count below 0, no share above 100 %), as the plan's charts draw them.
+    /// The bounds stop at the metric's range (no count below 0, no share above 100 %): SLOEvaluation clips them.
     static func displayInterval(_ e: SLOEvaluation) -> String {
         if let lo = e.shareLower, let hi = e.shareUpper {
             return "P " + HumanScale.format(lo, unit: .ratio) + " – " + HumanScale.format(hi, unit: .ratio)
         }
-        guard var lo = e.lower, var hi = e.upper else { return "—" }
-        if let range = MetricTable.spec(named: e.objective.metric)?.unit.bounds {
-            lo = min(max(lo, range.lowerBound), range.upperBound)
-            hi = min(max(hi, range.lowerBound), range.upperBound)
-        }
+        // The evaluation's interval is already clipped to the metric's range (SLOEvaluation).
+        guard let lo = e.lower, let hi = e.upper else { return "—" }
         let scale = displayScale(e)
         return e.lower == e.upper ? scale.text(lo) + " in every replication" : scale.text(lo) + " – " + scale.text(hi)
     }

@@ -152,30 +152,9 @@ package struct SensitivityResults: Sendable {
 
     /// Opens `NAME` in `parent` for `owner` as `PlanResults.open` does, for sensitivity results.
     package static func open(in parent: URL, name: String, owner: OutputOwner) throws(FileOutputError) -> SensitivityResults {
-        let lock = try ResultsDirectory.claim(in: parent, name: name, owner: owner, replacing: earlierResults)
-        do throws(FileOutputError) {
-            let finalURL = parent.appendingPathComponent(name, isDirectory: true)
-            let earlier = finalURL.appendingPathComponent(PlanResults.evaluationsDirectory, isDirectory: true)
-            let carriedNames = try ResultsDirectory.checkItemEntries(earlier, what: "sensitivity evaluations", removingCutShortWrites: false,
-                                                                     isOwnName: PlanReplicationFile.isFileName)
-            let directory: ResultsDirectory
-            if let resumed = try ResultsDirectory.resume(lock) { directory = resumed } else { directory = try ResultsDirectory.begin(lock, ownFiles: ownFiles) }
-            let evaluations = directory.partialURL.appendingPathComponent(PlanResults.evaluationsDirectory, isDirectory: true)
-            let present = Set(try ResultsDirectory.checkItemEntries(evaluations, what: "sensitivity evaluations", removingCutShortWrites: true,
-                                                                    isOwnName: PlanReplicationFile.isFileName))
-            if present.isEmpty, mkdir(evaluations.path, 0o755) != 0, Glibc.errno != EEXIST { throw .errno("create directory", evaluations.path) }
-            var carried = 0
-            for name in carriedNames where !present.contains(name) {
-                let source = earlier.appendingPathComponent(name)
-                guard let data = FileManager.default.contents(atPath: source.path) else { throw .errno("read", source.path) }
-                try AtomicWriter.write(data, to: evaluations.appendingPathComponent(name))
-                carried += 1
-            }
-            return SensitivityResults(directory: directory, carried: carried)
-        } catch {
-            lock.removeAndRelease()
-            throw error
-        }
+        let (directory, carried) = try ResultsDirectory.openCarryingEvaluations(in: parent, name: name, owner: owner, replacing: earlierResults,
+                                                                                 ownFiles: ownFiles, what: "sensitivity evaluations")
+        return SensitivityResults(directory: directory, carried: carried)
     }
 
     /// Writes the study's files (`sensitivity.json` last) and commits `DIR.partial/` as `DIR/`.
