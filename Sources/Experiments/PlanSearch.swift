@@ -150,6 +150,9 @@ package struct PlanSearch: Sendable {
     package let tolerance: PlanTolerance
     package let initialReplications: Int
     package let maxReplications: Int
+    /// Every replication count is a multiple of this (uncertain inputs drawn once per that many
+    /// replications: only whole draws are judged). 1 by default.
+    package var replicationStep: Int = 1
 
     package init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
                 initialReplications: Int, maxReplications: Int) {
@@ -177,11 +180,14 @@ package struct PlanSearch: Sendable {
         var evaluations: [PlanEvaluation] = []
         func decide(_ value: Double) throws(E) -> PlanEvaluation {
             if let done = evaluations.first(where: { $0.value == value }) { return done }
-            var n = initialReplications
+            let step = max(1, replicationStep)
+            let cap = max(step, maxReplications / step * step)
+            func whole(_ n: Int) -> Int { min(cap, (n + step - 1) / step * step) }
+            var n = whole(initialReplications)
             var report = try evaluate(value, n)
-            while report.verdict == .undecided, n < maxReplications {
+            while report.verdict == .undecided, n < cap {
                 let wanted = report.evaluations.compactMap { $0.verdict == .undecided ? $0.replicationsToDecide : nil }.max() ?? 2 * n
-                n = min(maxReplications, max(2 * n, wanted))
+                n = whole(max(2 * n, wanted))
                 report = try evaluate(value, n)
             }
             let e = PlanEvaluation(value: value, replications: n, slo: report)

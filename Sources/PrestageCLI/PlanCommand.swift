@@ -196,8 +196,9 @@ struct PlanCommand: ParsableCommand {
             }
         }
         evaluator.emitOnly = emitPath != nil
-        let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
+        var search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)
+        search.replicationStep = base.replicationsPerDraw
         env.standardError.write("prestage plan: \(base.name): \(goal.rawValue) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)), "
                                 + "\(base.world.population.devices) devices, \(initial)–\(cap) replications per value, seed \(base.run.seed) → \(out.path)\n")
         var frontier: [PlanFrontierPoint] = []
