@@ -89,4 +89,31 @@ final class UncertainInputsTests: XCTestCase {
         let p95 = try XCTUnwrap(aggregate.metrics.first { $0.name == "tapToPaint.p95Seconds" }?.varianceSplit)
         XCTAssertGreaterThan(p95.simulationVariance, 0)
     }
+
+    /// From the command line: summary.json carries each metric's split, the report names the
+    /// inputs with their sources and leads the split table with the metric the input sets.
+    func testRunWritesTheSplitAndTheReportShowsIt() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("unsure.json", Self.scenario(uncertain: """
+            { "inputs": [ { "path": "population.devices", "distribution": { "kind": "categorical", "values": [100, 300], "weights": [1, 1] }, "source": "audience forecast, judgement" } ],
+              "replicationsPerDraw": 2 }
+            """, replications: 8))
+        let out = t.root.appendingPathComponent("unsure").path
+        XCTAssertEqual(t.run(["run", file, "--out", out]), .ok, t.err.text)
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let metrics = try XCTUnwrap(summary["metrics"] as? [[String: Any]])
+        let targeted = try XCTUnwrap(metrics.first { $0["name"] as? String == "pushes.targeted" })
+        let split = try XCTUnwrap(targeted["varianceSplit"] as? [String: Any])
+        XCTAssertEqual(split["simulationVariance"] as? Double, 0)
+        XCTAssertEqual(split["draws"] as? Int, 4)
+        let report = try String(contentsOf: URL(fileURLWithPath: out + "/report.md"), encoding: .utf8)
+        XCTAssertTrue(report.contains("Uncertain inputs"), report)
+        XCTAssertTrue(report.contains("audience forecast, judgement"))
+        XCTAssertTrue(report.contains("Where the spread comes from"))
+        // Validate refuses a chance constraint on that design, naming the field.
+        XCTAssertEqual(t.run(["validate", file, "--set", "slo=[{\"metric\":\"origin.rejected503\",\"op\":\"<=\",\"threshold\":0,\"probability\":0.9}]"]), .badInput)
+        XCTAssertTrue(t.err.text.contains("slo[0].probability"), t.err.text)
+    }
 }
