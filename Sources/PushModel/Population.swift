@@ -68,6 +68,8 @@ final class Population {
     let nightClockAtStartSeconds: Double
     let nightBedtime: Sampler
     let nightIdle: Sampler
+    /// Per-user open probabilities and hints (`users.openHint`); nil: the segment's probability.
+    let openHint: OpenHintModel?
 
     private let rng = RandomStream(seed: 1)
     private let purposeDevice = StreamPurpose("push.device").rawValue
@@ -108,6 +110,7 @@ final class Population {
         nightClockAtStartSeconds = p.dozeNight.clockAtStartSeconds
         nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
         nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
+        openHint = try config.users.openHint.map { try OpenHintModel($0, campaigns: config.campaigns, clockAtStartSeconds: p.dozeNight.clockAtStartSeconds) }
     }
 
     static func sampler(_ d: Distribution, _ path: String) throws -> Sampler {
@@ -164,15 +167,26 @@ final class Population {
         var inAudience: Bool
         var opens: Bool
         var tapDelaySeconds: Double
+        /// The probability `opens` was drawn with.
+        var openProbability: Double = 0
+        /// The push's open-probability hint, whole percent; -1: none (`users.openHint` absent).
+        var hintPercent: Int8 = -1
     }
 
     /// The user draws of device `d` for campaign `c` (audience share `share`).
     func user(_ d: DeviceID, campaign c: CampaignID, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
+        let base = isIOS ? openIOS[segment] : openAndroid[segment]
+        var p = base
+        var hint: Int8 = -1
+        if let openHint {
+            p = openProbability(d, campaign: c, base: base, model: openHint)
+            hint = hintPercent(d, campaign: c, probability: p, model: openHint)
+        }
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeUser))
         let inAudience = rng.bernoulli(share)
-        let opens = rng.bernoulli(isIOS ? openIOS[segment] : openAndroid[segment])
+        let opens = rng.bernoulli(p)
         let delay = tapDelay.sample(rng, clampedTo: 0...SampledBounds.tapDelaySecondsMax)
-        return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay)
+        return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay, openProbability: p, hintPercent: hint)
     }
 
     /// Whether device `d` is in campaign `c`'s audience (the first draw of `user`).
