@@ -46,12 +46,24 @@ extension SweepReportBuilder {
         let instant = points.map { mean($0, paretoInstant) }
         guard !points.isEmpty, waste.allSatisfy({ $0 != nil }), instant.allSatisfy({ $0 != nil }) else { return nil }
         let p95 = points.map { mean($0, paretoP95).map { $0 * 1e3 } }
-        let energy = points.map { mean($0, paretoEnergyMetric) }
-        let hasEnergy = energy.contains { $0 != nil }
-        let front = Set(paretoFront(waste: waste, instant: instant))
         let fields: [String] = manifest.axes.map { $0.field }
         let kindAxis = fields.firstIndex(of: paretoKindField)
-        func kind(_ i: Int) -> String { kindAxis.map { manifest.points[i].values[$0].plainText } ?? "points" }
+        func kindOf(_ i: Int) -> String { kindAxis.map { manifest.points[i].values[$0].plainText } ?? "points" }
+        let energy = points.map { mean($0, paretoEnergyMetric) }
+        let hasEnergy = energy.contains { $0 != nil }
+        // Points with the same kind and the same figures (a parameter another kind does not read)
+        // are one trade-off point: drawn and listed once, with every grid point it stands for.
+        var representative: [Int] = []
+        var members: [Int: [Int]] = [:]
+        for i in points.indices {
+            if let r = representative.first(where: { r in kindOf(r) == kindOf(i) && waste[r] == waste[i] && instant[r] == instant[i] && p95[r] == p95[i] }) {
+                members[r, default: [r]].append(i)
+            } else {
+                representative.append(i)
+            }
+        }
+        let front = Set(paretoFront(waste: representative.map { waste[$0] }, instant: representative.map { instant[$0] }).map { representative[$0] })
+        func kind(_ i: Int) -> String { kindOf(i) }
         func label(_ i: Int) -> String {
             var parts: [String] = []
             for a in fields.indices where a != kindAxis {
@@ -73,8 +85,8 @@ extension SweepReportBuilder {
             }
             var series: [LineSeries] = []
             for (index, k) in kinds.enumerated() {
-                let members = points.indices.filter { kind($0) == k }
-                series.append(LineSeries(name: k, color: .automatic(index), dash: .cycling(index), points: linePoints(members)))
+                let ofKind = representative.filter { kind($0) == k }
+                series.append(LineSeries(name: k, color: .automatic(index), dash: .cycling(index), points: linePoints(ofKind)))
             }
             if withFront {
                 series.append(LineSeries(name: "Pareto front", color: .automatic(kinds.count), dash: .cycling(kinds.count),
@@ -94,14 +106,16 @@ extension SweepReportBuilder {
         if hasEnergy {
             blocks.append(.chart(.line(panel("Energy against waste", ValueAxis(label: "Radio energy", unit: "J / device"), energy, decimals: 1, withFront: false))))
         }
-        var columns = [Table.Column("Point", alignment: .trailing), Table.Column("Kind"), Table.Column("Parameters"),
+        var columns = [Table.Column("Points", alignment: .trailing), Table.Column("Kind"), Table.Column("Parameters"),
                        Table.Column("Waste (MB / 1 000)", alignment: .trailing), Table.Column("Instant taps", alignment: .trailing),
                        Table.Column("p95 (ms)", alignment: .trailing)]
         if hasEnergy { columns.append(Table.Column("Energy (J / device)", alignment: .trailing)) }
         columns.append(Table.Column("Front"))
         var rows: [[TableCell]] = []
-        for i in points.indices {
-            var row: [TableCell] = [.count(i), .text(kind(i)), .text(label(i)), .number(waste[i] ?? 0, decimals: 2), .percent(instant[i] ?? 0, decimals: 1)]
+        for i in representative {
+            let all = members[i] ?? [i]
+            var row: [TableCell] = [.text(all.map { String($0) }.joined(separator: ", ")), .text(kind(i)),
+                                    .text(all.count > 1 ? label(i) + " (and \(all.count - 1) more alike)" : label(i)), .number(waste[i] ?? 0, decimals: 2), .percent(instant[i] ?? 0, decimals: 1)]
             if let v = p95[i] { row.append(.number(v, decimals: 0)) } else { row.append(.text("—")) }
             if hasEnergy {
                 if let e = energy[i] { row.append(.number(e, decimals: 1)) } else { row.append(.text("—")) }
@@ -109,7 +123,8 @@ extension SweepReportBuilder {
             row.append(.text(front.contains(i) ? "yes" : ""))
             rows.append(row)
         }
-        blocks.append(.table(Table(caption: "Every grid point on the trade-off, front points marked", columns: columns, rows: rows)))
+        blocks.append(.table(Table(caption: "Every grid point on the trade-off (points of one kind with the same figures in one row), front points marked",
+                                   columns: columns, rows: rows)))
         return ReportSection(title: "Policy trade-off (Pareto front)", blocks: blocks)
     }
 }
