@@ -137,7 +137,7 @@ public struct BudgetedPolicy: Sendable, Equatable {
     public var dailyEnergyJoules: Double = 200
     /// When the budgets should be spent, seconds after the day start (≤ one day). 86 400: the
     /// day's end.
-    public var goalSecondsAfterDayStart: Int64 = 86_400
+    public var goalAfterDayStartSeconds: Int64 = 86_400
     /// Where days start on the `Instant` timeline, microseconds after a multiple of one day (an
     /// app passes its UTC offset to reset at local midnight). 0.
     public var dayStartOffsetMicroseconds: Int64 = 0
@@ -195,7 +195,7 @@ public struct BudgetedPolicy: Sendable, Equatable {
     public func proRataShare(_ now: Instant) -> Double {
         let dayStart = dayIndex(now) &* BudgetedPolicy.dayMicroseconds &+ dayStartOffsetMicroseconds
         let elapsed = Double(now.microseconds &- dayStart) / 1e6
-        return min(1, max(1.0 / 1440, elapsed / Double(goalSecondsAfterDayStart)))
+        return min(1, max(1.0 / 1440, elapsed / Double(goalAfterDayStartSeconds)))
     }
 
     public func validate() throws(PolicyError) {
@@ -204,7 +204,7 @@ public struct BudgetedPolicy: Sendable, Equatable {
         }
         try need(dailyDataBytes >= 0, "dailyDataBytes", "\(dailyDataBytes)", ">= 0")
         try need(dailyEnergyJoules >= 0 && dailyEnergyJoules < 1e9, "dailyEnergyJoules", "\(dailyEnergyJoules)", "0 ..< 1e9")
-        try need(goalSecondsAfterDayStart >= 60 && goalSecondsAfterDayStart <= 86_400, "goalSecondsAfterDayStart", "\(goalSecondsAfterDayStart)", "60...86400")
+        try need(goalAfterDayStartSeconds >= 60 && goalAfterDayStartSeconds <= 86_400, "goalAfterDayStartSeconds", "\(goalAfterDayStartSeconds)", "60...86400")
         try need(dayStartOffsetMicroseconds >= 0 && dayStartOffsetMicroseconds < BudgetedPolicy.dayMicroseconds,
                  "dayStartOffsetMicroseconds", "\(dayStartOffsetMicroseconds)", "0 ..< 86400000000")
         try need(assumedOpenProbability >= 0 && assumedOpenProbability <= 1, "assumedOpenProbability", "\(assumedOpenProbability)", "a probability in [0, 1]")

@@ -12,12 +12,12 @@ package struct DecisionConfig: Sendable, Equatable {
     package var kind: Kind = .criticalOnly
     /// `threshold`: least open-probability hint pre-staged. 0.3: judgement (above the 15–25 %
     /// non-messaging conversion of Pielot et al., MobileHCI 2018).
-    package var openProbabilityMin: Double = 0.3
+    package var thresholdOpenProbability: Double = 0.3
     /// `budgeted`: PreloadKit's `BudgetedPolicy` defaults (cellular bytes and estimated joules a
     /// day, the goal time after the local midnight).
     package var dailyDataBytes: Int64 = BudgetedPolicy().dailyDataBytes
     package var dailyEnergyJoules: Double = BudgetedPolicy().dailyEnergyJoules
-    package var goalSecondsAfterDayStart: Int64 = BudgetedPolicy().goalSecondsAfterDayStart
+    package var goalAfterDayStartSeconds: Int64 = BudgetedPolicy().goalAfterDayStartSeconds
     /// `budgeted`: the controller's gain (`BudgetedPolicy.controllerGain`).
     package var controllerGain: Double = BudgetedPolicy().controllerGain
 
@@ -29,12 +29,12 @@ package struct DecisionConfig: Sendable, Equatable {
         switch kind {
         case .criticalOnly: return .criticalOnly
         case .never: return .never
-        case .threshold: return .threshold(openProbabilityMin: openProbabilityMin)
+        case .threshold: return .threshold(openProbabilityMin: thresholdOpenProbability)
         case .budgeted:
             var b = BudgetedPolicy()
             b.dailyDataBytes = dailyDataBytes
             b.dailyEnergyJoules = dailyEnergyJoules
-            b.goalSecondsAfterDayStart = goalSecondsAfterDayStart
+            b.goalAfterDayStartSeconds = goalAfterDayStartSeconds
             b.controllerGain = controllerGain
             let clock = clockAtStartSeconds.truncatingRemainder(dividingBy: 86_400)
             let offset = (86_400 - (clock < 0 ? clock + 86_400 : clock)).truncatingRemainder(dividingBy: 86_400)

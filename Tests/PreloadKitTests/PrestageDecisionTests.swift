@@ -158,9 +158,9 @@ final class PrestageDecisionTests: XCTestCase {
             XCTAssertEqual((error as? PolicyError)?.field, "decision.openProbabilityMin")
         }
         var b = BudgetedPolicy()
-        b.goalSecondsAfterDayStart = 100_000
+        b.goalAfterDayStartSeconds = 100_000
         XCTAssertThrowsError(try PrestageDecisionKind.budgeted(b).validate()) { error in
-            XCTAssertEqual((error as? PolicyError)?.field, "decision.goalSecondsAfterDayStart")
+            XCTAssertEqual((error as? PolicyError)?.field, "decision.goalAfterDayStartSeconds")
         }
         b = BudgetedPolicy()
         b.cellular4G.throughputMbps = 0

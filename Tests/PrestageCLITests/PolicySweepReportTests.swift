@@ -19,7 +19,7 @@ final class PolicySweepReportTests: XCTestCase {
     { "name": "policy-small", "question": "Which decision kind wastes least for its instant taps?",
       "run": { "seed": 3, "replications": 2 }, "population": { "devices": 300 },
       "users": { "openHint": {} },
-      "preloadPolicy": { "decision": { "kind": "criticalOnly", "openProbabilityMin": 0.4, "dailyDataBytes": 200000 } },
+      "preloadPolicy": { "decision": { "kind": "criticalOnly", "thresholdOpenProbability": 0.4, "dailyDataBytes": 200000 } },
       "campaigns": [ { "name": "sale", "sendStartSeconds": 600, "warm": { "mode": "allPops", "aheadSeconds": 300 } } ],
       "horizonSeconds": 3600 }
     """

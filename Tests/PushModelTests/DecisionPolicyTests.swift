@@ -110,7 +110,7 @@ final class DecisionPolicyTests: XCTestCase {
             var w = c
             var d = DecisionConfig()
             d.kind = kind
-            d.openProbabilityMin = 0.4
+            d.thresholdOpenProbability = 0.4
             w.preloadPolicy.decision = d
             return try simulate(w, seed: 11)
         }

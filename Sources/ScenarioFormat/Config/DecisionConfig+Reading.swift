@@ -10,11 +10,11 @@ extension DecisionConfig: Codable, ConfigReadable {
     static var fields: [ConfigField<DecisionConfig>] {
         [
             .init("kind", \.kind),
-            .init("openProbabilityMin", \.openProbabilityMin, .probability),
+            .init("thresholdOpenProbability", \.thresholdOpenProbability, .probability),
             // At most 4 GB: the simulator keeps a device's day of spending in 32 bits.
             .init("dailyDataBytes", \.dailyDataBytes, .integers(0...4_000_000_000)),
             .init("dailyEnergyJoules", \.dailyEnergyJoules, .numbers(0...1_000_000, unit: "joules")),
-            .init("goalSecondsAfterDayStart", \.goalSecondsAfterDayStart, .integers(60...86_400)),
+            .init("goalAfterDayStartSeconds", \.goalAfterDayStartSeconds, .integers(60...86_400)),
             .init("controllerGain", \.controllerGain, .numbers(0...10)),
         ]
     }
