@@ -28,6 +28,21 @@ final class PolicySweepReportTests: XCTestCase {
       "grid": { "preloadPolicy.decision.kind": ["criticalOnly", "never", "threshold", "budgeted"] } }
     """
 
+    /// The decision kind's metrics are objectives like any other ("the cheapest policy with instant
+    /// taps >= 80 %" is a plan over them); an unknown one is refused.
+    func testPolicyMetricsAreObjectives() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let slo = #""slo": [ { "metric": "taps.instantShare", "op": ">=", "threshold": 0.5 }, "#
+            + #"{ "metric": "policy.wastedBytesPer1000Deliveries", "op": "<=", "threshold": 60000000 }, "#
+            + #"{ "metric": "policy.skipShare", "op": "<=", "threshold": 0.5 } ], "horizonSeconds": 3600 }"#
+        let withSLO = Self.scenario.replacingOccurrences(of: #""horizonSeconds": 3600 }"#, with: slo)
+        XCTAssertNotEqual(withSLO, Self.scenario)
+        XCTAssertEqual(t.run(["validate", try t.file("policy-slo.json", withSLO)]), .ok, t.err.text)
+        let unknown = withSLO.replacingOccurrences(of: "policy.skipShare", with: "policy.skipShares")
+        XCTAssertEqual(t.run(["validate", try t.file("policy-bad.json", unknown)]), .badInput)
+    }
+
     func testPolicySweepReportDrawsTheParetoFront() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
