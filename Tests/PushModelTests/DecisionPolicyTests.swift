@@ -1,5 +1,6 @@
 import Foundation
 import InfraModel
+import PreloadKit
 import XCTest
 @testable import PushModel
 
@@ -127,5 +128,34 @@ final class DecisionPolicyTests: XCTestCase {
         XCTAssertLessThan(some.value(instant), all.value(instant))
         XCTAssertGreaterThan(some.value(instant), 0)
         XCTAssertEqual(all.value("taps.count"), none.value("taps.count"), "the same users tap whatever the policy")
+    }
+
+    /// A device's ledger between pushes: day, bytes and decisions exactly, joules and weights to
+    /// Float precision (relative error ≤ 2^-24).
+    func testCompactLedgerKeepsTheLedger() {
+        let l = PrestageLedger(dayIndex: 3, spentDataBytes: 1_234_567, spentEnergyJoules: 12.345_678_9,
+                               dataWeightSecondsPerMegabyte: 0.123_456_789, energyWeightSecondsPerJoule: 1e-5, decisionsToday: 17)
+        let back = CompactLedger(l).ledger
+        XCTAssertEqual(back.dayIndex, 3)
+        XCTAssertEqual(back.spentDataBytes, 1_234_567)
+        XCTAssertEqual(back.decisionsToday, 17)
+        XCTAssertEqual(back.spentEnergyJoules, l.spentEnergyJoules, accuracy: l.spentEnergyJoules * 0x1p-24)
+        XCTAssertEqual(back.dataWeightSecondsPerMegabyte, l.dataWeightSecondsPerMegabyte, accuracy: l.dataWeightSecondsPerMegabyte * 0x1p-24)
+        XCTAssertEqual(back.energyWeightSecondsPerJoule, l.energyWeightSecondsPerJoule, accuracy: l.energyWeightSecondsPerJoule * 0x1p-24)
+        XCTAssertEqual(CompactLedger(.empty).ledger, .empty, "never used stays never used")
+        XCTAssertEqual(MemoryLayout<CompactLedger>.stride, 24)
+    }
+
+    /// Days start at the local midnight: a world whose clock reads 20:00 at t = 0 starts its second
+    /// day 4 h in.
+    func testBudgetDaysStartAtLocalMidnight() {
+        var d = DecisionConfig()
+        d.kind = .budgeted
+        guard case .budgeted(let b) = d.kit(clockAtStartSeconds: 72_000) else { return XCTFail() }
+        XCTAssertEqual(b.dayStartOffsetMicroseconds, 14_400_000_000)
+        XCTAssertEqual(b.dayIndex(Instant(microseconds: 14_399_999_999)), -1)
+        XCTAssertEqual(b.dayIndex(Instant(microseconds: 14_400_000_000)), 0)
+        guard case .budgeted(let midnight) = d.kit(clockAtStartSeconds: 0) else { return XCTFail() }
+        XCTAssertEqual(midnight.dayStartOffsetMicroseconds, 0)
     }
 }
