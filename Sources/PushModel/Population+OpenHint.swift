@@ -51,3 +51,14 @@ extension Population {
         return Int8(min(100, max(0, (100 * OpenHintModel.logistic(x)).rounded())))
     }
 }
+
+extension Population {
+    /// Device `d`'s Low Power Mode, charging and battery level (`population.devicePower`), from a
+    /// stream of its own, so the other attributes keep their draws.
+    func drawPower(_ d: DeviceID, _ power: DevicePowerConfig, into a: inout DeviceAttributes) {
+        let rng = stream(entity: UInt64(d.rawValue), purpose: StreamPurpose("push.device.power").rawValue)
+        a.lowPowerMode = rng.bernoulli(power.lowPowerModeShare)
+        a.charging = rng.bernoulli(power.chargingShare)
+        a.batteryLevel = rng.flat(power.batteryLevelMin, 1)
+    }
+}

@@ -32,6 +32,10 @@ struct DeviceAttributes: Equatable {
     var segment: Int
     var freeStorageBytes: Int64
     var preexistingStoreBytes: Int64
+    /// What the OS reports to the decision kinds (`population.devicePower`; unknown without it).
+    var batteryLevel: Double? = nil
+    var charging = false
+    var lowPowerMode = false
 }
 
 /// Derives device and per-campaign user attributes from (run seed, entity, purpose) streams, so
@@ -70,6 +74,8 @@ final class Population {
     let nightIdle: Sampler
     /// Per-user open probabilities and hints (`users.openHint`); nil: the segment's probability.
     let openHint: OpenHintModel?
+    /// Battery, charging and Low Power Mode draws (`population.devicePower`); nil: none.
+    let devicePower: DevicePowerConfig?
 
     private let rng = RandomStream(seed: 1)
     private let purposeDevice = StreamPurpose("push.device").rawValue
@@ -110,6 +116,7 @@ final class Population {
         nightClockAtStartSeconds = p.dozeNight.clockAtStartSeconds
         nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
         nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
+        devicePower = p.devicePower
         openHint = try config.users.openHint.map { try OpenHintModel($0, campaigns: config.campaigns, clockAtStartSeconds: p.dozeNight.clockAtStartSeconds) }
     }
 
@@ -148,6 +155,7 @@ final class Population {
             dozePhase: doze == 2 ? phase * deepDozeElapsedMaxSeconds : phase, segment: segment,
             freeStorageBytes: Int64(free), preexistingStoreBytes: Int64(pre))
         if nightShare > 0 && !isIOS { drawNight(device, into: &a) }
+        if let devicePower { drawPower(device, devicePower, into: &a) }
         return a
     }
 

@@ -65,3 +65,18 @@ package struct OpenHintConfig: Sendable, Equatable {
 
     package init() {}
 }
+
+/// What each device's OS reports to PreloadKit's decision kinds (`population.devicePower`):
+/// Low Power Mode, charging and the battery level, drawn once per device for the run from its own
+/// (seed, device, purpose) stream. Absent: the devices report none of them (PreloadKit then
+/// applies no power row). Only `threshold` and `budgeted` read them.
+package struct DevicePowerConfig: Sendable, Equatable {
+    /// Share of devices in Low Power Mode / battery saver. 0.1: judgement.
+    package var lowPowerModeShare: Double = 0.1
+    /// Share of devices on the charger. 0.15: judgement.
+    package var chargingShare: Double = 0.15
+    /// The battery level is uniform in [`batteryLevelMin`, 1] per device. 0.05: judgement.
+    package var batteryLevelMin: Double = 0.05
+
+    package init() {}
+}

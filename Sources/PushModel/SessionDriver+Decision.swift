@@ -68,13 +68,14 @@ struct DecisionState {
 }
 
 extension SessionDriver {
-    /// The device inputs and ledger of device `d`'s push. The simulated population has no battery,
-    /// charging, Low Power Mode or other apps' traffic: those inputs stay unknown (PreloadKit then
-    /// applies no power row and no cellular cap).
+    /// The device inputs and ledger of device `d` (attributes `a`) for its push: battery, charging
+    /// and Low Power Mode as drawn (`population.devicePower`; unknown without it). The simulation
+    /// models no other apps' traffic, so the day's cellular use stays unknown (no cellular cap).
     @inline(__always)
-    func decisionContext(_ context: inout DeviceContext, device d: Int) {
-        guard let decision, !decision.ledgers.isEmpty else { return }
-        context.ledger = decision.ledgers[d].ledger
+    func decisionContext(_ context: inout DeviceContext, device d: Int, attributes a: DeviceAttributes) {
+        guard let decision else { return }
+        context.inputs = DeviceInputs(batteryLevel: a.batteryLevel, isCharging: a.charging, lowPowerMode: a.lowPowerMode)
+        if !decision.ledgers.isEmpty { context.ledger = decision.ledgers[d].ledger }
     }
 
     /// Session `s` of device `d` ends: its ledger is kept and its decisions counted.

@@ -195,7 +195,7 @@ struct SessionDriver {
         var context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
                                     isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes,
                                     receiptJitterUniform: receiptJitter?.uniform(device: d, push: w) ?? 0)
-        decisionContext(&context, device: d)
+        decisionContext(&context, device: d, attributes: a)
         let request = plans.request(campaign: w.campaign, part: w.part, hintPercent: user.hintPercent)
 
         // OS deadlines of the handler kind.

@@ -17,7 +17,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "name": "every-field", "question": "Does every key appear?", "notes": ["n"],
       "run": { "devices": 10 },
       "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "confidence": 0.9, "probability": 0.9 } ],
-      "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
+      "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ], "devicePower": {} },
       "users": { "segments": [ { "name": "a" } ], "foregroundFetchesKept": false,
                  "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9, "openHint": {} },
       "campaigns": [ {

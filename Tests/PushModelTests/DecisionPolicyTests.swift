@@ -158,4 +158,30 @@ final class DecisionPolicyTests: XCTestCase {
         guard case .budgeted(let midnight) = d.kit(clockAtStartSeconds: 0) else { return XCTFail() }
         XCTAssertEqual(midnight.dayStartOffsetMicroseconds, 0)
     }
+
+    /// The OS's power readings reach the decision: every device in Low Power Mode and none
+    /// charging, `threshold` pre-stages nothing; every device charging, the power rows never apply
+    /// and the run is the one without readings (their draws have a stream of their own).
+    func testDevicePowerReachesTheDecision() throws {
+        var c = oneAssetWorld(devices: 1_000)
+        c.users.openHint = OpenHintConfig()
+        var d = DecisionConfig()
+        d.kind = .threshold
+        d.thresholdOpenProbability = 0.2
+        c.preloadPolicy.decision = d
+        var saver = DevicePowerConfig()
+        saver.lowPowerModeShare = 1
+        saver.chargingShare = 0
+        var charging = DevicePowerConfig()
+        charging.chargingShare = 1
+        let plain = try simulate(c, seed: 13)
+        c.population.devicePower = saver
+        let allSaver = try simulate(c, seed: 13)
+        c.population.devicePower = charging
+        let allCharging = try simulate(c, seed: 13)
+        XCTAssertGreaterThan(plain.value("policy.wastedBytesPer1000Deliveries"), 0)
+        XCTAssertEqual(allSaver.value("policy.wastedBytesPer1000Deliveries"), 0)
+        XCTAssertEqual(allSaver.value("taps.instantShare"), 0)
+        XCTAssertEqual(allCharging.metrics, plain.metrics)
+    }
 }

@@ -31,3 +31,14 @@ extension OpenHintConfig: Codable, ConfigReadable {
         ]
     }
 }
+
+extension DevicePowerConfig: Codable, ConfigReadable {
+    static var defaultValue: DevicePowerConfig { DevicePowerConfig() }
+    static var fields: [ConfigField<DevicePowerConfig>] {
+        [
+            .init("lowPowerModeShare", \.lowPowerModeShare, .probability),
+            .init("chargingShare", \.chargingShare, .probability),
+            .init("batteryLevelMin", \.batteryLevelMin, .probability),
+        ]
+    }
+}
