@@ -63,7 +63,7 @@ package struct BandwidthTables: Sendable {
                 total &+= b.total
                 peaks.append(s.peakBitsPerSecond(b))
                 if let v = s.billedBitsPerSecond(b) { billed.append(v) }
-                for pair in b.perBin where pair.count == 2 { perBin[Int(pair[0]), default: 0] &+= pair[1] }
+                for (bin, n) in zip(b.bins, b.bytes) { perBin[Int(bin), default: 0] &+= n }
             }
             func interval(_ values: [Double]) -> ConfidenceInterval? {
                 guard values.count >= 2 else { return nil }

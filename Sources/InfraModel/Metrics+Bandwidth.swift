@@ -75,6 +75,7 @@ package struct BandwidthBins: Sendable {
 extension TimeSeries {
     /// `n` bytes a PoP sent to a device of `region` starting at `t`: the edge tier's per-second
     /// series and the PoP's and region's bins.
+    @inline(__always)
     mutating func edgeResponse(at t: Int64, pop: Int, region: Int, _ n: Int64) {
         bytes(at: t, tier: .edge, n)
         bins.add(second: t >= 0 ? Int(t / 1_000_000) : -1, pop: pop, region: region, UInt64(n))

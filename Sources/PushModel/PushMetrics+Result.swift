@@ -196,7 +196,7 @@ extension PushMetrics {
         add(.readsPerPush, Double(counters.reads) / total)
         for (id, counter) in Self.counterMetrics { add(id, Double(counters[keyPath: counter])) }
         appendCachingMetrics(to: &m, infra: infra)
-        appendBandwidthMetrics(to: &m, series: s)
+        appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
         m.sort { $0.name < $1.name }
         return m
     }

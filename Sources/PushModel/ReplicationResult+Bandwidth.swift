@@ -5,21 +5,31 @@ import SimStats
 package struct BinnedBytes: Codable, Sendable, Equatable {
     /// The PoP's index (`popIndex`) or the region's index in `infra.topology.regions`.
     package var index: Int
-    /// `[bin, bytes]` pairs sorted by bin, bins with bytes only; bin b covers seconds
-    /// [b · step, (b + 1) · step) of the horizon.
-    package var perBin: [[UInt64]]
+    /// The bins with bytes, ascending; bin b covers seconds [b · step, (b + 1) · step) of the horizon.
+    package var bins: [UInt32]
+    /// The bytes of each of `bins`.
+    package var bytes: [UInt64]
     /// Bytes whose first byte left at or after the horizon (in no bin).
     package var pastHorizon: UInt64
 
-    /// A series from its parts (see their documentation).
+    /// A series from `[bin, bytes]` pairs sorted by bin (pairs of another length are ignored).
     package init(index: Int, perBin: [[UInt64]], pastHorizon: UInt64) {
         self.index = index
-        self.perBin = perBin
+        let pairs = perBin.filter { $0.count == 2 }
+        bins = pairs.map { UInt32(clamping: $0[0]) }
+        bytes = pairs.map { $0[1] }
+        self.pastHorizon = pastHorizon
+    }
+
+    init(index: Int, bins: [UInt32], bytes: [UInt64], pastHorizon: UInt64) {
+        self.index = index
+        self.bins = bins
+        self.bytes = bytes
         self.pastHorizon = pastHorizon
     }
 
     /// Σ bins + past horizon: the PoP's (or region's) edge bytes, exactly.
-    package var total: UInt64 { perBin.reduce(pastHorizon) { $0 &+ ($1.count == 2 ? $1[1] : 0) } }
+    package var total: UInt64 { bytes.reduce(pastHorizon, &+) }
 }
 
 /// The edge bytes of a replication per PoP and per device region at a coarse step (the per-second
@@ -41,12 +51,17 @@ package struct BandwidthSeries: Codable, Sendable, Equatable {
         stepSeconds = bins.stepSeconds
         self.horizonSeconds = horizonSeconds
         func sparse(_ index: Int, _ slice: ArraySlice<UInt64>, past: UInt64) -> BinnedBytes? {
-            var pairs: [[UInt64]] = []
+            var indices: [UInt32] = [], amounts: [UInt64] = []
             var past = past
             for (k, n) in slice.enumerated() where n > 0 {
-                if k * bins.stepSeconds < horizonSeconds { pairs.append([UInt64(k), n]) } else { past &+= n }
+                if k * bins.stepSeconds < horizonSeconds {
+                    indices.append(UInt32(k))
+                    amounts.append(n)
+                } else {
+                    past &+= n
+                }
             }
-            return pairs.isEmpty && past == 0 ? nil : BinnedBytes(index: index, perBin: pairs, pastHorizon: past)
+            return indices.isEmpty && past == 0 ? nil : BinnedBytes(index: index, bins: indices, bytes: amounts, pastHorizon: past)
         }
         pops = (0..<bins.popCount).compactMap { sparse($0, bins.pop($0), past: bins.popPastHorizon[$0]) }
         regions = (0..<bins.regionCount).compactMap { sparse($0, bins.region($0), past: bins.regionPastHorizon[$0]) }
@@ -61,11 +76,12 @@ package struct BandwidthSeries: Codable, Sendable, Equatable {
     /// The largest mean rate of one bin of `series`, bit/s (each bin's bytes × 8 over its seconds
     /// inside the horizon); 0 without bytes.
     package func peakBitsPerSecond(_ series: BinnedBytes) -> Double {
-        series.perBin.reduce(0.0) { best, pair in
-            guard pair.count == 2 else { return best }
-            let seconds = binSeconds(Int(pair[0]))
-            return seconds > 0 ? max(best, Double(pair[1]) * 8 / Double(seconds)) : best
+        var best = 0.0
+        for (bin, n) in zip(series.bins, series.bytes) {
+            let seconds = binSeconds(Int(bin))
+            if seconds > 0 { best = max(best, Double(n) * 8 / Double(seconds)) }
         }
+        return best
     }
 
     /// The billing rule's figure (`BandwidthBilling`: the 95th percentile of the 5-minute samples
@@ -76,9 +92,9 @@ package struct BandwidthSeries: Codable, Sendable, Equatable {
         guard Self.billable(stepSeconds: stepSeconds), horizonSeconds > 0 else { return nil }
         let samples = (horizonSeconds + sample - 1) / sample
         var bytes = [UInt64](repeating: 0, count: samples)
-        for pair in series.perBin where pair.count == 2 {
-            let k = Int(pair[0]) * stepSeconds / sample
-            if k < samples { bytes[k] &+= pair[1] }
+        for (bin, n) in zip(series.bins, series.bytes) {
+            let k = Int(bin) * stepSeconds / sample
+            if k < samples { bytes[k] &+= n }
         }
         let rates = bytes.indices.map { k in Double(bytes[k]) * 8 / Double(min(sample, horizonSeconds - k * sample)) }
         return BandwidthBilling.percentileOfSamples(rates)

@@ -32,7 +32,7 @@ final class BandwidthTests: XCTestCase {
                 XCTAssertEqual(bandwidth.regions.reduce(UInt64(0)) { $0 + $1.total }, r.bytes.cdnEgressBytes, "edge = Σ regions, \(context)")
                 // Each PoP's bins are the per-second edge series cut differently: the bins of one step hold the seconds they cover.
                 var perBin = [UInt64](repeating: 0, count: (edge.horizonSeconds + 59) / 60)
-                for p in bandwidth.pops { for pair in p.perBin { perBin[Int(pair[0])] += pair[1] } }
+                for p in bandwidth.pops { for (bin, n) in zip(p.bins, p.bytes) { perBin[Int(bin)] += n } }
                 for b in perBin.indices {
                     let seconds = (b * 60)..<min(edge.horizonSeconds, (b + 1) * 60)
                     XCTAssertEqual(perBin[b], seconds.reduce(UInt64(0)) { $0 + edge[$1] }, "bin \(b), \(context)")
