@@ -26,7 +26,7 @@ extension PlanDocument {
         case .seconds: return durationText(v)
         case .fraction: return HumanScale.format(v, unit: .ratio)
         case .bytes: return HumanScale.format(v, unit: .bytes)
-        case .bitsPerSecond: return HumanScale.format(v, unit: .other("bit/s"))
+        case .bitsPerSecond: return HumanScale.format(v, unit: .bitsPerSecond)
         }
     }
 

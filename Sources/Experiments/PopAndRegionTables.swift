@@ -38,6 +38,9 @@ package struct PopAndRegionTables: Sendable {
     let firstSendSeconds: Double
     /// Sorted by (region, bin); bins where no replication missed are left out.
     let regionMisses: [RegionMissRow]
+    // bandwidth
+    /// Edge bytes and rates per PoP and per region.
+    package let bandwidth: BandwidthTables
 
     /// Combines `results`; `regionPops[r]` is the PoP of region r.
     package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double) {
@@ -79,6 +82,7 @@ package struct PopAndRegionTables: Sendable {
             }
         }
         regionMisses = rows
+        bandwidth = BandwidthTables(results: results, confidenceLevel: confidenceLevel)
     }
 
     /// The PoPs with requests, worst hit ratio first (ties: more requests first, then PoP index).
@@ -96,7 +100,7 @@ package struct PopAndRegionTables: Sendable {
     /// replication, `hitRatio` pools the replications, the interval (mean, lower, upper; bounds
     /// clipped to [0, 1]) is over them (empty when not defined).
     package func popsCSV() -> Data {
-        var out = "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches\n"
+        var out = "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches" + BandwidthTables.popsColumns + "\n"
         for p in pops {
             let ci = p.hitRatioInterval
             var cells: [String] = [String(p.pop), TopologyNames.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
@@ -109,6 +113,7 @@ package struct PopAndRegionTables: Sendable {
             cells.append(ci.map { ResultFiles.csvNumber(max(0, $0.lower)) } ?? "")
             cells.append(ci.map { ResultFiles.csvNumber(min(1, $0.upper)) } ?? "")
             cells.append(ResultFiles.csvNumber(p.upstreamFetches))
+            cells += bandwidth.popCells(p.pop)
             out += cells.joined(separator: ",") + "\n"
         }
         return Data(out.utf8)

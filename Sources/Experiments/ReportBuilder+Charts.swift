@@ -203,6 +203,7 @@ extension ReportBuilder {
                             series: [TimeSeries(name: "origin requests", color: .blue, style: .area, points: originRequests),
                                      TimeSeries(name: "503s", color: .vermillion, points: origin503)],
                             bands: bands, markers: warm, referenceLines: capacity.line.map { [$0] } ?? [], focus: originView.focus),
+        ] + bandwidthCharts(scenario: scenario, aggregate: aggregate) + [
             TimeSeriesChart(title: "Pushes sent and delivered",
                             summary: "Pushes sent and deliveries to a handler per second, averaged over replications, in \(binText(sendView.bin))." + focusNote,
                             valueAxis: ValueAxis(label: "Rate", unit: "/s"), valueDecimals: 1,

@@ -44,6 +44,7 @@ extension ReportBuilder {
             showsOverview: false)
         var blocks: [ReportBlock] = [.table(table)]
         if !series.isEmpty { blocks.append(.chart(.timeSeries(chart))) }
+        if let bandwidth = bandwidthRegionTable(scenario: scenario, tables: tables) { blocks.append(bandwidth) }
         return ReportSection(title: "PoPs and regions", blocks: blocks)
     }
 }

@@ -93,7 +93,8 @@ package struct RunAggregate: Sendable {
         var columns = [[UInt64]](repeating: [UInt64](repeating: 0, count: horizon), count: SeriesColumn.allCases.count)
         for r in results {
             for column in SeriesColumn.allCases {
-                let counter = column.counter(in: r.series), i = column.rawValue
+                guard let counter = column.counter(in: r.series) else { continue }
+                let i = column.rawValue
                 for second in 0..<min(horizon, counter.horizonSeconds) { columns[i][second] &+= counter[second] }
             }
         }

@@ -25,6 +25,11 @@ package enum RunResultFile: CaseIterable, Sendable {
     case reportHTML
     /// run-info.json: machine-dependent facts, written last (its presence marks a completed run).
     case runInfo
+    // bandwidth
+    /// bandwidth-pops.csv: edge bytes per PoP over time.
+    case bandwidthPops
+    /// bandwidth-regions.csv: edge bytes per device region over time.
+    case bandwidthRegions
 
     /// The file's name in the directory.
     package var fileName: String {
@@ -39,6 +44,8 @@ package enum RunResultFile: CaseIterable, Sendable {
         case .reportMarkdown: return "report.md"
         case .reportHTML: return "report.html"
         case .runInfo: return "run-info.json"
+        case .bandwidthPops: return "bandwidth-pops.csv"
+        case .bandwidthRegions: return "bandwidth-regions.csv"
         }
     }
 }
@@ -134,6 +141,8 @@ package struct RunResults: Sendable {
                                         confidenceLevel: scenario.run.confidenceLevel)
         try directory.write(tables.popsCSV(), named: RunResultFile.pops.fileName)
         try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
+        try directory.write(tables.bandwidth.popsCSV(), named: RunResultFile.bandwidthPops.fileName)
+        try directory.write(tables.bandwidth.regionsCSV(), named: RunResultFile.bandwidthRegions.fileName)
         var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
                                          invocation: invocation)
         let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw)

@@ -31,7 +31,11 @@ package enum BandwidthBilling {
     package static func percentileOfSamples(_ samples: [Double], percentile: Double = 0.95) -> Double {
         guard !samples.isEmpty else { return 0 }
         let sorted = samples.sorted()
-        let rank = Int((percentile * Double(sorted.count)).rounded(.up))
-        return sorted[max(1, min(rank, sorted.count)) - 1]
+        return sorted[rank(percentile, of: sorted.count) - 1]
+    }
+
+    /// The nearest rank ⌈p · N⌉ of N ≥ 1 values sorted ascending (1-based, within 1…N).
+    package static func rank(_ percentile: Double, of count: Int) -> Int {
+        max(1, min(Int((percentile * Double(count)).rounded(.up)), count))
     }
 }

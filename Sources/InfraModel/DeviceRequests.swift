@@ -185,7 +185,7 @@ extension InfraWorld {
         if bytes == 0 { try finish(i, kernel: &kernel); return } // error response
         requests[i].transferring = true
         nodes.counters[Int(requests[i].pop)].bytesServed += UInt64(bytes)
-        timeSeries.bytes(at: now, tier: .edge, bytes)
+        timeSeries.edgeResponse(at: now, pop: Int(requests[i].pop), region: Int(requests[i].region), bytes)
         if requests[i].stall { return } // the transfer never completes: the timeout ends it
         let bits = Double(bytes) * 8
         requests[i].deviceDoneTicks = now + sampledTicks(bits / requests[i].downlinkBps) + lossTicks(i, bytes: bytes)
@@ -282,7 +282,7 @@ extension InfraWorld {
         let unsent = requests[i].bytes - delivered
         if unsent > 0 {
             nodes.counters[Int(requests[i].pop)].bytesServed -= UInt64(unsent)
-            timeSeries.withdrawBytes(at: requests[i].firstByteTicks, tier: .edge, unsent)
+            timeSeries.withdrawEdgeResponse(at: requests[i].firstByteTicks, pop: Int(requests[i].pop), region: Int(requests[i].region), unsent)
         }
         requests[i].bytes = delivered
     }

@@ -157,7 +157,7 @@ package struct InfraWorld: EventHandler {
                             rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")))
         requests = DeviceRequestTable(requestsMax: config.requestsInFlightMax)
         fetches = UpstreamFetchTable(fetchesMax: config.fetchesInFlightMax)
-        timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds)
+        timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds, popCount: topo.popCount, regionCount: regions.count)
     }
 
     // MARK: - Queries

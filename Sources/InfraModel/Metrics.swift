@@ -89,8 +89,14 @@ package struct TimeSeries: Sendable {
     package private(set) var shieldBytes: [UInt64]
     package private(set) var originBytes: [UInt64]
     package private(set) var overflowEvents: UInt64 = 0
+    /// Bytes served at or after the horizon (outside every per-second slot), per `Tier.rawValue`:
+    /// with these, each tier's per-second series sums to its byte counter exactly.
+    package private(set) var bytesPastHorizon: [UInt64] = [0, 0, 0]
+    /// Edge bytes per PoP and per region at a coarser step (``BandwidthBins``).
+    package internal(set) var bins: BandwidthBins
 
-    init(horizonSeconds: Int) {
+    init(horizonSeconds: Int, popCount: Int = 0, regionCount: Int = 0) {
+        bins = BandwidthBins(horizonSeconds: horizonSeconds, popCount: popCount, regionCount: regionCount)
         self.horizonSeconds = horizonSeconds
         edgeRequests = [UInt32](repeating: 0, count: horizonSeconds)
         edgeHits = edgeRequests
@@ -132,7 +138,7 @@ package struct TimeSeries: Sendable {
     }
 
     mutating func bytes(at t: Int64, tier: Tier, _ n: Int64) {
-        let s = second(t); if s < 0 { return }
+        let s = second(t); if s < 0 { bytesPastHorizon[Int(tier.rawValue)] &+= UInt64(n); return }
         switch tier {
         case .edge: edgeBytes[s] &+= UInt64(n)
         case .shield: shieldBytes[s] &+= UInt64(n)
@@ -142,7 +148,7 @@ package struct TimeSeries: Sendable {
 
     /// Takes back `n` bytes counted by ``bytes(at:tier:_:)`` at `t` (a transfer cut short).
     mutating func withdrawBytes(at t: Int64, tier: Tier, _ n: Int64) {
-        let s = second(t); if s < 0 { return }
+        let s = second(t); if s < 0 { bytesPastHorizon[Int(tier.rawValue)] &-= UInt64(n); return }
         switch tier {
         case .edge: edgeBytes[s] -= UInt64(n)
         case .shield: shieldBytes[s] -= UInt64(n)

@@ -28,8 +28,9 @@ struct RunCommand: ParsableCommand {
         SCENARIO is a path to a JSON file or a bare name from scenarios/ (see `prestage list`).
         Results go to DIR (default results/NAME-seedS): summary.json, run-info.json,
         timeseries.csv, tap-to-paint-windows.csv, histograms.csv, pops.csv,
-        region-misses.csv, report.md and report.html. While running, the directory is
-        DIR.partial with an INCOMPLETE marker; it is renamed when complete.
+        region-misses.csv, bandwidth-pops.csv, bandwidth-regions.csv, report.md and
+        report.html. While running, the directory is DIR.partial with an INCOMPLETE
+        marker; it is renamed when complete.
 
         examples:
           prestage run default

@@ -29,6 +29,9 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case count
     case bytes
     case perSecond = "1/s"
+    // bandwidth
+    /// Bits per second (a byte rate × 8): bandwidth as CDN and transit contracts state it.
+    case bitsPerSecond = "bit/s"
 
     /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
     /// and rates are never negative.
@@ -84,9 +87,12 @@ package struct MetricSpec: Sendable, Equatable {
     package let alarm: MetricAlarm?
     /// The bench gate, for the metrics `prestage bench` watches.
     package let gate: MetricGate?
+    /// For a rate that is not a share (bit/s): what is counted over what span of time.
+    package let rate: MetricRatio?
 
     init(_ name: String, _ unit: MetricUnit, _ better: MetricBetter, _ title: String, ratio: (String, String)? = nil,
-         alarm: MetricAlarm? = nil, gate: MetricGate? = nil) {
+         alarm: MetricAlarm? = nil, gate: MetricGate? = nil, rate: (String, String)? = nil) {
+        self.rate = rate.map { MetricRatio(numerator: $0.0, denominator: $0.1) }
         self.name = name
         self.unit = unit
         self.better = better
@@ -202,6 +208,19 @@ package enum MetricID: String, Sendable, CaseIterable {
     case policySkipShare = "policy.skipShare"
     case policyBudgetSpentShare = "policy.budgetSpentShare"
     case policyEnergyBudgetSpentShare = "policy.energyBudgetSpentShare"
+    // bandwidth (MetricTable+Bandwidth.swift)
+    case edgePeakBitsPerSecond = "edge.peakBitsPerSecond"
+    case edgeP95BitsPerSecond = "edge.p95BitsPerSecond"
+    case edgeP99BitsPerSecond = "edge.p99BitsPerSecond"
+    case edgeBilledBitsPerSecond = "edge.billedBitsPerSecond"
+    case shieldPeakBitsPerSecond = "shield.peakBitsPerSecond"
+    case shieldP95BitsPerSecond = "shield.p95BitsPerSecond"
+    case shieldP99BitsPerSecond = "shield.p99BitsPerSecond"
+    case shieldBilledBitsPerSecond = "shield.billedBitsPerSecond"
+    case originPeakBitsPerSecond = "origin.peakBitsPerSecond"
+    case originP95BitsPerSecond = "origin.p95BitsPerSecond"
+    case originP99BitsPerSecond = "origin.p99BitsPerSecond"
+    case originBilledBitsPerSecond = "origin.billedBitsPerSecond"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -441,6 +460,11 @@ package enum MetricTable {
             return MetricSpec(n, .ratio, .none, "Daily energy budget spent (app estimate)",
                               ratio: ("joules PreloadKit's estimate committed on each device's last simulated day, summed",
                                       "dailyEnergyJoules × devices that decided at least once under budgeted"))
+        // bandwidth
+        case .edgePeakBitsPerSecond, .edgeP95BitsPerSecond, .edgeP99BitsPerSecond, .edgeBilledBitsPerSecond,
+             .shieldPeakBitsPerSecond, .shieldP95BitsPerSecond, .shieldP99BitsPerSecond, .shieldBilledBitsPerSecond,
+             .originPeakBitsPerSecond, .originP95BitsPerSecond, .originP99BitsPerSecond, .originBilledBitsPerSecond:
+            return bandwidthSpec(id)
         }
     }
 }

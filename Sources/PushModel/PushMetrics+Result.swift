@@ -15,6 +15,7 @@ extension PushMetrics {
             if ts.origin503[sec] > 0 { s.origin503.add(atMicroseconds: Int64(sec) * 1_000_000, times: UInt64(ts.origin503[sec])) }
         }
         s.analyticsReceipts = analytics?.arrivals
+        s.addBandwidth(ts)
         var b = bytes
         b.cdnEgressBytes = infra.tierCounters(.edge).bytesServed
 
@@ -63,7 +64,8 @@ extension PushMetrics {
             extensionDownloadLatency: extensionLatency, tapToPaintWindows: tapToPaintWindows, series: s, pops: pops, missesByRegion: misses, missBinSeconds: missBinSeconds,
             firstSendSeconds: Double(firstSendTicks) / 1e6,
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
-            eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
+            eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason,
+            bandwidth: BandwidthSeries(ts.bins, horizonSeconds: s.pushesSent.horizonSeconds))
     }
 
     /// The metrics that report one driver counter as it is.
@@ -195,6 +197,7 @@ extension PushMetrics {
         for (id, counter) in Self.counterMetrics { add(id, Double(counters[keyPath: counter])) }
         appendCachingMetrics(to: &m, infra: infra)
         appendDecisionMetrics(to: &m, bytes: b)
+        appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
         m.sort { $0.name < $1.name }
         return m
     }

@@ -140,6 +140,14 @@ package struct PushTimeSeries: Codable, Sendable, Equatable {
     /// Delivery receipts arriving at the analytics endpoint (by `Receipt.sendAt`); absent when
     /// the policy sends none.
     package var analyticsReceipts: PerSecondCounter?
+    // bandwidth
+    /// Response bytes each tier sent per second (edge → devices, shield → PoPs, origin → shields or
+    /// PoPs), counted in the second of the response's first byte; bytes past the horizon are in
+    /// `beyondHorizonCount`, so `totalCount` is `bytes.cdnEgress`, `bytes.shieldEgress`,
+    /// `bytes.originEgress` exactly. Absent only in results written before they existed.
+    package var edgeBytes: PerSecondCounter? = nil
+    package var shieldBytes: PerSecondCounter? = nil
+    package var originBytes: PerSecondCounter? = nil
 }
 
 /// Byte and storage counters.
@@ -200,6 +208,10 @@ package struct ReplicationResult: Codable, Sendable {
     package var virtualEndSeconds: Double
     /// Why the run stopped: `drained`, `timeLimit` (the horizon), `eventLimit`, `stopped`.
     package var stopReason: String
+    // bandwidth
+    /// Edge bytes per PoP and per device region at a coarse step (absent only in results written
+    /// before it existed).
+    package var bandwidth: BandwidthSeries? = nil
 
     /// The metric named `name`, if present.
     package func metric(_ name: String) -> Double? {

@@ -16,6 +16,9 @@ package enum MeasuredUnit: Sendable, Equatable {
     case perSecond(noun: String)
     /// Anything else: the value with three significant digits and the unit as given.
     case other(String)
+    // bandwidth
+    /// Bits per second; shown in bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s (powers of 1000).
+    case bitsPerSecond
 
     /// Maps a stored unit code: "s", "ratio", "count", "bytes", "1/s", "/s", "req/s", …; anything else is `.other`.
     package init(code: String) {
@@ -25,6 +28,7 @@ package enum MeasuredUnit: Sendable, Equatable {
         case "count", "": self = .count
         case "bytes", "B": self = .bytes
         case "1/s", "/s": self = .perSecond(noun: "")
+        case "bit/s": self = .bitsPerSecond
         default:
             if code.hasSuffix("/s"), !code.contains(" ") { self = .perSecond(noun: String(code.dropLast(2))) } else { self = .other(code) }
         }
@@ -68,12 +72,27 @@ package struct HumanScale: Sendable, Equatable {
             return HumanScale(multiplier: 1 / divisor, unit: unit, decimals: divisor == 1 ? 0 : significantDecimals(m / divisor))
         case .other(let code):
             return HumanScale(multiplier: 1, unit: code, decimals: significantDecimals(m))
+        case .bitsPerSecond:
+            let (unit, divisor) = bitRateUnit(forMagnitude: m)
+            return HumanScale(multiplier: 1 / divisor, unit: unit, decimals: significantDecimals(m / divisor))
         }
     }
 
     /// The decimal (SI) byte unit for values up to `magnitude` and its size: B, kB, MB, GB, TB, PB.
     static func byteUnit(forMagnitude magnitude: Double) -> (unit: String, divisor: Double) {
         let units = ["B", "kB", "MB", "GB", "TB", "PB"]
+        var index = 0
+        var divisor = 1.0
+        while index + 1 < units.count && magnitude >= divisor * 1000 {
+            divisor *= 1000
+            index += 1
+        }
+        return (units[index], divisor)
+    }
+
+    /// The decimal bit-rate unit for values up to `magnitude` and its size: bit/s … Tbit/s.
+    static func bitRateUnit(forMagnitude magnitude: Double) -> (unit: String, divisor: Double) {
+        let units = ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"]
         var index = 0
         var divisor = 1.0
         while index + 1 < units.count && magnitude >= divisor * 1000 {

@@ -122,7 +122,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         var used = Set<Int>()
         let mixes = [world.population.networkMix] + world.population.regionNetworkMix.map(\.mix)
         for mix in mixes { for (i, w) in mix.weights.enumerated() where w > 0 { used.insert(i) } }
-        var issues: [ConfigIssue] = []
+        var issues: [ConfigIssue] = bandwidthIssues(objectives, in: world)
         // A campaign that never reaches 99 % reads the time to the horizon's end, so an allowance at
         // or past it would pass a send that never reached its audience.
         let firstSend = world.campaigns.map(\.sendStartSeconds).min() ?? 0

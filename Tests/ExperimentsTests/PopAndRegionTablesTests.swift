@@ -44,9 +44,9 @@ final class PopAndRegionTablesTests: XCTestCase {
 
         // The CSVs: a header and one row per PoP / per (region, bin).
         let pops = String(decoding: tables.popsCSV(), as: UTF8.self).split(separator: "\n")
-        XCTAssertEqual(pops.first, "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches")
+        XCTAssertEqual(pops.first, "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches,bytes,peakBitsPerSecond,billedBitsPerSecond")
         XCTAssertEqual(pops.count, 1 + tables.pops.count)
-        XCTAssertTrue(pops.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 12 })
+        XCTAssertTrue(pops.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 15 })
         // Each PoP carries its code and its regions' names, from the same indices.
         for (row, p) in zip(pops.dropFirst(), tables.pops) {
             let cells = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)

@@ -8,7 +8,7 @@ import PushModel
 
 final class RunCommandTests: XCTestCase {
     static let files = ["summary.json", "run-info.json", "scenario.json", "timeseries.csv", "tap-to-paint-windows.csv", "histograms.csv",
-                        "pops.csv", "region-misses.csv", "report.md", "report.html"]
+                        "pops.csv", "region-misses.csv", "report.md", "report.html", "bandwidth-pops.csv", "bandwidth-regions.csv"]
 
     /// `prestage run default` with a tiny population, in-process.
     private func runDefault(_ t: TestEnvironment, out: String, extra: [String] = []) -> ExitCode {
@@ -56,7 +56,7 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(resolved.world.population.devices, 150)
         // CSVs: a header and one row per second of the horizon; histogram rows have 6 fields.
         let series = try String(contentsOf: dir.appendingPathComponent("timeseries.csv"), encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(series.first, "second,pushesSent,deliveries,prestageEdgeRequests,prestageEdgeHits,originRequests,origin503,taps,paints,prestageEdgeHitRatio")
+        XCTAssertEqual(series.first, "second,pushesSent,deliveries,prestageEdgeRequests,prestageEdgeHits,originRequests,origin503,taps,paints,edgeBytes,shieldBytes,originBytes,prestageEdgeHitRatio")
         XCTAssertEqual(series.count, 1 + Int(resolved.world.horizonSeconds))
         let histograms = try String(contentsOf: dir.appendingPathComponent("histograms.csv"), encoding: .utf8).split(separator: "\n")
         XCTAssertGreaterThan(histograms.count, 1)

@@ -36,8 +36,13 @@ final class RunReportTests: XCTestCase {
         XCTAssertTrue(html.contains("class=\"overview-focus\""))
         XCTAssertTrue(markdown.contains("**Overrides:** `--devices 150` `--replications 3` `--set run.seed=3`"))
         XCTAssertTrue(markdown.contains("| Tap to paint, median "), "human titles in report.md")
+        // The bandwidth views: the edge's and the upstream tiers' egress in bit/s, and the region table.
+        XCTAssertTrue(html.contains("CDN egress (edge → devices)"))
+        XCTAssertTrue(html.contains("Origin and shield egress"))
+        XCTAssertTrue(html.contains("Bandwidth (Mbit/s)") || html.contains("Bandwidth (kbit/s)") || html.contains("Bandwidth (Gbit/s)"), "bit/s at a readable scale")
+        XCTAssertTrue(html.contains("Regions with the highest edge bandwidth"))
         let charts = html.components(separatedBy: "<figure").count - 1
-        XCTAssertGreaterThanOrEqual(charts, 6)
+        XCTAssertGreaterThanOrEqual(charts, 8)
         try assertReportLayout(html: html, name: "run-default", expectedCharts: charts)
     }
 

@@ -60,7 +60,9 @@ final class DeviceRevalidationTests: XCTestCase {
         off.infra.origin.sendsValidators = false
         let with = try simulate(c, seed: seed), without = try simulate(off, seed: seed)
         XCTAssertEqual(with.value("device.conditionalRequests"), 0, "seed \(seed)")
-        let upstream: Set<String> = ["bytes.originEgress", "bytes.shieldEgress", "origin.notModified", "shield.notModified"]
+        // The upstream egress, its bandwidth figures (origin.*BitsPerSecond, shield.*BitsPerSecond) and the 304 counts.
+        let upstream = Set(["bytes.originEgress", "bytes.shieldEgress", "origin.notModified", "shield.notModified"]
+                           + MetricTable.BandwidthFigure.allCases.flatMap { [MetricTable.bandwidth(.origin, $0).rawValue, MetricTable.bandwidth(.shield, $0).rawValue] })
         XCTAssertEqual(with.metrics.filter { !upstream.contains($0.name) }, without.metrics.filter { !upstream.contains($0.name) },
                        "seed \(seed)")
         XCTAssertEqual(with.tapToPaint, without.tapToPaint, "seed \(seed)")

@@ -75,7 +75,9 @@ final class HTTPCachingTests: XCTestCase {
         var off = c
         off.infra.origin.sendsValidators = false
         let with = try simulate(c, seed: seed), without = try simulate(off, seed: seed)
-        let upstream: Set<String> = ["bytes.originEgress", "bytes.shieldEgress", "origin.notModified", "shield.notModified"]
+        // The upstream egress, its bandwidth figures (origin.*BitsPerSecond, shield.*BitsPerSecond) and the 304 counts.
+        let upstream = Set(["bytes.originEgress", "bytes.shieldEgress", "origin.notModified", "shield.notModified"]
+                           + MetricTable.BandwidthFigure.allCases.flatMap { [MetricTable.bandwidth(.origin, $0).rawValue, MetricTable.bandwidth(.shield, $0).rawValue] })
         XCTAssertEqual(with.metrics.filter { !upstream.contains($0.name) }, without.metrics.filter { !upstream.contains($0.name) },
                        "seed \(seed)")
         XCTAssertEqual(without.value("origin.notModified") + without.value("shield.notModified"), 0, "seed \(seed)")

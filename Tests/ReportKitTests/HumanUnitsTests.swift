@@ -8,6 +8,12 @@ final class HumanUnitsTests: XCTestCase {
         XCTAssertEqual(HumanScale.format(0.0456, unit: .seconds), "45.6 ms")
         XCTAssertEqual(HumanScale.format(1.314, unit: .seconds), "1.31 s")
         XCTAssertEqual(HumanScale.format(0.9721, unit: .ratio), "97.2 %")
+        // Bandwidth in decimal bit-rate units, the unit CDN commits are stated in.
+        XCTAssertEqual(HumanScale.format(4e11, unit: .bitsPerSecond), "400 Gbit/s")
+        XCTAssertEqual(HumanScale.format(8.5e8, unit: .bitsPerSecond), "850 Mbit/s")
+        XCTAssertEqual(HumanScale.format(1.25e9, unit: .bitsPerSecond), "1.25 Gbit/s")
+        XCTAssertEqual(HumanScale.format(640, unit: .bitsPerSecond), "640 bit/s")
+        XCTAssertEqual(MeasuredUnit(code: "bit/s"), .bitsPerSecond)
         XCTAssertEqual(HumanScale.format(35.6, unit: .perSecond(noun: "req")), "35.6 req/s")
         // The card that read "23,812.00 1/s".
         XCTAssertEqual(HumanScale.format(23_812, unit: MeasuredUnit(code: "1/s")), "23.8 k/s")
