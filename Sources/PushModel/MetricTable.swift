@@ -29,6 +29,8 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case count
     case bytes
     case perSecond = "1/s"
+    // energy
+    case joules = "J"
 
     /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
     /// and rates are never negative.
@@ -197,6 +199,22 @@ package enum MetricID: String, Sendable, CaseIterable {
     case deviceNotModified = "device.notModified"
     case tapToPaintWorstMinuteP95 = "tapToPaint.worstMinuteP95Seconds"
     case deliverySecondsTo99Percent = "delivery.secondsTo99Percent"
+    // energy (emitted only when the scenario's `energy.enabled`)
+    case energyJoules = "energy.joules"
+    case energyJoulesPerPush = "energy.joulesPerPush"
+    case energyJoulesPerDevice = "energy.joulesPerDevice"
+    case energyBatteryShare = "energy.batteryShare"
+    case energyBackgroundJoulesPerPush = "energy.background.joulesPerPush"
+    case energyBackgroundPromotionJoulesPerPush = "energy.background.promotionJoulesPerPush"
+    case energyBackgroundTransferJoulesPerPush = "energy.background.transferJoulesPerPush"
+    case energyBackgroundTailJoulesPerPush = "energy.background.tailJoulesPerPush"
+    case energyForegroundJoulesPerPush = "energy.foreground.joulesPerPush"
+    case energyForegroundPromotionJoulesPerPush = "energy.foreground.promotionJoulesPerPush"
+    case energyForegroundTransferJoulesPerPush = "energy.foreground.transferJoulesPerPush"
+    case energyForegroundTailJoulesPerPush = "energy.foreground.tailJoulesPerPush"
+    case energyNeverOpenedJoules = "energy.neverOpenedJoules"
+    case energyNeverOpenedShare = "energy.neverOpenedShare"
+    case energyPromotions = "energy.promotions"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -229,6 +247,12 @@ package enum MetricTable {
                    "Tap to paint on \(network), \(quantile.rawValue)")
     }
 
+    /// Radio energy of the fetches on InfraModel network class `network` (named by its
+    /// description, e.g. "lte"): `energy.<network>.joules`. Emitted when `energy.enabled`.
+    package static func energy(network: String) -> MetricSpec {
+        MetricSpec("energy.\(network).joules", .joules, .lower, "Radio energy on \(network)")
+    }
+
     /// The metrics `prestage bench` gates, in report order.
     package static let benchGated: [MetricID] = [
         .tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms, .tapsInstantShare, .edgePrestageHitRatio,
@@ -239,6 +263,9 @@ package enum MetricTable {
     /// The metric named `name` (fixed or per network), if the result can emit it.
     package static func spec(named name: String) -> MetricSpec? {
         if let id = MetricID(rawValue: name) { return id.spec }
+        if name.hasPrefix("energy."), name.hasSuffix(".joules"), networkNames.contains(String(name.dropFirst(7).dropLast(7))) {
+            return energy(network: String(name.dropFirst(7).dropLast(7)))
+        }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
             if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }
@@ -421,6 +448,33 @@ package enum MetricTable {
         case .deviceNotModified: return MetricSpec(n, .count, .none, "Store entries refreshed by a 304 Not Modified")
         case .tapToPaintWorstMinuteP95: return MetricSpec(n, .seconds, .lower, "Tap to paint, p95 in the worst minute")
         case .deliverySecondsTo99Percent: return MetricSpec(n, .seconds, .lower, "Time to reach 99 % of the audience")
+        // energy
+        case .energyJoules:
+            return MetricSpec(n, .joules, .lower, "Radio energy of every fetch")
+        case .energyJoulesPerPush:
+            return MetricSpec(n, .joules, .lower, "Radio energy per push")
+        case .energyJoulesPerDevice:
+            return MetricSpec(n, .joules, .lower, "Radio energy per device")
+        case .energyBatteryShare:
+            return MetricSpec(n, .ratio, .lower, "Share of a battery per device",
+                              ratio: ("radio joules per device (energy.joulesPerDevice)", "joules in a battery (energy.batteryCapacityWh × 3 600)"))
+        case .energyBackgroundJoulesPerPush: return energyPerPush(n, "Pre-stage radio energy per push")
+        case .energyBackgroundPromotionJoulesPerPush: return energyPerPush(n, "Pre-stage promotion energy per push")
+        case .energyBackgroundTransferJoulesPerPush: return energyPerPush(n, "Pre-stage transfer energy per push")
+        case .energyBackgroundTailJoulesPerPush: return energyPerPush(n, "Pre-stage tail energy per push")
+        case .energyForegroundJoulesPerPush: return energyPerPush(n, "Foreground radio energy per push")
+        case .energyForegroundPromotionJoulesPerPush: return energyPerPush(n, "Foreground promotion energy per push")
+        case .energyForegroundTransferJoulesPerPush: return energyPerPush(n, "Foreground transfer energy per push")
+        case .energyForegroundTailJoulesPerPush: return energyPerPush(n, "Foreground tail energy per push")
+        case .energyNeverOpenedJoules:
+            return MetricSpec(n, .joules, .lower, "Pre-stage radio energy for pushes never opened")
+        case .energyNeverOpenedShare:
+            return MetricSpec(n, .ratio, .lower, "Share of pre-stage energy for pushes never opened",
+                              ratio: ("radio joules of pre-stage fetches of pushes never opened", "radio joules of every pre-stage fetch"))
+        case .energyPromotions: return MetricSpec(n, .count, .lower, "Radio promotions (idle to connected)")
         }
     }
+
+    /// A per-push energy metric (joules over pushes targeted; docs/metrics.md states the formula).
+    static func energyPerPush(_ n: String, _ title: String) -> MetricSpec { MetricSpec(n, .joules, .lower, title) }
 }
