@@ -29,7 +29,7 @@ extension PushMetrics {
         add(.energyPromotions, Double(e.promotions[0] + e.promotions[1]))
         for c in InfraNetworkClass.allCases {
             let j = e.joules { cls, _, _, _ in cls == Int(c.rawValue) }
-            if j > 0 { m.append(Metric(MetricTable.energy(network: c.description), value: j)) }
+            m.append(Metric(MetricTable.energy(network: c.description), value: j))
         }
     }
 }

@@ -6,10 +6,11 @@ import XCTest
 final class MetricTableTests: XCTestCase {
     /// Every metric of a run is a table row with the row's unit and direction, and every fixed row
     /// is emitted by a run that exercises every path (a small default world, with delivery
-    /// receipts on: their metrics are emitted only then).
+    /// receipts and the radio energy model on: their metrics are emitted only then).
     func testEveryEmittedMetricIsATableRowAndEveryRowIsEmitted() throws {
         var c = smallWorld(devices: 2_000)
         c.preloadPolicy.receiptsEnabled = true
+        c.energy.enabled = true
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }
