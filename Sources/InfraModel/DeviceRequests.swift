@@ -38,7 +38,7 @@ extension InfraWorld {
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled)
 
-        let setupTicks = r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks
+        let setupTicks = (r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks) &+ r.radioPromotionTicks
         if failed {
             requests[i].outcome = FetchOutcome.networkFailure.rawValue
             requests[i].endTicks = now + setupTicks

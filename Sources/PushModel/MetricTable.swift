@@ -32,6 +32,8 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     // bandwidth
     /// Bits per second (a byte rate × 8): bandwidth as CDN and transit contracts state it.
     case bitsPerSecond = "bit/s"
+    // energy
+    case joules = "J"
 
     /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
     /// and rates are never negative.
@@ -221,6 +223,22 @@ package enum MetricID: String, Sendable, CaseIterable {
     case originP95BitsPerSecond = "origin.p95BitsPerSecond"
     case originP99BitsPerSecond = "origin.p99BitsPerSecond"
     case originBilledBitsPerSecond = "origin.billedBitsPerSecond"
+    // energy (emitted only when the scenario's `energy.enabled`)
+    case energyJoules = "energy.joules"
+    case energyJoulesPerPush = "energy.joulesPerPush"
+    case energyJoulesPerDevice = "energy.joulesPerDevice"
+    case energyBatteryShare = "energy.batteryShare"
+    case energyBackgroundJoulesPerPush = "energy.background.joulesPerPush"
+    case energyBackgroundPromotionJoulesPerPush = "energy.background.promotionJoulesPerPush"
+    case energyBackgroundTransferJoulesPerPush = "energy.background.transferJoulesPerPush"
+    case energyBackgroundTailJoulesPerPush = "energy.background.tailJoulesPerPush"
+    case energyForegroundJoulesPerPush = "energy.foreground.joulesPerPush"
+    case energyForegroundPromotionJoulesPerPush = "energy.foreground.promotionJoulesPerPush"
+    case energyForegroundTransferJoulesPerPush = "energy.foreground.transferJoulesPerPush"
+    case energyForegroundTailJoulesPerPush = "energy.foreground.tailJoulesPerPush"
+    case energyNeverOpenedJoules = "energy.neverOpenedJoules"
+    case energyNeverOpenedShare = "energy.neverOpenedShare"
+    case energyPromotions = "energy.promotions"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -253,6 +271,12 @@ package enum MetricTable {
                    "Tap to paint on \(network), \(quantile.rawValue)")
     }
 
+    /// Radio energy of the fetches on InfraModel network class `network` (named by its
+    /// description, e.g. "lte"): `energy.<network>.joules`. Emitted when `energy.enabled`.
+    package static func energy(network: String) -> MetricSpec {
+        MetricSpec("energy.\(network).joules", .joules, .lower, "Radio energy on \(network)")
+    }
+
     /// The metrics `prestage bench` gates, in report order.
     package static let benchGated: [MetricID] = [
         .tapToPaintP50, .tapToPaintP95, .tapToPaintShareUnder500ms, .tapsInstantShare, .edgePrestageHitRatio,
@@ -263,6 +287,9 @@ package enum MetricTable {
     /// The metric named `name` (fixed or per network), if the result can emit it.
     package static func spec(named name: String) -> MetricSpec? {
         if let id = MetricID(rawValue: name) { return id.spec }
+        if name.hasPrefix("energy."), name.hasSuffix(".joules"), networkNames.contains(String(name.dropFirst(7).dropLast(7))) {
+            return energy(network: String(name.dropFirst(7).dropLast(7)))
+        }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
             if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }
@@ -465,6 +492,33 @@ package enum MetricTable {
              .shieldPeakBitsPerSecond, .shieldP95BitsPerSecond, .shieldP99BitsPerSecond, .shieldBilledBitsPerSecond,
              .originPeakBitsPerSecond, .originP95BitsPerSecond, .originP99BitsPerSecond, .originBilledBitsPerSecond:
             return bandwidthSpec(id)
+        // energy
+        case .energyJoules:
+            return MetricSpec(n, .joules, .lower, "Radio energy of every fetch")
+        case .energyJoulesPerPush:
+            return MetricSpec(n, .joules, .lower, "Radio energy per push")
+        case .energyJoulesPerDevice:
+            return MetricSpec(n, .joules, .lower, "Radio energy per device")
+        case .energyBatteryShare:
+            return MetricSpec(n, .ratio, .lower, "Share of a battery per device",
+                              ratio: ("radio joules per device (energy.joulesPerDevice)", "joules in a battery (energy.batteryCapacityWh × 3 600)"))
+        case .energyBackgroundJoulesPerPush: return energyPerPush(n, "Pre-stage radio energy per push")
+        case .energyBackgroundPromotionJoulesPerPush: return energyPerPush(n, "Pre-stage promotion energy per push")
+        case .energyBackgroundTransferJoulesPerPush: return energyPerPush(n, "Pre-stage transfer energy per push")
+        case .energyBackgroundTailJoulesPerPush: return energyPerPush(n, "Pre-stage tail energy per push")
+        case .energyForegroundJoulesPerPush: return energyPerPush(n, "Foreground radio energy per push")
+        case .energyForegroundPromotionJoulesPerPush: return energyPerPush(n, "Foreground promotion energy per push")
+        case .energyForegroundTransferJoulesPerPush: return energyPerPush(n, "Foreground transfer energy per push")
+        case .energyForegroundTailJoulesPerPush: return energyPerPush(n, "Foreground tail energy per push")
+        case .energyNeverOpenedJoules:
+            return MetricSpec(n, .joules, .lower, "Pre-stage radio energy for pushes never opened")
+        case .energyNeverOpenedShare:
+            return MetricSpec(n, .ratio, .lower, "Share of pre-stage energy for pushes never opened",
+                              ratio: ("radio joules of pre-stage fetches of pushes never opened", "radio joules of every pre-stage fetch"))
+        case .energyPromotions: return MetricSpec(n, .count, .lower, "Radio promotions (idle to connected)")
         }
     }
+
+    /// A per-push energy metric (joules over pushes targeted; docs/metrics.md states the formula).
+    static func energyPerPush(_ n: String, _ title: String) -> MetricSpec { MetricSpec(n, .joules, .lower, title) }
 }

@@ -198,6 +198,7 @@ extension PushMetrics {
         appendCachingMetrics(to: &m, infra: infra)
         appendDecisionMetrics(to: &m, bytes: b)
         appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
+        appendEnergyMetrics(to: &m)
         m.sort { $0.name < $1.name }
         return m
     }

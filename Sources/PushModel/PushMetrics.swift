@@ -37,6 +37,8 @@ struct PushMetrics {
     // Per InfraWorld request id: the issuer's region and traffic flags.
     var reqRegion: [UInt32] = []
     var reqFlags: [UInt8] = []
+    /// The radio energy model (per-device state only when the scenario turns it on).
+    var energy: RadioEnergy
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
     /// The window of tap time the tap-to-paint quantiles over time are read per (k6 and Gatling bin
@@ -68,6 +70,7 @@ struct PushMetrics {
         missBinSeconds = 60 * bin
         missBins = (minutes + bin - 1) / bin
         regionMisses = [UInt64](repeating: 0, count: regions * missBins)
+        energy = RadioEnergy(config: config.energy, devices: config.population.devices)
     }
 
     /// Records who issued InfraWorld request `id` (ids are dense and recycled).
@@ -85,6 +88,7 @@ struct PushMetrics {
     /// sessions that have ended: the request's own region and flags, recorded when it was issued).
     mutating func countPrestageTransfer(_ result: FetchResult, request r: Int) {
         recordPrestage(result, region: Int(reqRegion[r]))
+        if energy.enabled { energy.close(result, request: r) }
         if result.bytes > 0 {
             bytes.backgroundBytes += UInt64(result.bytes)
             if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
@@ -94,6 +98,7 @@ struct PushMetrics {
 
     /// Foreground traffic accounting of a finished request.
     mutating func countForegroundTransfer(_ result: FetchResult, request r: Int) {
+        if energy.enabled { energy.close(result, request: r) }
         if result.bytes > 0 {
             bytes.foregroundBytes += UInt64(result.bytes)
             if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }

@@ -271,15 +271,22 @@ struct SessionDriver {
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
-        let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
+        var request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
                                         replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
+        if metrics.energy.enabled {
+            request.radioPromotionTicks = metrics.energy.open(device: d, network: slot[s].network, foreground: false, neverOpened: !slot[s].opens,
+                                                              now: kernel.now.ticks)
+        }
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
+        if metrics.energy.enabled {
+            metrics.energy.noteRequest(requestID, device: d, network: slot[s].network, foreground: false, neverOpened: !slot[s].opens)
+        }
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID

@@ -106,7 +106,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     package static var knownMetrics: [String] {
         MetricID.allCases.map(\.rawValue) + NetworkClass.allCases.flatMap { c in
             MetricTable.NetworkQuantile.allCases.map { MetricTable.tapToPaint(network: c.description, quantile: $0).name }
-        }
+        } + NetworkClass.allCases.map { MetricTable.energy(network: $0.description).name } // energy
     }
 
     /// The problem with `name` as a metric, with the closest known name suggested; nil if known.
@@ -131,6 +131,12 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
             issues.append(ConfigIssue(at: [.key("slo"), .index(i), .key("threshold")],
                                       expected: "less than the \(Self.formatNumber(timeLeft)) s from the first send to the horizon (a send that never reaches 99 % reads that time, and would pass)",
                                       found: Self.formatNumber(o.threshold)))
+        }
+        // energy: the energy.* metrics exist only with the radio energy model on.
+        for (i, o) in objectives.enumerated() where !world.energy.enabled && o.metric.hasPrefix("energy.") {
+            issues.append(ConfigIssue(at: [.key("slo"), .index(i), .key("metric")],
+                                      expected: "a metric this scenario can produce (energy.* metrics need \"energy\": {\"enabled\": true})",
+                                      found: "\"\(o.metric)\""))
         }
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {

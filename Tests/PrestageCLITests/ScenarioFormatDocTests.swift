@@ -28,6 +28,7 @@ final class ScenarioFormatDocTests: XCTestCase {
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ] } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
+      "energy": { "enabled": true },
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
@@ -65,8 +66,9 @@ final class ScenarioFormatDocTests: XCTestCase {
     }
 
     /// (section, key) for every key of every object in `value`; arrays of objects are entered
-    /// through their elements (`[]`), network-class keys under infra.networks become `CLASS`, and
-    /// distributions (objects with a `kind` other than a decision kind) are leaves.
+    /// through their elements (`[]`), network-class keys under infra.networks become `CLASS`, radio
+    /// keys under energy.profiles `RADIO`, and distributions (objects with a `kind` other than a
+    /// decision kind) are leaves.
     static func keys(_ value: Any, section: String, into out: inout Set<String>, values: inout [String: Any]) {
         if let object = value as? [String: Any] {
             for (k, v) in object {
@@ -74,7 +76,8 @@ final class ScenarioFormatDocTests: XCTestCase {
                 if values[section + "|" + k] == nil { values[section + "|" + k] = v }  // the first array element's
                 // A distribution's `kind` names its family; `preloadPolicy.decision` also has a `kind`.
                 if let o = v as? [String: Any], let kind = o["kind"], DecisionConfig.Kind(rawValue: kind as? String ?? "") == nil { continue }
-                let child = section == "infra.networks" ? "infra.networks.CLASS" : (section.isEmpty ? k : section + "." + k)
+                let child = section == "infra.networks" ? "infra.networks.CLASS"
+                    : section == "energy.profiles" ? "energy.profiles.RADIO" : (section.isEmpty ? k : section + "." + k)
                 keys(v, section: child, into: &out, values: &values)
             }
         } else if let array = value as? [Any] {
@@ -163,6 +166,7 @@ final class ScenarioFormatDocTests: XCTestCase {
     /// first element and network classes `wifi`.
     static func setPath(_ row: Row) -> String {
         let section = row.section.replacingOccurrences(of: "[]", with: "[0]").replacingOccurrences(of: "CLASS", with: "wifi")
+            .replacingOccurrences(of: "RADIO", with: "wifi")
         return section.isEmpty ? row.field : section + "." + row.field
     }
 

@@ -6,7 +6,8 @@ import XCTest
 final class MetricTableTests: XCTestCase {
     /// Every metric of a run is a table row with the row's unit and direction, and every fixed row
     /// is emitted by a run that exercises every path (a small default world, with delivery
-    /// receipts and a `budgeted` decision kind on: their metrics are emitted only then).
+    /// receipts, a `budgeted` decision kind and the radio energy model on: their metrics are
+    /// emitted only then).
     func testEveryEmittedMetricIsATableRowAndEveryRowIsEmitted() throws {
         var c = smallWorld(devices: 2_000)
         c.preloadPolicy.receiptsEnabled = true
@@ -14,6 +15,7 @@ final class MetricTableTests: XCTestCase {
         var decision = DecisionConfig()
         decision.kind = .budgeted
         c.preloadPolicy.decision = decision
+        c.energy.enabled = true
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

@@ -17,6 +17,8 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("preloadPolicy", \.preloadPolicy),
             .init("infra", \.infra),
             .init("horizonSeconds", \.horizonSeconds, .numbers(horizonSecondsRange, unit: "seconds")),
+            // energy: written only when set, so scenarios without it encode and hash as before.
+            .init("energy", \.energy, unwritten: EnergyConfig()),
         ]
     }
 
