@@ -29,6 +29,9 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case count
     case bytes
     case perSecond = "1/s"
+    // costs
+    /// An amount in the scenario's `costs.currency`.
+    case money
 
     /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
     /// and rates are never negative.
@@ -197,6 +200,22 @@ package enum MetricID: String, Sendable, CaseIterable {
     case deviceNotModified = "device.notModified"
     case tapToPaintWorstMinuteP95 = "tapToPaint.worstMinuteP95Seconds"
     case deliverySecondsTo99Percent = "delivery.secondsTo99Percent"
+    // costs and users' data (the money metrics only with `costs`)
+    case costTotal = "cost.total"
+    case costPrestage = "cost.prestage"
+    case costForeground = "cost.foreground"
+    case costWarm = "cost.warm"
+    case costFill = "cost.fill"
+    case costNeverOpened = "cost.neverOpened"
+    case costRequests = "cost.requests"
+    case costCommit = "cost.commit"
+    case costCommitOverage = "cost.commitOverage"
+    case costUsersCellular = "cost.usersCellular"
+    case userDataPushesReached = "userData.pushesReached"
+    case userDataOpenedMeanBytes = "userData.openedMeanBytes"
+    case userDataNeverOpenedMeanBytes = "userData.neverOpenedMeanBytes"
+    case userDataCellularOpenedMeanBytes = "userData.cellular.openedMeanBytes"
+    case userDataCellularNeverOpenedMeanBytes = "userData.cellular.neverOpenedMeanBytes"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -239,6 +258,7 @@ package enum MetricTable {
     /// The metric named `name` (fixed or per network), if the result can emit it.
     package static func spec(named name: String) -> MetricSpec? {
         if let id = MetricID(rawValue: name) { return id.spec }
+        if let spec = costSpec(named: name) { return spec }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
             if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }
@@ -421,6 +441,11 @@ package enum MetricTable {
         case .deviceNotModified: return MetricSpec(n, .count, .none, "Store entries refreshed by a 304 Not Modified")
         case .tapToPaintWorstMinuteP95: return MetricSpec(n, .seconds, .lower, "Tap to paint, p95 in the worst minute")
         case .deliverySecondsTo99Percent: return MetricSpec(n, .seconds, .lower, "Time to reach 99 % of the audience")
+        // costs and users' data
+        case .costTotal, .costPrestage, .costForeground, .costWarm, .costFill, .costNeverOpened, .costRequests, .costCommit,
+             .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
+             .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
+            return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
         }
     }
 }

@@ -56,7 +56,7 @@ extension PushMetrics {
         case .eventLimit: reason = "eventLimit"
         case .stopped: reason = "stopped"
         }
-        return ReplicationResult(
+        var result = ReplicationResult(
             masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0, infra: infra,
                                                                                activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
@@ -64,6 +64,8 @@ extension PushMetrics {
             firstSendSeconds: Double(firstSendTicks) / 1e6,
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason)
+        result.attribution = attribution
+        return result
     }
 
     /// The metrics that report one driver counter as it is.
@@ -194,6 +196,7 @@ extension PushMetrics {
         add(.readsPerPush, Double(counters.reads) / total)
         for (id, counter) in Self.counterMetrics { add(id, Double(counters[keyPath: counter])) }
         appendCachingMetrics(to: &m, infra: infra)
+        appendCostAndUserDataMetrics(to: &m, infra: infra)
         m.sort { $0.name < $1.name }
         return m
     }

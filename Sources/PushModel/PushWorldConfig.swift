@@ -17,6 +17,8 @@ package struct PushWorldConfig: Sendable, Equatable {
     /// delivered / deferred-then-expired / timed out; taps later than the horizon are not made.
     /// InfraModel's `metricsHorizonSeconds` should cover it (the scenario format sees to that).
     package var horizonSeconds: Double = 7_200
+    /// Prices (`CostsConfig`); nil: no money anywhere, results as without it.
+    package var costs: CostsConfig?
 
     package init() {}
 }

@@ -200,6 +200,9 @@ package struct ReplicationResult: Codable, Sendable {
     package var virtualEndSeconds: Double
     /// Why the run stopped: `drained`, `timeLimit` (the horizon), `eventLimit`, `stopped`.
     package var stopReason: String
+    /// Bytes by purpose per campaign × region × class, and the pushes that reached devices
+    /// (`ByteAttribution`); nil in results written before it existed.
+    package var attribution: ByteAttribution?
 
     /// The metric named `name`, if present.
     package func metric(_ name: String) -> Double? {

@@ -221,7 +221,8 @@ struct TapTracker {
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,
                                         replyTarget: reply.target, replyTag: ReplyTag(generation: generation(t), index: UInt32(index & 0xFF)).raw)
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
-        metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
+        metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false,
+                            campaign: Int(tCampaign[t]), network: tNetwork[t])
     }
 
     /// What a foreground reply means for its tap.

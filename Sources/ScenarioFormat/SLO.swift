@@ -111,7 +111,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
 
     /// The problem with `name` as a metric, with the closest known name suggested; nil if known.
     static func metricIssue(_ name: String) -> ConfigIssue? {
-        guard !knownMetrics.contains(name) else { return nil }
+        guard !knownMetrics.contains(name), MetricTable.spec(named: name) == nil else { return nil }
         let hint = Spelling.closest(to: name, among: knownMetrics).map { " (did you mean \"\($0)\"?)" } ?? ""
         return ConfigIssue(key: "metric", expected: "a metric of the result table, e.g. origin.rejected503\(hint)", found: "\"\(name)\"")
     }
@@ -132,6 +132,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
                                       expected: "less than the \(Self.formatNumber(timeLeft)) s from the first send to the horizon (a send that never reaches 99 % reads that time, and would pass)",
                                       found: Self.formatNumber(o.threshold)))
         }
+        issues += costIssues(objectives, in: world)
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {
                 for q in MetricTable.NetworkQuantile.allCases where o.metric == MetricTable.tapToPaint(network: c.description, quantile: q).name {

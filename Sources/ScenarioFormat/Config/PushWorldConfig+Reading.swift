@@ -17,6 +17,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("preloadPolicy", \.preloadPolicy),
             .init("infra", \.infra),
             .init("horizonSeconds", \.horizonSeconds, .numbers(horizonSecondsRange, unit: "seconds")),
+            .init("costs", optional: \.costs),
         ]
     }
 
@@ -48,6 +49,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             }
         }
         let regions = w.infra.topology.effectiveRegions.count
+        if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
             issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
                                       found: "\(w.population.regionWeights.count) weights"))
