@@ -1,3 +1,4 @@
+import InfraModel
 import PushModel
 
 extension ServiceLevelObjective {
@@ -27,5 +28,18 @@ extension ServiceLevelObjective {
             }
         }
         return issues
+    }
+}
+
+extension ServiceLevelObjective {
+    /// The users' data metrics per network class (`userData.NETWORK.openedMeanBytes`, …).
+    static var userDataNetworkMetrics: [String] {
+        NetworkClass.allCases.flatMap { c in [true, false].map { MetricTable.userData(network: c.description, opened: $0).name } }
+    }
+
+    /// The names of the per-campaign money metrics, `cost.campaign.NAME.PART` (NAME a campaign's
+    /// name), as a JSON Schema pattern.
+    static var campaignCostMetricPattern: String {
+        "^cost\\.campaign\\.[A-Za-z0-9._:-]{1,64}\\.(" + MetricTable.CampaignCostPart.allCases.map(\.rawValue).joined(separator: "|") + ")$"
     }
 }

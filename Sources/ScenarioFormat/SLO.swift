@@ -106,7 +106,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     package static var knownMetrics: [String] {
         MetricID.allCases.map(\.rawValue) + NetworkClass.allCases.flatMap { c in
             MetricTable.NetworkQuantile.allCases.map { MetricTable.tapToPaint(network: c.description, quantile: $0).name }
-        }
+        } + userDataNetworkMetrics
     }
 
     /// The problem with `name` as a metric, with the closest known name suggested; nil if known.
