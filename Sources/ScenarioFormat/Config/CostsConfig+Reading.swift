@@ -5,7 +5,9 @@ import PushModel
 
 extension ConfigRule where Value == Double {
     /// A price: finite and ≥ 0.
-    static var price: ConfigRule { .atLeast(0, saying: "a finite price ≥ 0") }
+    static var price: ConfigRule {
+        ConfigRule("a finite price ≥ 0", found: ScenarioKnob.numberText, schema: ["minimum": .integer(0)]) { $0.isFinite && $0 >= 0 }
+    }
 }
 
 extension CostsConfig: Codable, ConfigReadable {
@@ -101,7 +103,8 @@ extension PriceTierConfig: Codable, ConfigReadable {
     static var defaultValue: PriceTierConfig { PriceTierConfig() }
     static var fields: [ConfigField<PriceTierConfig>] {
         [
-            .init("fromGB", \.fromGB, required: true, .atLeast(0, saying: "a finite volume ≥ 0 GB")),
+            .init("fromGB", \.fromGB, required: true,
+                  ConfigRule("a finite volume ≥ 0 GB", found: ScenarioKnob.numberText, schema: ["minimum": .integer(0)]) { $0.isFinite && $0 >= 0 }),
             .init("pricePerGB", \.pricePerGB, required: true, .price),
         ]
     }
@@ -122,7 +125,8 @@ extension CommitConfig: Codable, ConfigReadable {
     static var fields: [ConfigField<CommitConfig>] {
         [
             .init("tier", \.tier),
-            .init("rateGbps", \.rateGbps, required: true, .atLeast(0, exclusive: true, saying: "a finite rate > 0 Gbit/s")),
+            .init("rateGbps", \.rateGbps, required: true,
+                  ConfigRule("a finite rate > 0 Gbit/s", found: ScenarioKnob.numberText, schema: ["exclusiveMinimum": .integer(0)]) { $0.isFinite && $0 > 0 }),
             .init("billing", \.billing, required: true),
             .init("price", \.price, .price),
             .init("pricePerGbps", \.pricePerGbps, .price),
