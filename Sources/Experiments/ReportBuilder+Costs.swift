@@ -57,19 +57,22 @@ extension ReportBuilder {
         let level = Int((scenario.run.confidenceLevel * 100).rounded())
         func money(_ v: Double?) -> TableCell { v.map { .text(TextNumber.format($0, significant: 4)) } ?? .empty }
         let rows: [[TableCell]] = table.rows.map { r in
-            let ci = r.totalLower.flatMap { lo in r.totalUpper.map { hi in TextNumber.format(lo, significant: 4) + " – " + TextNumber.format(hi, significant: 4) } }
-            let share = (r.total ?? 0) > 0 ? r.neverOpened.map { TableCell.percent($0 / (r.total ?? 1), decimals: 1) } ?? .empty : .empty
-            var cells: [TableCell] = [.text(r.scope == "run" ? "Run" : "Campaign " + r.scope), money(r.total), ci.map { .text($0) } ?? .text("—"),
-                                      money(r.prestage), money(r.foreground), money(r.warm), money(r.fill), money(r.neverOpened), share]
-            if !costs.cellular.isEmpty { cells.append(money(r.usersCellular)) }
-            return cells
+            let ci = r.totalLower.flatMap { lo in r.totalUpper.map { hi in " (" + TextNumber.format(lo, significant: 4) + " – " + TextNumber.format(hi, significant: 4) + ")" } }
+            let total = r.total.map { TableCell.text(TextNumber.format($0, significant: 4) + (ci ?? "")) } ?? .empty
+            let share = (r.total ?? 0) > 0 ? r.neverOpened.map { " (" + TextFormat.percent(fraction: $0 / (r.total ?? 1), decimals: 1) + ")" } ?? "" : ""
+            return [.text(r.scope == "run" ? "Run" : "Campaign " + r.scope), total, money(r.prestage), money(r.foreground), money(r.warm), money(r.fill),
+                    r.neverOpened.map { .text(TextNumber.format($0, significant: 4) + share) } ?? .empty]
         }
-        var columns = [Table.Column("Scope"), Table.Column("Total (\(costs.currency))", alignment: .trailing),
-                       Table.Column("\(level) % CI", alignment: .trailing), Table.Column("Pre-stage", alignment: .trailing),
-                       Table.Column("Foreground", alignment: .trailing), Table.Column("Warm", alignment: .trailing),
-                       Table.Column("Cache fill", alignment: .trailing), Table.Column("Never opened", alignment: .trailing),
-                       Table.Column("Never opened, share", alignment: .trailing)]
-        if !costs.cellular.isEmpty { columns.append(Table.Column("Users' cellular", alignment: .trailing)) }
+        let columns = [Table.Column("Scope"), Table.Column("Total, \(costs.currency) (\(level) % CI)", alignment: .trailing),
+                       Table.Column("Pre-stage", alignment: .trailing), Table.Column("Foreground", alignment: .trailing),
+                       Table.Column("Warm", alignment: .trailing), Table.Column("Cache fill", alignment: .trailing),
+                       Table.Column("Never opened (share)", alignment: .trailing)]
+        var blocks: [ReportBlock] = []
+        if !costs.cellular.isEmpty {
+            blocks.append(.table(Table(caption: "What users pay their carriers for cellular data, \(costs.currency) (cost.usersCellular; not in the total)",
+                                       columns: [Table.Column("Scope"), Table.Column("Users' cellular", alignment: .trailing)],
+                                       rows: table.rows.map { [.text($0.scope == "run" ? "Run" : "Campaign " + $0.scope), money($0.usersCellular)] })))
+        }
         var text = "Mean per replication in \(costs.currency); the run is one billing period; GB = 10⁹ bytes. Pre-stage and foreground: the CDN's tiered price per GB by region group on the bytes devices received, its price per 10 000 edge requests"
         if let commit = costs.commit {
             let commitMean = aggregate.metrics.first { $0.name == MetricID.costCommit.rawValue }?.mean ?? 0
@@ -79,7 +82,7 @@ extension ReportBuilder {
         return ReportSection(title: "Cost", blocks: [
             .paragraph(text),
             .table(Table(caption: "Cost of the run and of each campaign (cost.* metrics)", columns: columns, rows: rows)),
-        ])
+        ] + blocks)
     }
 
     /// "Users' data": MB per push by network class and by region, opened and never opened.

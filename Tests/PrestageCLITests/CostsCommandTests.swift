@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
+import ReportKitTesting
 @testable import ScenarioFormat
 
 /// The `costs` section on the command line: bad prices are refused with their path, value and
@@ -74,7 +75,7 @@ final class CostsCommandTests: XCTestCase {
         let priced = try t.file("priced.json", """
         { "name": "priced", "question": "What does the campaign cost?",
           "run": { "devices": 400, "replications": 2 },
-          "costs": { "currency": "EUR", "originPricePerGB": 0.09,
+          "costs": { "currency": "EUR", "originPricePerGB": 0.09, "cellular": [ { "pricePerGB": 5 } ],
                      "cdn": [ { "tiers": [ { "fromGB": 0, "pricePerGB": 0.085 } ], "pricePer10kRequests": 0.01 } ] } }
         """)
         let a = t.root.appendingPathComponent("a").path, b = t.root.appendingPathComponent("b").path
@@ -83,8 +84,13 @@ final class CostsCommandTests: XCTestCase {
                               "--set", "campaigns[0].warm.mode=\"allPops\""]), .ok, t.err.text)
         let report = try String(contentsOfFile: a + "/report.md", encoding: .utf8)
         XCTAssertTrue(report.contains("## Cost"), report)
-        XCTAssertTrue(report.contains("Total (EUR)"), report)
+        XCTAssertTrue(report.contains("Total, EUR"), report)
         XCTAssertTrue(report.contains("## Users' data"), report)
+        // The cost and users' data tables fit a desktop and a phone (headless Chromium at 1400 and 390 px).
+        let html = try String(contentsOfFile: a + "/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("Total, EUR"))
+        XCTAssertTrue(html.contains("What users pay their carriers"))
+        try assertReportLayout(html: html, name: "run-priced", expectedCharts: html.components(separatedBy: "<figure").count - 1)
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: a + "/summary.json"))) as? [String: Any]
         let costs = try XCTUnwrap(summary?["costs"] as? [String: Any])
         XCTAssertEqual(costs["currency"] as? String, "EUR")
