@@ -1,5 +1,4 @@
 import Foundation
-import InfraModel
 import PushModel
 import ReportKit
 import ScenarioFormat
@@ -90,11 +89,11 @@ extension ReportBuilder {
         func mb(_ v: Double?) -> TableCell { v.map { .quantity($0, .bytes) } ?? .empty }
         func metric(_ name: String) -> Double? { aggregate.metrics.first { $0.name == name }?.mean }
         var classRows: [[TableCell]] = []
-        for c in NetworkClass.allCases {
-            let opened = metric(MetricTable.userData(network: c.description, opened: true).name)
-            let never = metric(MetricTable.userData(network: c.description, opened: false).name)
+        for network in MetricTable.networkNames {
+            let opened = metric(MetricTable.userData(network: network, opened: true).name)
+            let never = metric(MetricTable.userData(network: network, opened: false).name)
             if opened == nil && never == nil { continue }
-            classRows.append([.code(c.description), mb(opened), mb(never)])
+            classRows.append([.code(network), mb(opened), mb(never)])
         }
         classRows.append([.text("cellular (every class but wifi)"), mb(metric(MetricID.userDataCellularOpenedMeanBytes.rawValue)),
                           mb(metric(MetricID.userDataCellularNeverOpenedMeanBytes.rawValue))])
