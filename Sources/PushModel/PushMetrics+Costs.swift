@@ -4,21 +4,44 @@ extension PushMetrics {
     /// The users' data metrics (always), and with `costs` the money metrics of the run and of each
     /// campaign (`CostBreakdown`).
     func appendCostAndUserDataMetrics(to m: inout [Metric], infra: InfraWorld) {
+        // One pass over the counters: bytes of opened and never-opened pushes and the pushes, per class.
+        let classes = NetworkClass.count
+        var openedBytes = [UInt64](repeating: 0, count: classes), neverBytes = openedBytes
+        var openedPushes = openedBytes, neverPushes = openedBytes
         let a = attribution
+        for c in 0..<a.campaigns {
+            for r in 0..<a.regions {
+                for n in 0..<classes {
+                    let never = a.value(campaign: c, region: r, network: n, .neverOpened)
+                    neverBytes[n] &+= never
+                    openedBytes[n] &+= a.value(campaign: c, region: r, network: n, .background) - never
+                        + a.value(campaign: c, region: r, network: n, .foreground)
+                }
+            }
+        }
+        for r in 0..<a.regions {
+            for n in 0..<classes {
+                openedPushes[n] &+= a.pushes(region: r, network: n, opened: true)
+                neverPushes[n] &+= a.pushes(region: r, network: n, opened: false)
+            }
+        }
+        func mean(_ bytes: [UInt64], _ pushes: [UInt64], _ include: (Int) -> Bool) -> Double? {
+            var b: UInt64 = 0, p: UInt64 = 0
+            for n in 0..<classes where include(n) { b &+= bytes[n]; p &+= pushes[n] }
+            return p > 0 ? Double(b) / Double(p) : nil
+        }
         let wifi = Int(NetworkClass.wifi.rawValue)
-        func mean(_ bytes: UInt64, _ pushes: UInt64) -> Double? { pushes > 0 ? Double(bytes) / Double(pushes) : nil }
-        m.append(Metric(MetricID.userDataPushesReached.spec, value: Double(a.pushes(opened: true) + a.pushes(opened: false))))
+        m.append(Metric(MetricID.userDataPushesReached.spec, value: Double(openedPushes.reduce(0, +) + neverPushes.reduce(0, +))))
         for opened in [true, false] {
-            if let v = mean(a.userBytes(opened: opened), a.pushes(opened: opened)) {
+            let bytes = opened ? openedBytes : neverBytes, pushes = opened ? openedPushes : neverPushes
+            if let v = mean(bytes, pushes, { _ in true }) {
                 m.append(Metric((opened ? MetricID.userDataOpenedMeanBytes : .userDataNeverOpenedMeanBytes).spec, value: v))
             }
-            let cellular: (Int, Int) -> Bool = { $1 != wifi }
-            if let v = mean(a.userBytes(opened: opened, where: cellular), a.pushes(opened: opened, where: cellular)) {
+            if let v = mean(bytes, pushes, { $0 != wifi }) {
                 m.append(Metric((opened ? MetricID.userDataCellularOpenedMeanBytes : .userDataCellularNeverOpenedMeanBytes).spec, value: v))
             }
             for c in NetworkClass.allCases {
-                let on: (Int, Int) -> Bool = { $1 == Int(c.rawValue) }
-                if let v = mean(a.userBytes(opened: opened, where: on), a.pushes(opened: opened, where: on)) {
+                if let v = mean(bytes, pushes, { $0 == Int(c.rawValue) }) {
                     m.append(Metric(MetricTable.userData(network: c.description, opened: opened), value: v))
                 }
             }
