@@ -23,7 +23,7 @@ extension MetricTable {
 
     /// Campaign `campaign`'s cost part `part`: `cost.campaign.NAME.PART`.
     package static func campaignCost(_ campaign: String, _ part: CampaignCostPart) -> MetricSpec {
-        MetricSpec("cost.campaign.\(campaign).\(part.rawValue)", .money, part == .usersCellular ? .lower : .lower,
+        MetricSpec("cost.campaign.\(campaign).\(part.rawValue)", .money, .lower,
                    "Campaign \(campaign), \(part.title)")
     }
 
