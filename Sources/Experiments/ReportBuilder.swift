@@ -50,6 +50,8 @@ package enum ReportBuilder {
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         if let uncertain = uncertaintySection(scenario: scenario, aggregate: aggregate) { sections.append(uncertain) }
         if let energy = energySection(aggregate) { sections.append(energy) }
+        if let cost = costSection(scenario: scenario, aggregate: aggregate) { sections.append(cost) }
+        sections.append(userDataSection(scenario: scenario, aggregate: aggregate, results: results))
         sections.append(ReportSection(title: "All metrics", blocks: [
             .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json. "
                        + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(ScenarioLimits.replicationsMax) or a zero mean: —)."),

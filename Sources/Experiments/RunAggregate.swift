@@ -153,6 +153,8 @@ package enum ResultFiles {
         let stopReasons: [String]
         /// The scenario's objectives checked (absent without any).
         let slo: SLOReport?
+        /// The cost table (absent without `costs`).
+        var costs: CostTable? = nil
     }
 
     /// summary.json: deterministic (no wall time, sorted keys).
@@ -163,7 +165,8 @@ package enum ResultFiles {
             metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
         let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
                                  bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason),
-                                 slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw))
+                                 slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw),
+                                 costs: CostTable(scenario: scenario, aggregate: aggregate))
         return try CanonicalJSON.encode(SummaryDocument(summary: summary, extra: extra))
     }
 

@@ -106,6 +106,8 @@ package struct InfraWorld: EventHandler {
     let warmDelaySampler: Sampler
 
     package internal(set) var timeSeries: TimeSeries
+    /// Upstream bytes per object, purpose and tier (`UpstreamBytes`, for cost attribution).
+    package internal(set) var upstreamBytes: UpstreamBytes
 
     /// Build the world from a configuration whose ranges were checked where it was read (the
     /// scenario format). Errors name the field path.
@@ -158,6 +160,7 @@ package struct InfraWorld: EventHandler {
         requests = DeviceRequestTable(requestsMax: config.requestsInFlightMax)
         fetches = UpstreamFetchTable(fetchesMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds, popCount: topo.popCount, regionCount: regions.count)
+        upstreamBytes = UpstreamBytes(objectCount: catalog.count)
     }
 
     // MARK: - Queries

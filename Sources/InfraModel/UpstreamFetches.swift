@@ -16,6 +16,7 @@ extension InfraWorld {
         let (bytes, notModified) = answer(fetch: f, version: nodes.originVersion(object: fetches.object[f]))
         origin.noteAnswer(bytes: bytes, notModified: notModified)
         timeSeries.bytes(at: now, tier: .origin, bytes)
+        upstreamBytes.add(bytes, object: fetches.object[f], tier: .origin, warm: fetches.purpose[f] == UpstreamFetchTable.Purpose.warm.rawValue)
         fetches.ok[f] = true
         fetches.originTicks[f] = now
         fetches.servedBy[f] = Tier.origin.rawValue
@@ -109,6 +110,7 @@ extension InfraWorld {
         fetches.servedBy[f] = Tier.shield.rawValue
         nodes.counters[p].bytesServed += UInt64(bytes)
         timeSeries.bytes(at: now, tier: .shield, bytes)
+        upstreamBytes.add(bytes, object: fetches.object[f], tier: .shield, warm: fetches.purpose[f] == UpstreamFetchTable.Purpose.warm.rawValue)
         try kernel.schedule(InfraEvent.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
     }
 
@@ -142,6 +144,7 @@ extension InfraWorld {
                     if notModified { nodes.counters[n].notModified += 1 }
                     nodes.counters[n].bytesServed += UInt64(bytes)
                     timeSeries.bytes(at: now, tier: .shield, bytes)
+                    upstreamBytes.add(bytes, object: o, tier: .shield, warm: fetches.purpose[c] == UpstreamFetchTable.Purpose.warm.rawValue)
                     try kernel.schedule(InfraEvent.fetchResponse(FetchID(c)), at: SimTime(ticks: now + fetches.hopTicks[c] / 2))
                 } else {
                     let s = nodes.staleIfErrorSlot(node: n, object: o, key: key, now: now)

@@ -34,6 +34,9 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     case bitsPerSecond = "bit/s"
     // energy
     case joules = "J"
+    // costs
+    /// An amount in the scenario's `costs.currency`.
+    case money
 
     /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
     /// and rates are never negative.
@@ -239,6 +242,22 @@ package enum MetricID: String, Sendable, CaseIterable {
     case energyNeverOpenedJoules = "energy.neverOpenedJoules"
     case energyNeverOpenedShare = "energy.neverOpenedShare"
     case energyPromotions = "energy.promotions"
+    // costs and users' data (the money metrics only with `costs`)
+    case costTotal = "cost.total"
+    case costPrestage = "cost.prestage"
+    case costForeground = "cost.foreground"
+    case costWarm = "cost.warm"
+    case costFill = "cost.fill"
+    case costNeverOpened = "cost.neverOpened"
+    case costRequests = "cost.requests"
+    case costCommit = "cost.commit"
+    case costCommitOverage = "cost.commitOverage"
+    case costUsersCellular = "cost.usersCellular"
+    case userDataPushesReached = "userData.pushesReached"
+    case userDataOpenedMeanBytes = "userData.openedMeanBytes"
+    case userDataNeverOpenedMeanBytes = "userData.neverOpenedMeanBytes"
+    case userDataCellularOpenedMeanBytes = "userData.cellular.openedMeanBytes"
+    case userDataCellularNeverOpenedMeanBytes = "userData.cellular.neverOpenedMeanBytes"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -290,6 +309,7 @@ package enum MetricTable {
         if name.hasPrefix("energy."), name.hasSuffix(".joules"), networkNames.contains(String(name.dropFirst(7).dropLast(7))) {
             return energy(network: String(name.dropFirst(7).dropLast(7)))
         }
+        if let spec = costSpec(named: name) { return spec }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
             if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }
@@ -516,6 +536,11 @@ package enum MetricTable {
             return MetricSpec(n, .ratio, .lower, "Share of pre-stage energy for pushes never opened",
                               ratio: ("radio joules of pre-stage fetches of pushes never opened", "radio joules of every pre-stage fetch"))
         case .energyPromotions: return MetricSpec(n, .count, .lower, "Radio promotions (idle to connected)")
+        // costs and users' data
+        case .costTotal, .costPrestage, .costForeground, .costWarm, .costFill, .costNeverOpened, .costRequests, .costCommit,
+             .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
+             .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
+            return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
         }
     }
 

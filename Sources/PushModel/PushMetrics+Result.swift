@@ -57,7 +57,7 @@ extension PushMetrics {
         case .eventLimit: reason = "eventLimit"
         case .stopped: reason = "stopped"
         }
-        return ReplicationResult(
+        var result = ReplicationResult(
             masterSeed: masterSeed, replication: replication, metrics: metrics(series: s, bytes: b, originPeak: s.originRequests.peak?.count ?? 0, infra: infra,
                                                                                activeSessionsMax: activeSessionsMax, parkedWholeStores: parkedWholeStores),
             outcomes: outcomes, pushesTargeted: pushesTargeted, tapToPaint: tapToPaint, tapToPaintByGroup: groups,
@@ -66,6 +66,8 @@ extension PushMetrics {
             prestage: prestage, tiers: tiers, bytes: b, devices: devices,
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason,
             bandwidth: BandwidthSeries(ts.bins, horizonSeconds: s.pushesSent.horizonSeconds))
+        result.attribution = attribution
+        return result
     }
 
     /// The metrics that report one driver counter as it is.
@@ -199,6 +201,7 @@ extension PushMetrics {
         appendDecisionMetrics(to: &m, bytes: b)
         appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
         appendEnergyMetrics(to: &m)
+        appendCostAndUserDataMetrics(to: &m, infra: infra)
         m.sort { $0.name < $1.name }
         return m
     }

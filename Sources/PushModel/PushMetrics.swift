@@ -39,6 +39,16 @@ struct PushMetrics {
     var reqFlags: [UInt8] = []
     /// The radio energy model (per-device state only when the scenario turns it on).
     var energy: RadioEnergy
+    /// Per InfraWorld request id: the issuer's campaign (`reqFlags` bits 2–4 hold its network class).
+    var reqCampaign: [UInt8] = []
+    /// Bytes by purpose per campaign × region × class, and pushes reached (`ByteAttribution`).
+    var attribution: ByteAttribution
+    /// Prices, the campaigns' names, each catalogue object's campaign and the horizon, for the
+    /// money metrics (`PushMetrics+Costs.swift`).
+    let costs: CostsConfig?
+    let campaignNames: [String]
+    var objectCampaign: [Int] = []
+    let horizonSeconds: Double
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
     /// The window of tap time the tap-to-paint quantiles over time are read per (k6 and Gatling bin
@@ -71,17 +81,23 @@ struct PushMetrics {
         missBins = (minutes + bin - 1) / bin
         regionMisses = [UInt64](repeating: 0, count: regions * missBins)
         energy = RadioEnergy(config: config.energy, devices: config.population.devices)
+        attribution = ByteAttribution(campaigns: config.campaigns.count, regions: regions)
+        costs = config.costs
+        campaignNames = config.campaigns.map(\.name)
+        horizonSeconds = config.horizonSeconds
     }
 
     /// Records who issued InfraWorld request `id` (ids are dense and recycled).
-    mutating func noteRequest(_ id: UInt32, region: UInt32, cellular: Bool, neverOpened: Bool) {
+    mutating func noteRequest(_ id: UInt32, region: UInt32, cellular: Bool, neverOpened: Bool, campaign: Int, network: InfraNetworkClass) {
         let i = Int(id)
         while reqRegion.count <= i {
             reqRegion.append(0)
             reqFlags.append(0)
+            reqCampaign.append(0)
         }
         reqRegion[i] = region
-        reqFlags[i] = (cellular ? PushMetrics.requestCellular : 0) | (neverOpened ? PushMetrics.requestNeverOpened : 0)
+        reqFlags[i] = (cellular ? PushMetrics.requestCellular : 0) | (neverOpened ? PushMetrics.requestNeverOpened : 0) | network.rawValue << 2
+        reqCampaign[i] = UInt8(truncatingIfNeeded: campaign)
     }
 
     /// Pre-stage traffic accounting of a finished or cancelled request (every one, also those of
@@ -94,6 +110,7 @@ struct PushMetrics {
             if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
             if reqFlags[r] & PushMetrics.requestNeverOpened != 0 { bytes.neverOpenedBytes += UInt64(result.bytes) }
         }
+        attribute(result, request: r, foreground: false)
     }
 
     /// Foreground traffic accounting of a finished request.
@@ -103,6 +120,7 @@ struct PushMetrics {
             bytes.foregroundBytes += UInt64(result.bytes)
             if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }
         }
+        attribute(result, request: r, foreground: true)
     }
 
     /// Counts a pre-stage request's edge lookup (per PoP, per second, misses by region and time)

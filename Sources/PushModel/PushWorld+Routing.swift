@@ -52,6 +52,7 @@ extension PushWorld {
             // No manifest, or one past its signed expiry (PreloadKit refuses it: nothing is
             // fetched); the notification is shown as sent.
             if expired { metrics.outcomes.payloadExpired += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
+            notePushReached(d, w, attributes: a, opens: nil)
             if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
             // A WorkManager job's notification was shown (and may be tapped) by its message handler.
             if delivery.showsNotification(w) && kind != .androidWorkManagerJob { try scheduleTap(d, w, attributes: a, shownAt: now, kernel: &kernel) }
@@ -64,6 +65,7 @@ extension PushWorld {
             try kill(running, kernel: &kernel)
         }
         let user = population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment)
+        notePushReached(d, w, attributes: a, opens: user.opens)
         metrics.counters.sessionsStarted += 1
         let started = try driver.start(device: d, push: w, kind: kind, attributes: networkNow(d, a, now: now, tap: false), user: user,
                                        now: now, kernel: &kernel)

@@ -69,6 +69,7 @@ struct PushWorld: EventHandler {
         sendCursor = [Int](repeating: 0, count: config.campaigns.count)
         sendCredit = [Double](repeating: 0, count: config.campaigns.count)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
+        if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
     }
 
     // MARK: - Run

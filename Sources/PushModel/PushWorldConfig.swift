@@ -19,6 +19,8 @@ package struct PushWorldConfig: Sendable, Equatable {
     package var horizonSeconds: Double = 7_200
     /// The radio energy model of every device (off by default).
     package var energy = EnergyConfig()
+    /// Prices (`CostsConfig`); nil: no money anywhere, results as without it.
+    package var costs: CostsConfig?
 
     package init() {}
 }

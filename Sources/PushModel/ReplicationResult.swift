@@ -212,6 +212,9 @@ package struct ReplicationResult: Codable, Sendable {
     /// Edge bytes per PoP and per device region at a coarse step (absent only in results written
     /// before it existed).
     package var bandwidth: BandwidthSeries? = nil
+    /// Bytes by purpose per campaign × region × class, and the pushes that reached devices
+    /// (`ByteAttribution`); nil in results written before it existed.
+    package var attribution: ByteAttribution?
 
     /// The metric named `name`, if present.
     package func metric(_ name: String) -> Double? {

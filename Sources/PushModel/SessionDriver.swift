@@ -283,10 +283,11 @@ struct SessionDriver {
                                                               now: kernel.now.ticks)
         }
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
-        metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens)
         if metrics.energy.enabled {
             metrics.energy.noteRequest(requestID, device: d, network: slot[s].network, foreground: false, neverOpened: !slot[s].opens)
         }
+        metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens,
+                            campaign: w.campaign, network: slot[s].network)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID

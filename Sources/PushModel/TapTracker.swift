@@ -224,8 +224,9 @@ struct TapTracker {
             request.radioPromotionTicks = metrics.energy.open(device: d, network: tNetwork[t], foreground: true, neverOpened: false, now: kernel.now.ticks)
         }
         let requestID = try infra.fetch(request, kernel: &kernel).rawValue
-        metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false)
         if metrics.energy.enabled { metrics.energy.noteRequest(requestID, device: d, network: tNetwork[t], foreground: true, neverOpened: false) }
+        metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false,
+                            campaign: Int(tCampaign[t]), network: tNetwork[t])
     }
 
     /// What a foreground reply means for its tap.

@@ -107,11 +107,12 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         MetricID.allCases.map(\.rawValue) + NetworkClass.allCases.flatMap { c in
             MetricTable.NetworkQuantile.allCases.map { MetricTable.tapToPaint(network: c.description, quantile: $0).name }
         } + NetworkClass.allCases.map { MetricTable.energy(network: $0.description).name } // energy
+            + userDataNetworkMetrics
     }
 
     /// The problem with `name` as a metric, with the closest known name suggested; nil if known.
     static func metricIssue(_ name: String) -> ConfigIssue? {
-        guard !knownMetrics.contains(name) else { return nil }
+        guard !knownMetrics.contains(name), MetricTable.spec(named: name) == nil else { return nil }
         let hint = Spelling.closest(to: name, among: knownMetrics).map { " (did you mean \"\($0)\"?)" } ?? ""
         return ConfigIssue(key: "metric", expected: "a metric of the result table, e.g. origin.rejected503\(hint)", found: "\"\(name)\"")
     }
@@ -138,6 +139,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
                                       expected: "a metric this scenario can produce (energy.* metrics need \"energy\": {\"enabled\": true})",
                                       found: "\"\(o.metric)\""))
         }
+        issues += costIssues(objectives, in: world)
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {
                 for q in MetricTable.NetworkQuantile.allCases where o.metric == MetricTable.tapToPaint(network: c.description, quantile: q).name {

@@ -33,7 +33,11 @@ final class ScenarioFormatDocTests: XCTestCase {
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
                             "edgeProcessingSeconds": { "kind": "constant", "value": 0.001 },
-                            "upstreamSeconds": { "kind": "constant", "value": 0.01 } } ] } }
+                            "upstreamSeconds": { "kind": "constant", "value": 0.01 } } ] } },
+      "costs": { "currency": "USD", "originPricePerGB": 0.02, "shieldPricePerGB": 0.01,
+        "cdn": [ { "regions": [0, 1], "tiers": [ { "fromGB": 0, "pricePerGB": 0.085 } ], "pricePer10kRequests": 0.01 } ],
+        "commit": { "tier": "edge", "rateGbps": 1, "billing": "percentile95", "price": 100, "pricePerGbps": 0, "overagePricePerGbps": 10, "overagePricePerGB": 0 },
+        "cellular": [ { "regions": [0], "pricePerGB": 5 }, { "pricePerGB": 1 } ] }
     }
     """
 

@@ -19,6 +19,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("horizonSeconds", \.horizonSeconds, .numbers(horizonSecondsRange, unit: "seconds")),
             // energy: written only when set, so scenarios without it encode and hash as before.
             .init("energy", \.energy, unwritten: EnergyConfig()),
+            .init("costs", optional: \.costs),
         ]
     }
 
@@ -50,6 +51,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             }
         }
         let regions = w.infra.topology.effectiveRegions.count
+        if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
             issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
                                       found: "\(w.population.regionWeights.count) weights"))

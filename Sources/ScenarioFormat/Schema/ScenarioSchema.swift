@@ -120,7 +120,9 @@ extension ServiceLevelObjective: SchemaDescribed {
         context.object(CodingKeys.allCases.map { key in
             let s: JSONValue
             switch key {
-            case .metric: s = strings(knownMetrics)
+            case .metric:
+                s = .object(["anyOf": .array([strings(knownMetrics),
+                                              .object(["type": .string("string"), "pattern": .string(campaignCostMetricPattern)])])])
             case .op: s = context.member(key.stringValue).schema(of: Comparison.self)
             case .threshold: s = type("number")
             case .confidence:
