@@ -38,9 +38,12 @@ package struct PopAndRegionTables: Sendable {
     let firstSendSeconds: Double
     /// Sorted by (region, bin); bins where no replication missed are left out.
     let regionMisses: [RegionMissRow]
+    /// The PoPs' and regions' names in the files and the report.
+    let names: TopologyNames
 
-    /// Combines `results`; `regionPops[r]` is the PoP of region r.
-    package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double) {
+    /// Combines `results`; `regionPops[r]` is the PoP of region r; `names` names them.
+    package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double, names: TopologyNames = TopologyNames()) {
+        self.names = names
         let n = Double(max(1, results.count))
         var byPop: [Int: [PopCounts?]] = [:]
         for (k, r) in results.enumerated() {
@@ -99,8 +102,8 @@ package struct PopAndRegionTables: Sendable {
         var out = "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches\n"
         for p in pops {
             let ci = p.hitRatioInterval
-            var cells: [String] = [String(p.pop), TopologyNames.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
-                                   p.regions.map(TopologyNames.region).joined(separator: ";")]
+            var cells: [String] = [String(p.pop), names.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
+                                   p.regions.map(names.region).joined(separator: ";")]
             cells.append(ResultFiles.csvNumber(p.requests))
             cells.append(ResultFiles.csvNumber(p.hits))
             cells.append(ResultFiles.csvNumber(p.misses))
@@ -119,7 +122,7 @@ package struct PopAndRegionTables: Sendable {
     package func regionMissesCSV() -> Data {
         var out = "region,regionName,secondsAfterFirstSend,binSeconds,misses\n"
         for row in regionMisses {
-            out += "\(row.region),\(TopologyNames.region(row.region)),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
+            out += "\(row.region),\(names.region(row.region)),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
         }
         return Data(out.utf8)
     }

@@ -131,7 +131,7 @@ package struct RunResults: Sendable {
         try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: RunResultFile.tapToPaintWindows.fileName)
         try directory.write(ResultFiles.histogramsCSV(aggregate), named: RunResultFile.histograms.fileName)
         let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
-                                        confidenceLevel: scenario.run.confidenceLevel)
+                                        confidenceLevel: scenario.run.confidenceLevel, names: TopologyNames(topology: scenario.world.infra.topology))
         try directory.write(tables.popsCSV(), named: RunResultFile.pops.fileName)
         try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
         var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
