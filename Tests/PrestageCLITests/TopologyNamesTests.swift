@@ -3,6 +3,7 @@ import XCTest
 @testable import Experiments
 @testable import PrestageCLI
 import InfraModel
+import ReportKitTesting
 @testable import ScenarioFormat
 
 /// PoP codes and region names from `infra.topology.popNames` / `regionNames`: validated like every
@@ -76,6 +77,8 @@ final class TopologyNamesTests: XCTestCase {
         XCTAssertFalse(html.contains(">pop-") || html.contains(">region "), "no default name left in the report")
         let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
         XCTAssertTrue(named.contains { markdown.contains($0) }, "region names in report.md")
+        // Laid out in Chromium at desktop and phone width like every report (screenshots kept).
+        try assertReportLayout(html: html, name: "run-named-topology", expectedCharts: html.components(separatedBy: "<figure").count - 1)
     }
 
     func testUnnamedTopologyKeepsTheDefaultNamesAndItsEncoding() throws {
