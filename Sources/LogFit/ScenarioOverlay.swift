@@ -104,6 +104,8 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
     case weights([String: Double])
     case popOverrides([PopOverride])
     case regions([Region])
+    // names
+    case names([String])
 
     /// One `infra.topology.popOverrides[]` element.
     package struct PopOverride: Sendable, Encodable, Equatable {
@@ -126,6 +128,7 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
         case let .weights(w): try c.encode(w)
         case let .popOverrides(p): try c.encode(p)
         case let .regions(r): try c.encode(r)
+        case let .names(n): try c.encode(n)
         }
     }
 }
