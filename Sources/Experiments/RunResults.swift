@@ -131,7 +131,8 @@ package struct RunResults: Sendable {
         try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: RunResultFile.tapToPaintWindows.fileName)
         try directory.write(ResultFiles.histogramsCSV(aggregate), named: RunResultFile.histograms.fileName)
         let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
-                                        confidenceLevel: scenario.run.confidenceLevel, names: TopologyNames(topology: scenario.world.infra.topology))
+                                        confidenceLevel: scenario.run.confidenceLevel, names: TopologyNames(popNames: scenario.world.infra.topology.popNames,
+                                                                            regionNames: scenario.world.infra.topology.regionNames))
         try directory.write(tables.popsCSV(), named: RunResultFile.pops.fileName)
         try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
         var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,

@@ -1,5 +1,3 @@
-import InfraModel
-
 /// How PoPs and regions are named in every output (pops.csv, region-misses.csv, the report's PoP
 /// table and region chart): by the scenario's `infra.topology.popNames` and `regionNames` when it
 /// gives them, else a region by its index in `infra.topology.regions` ("region 3") and a PoP by a
@@ -11,15 +9,11 @@ package struct TopologyNames: Sendable, Equatable {
     /// Region names by index; empty: the defaults.
     package var regionNames: [String]
 
-    /// The default names ("pop-N", "region N").
+    /// The names of `infra.topology.popNames` and `regionNames` (validated by the scenario reader: one
+    /// per PoP, one per region); empty lists give the defaults ("pop-N", "region N").
     package init(popNames: [String] = [], regionNames: [String] = []) {
         self.popNames = popNames
         self.regionNames = regionNames
-    }
-
-    /// The names `topology` gives (validated by the scenario reader: one per PoP, one per region).
-    package init(topology: TopologyConfig) {
-        self.init(popNames: topology.popNames, regionNames: topology.regionNames)
     }
 
     /// The name of `infra.topology.regions[index]` (of the effective regions).

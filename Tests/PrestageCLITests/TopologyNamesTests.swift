@@ -82,7 +82,7 @@ final class TopologyNamesTests: XCTestCase {
     }
 
     func testUnnamedTopologyKeepsTheDefaultNamesAndItsEncoding() throws {
-        let names = TopologyNames(topology: TopologyConfig())
+        let names = TopologyNames(popNames: TopologyConfig().popNames, regionNames: TopologyConfig().regionNames)
         XCTAssertEqual(names.pop(3), "pop-3")
         XCTAssertEqual(names.region(3), "region 3")
         let named = TopologyNames(popNames: ["IAD1"], regionNames: ["us-east-1"])
