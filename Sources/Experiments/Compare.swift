@@ -131,7 +131,10 @@ package enum RunComparison {
             guard let mb = b.metric(ma.name) else { continue }
             var row = MetricComparison(name: ma.name, unit: ma.unit, baseline: ma, variant: mb, difference: nil,
                                        method: paired ? .paired : .welch, verdict: "not compared")
-            if let xa = ma.finiteValues, let xb = mb.finiteValues, xa.count >= 2, xb.count >= 2 {
+            // Uncertain inputs drawn once per m replications: the draw means are the independent units.
+            let perDraw = ma.varianceSplit?.replicationsPerDraw ?? mb.varianceSplit?.replicationsPerDraw ?? 1
+            if let fa = ma.finiteValues, let fb = mb.finiteValues, case let xa = VarianceSplit.drawMeans(fa, perDraw: perDraw),
+               case let xb = VarianceSplit.drawMeans(fb, perDraw: perDraw), xa.count >= 2, xb.count >= 2 {
                 let direction = MetricBetter(rawValue: ma.better)?.direction ?? .lower
                 if paired, let c = try? PairedComparison(baseline: xa, variant: xb, better: direction, level: level) {
                     row.difference = c.pairedDifference

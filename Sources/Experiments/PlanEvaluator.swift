@@ -144,14 +144,13 @@ package final class PlanEvaluator: @unchecked Sendable {
         }
         guard !missing.isEmpty else { return out.map { $0 ?? [:] } }
         if emitOnly { throw Failure(description: "\(missing.count) replications not stored yet", replicationsNeeded: count) }
-        let world = scenario.modelWorld
         let limits = RunLimits(eventsMax: scenario.run.eventsMax)
         let state = BatchState(missing: missing)
         let directory = self.directory
         DispatchQueue.concurrentPerform(iterations: min(jobs, missing.count)) { _ in
             while let r = state.claim() {
                 do {
-                    let result = try PushSimulation.run(world, masterSeed: seed, replication: r, limits: limits)
+                    let result = try PushSimulation.run(try scenario.world(replication: r), masterSeed: seed, replication: r, limits: limits)
                     var metrics: [String: Double] = [:]
                     for m in result.metrics { metrics[m.name] = m.value }
                     let data = try CanonicalJSON.encode(PlanReplicationFile(scenarioHash: key, assignments: assignments, seed: seed, replication: r, metrics: metrics))
@@ -182,7 +181,7 @@ package final class PlanEvaluator: @unchecked Sendable {
     /// The objectives of `scenario` (made by `assignments`) checked on its replications 0..<count.
     package func report(_ scenario: ScenarioFile, assignments: [String], count: Int) throws(Failure) -> SLOReport {
         let perReplication = try metrics(of: scenario, assignments: assignments, count: count)
-        return SLOReport(scenario.slo) { name in perReplication.map { $0[name] ?? .nan } }
+        return SLOReport(scenario.slo, perDraw: scenario.replicationsPerDraw) { name in perReplication.map { $0[name] ?? .nan } }
     }
 }
 

@@ -150,6 +150,9 @@ package struct PlanSearch: Sendable {
     package let tolerance: PlanTolerance
     package let initialReplications: Int
     package let maxReplications: Int
+    /// Every replication count is a multiple of this (uncertain inputs drawn once per that many
+    /// replications: only whole draws are judged). 1 by default.
+    package var replicationStep: Int = 1
 
     package init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
                 initialReplications: Int, maxReplications: Int) {
@@ -164,15 +167,27 @@ package struct PlanSearch: Sendable {
 
     /// Runs the search; `evaluate(value, replications)` returns the objectives checked on
     /// replications 0..<replications at `value`.
+    ///
+    /// `previous` is the answer found for a neighbouring value of a second knob (`plan --for`).
+    /// When it is a bracket inside this range, that bracket is tried first: its passing end, then
+    /// its other end. Where both verdicts repeat, the answer is found in two evaluations instead of
+    /// a full bisection; otherwise the bisection continues from whatever the two showed. Nothing
+    /// is assumed about how the answer moves with the second knob: every value in the answer is
+    /// evaluated here, with the same replications and confidence as without a bracket.
     /// - Returns: every evaluation (final replication count per value, in the order tried) and the answer.
-    package func run<E: Error>(_ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+    package func run<E: Error>(from previous: PlanAnswer? = nil,
+                               _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
         var evaluations: [PlanEvaluation] = []
         func decide(_ value: Double) throws(E) -> PlanEvaluation {
-            var n = initialReplications
+            if let done = evaluations.first(where: { $0.value == value }) { return done }
+            let step = max(1, replicationStep)
+            let cap = max(step, maxReplications / step * step)
+            func whole(_ n: Int) -> Int { min(cap, (n + step - 1) / step * step) }
+            var n = whole(initialReplications)
             var report = try evaluate(value, n)
-            while report.verdict == .undecided, n < maxReplications {
+            while report.verdict == .undecided, n < cap {
                 let wanted = report.evaluations.compactMap { $0.verdict == .undecided ? $0.replicationsToDecide : nil }.max() ?? 2 * n
-                n = min(maxReplications, max(2 * n, wanted))
+                n = whole(max(2 * n, wanted))
                 report = try evaluate(value, n)
             }
             let e = PlanEvaluation(value: value, replications: n, slo: report)
@@ -181,18 +196,34 @@ package struct PlanSearch: Sendable {
         }
         // The safe end is where objectives hold: the low end when maximising.
         let safe = goal == .maximize ? lower : upper, far = goal == .maximize ? upper : lower
-        let safeEval = try decide(safe)
-        guard safeEval.verdict == .pass else {
+        func nonePass(_ safeEval: PlanEvaluation) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
             let best = evaluations.min { $0.slo.binding?.violation ?? 0 < $1.slo.binding?.violation ?? 0 }
             return (evaluations, PlanAnswer(status: .nonePass, lastPass: nil, firstNotPassing: safe,
                                             firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
                                             bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
         }
+        var pass = safe
+        // The nearest value beyond `pass` known not to pass (nil: none yet; the far end is then
+        // the other side of the bracket, not run).
+        var farEval: PlanEvaluation? = nil
+        if let bracket = carried(previous) {
+            let passing = try decide(bracket.pass)
+            if passing.verdict == .pass {
+                pass = bracket.pass
+                let other = try decide(bracket.notPassing)
+                if other.verdict == .pass { pass = bracket.notPassing } else { farEval = other }
+            } else {
+                farEval = passing
+                let safeEval = try decide(safe)
+                guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+            }
+        } else {
+            let safeEval = try decide(safe)
+            guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+        }
         // The far end is run only once a value between has passed (or no value is left between):
         // when the first midpoint does not pass, monotonicity says the far end does not either,
-        // and the (often most expensive) far end is never run. nil: not run.
-        var pass = safe
-        var farEval: PlanEvaluation? = nil
+        // and the (often most expensive) far end is never run.
         while true {
             let notPassing = farEval?.value ?? far
             let gap = abs(notPassing - pass)
@@ -221,6 +252,15 @@ package struct PlanSearch: Sendable {
         let binding = (failed ?? farEval).slo.binding
         return (evaluations, PlanAnswer(status: .boundary, lastPass: pass, firstNotPassing: farEval.value, firstFail: failed?.value,
                                         undecided: undecided, binding: binding?.objective, bindingVerdict: binding?.verdict, best: nil))
+    }
+
+    /// `previous`'s bracket when it can seed this search: a boundary strictly inside the range,
+    /// its passing end on the safe side of the other.
+    func carried(_ previous: PlanAnswer?) -> (pass: Double, notPassing: Double)? {
+        guard let previous, previous.status == .boundary, let p = previous.lastPass, let q = previous.firstNotPassing,
+              p.isFinite, q.isFinite, (lower...upper).contains(p), (lower...upper).contains(q) else { return nil }
+        guard goal == .maximize ? p < q : p > q else { return nil }
+        return (p, q)
     }
 
     /// Whether the range is bisected on a log scale: a relative tolerance over a range of one

@@ -41,7 +41,7 @@ package struct ReplicationRunner: Sendable {
     package func run(progress: ProgressBoard) throws(Failure) -> [ReplicationResult] {
         let count = scenario.run.replications
         let slots = ResultSlots(count: count)
-        let world = scenario.modelWorld
+        let scenario = self.scenario
         let seed = scenario.run.seed
         let limits = RunLimits(eventsMax: scenario.run.eventsMax, progressEveryEvents: Self.progressEveryEvents)
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
@@ -49,7 +49,7 @@ package struct ReplicationRunner: Sendable {
                 progress.started(replication: r)
                 let sink = ReplicationProgress(board: progress, replication: r)
                 do {
-                    let result = try PushSimulation.run(world, masterSeed: seed, replication: r, limits: limits, progress: sink)
+                    let result = try PushSimulation.run(try scenario.world(replication: r), masterSeed: seed, replication: r, limits: limits, progress: sink)
                     slots.store(.success(result), at: r)
                     progress.finished(replication: r, eventsProcessed: result.eventsProcessed, virtualSeconds: result.virtualEndSeconds)
                 } catch {

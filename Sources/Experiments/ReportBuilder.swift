@@ -48,6 +48,7 @@ package enum ReportBuilder {
         sections.append(popsAndRegionsSection(scenario: scenario, tables: tables))
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
+        if let uncertain = uncertaintySection(scenario: scenario, aggregate: aggregate) { sections.append(uncertain) }
         sections.append(ReportSection(title: "All metrics", blocks: [
             .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json. "
                        + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(ScenarioLimits.replicationsMax) or a zero mean: —)."),

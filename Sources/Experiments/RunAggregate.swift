@@ -51,8 +51,9 @@ package struct RunAggregate: Sendable {
     /// Combines `results` (in replication order).
     /// - Throws: `StatisticsError` if histograms or series of different shapes meet (a model bug).
     /// - Complexity: O(replications · (metrics + buckets + horizon)).
+    /// `perDraw`: replications sharing one draw of uncertain inputs (see `MetricSummary`).
     package init(results: [ReplicationResult], confidenceLevel: Double,
-                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) throws(StatisticsError) {
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault, perDraw: Int = 1) throws(StatisticsError) {
         replications = results.count
         // Metrics: the union of names, in sorted order, one value per replication.
         var units: [String: (unit: String, better: String)] = [:]
@@ -61,7 +62,7 @@ package struct RunAggregate: Sendable {
             let values = results.map { r in r.metrics.first { $0.name == name }?.value ?? .nan }
             let info = units[name] ?? ("", "none")
             return MetricSummary(name: name, unit: info.unit, better: info.better, values: values, level: confidenceLevel,
-                                 relativeHalfWidthTarget: relativeHalfWidthTarget)
+                                 relativeHalfWidthTarget: relativeHalfWidthTarget, perDraw: perDraw)
         }
         // Histograms.
         var named: [NamedHistogram] = []
@@ -161,7 +162,7 @@ package enum ResultFiles {
             metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
         let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
                                  bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason),
-                                 slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate))
+                                 slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw))
         return try CanonicalJSON.encode(SummaryDocument(summary: summary, extra: extra))
     }
 

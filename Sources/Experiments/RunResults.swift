@@ -124,7 +124,7 @@ package struct RunResults: Sendable {
                       runInfo: (_ eventsProcessed: UInt64) -> RunInfo,
                       committing: (_ commit: () throws -> URL) throws -> URL = { try $0() }) throws -> Written {
         let aggregate = try RunAggregate(results: results, confidenceLevel: scenario.run.confidenceLevel,
-                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget)
+                                         relativeHalfWidthTarget: scenario.run.relativeHalfWidthTarget, perDraw: scenario.replicationsPerDraw)
         try directory.write(try ResultFiles.summaryJSON(scenario: scenario, hash: hash, results: results, aggregate: aggregate),
                             named: RunResultFile.summary.fileName)
         try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: RunResultFile.timeSeries.fileName)
@@ -137,7 +137,7 @@ package struct RunResults: Sendable {
         try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
         var report = ReportBuilder.build(scenario: scenario, hash: hash, aggregate: aggregate, tables: tables, results: results,
                                          invocation: invocation)
-        let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate)
+        let slo = scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw)
         if let slo {
             // The verdict first: the objectives before the headline cards, each failed one's card flagged.
             report.sections.insert(slo.displaySection, at: 0)

@@ -59,26 +59,33 @@ package struct MetricSummary: Codable, Sendable, Equatable {
     /// Replications needed for a half-width of `relativeHalfWidthTarget × |mean|`; nil exactly
     /// when `confidenceInterval` is nil.
     var precision: PrecisionPlan?
+    /// With uncertain inputs drawn once per `perDraw` replications (≥ 2): the spread split into the
+    /// inputs' part and the simulation's (`VarianceSplit`); absent otherwise.
+    package var varianceSplit: VarianceSplit?
 
     /// Summarises `values` (one per replication) at `level`, planning replications for a
-    /// half-width of `relativeHalfWidthTarget` × |mean|.
+    /// half-width of `relativeHalfWidthTarget` × |mean|. With `perDraw` ≥ 2 (uncertain inputs,
+    /// replications sharing each draw in consecutive runs), the interval and the plan are over
+    /// the draw means, the independent units of that design, and `varianceSplit` is set.
     /// - Complexity: O(values.count) (see `PrecisionPlan.plan`).
     package init(name: String, unit: String, better: String, values: [Double], level: Double,
-                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault) {
+                relativeHalfWidthTarget: Double = RunSettings.relativeHalfWidthTargetDefault, perDraw: Int = 1) {
         self.name = name
         self.unit = unit
         self.better = better
         self.values = values.map { $0.isFinite ? $0 : nil }
         let finite = values.filter(\.isFinite)
         mean = finite.isEmpty ? nil : finite.reduce(0, +) / Double(finite.count)
-        if finite.count == values.count, finite.count >= 2 {
+        let units = VarianceSplit.drawMeans(finite, perDraw: perDraw)
+        if finite.count == values.count, units.count >= 2 {
             // Clipped to the metric's range: a count's interval never goes below 0, a share's stays in [0, 1].
             let range = MetricTable.spec(named: name)?.unit.bounds ?? -Double.infinity...Double.infinity
-            confidenceInterval = (try? ConfidenceInterval.studentT(sample: finite, level: level))?.clipped(to: range)
+            confidenceInterval = (try? ConfidenceInterval.studentT(sample: units, level: level))?.clipped(to: range)
         } else {
             confidenceInterval = nil
         }
-        precision = confidenceInterval == nil ? nil : PrecisionPlan.plan(sample: finite, level: level, relativeTarget: relativeHalfWidthTarget)
+        precision = confidenceInterval == nil ? nil : PrecisionPlan.plan(sample: units, level: level, relativeTarget: relativeHalfWidthTarget)
+        varianceSplit = finite.count == values.count ? VarianceSplit(values: finite, perDraw: perDraw) : nil
     }
 
     /// The per-replication values when every replication has one.

@@ -165,16 +165,23 @@ package struct SLOReport: Codable, Sendable, Equatable {
     package let evaluations: [SLOEvaluation]
 
     /// Checks `objectives` against a run's metric values.
-    package init(_ objectives: [ServiceLevelObjective], aggregate: RunAggregate) {
-        self.init(objectives) { name in
+    package init(_ objectives: [ServiceLevelObjective], aggregate: RunAggregate, perDraw: Int = 1) {
+        self.init(objectives, perDraw: perDraw) { name in
             aggregate.metrics.first { $0.name == name }.map { $0.values.map { $0 ?? .nan } } ?? []
         }
     }
 
     /// Checks `objectives` against `valuesOf(metric)` (one value per replication), each with its
-    /// metric's range from `MetricTable` (ratios 0…1, every other unit ≥ 0).
-    package init(_ objectives: [ServiceLevelObjective], valuesOf: (String) -> [Double]) {
-        evaluations = objectives.map { SLOEvaluation($0, values: valuesOf($0.metric), bounds: MetricTable.spec(named: $0.metric)?.unit.bounds) }
+    /// metric's range from `MetricTable` (ratios 0…1, every other unit ≥ 0). With `perDraw` ≥ 2
+    /// (uncertain inputs drawn once per that many consecutive replications), mean objectives are
+    /// judged on the draw means, the independent units of that design (a scenario with
+    /// chance constraints is refused such a design at load).
+    package init(_ objectives: [ServiceLevelObjective], perDraw: Int = 1, valuesOf: (String) -> [Double]) {
+        evaluations = objectives.map { o in
+            let values = valuesOf(o.metric)
+            let units = o.probability == nil && values.allSatisfy(\.isFinite) ? VarianceSplit.drawMeans(values, perDraw: perDraw) : values
+            return SLOEvaluation(o, values: units, bounds: MetricTable.spec(named: o.metric)?.unit.bounds)
+        }
     }
 
     /// Pass only if every objective passes; fail if any fails; else undecided.

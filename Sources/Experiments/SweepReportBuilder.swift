@@ -57,11 +57,13 @@ package enum SweepReportBuilder {
             })
         }
         let grid = SweepGrid(axes: columns.map(\.axis), metrics: chosen, points: gridPoints)
-        let charts = SweepFigures.charts(grid, level: manifest.confidenceLevel)
+        let pareto = paretoSection(manifest: manifest, points: points)
+        let charts = SweepFigures.charts(grid, level: manifest.confidenceLevel).filter { pareto == nil || !isAlongKindAxis($0, manifest: manifest) }
         var sections = chosen.map { metric in
             ReportSection(title: metric.title, blocks: [.paragraph("Metric " + metric.id + ".")]
                           + charts.filter { $0.yAxis.label == metric.title }.map { .chart(.line($0)) })
         }
+        if let pareto { sections.insert(pareto, at: 0) }
         sections.append(ReportSection(title: "Grid points", blocks: [
             .paragraph("Every point ran the same \(manifest.replications) replication(s) with seed \(manifest.seed): points compare on common random numbers. Every metric of every point is in points.csv and summary.json."),
             .table(SweepFigures.pointsTable(grid)),

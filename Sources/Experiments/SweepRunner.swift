@@ -57,7 +57,8 @@ package struct SweepRunner {
             while let k = queue.claim() {
                 let (p, rep) = (k / r, k % r)
                 do {
-                    let result = try PushSimulation.run(plan.scenarios[p].world, masterSeed: manifest.seed, replication: rep, limits: limitsByPoint[p])
+                    // The world a run simulates (InfraModel's series cover the horizon; uncertain inputs drawn).
+                    let result = try PushSimulation.run(try plan.scenarios[p].world(replication: rep), masterSeed: manifest.seed, replication: rep, limits: limitsByPoint[p])
                     let item = SweepItemResult(sweepHash: manifest.sweepHash, point: p, replication: rep, seed: manifest.seed, result: result)
                     try AtomicWriter.write(try CanonicalJSON.encode(item), to: itemsURL.appendingPathComponent(SweepItemResult.fileName(point: p, replication: rep)))
                     if let done = queue.finished(k, point: p) {

@@ -104,6 +104,15 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
     case weights([String: Double])
     case popOverrides([PopOverride])
     case regions([Region])
+    /// `uncertain.fitted`: the fitted parameters' uncertainty, one input per parameter.
+    case uncertainInputs([FittedInput])
+
+    /// One `uncertain.fitted[]` element (the scenario's `UncertainInput` form).
+    package struct FittedInput: Sendable, Encodable, Equatable {
+        package let path: String
+        package let distribution: Distribution
+        package let source: String
+    }
     // names
     case names([String])
 
@@ -128,6 +137,7 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
         case let .weights(w): try c.encode(w)
         case let .popOverrides(p): try c.encode(p)
         case let .regions(r): try c.encode(r)
+        case let .uncertainInputs(u): try c.encode(u)
         case let .names(n): try c.encode(n)
         }
     }

@@ -129,6 +129,12 @@ public struct DeviceContext: Sendable, Equatable {
     /// A uniform variate in [0, 1) drawn by the driver (PreloadKit draws no randomness), used to
     /// jitter the delivery receipt.
     public var receiptJitterUniform: Double
+    /// Battery, charging, Low Power Mode and the day's cellular use, as the OS reports them
+    /// (read by the `threshold` and `budgeted` decision kinds only).
+    public var inputs: DeviceInputs = .unknown
+    /// The `budgeted` controller's state as the app persisted it after the previous push (read
+    /// the new one from `PreloadSession.ledger`). Unused by the other decision kinds.
+    public var ledger: PrestageLedger = .empty
 
     /// The platform, derived from the handler kind.
     @inlinable
@@ -145,7 +151,9 @@ public struct DeviceContext: Sendable, Equatable {
         isExpensive: Bool = false,
         saveData: Bool = false,
         freeStorageBytes: Int64,
-        receiptJitterUniform: Double
+        receiptJitterUniform: Double,
+        inputs: DeviceInputs = .unknown,
+        ledger: PrestageLedger = .empty
     ) {
         self.handlerKind = handlerKind
         self.network = network
@@ -154,5 +162,7 @@ public struct DeviceContext: Sendable, Equatable {
         self.saveData = saveData
         self.freeStorageBytes = freeStorageBytes
         self.receiptJitterUniform = receiptJitterUniform
+        self.inputs = inputs
+        self.ledger = ledger
     }
 }

@@ -104,7 +104,10 @@ public struct PayloadOptions: Sendable, Equatable {
 /// - `campaign_id`: an identifier (`[A-Za-z0-9._:-]`). A fetched manifest must carry the
 ///   `campaign_id` of the push that referenced it (`.campaignMismatch`), so a manifest signed for
 ///   one campaign cannot be served for another.
-/// Both are covered by the signature. A payload is refused (`.expired`) when `now` is later than
+/// Both are covered by the signature. Every form may also carry `open_pct`, an integer 0...100:
+/// the campaign service's estimate, in whole percent, that this user opens this push (read by
+/// the `threshold` and `budgeted` decision kinds, `PreloadPolicy.decision`); signed like `exp`.
+/// A payload is refused (`.expired`) when `now` is later than
 /// `exp` plus `PayloadOptions.expiryClockSkewToleranceSeconds`; one without `exp` is accepted
 /// unless `PayloadOptions.expiryRequirement` is `.required` (`.expiryMissing`). PreloadKit reads
 /// no clock: `parse(json:options:now:)` and `parseReferencedManifest(json:for:options:now:)` take
@@ -123,7 +126,8 @@ public struct PayloadOptions: Sendable, Equatable {
 /// - silent push: `v1`, `silent`, pre_stage_id, version, pre_stage_url, pre_stage_type;
 /// - rich push: `v1`, `rich`, au, at;
 /// then, for every form, `exp=<decimal>` when `exp` is present and `campaign_id=<id>` when
-/// `campaign_id` is present (no line when absent, so payloads without them sign as before).
+/// `campaign_id` is present and `open_pct=<decimal>` when `open_pct` is present (no line when
+/// absent, so payloads without them sign as before).
 /// Example: `v1\ninline\nmix_wk42\n14400\nhttps://cdn.example.com/a.webp|image|critical|48200\n`.
 public enum PayloadParser {
     /// Parses JSON bytes (a whole push payload), received at `now`, into a verified request that

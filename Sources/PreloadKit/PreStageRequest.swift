@@ -226,6 +226,7 @@ public struct PreStageRequest: Sendable, Equatable {
         let campaignID: String?
         /// Path of the `exp` field, for expiry rejections.
         let expiryPath: String
+        let openProbabilityHint: Double?
 
         init(format: PayloadFormat, manifestID: String, manifestTag: UInt64, ttlSeconds: Int64, assets: [AssetSpec],
              manifestURL: AssetURL?, version: String?, hasAlert: Bool, mutableContent: Bool, contentAvailable: Bool,
@@ -245,6 +246,7 @@ public struct PreStageRequest: Sendable, Equatable {
             self.expiresAt = replay.expiresAt
             self.campaignID = replay.campaignID
             self.expiryPath = replay.expiryPath
+            self.openProbabilityHint = replay.openPercent.map { Double($0) / 100 }
         }
     }
 
@@ -293,6 +295,10 @@ public struct PreStageRequest: Sendable, Equatable {
     /// The signed `campaign_id`, if the payload carries one. A fetched manifest must name the
     /// same campaign as the push that referenced it.
     public var campaignID: String? { storage.campaignID }
+    /// The campaign service's estimate that this user opens this push, from the signed
+    /// `open_pct` (whole percent, 0...100) as a probability; nil when the payload has none (the
+    /// decision kinds then behave as `PrestageDecision.decide` documents).
+    public var openProbabilityHint: Double? { storage.openProbabilityHint }
 
     /// Equal when every field is equal.
     public static func == (a: PreStageRequest, b: PreStageRequest) -> Bool {
@@ -301,6 +307,6 @@ public struct PreStageRequest: Sendable, Equatable {
             && a.ttlSeconds == b.ttlSeconds && a.assets == b.assets && a.manifestURL == b.manifestURL
             && a.version == b.version && a.hasAlert == b.hasAlert && a.mutableContent == b.mutableContent
             && a.contentAvailable == b.contentAvailable && a.signature == b.signature && a.assetsKnown == b.assetsKnown
-            && a.expiresAt == b.expiresAt && a.campaignID == b.campaignID
+            && a.expiresAt == b.expiresAt && a.campaignID == b.campaignID && a.openProbabilityHint == b.openProbabilityHint
     }
 }

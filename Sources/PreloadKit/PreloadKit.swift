@@ -70,6 +70,15 @@
 /// `PreloadStore.tapAnswer(for:context:policy:now:)` answers a tap from the store alone (the app
 /// process after the extension has ended), with the same selection as the session.
 ///
+/// ## Which pushes to pre-stage
+/// `PreloadPolicy.decision` chooses, after the gates: `criticalOnly` (the default), `never`,
+/// `threshold(openProbabilityMin:)` on the push's signed `open_pct` hint
+/// (`PreStageRequest.openProbabilityHint`), or `budgeted` (`BudgetedPolicy`: hint × latency saved
+/// against weighted data and energy cost, the weights adapted to spend daily budgets by a goal
+/// time). Pass the OS's battery, charging, Low Power Mode and cellular-use readings in
+/// `DeviceContext.inputs` and the persisted `PrestageLedger` in `DeviceContext.ledger`; persist
+/// `PreloadSession.ledger` after the push. The rules are `PrestageDecision.decide`'s table.
+///
 /// ## Persistent stores
 /// Instants in a persisted store must share one timeline across processes and reboots (see
 /// `Instant`); validate a loaded store with `PreloadStore.dropEntriesFromTheFuture`.

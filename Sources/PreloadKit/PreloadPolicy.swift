@@ -120,6 +120,9 @@ public struct PreloadPolicy: Sendable, Equatable {
     public var fallbackOnHandlerDeadline: Bool = false
     /// How referenced manifests are parsed and verified (URL policy, signing key, limits).
     public var manifestOptions: PayloadOptions
+    /// Which pushes are worth pre-staging (`criticalOnly`, `never`, `threshold`, `budgeted`),
+    /// applied after the static gates above. Default `.criticalOnly`: every gated critical asset.
+    public var decision: PrestageDecisionKind = .criticalOnly
 
     public init(manifestOptions: PayloadOptions) {
         self.manifestOptions = manifestOptions
@@ -162,6 +165,11 @@ public struct PreloadPolicy: Sendable, Equatable {
                  "receiptJitterWindowMicroseconds", receiptJitterWindowMicroseconds, "0...86400000000 (one day)")
         try need(requestTimeoutMicroseconds <= 3_600_000_000, .requestTimeout, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "<= 3600000000 (one hour)")
         do {
+            try decision.validate()
+        } catch {
+            throw PolicyError(field: error.field, value: error.value, expected: error.expected, knob: .decision)
+        }
+        do {
             try manifestOptions.validate()
         } catch {
             throw PolicyError(field: "manifestOptions.\(error.field)", value: error.value, expected: error.expected, knob: .manifestOptions)
@@ -175,6 +183,8 @@ public enum PolicyKnob: Hashable, Sendable {
     case criticalAssetsMax, requestTimeout, fetchWindowMin, deadline(HandlerKind), fetchConcurrencyMax
     case memoryBudgetBytes, memoryReservedBytes, fetchBufferBytes, largeAssetThresholdBytes, meteredSessionBytesMax
     case assetBytesMax, manifestBytesMax, freeStorageFloorBytes, attachmentLimits, receiptJitterWindow, manifestOptions
+    // decision kinds
+    case decision
 }
 
 /// A policy knob out of range: which field, its value, what was expected.

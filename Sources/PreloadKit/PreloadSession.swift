@@ -138,6 +138,16 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// one session (see `reset(store:)`) sees the same few header strings again and again. Not
     /// session state (a pure function's cache), so `reset` keeps it.
     var lastCacheControl: (header: String, parsed: CacheControl)?
+    /// The push's open-probability hint (`PreStageRequest.openProbabilityHint` of the push as
+    /// received, kept when a referenced manifest replaces the request).
+    public internal(set) var openHint: Double?
+    /// The `budgeted` controller's state after this push's decisions (the context's, adapted and
+    /// charged): persist it for the next push.
+    public internal(set) var ledger: PrestageLedger = .empty
+    /// Assets (and a manifest) the decision kind did not pre-stage in this push.
+    public internal(set) var decisionSkippedCount = 0
+    /// Fetches the decision kind let through in this push (the first pays the radio overhead).
+    var decisionPassedCount = 0
 
     /// A session over `store` (the device's store; one session at a time per store).
     /// - Throws: `PolicyError` if a knob is out of range.
@@ -177,6 +187,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         startedBlockingFetch = false
         assetsKnown = false
         tapped = false
+        openHint = nil
+        ledger = .empty
+        decisionSkippedCount = 0
+        decisionPassedCount = 0
     }
 
     /// True once delivered and nothing is running.
@@ -345,6 +359,17 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         }
         if !(c.receiptJitterUniform >= 0 && c.receiptJitterUniform < 1) {
             throw .invalidContext(field: "receiptJitterUniform", value: "\(c.receiptJitterUniform)", expected: "a number in [0, 1)")
+        }
+        if let level = c.inputs.batteryLevel, !(level >= 0 && level <= 1) {
+            throw .invalidContext(field: "inputs.batteryLevel", value: "\(level)", expected: "a level in [0, 1] or nil")
+        }
+        if let used = c.inputs.cellularBytesUsedToday, used < 0 {
+            throw .invalidContext(field: "inputs.cellularBytesUsedToday", value: "\(used)", expected: ">= 0 or nil")
+        }
+        if !(c.ledger.spentEnergyJoules >= 0 && c.ledger.spentEnergyJoules.isFinite) || c.ledger.spentDataBytes < 0
+            || !(c.ledger.dataWeightSecondsPerMegabyte >= 0 && c.ledger.dataWeightSecondsPerMegabyte.isFinite)
+            || !(c.ledger.energyWeightSecondsPerJoule >= 0 && c.ledger.energyWeightSecondsPerJoule.isFinite) {
+            throw .invalidContext(field: "ledger", value: "\(c.ledger)", expected: "spending and weights finite and >= 0")
         }
     }
 

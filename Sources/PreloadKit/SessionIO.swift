@@ -324,6 +324,9 @@ public enum SkipReason: Sendable, Equatable {
     case tooLargeForNetwork(bytes: Int64, network: NetworkClass)
     case meteredCapExceeded(bytes: Int64, remainingBytes: Int64)
     case noTimeLeft(remainingMicroseconds: Int64)
+    // decision kinds
+    /// The policy's decision kind (`PreloadPolicy.decision`) chose not to pre-stage it.
+    case decision(DecisionSkip)
 }
 
 /// Diagnostics and metrics; no behaviour depends on the driver handling them.

@@ -120,6 +120,8 @@ public actor PreloadDriver {
     var receiptTasks: [UInt64: Task<Void, Never>] = [:]
     var receiptCounter: UInt64 = 0
     var isShutDown = false
+    /// The `budgeted` decision kind's state after the latest push (`PreloadDriver+Decision.swift`).
+    var budgetLedger = PrestageLedger.empty
 
     /// Opens (creating if needed) the store directory and reconciles its index with the files
     /// present (see `StoreReconciliation`).
@@ -309,7 +311,7 @@ public actor PreloadDriver {
         startConsumerIfNeeded()
         let run = SessionRun(serial: serial + 1, session: session, payload: payload, contentHandler: contentHandler)
         do {
-            try run.session.handle(.pushReceived(request, context), now: clock.now())
+            try run.session.handle(.pushReceived(request, contextWithLedger(context)), now: clock.now())
         } catch {
             throw .sessionRefused(error)
         }
@@ -384,6 +386,7 @@ public actor PreloadDriver {
     /// `.storeAsset` that could not be written, and performing what follows), then persists the
     /// store, re-arms the timer and resolves waiters. Returns the tap answer if one was emitted.
     func drain(_ run: SessionRun) -> TapAnswer? {
+        budgetLedger = run.session.ledger
         var tapAnswer: TapAnswer?
         var delivered: Delivery?
         var storeFailures: [FetchID] = []

@@ -30,13 +30,15 @@ struct PlanCommand: ParsableCommand {
     /// `--emit-sweep FILE`.
     static let emitSweepOption = Option.string("emit-sweep", valueName: "FILE",
                                                help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)")
+    /// `--no-carry`.
+    static let noCarryOption = Option.flag("no-carry", help: "search every --for value from its range's ends (default: first try the previous value's bracket there)")
     /// `--ingest DIR`.
     static let ingestOption = Option.string("ingest", valueName: "DIR", help: "first store the replications of merged sweep results DIR")
 
     static let configuration = CommandSpec(
         "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
         positionals: ["SCENARIO"], declaring: [
-            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, replicationsOption, replicationsMaxOption,
+            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, replicationsOption, replicationsMaxOption,
             ScenarioOptions.seed,
             ScenarioOptions.devices,
             ScenarioOptions.set,
@@ -57,11 +59,14 @@ struct PlanCommand: ParsableCommand {
 
     The scenario needs an `slo` section (docs/scenario-format.md). Each value tried runs
     replications 0..N−1 with the same seed (common random numbers); a verdict is pass when every
-    objective's whole interval is on the good side, fail when one is wholly on the bad side (or one
-    replication is beyond a threshold at the edge of the metric's range, as 503s <= 0), undecided
+    objective's whole interval is on the good side (for a chance constraint, the exact bound on the
+    share of replications within its threshold), fail when one is wholly on the bad side, undecided
     otherwise; undecided values get more replications up to --replications-max, and a value still
     undecided there counts as not passing. Objectives are assumed monotone in the knob. A relative
     --tolerance bisects on a log scale; the far end runs only after a value between has passed.
+    With --for, each value's search first evaluates the previous value's bracket (its passing end,
+    then its other end) and bisects on only where a verdict changed; --no-carry searches each from
+    the range's ends.
     Writes DIR/plan.json, plan.csv, plan.md, plan.html. While it works, DIR.partial/ holds an
     INCOMPLETE marker and evaluations/, one checked file per replication as it finishes, so a
     rerun (or a run after Ctrl-C) reuses it; DIR.partial/ becomes DIR/ when the plan is written.
@@ -85,6 +90,8 @@ struct PlanCommand: ParsableCommand {
     let toleranceText: String?
     /// `--for` as given.
     let forText: String?
+    /// `--no-carry`.
+    let noCarry: Bool
     /// `--replications`.
     let replications: Int?
     /// `--replications-max`.
@@ -107,6 +114,7 @@ struct PlanCommand: ParsableCommand {
         minimize = parsed[Self.minimizeOption]
         toleranceText = parsed[Self.toleranceOption]
         forText = parsed[Self.forOption]
+        noCarry = parsed[Self.noCarryOption]
         replications = parsed[Self.replicationsOption]
         replicationsMax = parsed[Self.replicationsMaxOption]
         scenarioOptions = ScenarioOptions(parsed)
@@ -188,15 +196,18 @@ struct PlanCommand: ParsableCommand {
             }
         }
         evaluator.emitOnly = emitPath != nil
-        let search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
+        var search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)
+        search.replicationStep = base.replicationsPerDraw
         env.standardError.write("prestage plan: \(base.name): \(goal.rawValue) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)), "
                                 + "\(base.world.population.devices) devices, \(initial)–\(cap) replications per value, seed \(base.run.seed) → \(out.path)\n")
         var frontier: [PlanFrontierPoint] = []
+        // Each --for value's search starts from the previous value's bracket, evaluated afresh here.
+        var previous: PlanAnswer? = nil
         for forValue in forKnob.map({ $0.values.map { Optional($0) } }) ?? [nil] {
             let frame = forValue.map { [ScenarioKnob.assignment(forKnob?.path ?? "", $0)] } ?? []
             do throws(PlanCommandFailure) {
-                let (evaluations, answer) = try search.run { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
+                let (evaluations, answer) = try search.run(from: noCarry ? nil : previous) { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
                     let scenario: ScenarioFile, assignments = frame + [ScenarioKnob.assignment(knob.path, value)]
                     do { scenario = try load(assignments) } catch let e as ScenarioLoadError { throw .badInput(e.description) } catch { throw .badInput("\(error)") }
                     do {
@@ -210,6 +221,7 @@ struct PlanCommand: ParsableCommand {
                         throw .runFailed("\(error)")
                     }
                 }
+                previous = answer
                 frontier.append(PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
                                                   replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
                                                   gridReplications: search.gridReplications(answer: answer)))

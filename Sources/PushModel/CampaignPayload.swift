@@ -22,14 +22,15 @@ package enum CampaignPayload {
     /// The push is bound to the campaign (`campaign_id`) and, with `expirySeconds`, expires then
     /// (`exp`, whole seconds on PreloadKit's `Instant` timeline), both covered by the signature.
     package static func pushDocument(_ campaign: CampaignConfig, form: PayloadFormConfig, assets: [Int], silent: Bool, expirySeconds: Int64?,
-                                    manifestURL: String = "", url: @escaping (AssetConfig, String?) -> String) -> Document {
+                                    manifestURL: String = "", openPercent: Int? = nil, url: @escaping (AssetConfig, String?) -> String) -> Document {
         let aps = silent ? #""aps":{"content-available":1}"# : #""aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1}"#
-        let replay = replayMembers(campaign, expirySeconds: expirySeconds)
+        let replay = replayMembers(campaign, expirySeconds: expirySeconds) + hintMember(openPercent)
         return { signature in
             var s = "{" + aps + ","
             switch form {
             case .inline:
-                s += #""cdn_preload":"# + inlineManifest(campaign, assets: assets, expirySeconds: expirySeconds, signature: signature, url: url)
+                s += #""cdn_preload":"# + inlineManifest(campaign, assets: assets, expirySeconds: expirySeconds, openPercent: openPercent,
+                                                         signature: signature, url: url)
             case .manifestReference:
                 s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","manifest_url":"\#(manifestURL)""# + replay
                     + signatureMember(signature) + "}"
@@ -80,7 +81,7 @@ package enum CampaignPayload {
     }
 
     /// The members of an inline manifest object, `{` to `}`.
-    static func inlineManifest(_ campaign: CampaignConfig, assets: [Int], expirySeconds: Int64?, signature: String?,
+    static func inlineManifest(_ campaign: CampaignConfig, assets: [Int], expirySeconds: Int64?, openPercent: Int? = nil, signature: String?,
                                url: (AssetConfig, String?) -> String) -> String {
         var s = #"{"manifest_id":"\#(campaign.name)","assets":["#
         for (i, a) in assets.enumerated() {
@@ -98,13 +99,19 @@ package enum CampaignPayload {
             }
             s += "}"
         }
-        s += #"],"ttl":\#(campaign.ttlSeconds)"# + replayMembers(campaign, expirySeconds: expirySeconds) + signatureMember(signature)
+        s += #"],"ttl":\#(campaign.ttlSeconds)"# + replayMembers(campaign, expirySeconds: expirySeconds) + hintMember(openPercent)
+            + signatureMember(signature)
         return s + "}"
     }
 
     /// `,"campaign_id":…` and, with an expiry, `,"exp":…`.
     static func replayMembers(_ campaign: CampaignConfig, expirySeconds: Int64?) -> String {
         #","campaign_id":"\#(campaign.name)""# + (expirySeconds.map { #","exp":\#($0)"# } ?? "")
+    }
+
+    /// `,"open_pct":…` with a hint (whole percent), else nothing.
+    static func hintMember(_ openPercent: Int?) -> String {
+        openPercent.map { #","open_pct":\#($0)"# } ?? ""
     }
 
     static func signatureMember(_ signature: String?) -> String {

@@ -50,6 +50,10 @@ struct CampaignPlans {
     /// Per campaign: the request whose TTL and manifest tag the stored entries carry (the push's;
     /// for a manifest by reference, the fetched manifest's).
     var entryRequests: [PreStageRequest] = []
+    // decision kinds
+    /// `hinted[c][part][percent]`: the push carrying open-probability hint `percent`
+    /// (`CampaignPlans+Hints.swift`); empty without `users.openHint`.
+    var hinted: [[[PreStageRequest]]] = []
 
     init(campaigns: [CampaignConfig]) throws {
         let urlPolicy = URLPolicy(allowlist: [CampaignPlans.cdnHost])

@@ -197,6 +197,11 @@ package enum MetricID: String, Sendable, CaseIterable {
     case deviceNotModified = "device.notModified"
     case tapToPaintWorstMinuteP95 = "tapToPaint.worstMinuteP95Seconds"
     case deliverySecondsTo99Percent = "delivery.secondsTo99Percent"
+    // decision kinds (emitted only with `preloadPolicy.decision`)
+    case policyWastedBytesPer1000Deliveries = "policy.wastedBytesPer1000Deliveries"
+    case policySkipShare = "policy.skipShare"
+    case policyBudgetSpentShare = "policy.budgetSpentShare"
+    case policyEnergyBudgetSpentShare = "policy.energyBudgetSpentShare"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -421,6 +426,21 @@ package enum MetricTable {
         case .deviceNotModified: return MetricSpec(n, .count, .none, "Store entries refreshed by a 304 Not Modified")
         case .tapToPaintWorstMinuteP95: return MetricSpec(n, .seconds, .lower, "Tap to paint, p95 in the worst minute")
         case .deliverySecondsTo99Percent: return MetricSpec(n, .seconds, .lower, "Time to reach 99 % of the audience")
+        // decision kinds
+        case .policyWastedBytesPer1000Deliveries:
+            // bytes.neverOpened × 1 000 / pushes delivered (docs/metrics.md states it).
+            return MetricSpec(n, .bytes, .lower, "Waste per 1 000 deliveries")
+        case .policySkipShare:
+            return MetricSpec(n, .ratio, .none, "Sessions the decision kind skipped",
+                              ratio: ("sessions in which the decision kind skipped at least one asset or manifest", "sessions that ended"))
+        case .policyBudgetSpentShare:
+            return MetricSpec(n, .ratio, .none, "Daily data budget spent",
+                              ratio: ("cellular bytes committed to pre-staging on each device's last simulated day, summed",
+                                      "dailyDataBytes × devices that decided at least once under budgeted"))
+        case .policyEnergyBudgetSpentShare:
+            return MetricSpec(n, .ratio, .none, "Daily energy budget spent (app estimate)",
+                              ratio: ("joules PreloadKit's estimate committed on each device's last simulated day, summed",
+                                      "dailyEnergyJoules × devices that decided at least once under budgeted"))
         }
     }
 }

@@ -119,6 +119,9 @@ package struct UsersConfig: Sendable, Equatable {
     /// passes), as an app keeps what it downloaded, so a later push naming the same URL paints
     /// from the store. Default true (what an app with an on-disk cache does).
     package var foregroundFetchesKept: Bool = true
+    // decision kinds
+    /// Per-user open probabilities and the hint pushes carry (`OpenHintConfig`); nil: none.
+    package var openHint: OpenHintConfig?
     /// Tappers who leave before the screen paints, as a function of the wait.
     package var abandonment = AbandonmentConfig()
     /// Probability that a tapper whose screen painted before they left reads the article ("push

@@ -50,11 +50,14 @@ package struct PreloadPolicyConfig: Sendable, Equatable {
     package var receiptsEnabled: Bool = kit.receiptsEnabled
     /// A receipt is sent at delivery + uniform × this window (the device's own uniform draw).
     package var receiptJitterWindowSeconds: Double = seconds(kit.receiptJitterWindowMicroseconds)
+    // decision kinds
+    /// Which pushes are worth pre-staging (`PreloadPolicy.decision`); nil: `criticalOnly`.
+    package var decision: DecisionConfig?
 
     package init() {}
 
     /// The PreloadKit policy these knobs describe.
-    package func preloadPolicy(manifestOptions: PayloadOptions) -> PreloadPolicy {
+    package func preloadPolicy(manifestOptions: PayloadOptions, clockAtStartSeconds: Double = 0) -> PreloadPolicy {
         var p = PreloadPolicy(manifestOptions: manifestOptions)
         p.criticalAssetsMax = criticalAssetsMax
         p.requestTimeoutMicroseconds = Self.micros(requestTimeoutSeconds)
@@ -80,6 +83,7 @@ package struct PreloadPolicyConfig: Sendable, Equatable {
         p.receiptJitterWindowMicroseconds = Self.micros(receiptJitterWindowSeconds)
         p.fallbackOnHandlerDeadline = fallbackOnHandlerDeadline
         p.emitsLogEvents = false  // the driver ignores them
+        if let decision { p.decision = decision.kit(clockAtStartSeconds: clockAtStartSeconds) }
         return p
     }
 

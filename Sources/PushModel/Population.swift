@@ -32,6 +32,10 @@ struct DeviceAttributes: Equatable {
     var segment: Int
     var freeStorageBytes: Int64
     var preexistingStoreBytes: Int64
+    /// What the OS reports to the decision kinds (`population.devicePower`; unknown without it).
+    var batteryLevel: Double? = nil
+    var charging = false
+    var lowPowerMode = false
 }
 
 /// Derives device and per-campaign user attributes from (run seed, entity, purpose) streams, so
@@ -68,6 +72,10 @@ final class Population {
     let nightClockAtStartSeconds: Double
     let nightBedtime: Sampler
     let nightIdle: Sampler
+    /// Per-user open probabilities and hints (`users.openHint`); nil: the segment's probability.
+    let openHint: OpenHintModel?
+    /// Battery, charging and Low Power Mode draws (`population.devicePower`); nil: none.
+    let devicePower: DevicePowerConfig?
 
     private let rng = RandomStream(seed: 1)
     private let purposeDevice = StreamPurpose("push.device").rawValue
@@ -108,6 +116,8 @@ final class Population {
         nightClockAtStartSeconds = p.dozeNight.clockAtStartSeconds
         nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
         nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
+        devicePower = p.devicePower
+        openHint = try config.users.openHint.map { try OpenHintModel($0, campaigns: config.campaigns, clockAtStartSeconds: p.dozeNight.clockAtStartSeconds) }
     }
 
     static func sampler(_ d: Distribution, _ path: String) throws -> Sampler {
@@ -145,6 +155,7 @@ final class Population {
             dozePhase: doze == 2 ? phase * deepDozeElapsedMaxSeconds : phase, segment: segment,
             freeStorageBytes: Int64(free), preexistingStoreBytes: Int64(pre))
         if nightShare > 0 && !isIOS { drawNight(device, into: &a) }
+        if let devicePower { drawPower(device, devicePower, into: &a) }
         return a
     }
 
@@ -164,15 +175,26 @@ final class Population {
         var inAudience: Bool
         var opens: Bool
         var tapDelaySeconds: Double
+        /// The probability `opens` was drawn with.
+        var openProbability: Double = 0
+        /// The push's open-probability hint, whole percent; -1: none (`users.openHint` absent).
+        var hintPercent: Int8 = -1
     }
 
     /// The user draws of device `d` for campaign `c` (audience share `share`).
     func user(_ d: DeviceID, campaign c: CampaignID, audienceShare share: Double, isIOS: Bool, segment: Int) -> UserDraws {
+        let base = isIOS ? openIOS[segment] : openAndroid[segment]
+        var p = base
+        var hint: Int8 = -1
+        if let openHint {
+            p = openProbability(d, campaign: c, base: base, model: openHint)
+            hint = hintPercent(d, campaign: c, probability: p, model: openHint)
+        }
         rng.reseed(StreamSeed.derive(masterSeed: runSeed, entity: UInt64(d.rawValue) | UInt64(c.rawValue) << 32, purpose: purposeUser))
         let inAudience = rng.bernoulli(share)
-        let opens = rng.bernoulli(isIOS ? openIOS[segment] : openAndroid[segment])
+        let opens = rng.bernoulli(p)
         let delay = tapDelay.sample(rng, clampedTo: 0...SampledBounds.tapDelaySecondsMax)
-        return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay)
+        return UserDraws(inAudience: inAudience, opens: opens, tapDelaySeconds: delay, openProbability: p, hintPercent: hint)
     }
 
     /// Whether device `d` is in campaign `c`'s audience (the first draw of `user`).

@@ -151,6 +151,9 @@ package struct PopulationConfig: Sendable, Equatable {
     /// Bytes of older pre-staged content already in the preload store at t = 0 (one LRU-oldest
     /// entry, usable for 4 h). Default: none.
     package var preexistingStoreBytes: Distribution = .constant(value: 0)
+    // decision kinds
+    /// Battery, charging and Low Power Mode as the OS reports them (`DevicePowerConfig`); nil: not reported.
+    package var devicePower: DevicePowerConfig?
 
     package init() {}
 }

@@ -194,6 +194,7 @@ extension PushMetrics {
         add(.readsPerPush, Double(counters.reads) / total)
         for (id, counter) in Self.counterMetrics { add(id, Double(counters[keyPath: counter])) }
         appendCachingMetrics(to: &m, infra: infra)
+        appendDecisionMetrics(to: &m, bytes: b)
         m.sort { $0.name < $1.name }
         return m
     }

@@ -25,6 +25,8 @@ struct PushMetrics {
     let firstSendTicks: Int64
     var bytes = ByteCounts()
     var counters = DriverCounters()
+    /// The decision kind's counts (`PushMetrics+Decision.swift`), set at the end; nil without one.
+    var decisionTally: DecisionTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
     var analytics: AnalyticsEndpoint?
 

@@ -48,8 +48,9 @@ struct PushWorld: EventHandler {
                                     purpose: StreamPurpose("push.replication").rawValue)
         horizonTicks = SimDuration.seconds(config.horizonSeconds).ticks
         population = try Population(config: config, runSeed: runSeed)
-        plans = try CampaignPlans(campaigns: config.campaigns)
-        let policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions)
+        plans = try CampaignPlans(campaigns: config.campaigns, hinted: config.users.openHint != nil)
+        let policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions,
+                                                        clockAtStartSeconds: config.population.dozeNight.clockAtStartSeconds)
         rt = config.campaigns.map(CampaignRuntime.init)
         let rules = RulesRuntime(config)
         driver = try SessionDriver(config: config, policy: policy, rules: rules, rt: rt, plans: plans)
@@ -108,6 +109,7 @@ struct PushWorld: EventHandler {
     mutating func finish(kernel: Kernel, outcome: RunOutcome) throws -> ReplicationResult {
         try finishUnsent()
         metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
+        metrics.decisionTally = driver.decision.map(DecisionTally.init)
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)

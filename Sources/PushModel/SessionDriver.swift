@@ -75,6 +75,8 @@ struct SessionDriver {
     var manifestHeld: [CampaignBits] = []
     /// Each device's network over time (empty per-device state when network changes are off).
     var networks: NetworkChanges
+    /// The decision kind's ledgers and counts; nil without `preloadPolicy.decision`.
+    var decision: DecisionState?
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -108,6 +110,7 @@ struct SessionDriver {
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [CampaignBits](repeating: 0, count: n) }
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [CampaignBits](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
+        decision = DecisionState(policy: policy, devices: n, configured: config.preloadPolicy.decision != nil)
     }
 
     /// How long the OS lets a handler of `kind` run before it kills it.
@@ -189,10 +192,11 @@ struct SessionDriver {
         // The slot's session value is reused (policy validated once, in `init`; buffers keep
         // their capacity): no validation and no allocation per push.
         sessions[s].reset(store: store)
-        let context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
+        var context = DeviceContext(handlerKind: kind, network: PushWorld.preloadNetwork(a.network), isConstrained: a.lowDataMode,
                                     isExpensive: false, saveData: a.saveData, freeStorageBytes: a.freeStorageBytes,
                                     receiptJitterUniform: receiptJitter?.uniform(device: d, push: w) ?? 0)
-        let request = plans.requests[w.campaign][w.part]
+        decisionContext(&context, device: d, attributes: a)
+        let request = plans.request(campaign: w.campaign, part: w.part, hintPercent: user.hintPercent)
 
         // OS deadlines of the handler kind.
         switch kind {
@@ -331,6 +335,7 @@ struct SessionDriver {
         slot[s].kill = nil
         let device = DeviceID(rawValue: slot[s].device)
         let store = sessions[s].currentStore()
+        noteDecision(s, device: device.index)
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(device, consume store, plans: plans)
         deviceSlot[device.index] = -1

@@ -78,6 +78,9 @@ package struct ScenarioFile: Codable, Sendable, Equatable {
     package var run: RunSettings
     /// Service-level objectives on result metrics (`slo`; see SLO.swift). Default: none.
     package var slo: [ServiceLevelObjective] = []
+    /// Inputs known only as a distribution of plausible values (`uncertain`; see
+    /// UncertainInputs.swift). Default: none, and every replication simulates `world` as written.
+    package var uncertain = UncertainInputs()
     /// What is simulated.
     package var world: PushWorldConfig
 
@@ -102,7 +105,7 @@ package struct ScenarioFile: Codable, Sendable, Equatable {
     /// The top-level keys this type reads itself (the world's sections are the rest). `$schema`
     /// (the JSON Schema an editor validates the file with) is read and not kept: it never reaches
     /// the resolved scenario, its hash or any output.
-    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", name, question, notes, run, slo }
+    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", name, question, notes, run, slo, uncertain }
     /// Most `notes` lines, and their longest length in characters.
     static let notesMax = 50, noteCharactersMax = 500
 
@@ -116,6 +119,7 @@ package struct ScenarioFile: Codable, Sendable, Equatable {
         let name = try c.decodeIfPresent(Name.self, forKey: .name)?.value
         let question = try c.decodeIfPresent(Question.self, forKey: .question)?.value
         slo = try c.decodeIfPresent(ServiceLevelObjectives.self, forKey: .slo)?.objectives ?? []
+        uncertain = try c.decodeIfPresent(UncertainInputs.self, forKey: .uncertain) ?? UncertainInputs()
         world = try PushWorldConfig(from: decoder)
         for (key, value) in [(CodingKeys.name, name), (.question, question)] where value == nil {
             guard c.contains(key) else {
@@ -178,6 +182,7 @@ package struct ScenarioFile: Codable, Sendable, Equatable {
         if !notes.isEmpty { try c.encode(notes, forKey: .notes) }
         try c.encode(run, forKey: .run)
         if !slo.isEmpty { try c.encode(slo, forKey: .slo) }
+        if !uncertain.isEmpty { try c.encode(uncertain, forKey: .uncertain) }
         try world.encode(to: encoder)
     }
 
@@ -281,6 +286,9 @@ package enum ScenarioLoader {
             try resolved.world.preflight()
         } catch {
             throw ScenarioLoadError("\(label): \(DisplayText.bounded("\(error)", limit: DisplayText.limitCharacters * 4))")
+        }
+        if let problem = resolved.uncertainProblem() {
+            throw ScenarioLoadError("\(label): \(DisplayText.bounded(problem, limit: DisplayText.limitCharacters * 4))")
         }
         return resolved
     }

@@ -356,11 +356,17 @@ package struct SweepPlan: Sendable {
             do {
                 let s = try ScenarioLoader.decode(scenarioData, label: "\(label): point \(p) (\(assignments.joined(separator: ", ")))",
                                                   set: fixed + assignments, flags: flags)
+                if s.replicationsPerDraw > 1 {
+                    throw CommandMessage("\(label): point \(p): uncertain.replicationsPerDraw: a sweep reads its replications as independent days; "
+                                         + "expected 1, found \(s.replicationsPerDraw) (run the split with prestage run)")
+                }
                 scenarios.append(s)
                 points.append(SweepPoint(point: p, values: values, scenarioHash: try s.hash()))
             } catch let error as ScenarioLoadError {
                 failedPoints += 1
                 if failedPoints <= 5 { problems.append(error.description) }
+            } catch let error as CommandMessage {
+                throw error
             } catch {
                 throw CommandMessage("\(label): point \(p): cannot encode the resolved scenario: \(error)")
             }

@@ -254,3 +254,66 @@ final class PlanSearchTests: XCTestCase {
         XCTAssertEqual(PlanTolerance.relative(0.25).display(0), "0")
     }
 }
+
+/// A bracket carried from one `--for` value to the next: verified afresh, and a full bisection's
+/// answer when it does not hold.
+final class PlanSearchCarryTests: XCTestCase {
+    /// Deterministic objective "x ≤ threshold" (no noise: each verdict is exact).
+    func run(_ search: PlanSearch, threshold: Double, from previous: PlanAnswer?) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+        let objective = ServiceLevelObjective(metric: "m", op: .atMost, threshold: threshold)
+        return search.run(from: previous) { (x: Double, n: Int) -> SLOReport in SLOReport([objective]) { _ in [Double](repeating: x, count: n) } }
+    }
+
+    func testABracketThatStillHoldsIsConfirmedInTwoEvaluations() {
+        let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(0.10),
+                                initialReplications: 2, maxReplications: 2)
+        let first = run(search, threshold: 37.3, from: nil)
+        XCTAssertGreaterThan(first.evaluations.count, 2)
+        // The boundary moved, but stays inside the old bracket: two evaluations confirm it.
+        let second = run(search, threshold: 37.5, from: first.answer)
+        XCTAssertEqual(second.evaluations.map(\.value), [first.answer.lastPass!, first.answer.firstNotPassing!])
+        XCTAssertEqual(second.answer.status, .boundary)
+        XCTAssertEqual(second.answer.lastPass, first.answer.lastPass)
+    }
+
+    /// Wherever the boundary moves, the carried search brackets it within the tolerance, as the
+    /// search from the range's ends does; it never tries more values than that search plus the two
+    /// bracket ends (every bisection step halves the same log-width).
+    func testWhereverTheBoundaryMovesTheAnswerBracketsItWithinTheTolerance() {
+        for goal in [PlanGoal.maximize, .minimize] {
+            let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: goal, tolerance: .relative(0.05),
+                                    initialReplications: 2, maxReplications: 2)
+            let objective = { (t: Double) in ServiceLevelObjective(metric: "m", op: goal == .maximize ? .atMost : .atLeast, threshold: t) }
+            func solve(_ t: Double, from previous: PlanAnswer?) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+                search.run(from: previous) { (x: Double, n: Int) -> SLOReport in SLOReport([objective(t)]) { _ in [Double](repeating: x, count: n) } }
+            }
+            var previous: PlanAnswer? = nil
+            for t in [37.3, 40, 12, 500, 501, 2, 990] {
+                let fresh = solve(t, from: nil), carried = solve(t, from: previous)
+                for (name, r) in [("fresh", fresh), ("carried", carried)] {
+                    XCTAssertEqual(r.answer.status, .boundary, "\(goal) t=\(t) \(name)")
+                    guard let p = r.answer.lastPass, let q = r.answer.firstFail else { XCTFail("\(goal) t=\(t) \(name): no bracket"); continue }
+                    if goal == .maximize { XCTAssertTrue(p <= t && t < q, "\(goal) t=\(t) \(name): [\(p), \(q)]") }
+                    else { XCTAssertTrue(q < t && t <= p, "\(goal) t=\(t) \(name): [\(q), \(p)]") }
+                    XCTAssertLessThanOrEqual(abs(q - p), 0.05 * p + 1e-9, "\(goal) t=\(t) \(name)")
+                }
+                XCTAssertLessThanOrEqual(carried.evaluations.count, fresh.evaluations.count + 2, "\(goal) t=\(t)")
+                previous = carried.answer
+            }
+        }
+    }
+
+    /// A bracket whose passing end no longer passes falls back to the safe end; one whose safe end
+    /// fails reads "nothing passes", as without a bracket.
+    func testABrokenBracketFallsBackToTheRangesEnds() {
+        let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(0.10),
+                                initialReplications: 2, maxReplications: 2)
+        let first = run(search, threshold: 300, from: nil)
+        let lower = run(search, threshold: 0.5, from: first.answer)
+        XCTAssertEqual(lower.answer.status, .nonePass)
+        XCTAssertEqual(lower.evaluations.map(\.value), [first.answer.lastPass!, 1])
+        let allPass = run(search, threshold: 5_000, from: first.answer)
+        XCTAssertEqual(allPass.answer.status, .allPass)
+        XCTAssertEqual(allPass.answer.lastPass, 1000)
+    }
+}

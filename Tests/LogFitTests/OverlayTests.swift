@@ -23,7 +23,7 @@ final class OverlayTests: XCTestCase {
         XCTAssertEqual(overlay.set.keys.sorted(), [
             "campaigns[0].deliveryLatencySeconds", "infra.tiers.edgeProcessingSeconds", "infra.tiers.toOriginSeconds",
             "infra.topology.popOverrides", "infra.topology.regionNames", "infra.topology.regions", "population.iosShare", "population.networkMix",
-            "users.segments[0].androidOpenProbability", "users.segments[0].iosOpenProbability", "users.tapDelaySeconds",
+            "uncertain.fitted", "users.segments[0].androidOpenProbability", "users.segments[0].iosOpenProbability", "users.tapDelaySeconds",
         ])
         let assignments = try overlay.assignments()
         XCTAssertEqual(assignments.map { String($0.prefix { $0 != "=" }) }, overlay.set.keys.sorted())
@@ -33,6 +33,16 @@ final class OverlayTests: XCTestCase {
             if case let .distribution(d) = $0 { return d } else { return nil }
         })
         XCTAssertEqual(scenario.world.infra.topology.regions.map(\.popIndex), [0, 1, 2])
+        // The fitted parameters' uncertainty travels with the overlay: one input per parameter,
+        // centred on the estimate the overlay sets, and replications draw different worlds.
+        let fitted = scenario.uncertain.fitted
+        XCTAssertTrue(fitted.contains { $0.path == "population.iosShare" }, "\(fitted.map(\.path))")
+        XCTAssertTrue(fitted.contains { $0.path.hasPrefix("infra.tiers.edgeProcessingSeconds.") }, "\(fitted.map(\.path))")
+        if case let .normal(mean, _, lower?, upper?)? = fitted.first(where: { $0.path == "population.iosShare" })?.distribution {
+            XCTAssertEqual(mean, scenario.world.population.iosShare)
+            XCTAssertTrue(lower < mean && mean < upper)
+        } else { XCTFail("population.iosShare: a bounded normal") }
+        XCTAssertNotEqual(try scenario.world(replication: 0).population.iosShare, try scenario.world(replication: 1).population.iosShare)
         XCTAssertEqual(scenario.world.infra.topology.regions.map(\.audienceWeight), outcome.edge?.pops.map { Double($0.requests) })
         // Each region by its logged PoP's code; on a scenario that names its own regions, the overlay's names replace them.
         XCTAssertEqual(scenario.world.infra.topology.regionNames, outcome.edge?.pops.map(\.code))

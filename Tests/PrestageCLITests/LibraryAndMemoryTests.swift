@@ -13,7 +13,7 @@ final class LibraryAndMemoryTests: XCTestCase {
         let required = ["default", "black-friday-flash-sale", "sports-breaking-news", "weekly-mix", "warm-ahead-sweep",
                         "send-rate-vs-origin", "creative-swap-purge", "carousel-staggered-vs-collage", "doze-heavy-android", "calibration",
                         "black-friday-plan", "receipt-storm", "background-pressure", "payload-forms", "breaking-news-follow-up",
-                        "story-update-revalidation", "stale-if-error-revalidation"]
+                        "story-update-revalidation", "stale-if-error-revalidation", "policy-budget-day"]
         XCTAssertEqual(Set(required).subtracting(entries.map(\.name)), [], "missing library scenarios")
         for entry in entries {
             do {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
+import PushModel
 @testable import ScenarioFormat
 
 /// docs/scenario-format.md must match the decoder: every documented field is a key the decoder
@@ -16,14 +17,17 @@ final class ScenarioFormatDocTests: XCTestCase {
       "name": "every-field", "question": "Does every key appear?", "notes": ["n"],
       "run": { "devices": 10 },
       "slo": [ { "metric": "origin.rejected503", "op": "<=", "threshold": 0, "confidence": 0.9, "probability": 0.9 } ],
-      "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ] },
+      "uncertain": { "replicationsPerDraw": 1,
+                     "inputs": [ { "path": "infra.origin.workers", "distribution": { "kind": "uniform", "lower": 8, "upper": 16 }, "source": "judgement" } ],
+                     "fitted": [ { "path": "population.iosShare", "distribution": { "kind": "uniform", "lower": 0.4, "upper": 0.6 }, "source": "fit" } ] },
+      "population": { "regionWeights": [1, 1], "regionNetworkMix": [ { "region": 0, "mix": { "wifi": 1 } } ], "devicePower": {} },
       "users": { "segments": [ { "name": "a" } ], "foregroundFetchesKept": false,
-                 "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9 },
+                 "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9, "openHint": {} },
       "campaigns": [ {
         "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ] } ],
-      "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60 },
+      "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
@@ -62,13 +66,14 @@ final class ScenarioFormatDocTests: XCTestCase {
 
     /// (section, key) for every key of every object in `value`; arrays of objects are entered
     /// through their elements (`[]`), network-class keys under infra.networks become `CLASS`, and
-    /// distributions (objects with a `kind`) are leaves.
+    /// distributions (objects with a `kind` other than a decision kind) are leaves.
     static func keys(_ value: Any, section: String, into out: inout Set<String>, values: inout [String: Any]) {
         if let object = value as? [String: Any] {
             for (k, v) in object {
                 out.insert(section + "|" + k)
                 if values[section + "|" + k] == nil { values[section + "|" + k] = v }  // the first array element's
-                if let o = v as? [String: Any], o["kind"] != nil { continue }
+                // A distribution's `kind` names its family; `preloadPolicy.decision` also has a `kind`.
+                if let o = v as? [String: Any], let kind = o["kind"], DecisionConfig.Kind(rawValue: kind as? String ?? "") == nil { continue }
                 let child = section == "infra.networks" ? "infra.networks.CLASS" : (section.isEmpty ? k : section + "." + k)
                 keys(v, section: child, into: &out, values: &values)
             }

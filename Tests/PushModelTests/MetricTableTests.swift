@@ -6,10 +6,14 @@ import XCTest
 final class MetricTableTests: XCTestCase {
     /// Every metric of a run is a table row with the row's unit and direction, and every fixed row
     /// is emitted by a run that exercises every path (a small default world, with delivery
-    /// receipts on: their metrics are emitted only then).
+    /// receipts and a `budgeted` decision kind on: their metrics are emitted only then).
     func testEveryEmittedMetricIsATableRowAndEveryRowIsEmitted() throws {
         var c = smallWorld(devices: 2_000)
         c.preloadPolicy.receiptsEnabled = true
+        // The decision kind's metrics are emitted only with one; `budgeted` emits them all.
+        var decision = DecisionConfig()
+        decision.kind = .budgeted
+        c.preloadPolicy.decision = decision
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

@@ -19,6 +19,8 @@ struct ReplayFields {
     var campaignID: String?
     /// Where `exp` is (or would be): the path of expiry rejections.
     var expiryPath: String
+    /// `open_pct`, the campaign service's open-probability hint in whole percent; nil when absent.
+    var openPercent: Int?
 
     /// Largest `exp` accepted: the last whole second an `Instant` can represent.
     static let expirySecondsMax = Int64.max / 1_000_000
@@ -26,7 +28,8 @@ struct ReplayFields {
 
 extension PayloadParser {
     /// Reads the optional `exp` and `campaign_id` of the object `m` at `path` and appends their
-    /// canonical lines (`exp=<decimal>`, then `campaign_id=<id>`, each only when present).
+    /// canonical lines (`exp=<decimal>`, then `campaign_id=<id>`, then `open_pct=<decimal>`, each
+    /// only when present). `open_pct` is not a replay field but is signed the same way.
     static func readReplayFields(_ m: PayloadValue, path: String, limits: PayloadLimits, canonical: inout Canonical) throws(PayloadRejection) -> ReplayFields {
         let expiryPath = path == "$" ? "$.exp" : "\(path).exp"
         var fields = ReplayFields(expiryPath: expiryPath)
@@ -39,6 +42,11 @@ extension PayloadParser {
             let campaignID = try readIdentifier(m["campaign_id"], path: campaignPath, name: "campaign_id", limits: limits)
             fields.campaignID = campaignID
             canonical.line("campaign_id=\(campaignID)")
+        }
+        let hintPath = path == "$" ? "$.open_pct" : "\(path).open_pct"
+        if let percent = try readInteger(m["open_pct"], path: hintPath, min: 0, max: 100) {
+            fields.openPercent = Int(percent)
+            canonical.line("open_pct=\(percent)")
         }
         return fields
     }

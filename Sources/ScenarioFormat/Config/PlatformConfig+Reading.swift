@@ -112,6 +112,8 @@ extension UsersConfig: Codable, ConfigReadable {
             .init("foregroundFetchesKept", \.foregroundFetchesKept, unwritten: defaultValue.foregroundFetchesKept),
             .init("abandonment", \.abandonment, unwritten: defaultValue.abandonment),
             .init("readProbability", \.readProbability, unwritten: defaultValue.readProbability, .probability),
+            // decision kinds
+            .init("openHint", optional: \.openHint),
         ]
     }
 }

@@ -117,6 +117,8 @@ extension PopulationConfig: Codable, ConfigReadable {
             .init("deepDozeElapsedMaxSeconds", \.deepDozeElapsedMaxSeconds, .numbers(0...604_800, unit: "seconds")),
             .init("dozeNight", \.dozeNight),
             .init("networkChanges", \.networkChanges),
+            // decision kinds
+            .init("devicePower", optional: \.devicePower),
             .init("freeStorageBytes", \.freeStorageBytes, .magnitudes("bytes", atMost: SampledBounds.freeStorageBytesMax)),
             .init("preexistingStoreBytes", \.preexistingStoreBytes, .magnitudes("bytes", atMost: SampledBounds.preexistingStoreBytesMax)),
         ]

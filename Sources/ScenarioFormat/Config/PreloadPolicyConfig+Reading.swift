@@ -38,6 +38,8 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
             .init("receiptsEnabled", \.receiptsEnabled, unwritten: defaultValue.receiptsEnabled),
             .init("receiptJitterWindowSeconds", \.receiptJitterWindowSeconds, unwritten: defaultValue.receiptJitterWindowSeconds,
                   .numbers(0...86_400, unit: "seconds")),
+            // decision kinds
+            .init("decision", optional: \.decision),
         ]
     }
 
@@ -75,6 +77,7 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
         case .assetBytesMax: return "assetBytesMax"
         case .freeStorageFloorBytes: return "freeStorageFloorBytes"
         case .receiptJitterWindow: return "receiptJitterWindowSeconds"
+        case .decision: return "decision"
         case .manifestBytesMax, .attachmentLimits, .manifestOptions, nil: return nil
         }
     }

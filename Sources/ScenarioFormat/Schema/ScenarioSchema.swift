@@ -86,6 +86,7 @@ extension ScenarioFile: SchemaDescribed {
             case .slo:
                 s = type("array", ["maxItems": .integer(Int64(ServiceLevelObjectives.countMax)),
                                    "items": context.member(key.stringValue).elements.schema(of: ServiceLevelObjective.self)])
+            case .uncertain: s = context.member(key.stringValue).schema(of: UncertainInputs.self)
             }
             return (key.stringValue, s)
         }
@@ -130,6 +131,36 @@ extension ServiceLevelObjective: SchemaDescribed {
             }
             return (key.stringValue, s)
         }, required: [CodingKeys.metric, .op, .threshold].map(\.stringValue))
+    }
+}
+
+extension UncertainInputs: SchemaDescribed {
+    static func jsonSchema(_ context: SchemaContext) -> JSONValue {
+        context.object(CodingKeys.allCases.map { key in
+            let s: JSONValue
+            switch key {
+            case .inputs, .fitted:
+                s = type("array", ["maxItems": .integer(Int64(countMax)),
+                                   "items": context.member(key.stringValue).elements.schema(of: UncertainInput.self)])
+            case .replicationsPerDraw: s = integers(1...replicationsPerDrawMax)
+            }
+            return (key.stringValue, s)
+        })
+    }
+}
+
+extension UncertainInput: SchemaDescribed {
+    static func jsonSchema(_ context: SchemaContext) -> JSONValue {
+        context.object(CodingKeys.allCases.map { key in
+            let s: JSONValue
+            switch key {
+            case .path: s = type("string", ["minLength": .integer(1)])
+            case .distribution: s = context.member(key.stringValue).schema(of: Distribution.self)
+            case .source:
+                s = type("string", ["minLength": .integer(1), "maxLength": .integer(Int64(sourceCharactersMax)), "pattern": .string(oneLine)])
+            }
+            return (key.stringValue, s)
+        }, required: CodingKeys.allCases.map(\.stringValue))
     }
 }
 
