@@ -41,7 +41,8 @@ package struct BandwidthTables: Sendable {
     let popBins: [BinRow]
     let regionBins: [BinRow]
 
-    package init(results: [ReplicationResult], confidenceLevel: Double) {
+    package init(results: [ReplicationResult], confidenceLevel: Double, names: TopologyNames = TopologyNames()) {
+        self.names = names
         let series = results.compactMap(\.bandwidth)
         stepSeconds = series.first?.stepSeconds ?? 0
         (pops, popBins) = Self.combine(series, results: results.count, level: confidenceLevel, pick: \.pops)
@@ -82,6 +83,9 @@ package struct BandwidthTables: Sendable {
         return (rows, bins)
     }
 
+    /// The PoPs' and regions' names in the CSVs.
+    let names: TopologyNames
+
     /// The row of PoP `pop`, if it sent bytes.
     func pop(_ pop: Int) -> Row? { pops.first { $0.index == pop } }
 
@@ -89,7 +93,7 @@ package struct BandwidthTables: Sendable {
     package func popsCSV() -> Data {
         var out = "pop,name,binStartSecond,binSeconds,bytes,bitsPerSecond\n"
         for row in popBins {
-            out += "\(row.index),\(TopologyNames.pop(row.index)),\(row.binStartSeconds),\(row.binSeconds),"
+            out += "\(row.index),\(names.pop(row.index)),\(row.binStartSeconds),\(row.binSeconds),"
                 + "\(ResultFiles.csvNumber(row.bytes)),\(ResultFiles.csvNumber(row.bitsPerSecond))\n"
         }
         return Data(out.utf8)
@@ -100,7 +104,7 @@ package struct BandwidthTables: Sendable {
     package func regionsCSV() -> Data {
         var out = "region,regionName,binStartSecond,binSeconds,bytes,bitsPerSecond\n"
         for row in regionBins {
-            out += "\(row.index),\(TopologyNames.region(row.index)),\(row.binStartSeconds),\(row.binSeconds),"
+            out += "\(row.index),\(names.region(row.index)),\(row.binStartSeconds),\(row.binSeconds),"
                 + "\(ResultFiles.csvNumber(row.bytes)),\(ResultFiles.csvNumber(row.bitsPerSecond))\n"
         }
         return Data(out.utf8)

@@ -41,9 +41,12 @@ package struct PopAndRegionTables: Sendable {
     // bandwidth
     /// Edge bytes and rates per PoP and per region.
     package let bandwidth: BandwidthTables
+    /// The PoPs' and regions' names in the files and the report.
+    let names: TopologyNames
 
-    /// Combines `results`; `regionPops[r]` is the PoP of region r.
-    package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double) {
+    /// Combines `results`; `regionPops[r]` is the PoP of region r; `names` names them.
+    package init(results: [ReplicationResult], regionPops: [Int], confidenceLevel: Double, names: TopologyNames = TopologyNames()) {
+        self.names = names
         let n = Double(max(1, results.count))
         var byPop: [Int: [PopCounts?]] = [:]
         for (k, r) in results.enumerated() {
@@ -82,7 +85,7 @@ package struct PopAndRegionTables: Sendable {
             }
         }
         regionMisses = rows
-        bandwidth = BandwidthTables(results: results, confidenceLevel: confidenceLevel)
+        bandwidth = BandwidthTables(results: results, confidenceLevel: confidenceLevel, names: names)
     }
 
     /// The PoPs with requests, worst hit ratio first (ties: more requests first, then PoP index).
@@ -103,8 +106,8 @@ package struct PopAndRegionTables: Sendable {
         var out = "pop,name,regions,regionNames,prestageRequests,prestageHits,prestageMisses,hitRatio,hitRatioMean,hitRatioLower,hitRatioUpper,upstreamFetches" + BandwidthTables.popsColumns + "\n"
         for p in pops {
             let ci = p.hitRatioInterval
-            var cells: [String] = [String(p.pop), TopologyNames.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
-                                   p.regions.map(TopologyNames.region).joined(separator: ";")]
+            var cells: [String] = [String(p.pop), names.pop(p.pop), p.regions.map(String.init).joined(separator: ";"),
+                                   p.regions.map(names.region).joined(separator: ";")]
             cells.append(ResultFiles.csvNumber(p.requests))
             cells.append(ResultFiles.csvNumber(p.hits))
             cells.append(ResultFiles.csvNumber(p.misses))
@@ -124,7 +127,7 @@ package struct PopAndRegionTables: Sendable {
     package func regionMissesCSV() -> Data {
         var out = "region,regionName,secondsAfterFirstSend,binSeconds,misses\n"
         for row in regionMisses {
-            out += "\(row.region),\(TopologyNames.region(row.region)),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
+            out += "\(row.region),\(names.region(row.region)),\(row.binStartSeconds),\(missBinSeconds),\(ResultFiles.csvNumber(row.misses))\n"
         }
         return Data(out.utf8)
     }

@@ -8,8 +8,11 @@ import SimKernel
 /// Runs a scenario's replications on several threads and collects the results by replication
 /// index, so the output does not depend on the thread count or on which thread finished first.
 package struct ReplicationRunner: Sendable {
-    /// Events between progress reports of one replication.
-    static let progressEveryEvents: UInt64 = 200_000
+    /// Events between progress reports of one replication: often enough that the live line and its
+    /// ETA move several times a second even in a debug build (about 20 000 events a second on a
+    /// loaded machine; at 200 000 it moved every 10 s there), rarely enough to cost nothing (a report
+    /// is a few hundred nanoseconds and one lock: at 2 M events a second, 200 a second per thread).
+    static let progressEveryEvents: UInt64 = 10_000
 
     /// The scenario to run (resolved).
     let scenario: ScenarioFile
@@ -154,7 +157,7 @@ package final class ProgressBoard: @unchecked Sendable {
     /// A board for `replications` replications of `horizonSeconds` each, drawing to `output`;
     /// `columns` gives the terminal's width for the live line (nil: `defaultColumns`).
     package init(output: any TextOutput, live: Bool, replications: Int, horizonSeconds: Double,
-                 columns: @escaping @Sendable () -> Int? = { nil }, start: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+                 columns: @escaping @Sendable () -> Int? = { nil }, start: UInt64 = ProgressClock.nowNanoseconds()) {
         self.start = start
         self.output = output
         self.live = live
@@ -172,7 +175,7 @@ package final class ProgressBoard: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let interval = DispatchTimeInterval.seconds(Self.heartbeatSeconds)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.beat(now: DispatchTime.now().uptimeNanoseconds) }
+        timer.setEventHandler { [weak self] in self?.beat(now: ProgressClock.nowNanoseconds()) }
         lock.lock()
         heartbeat = timer
         lock.unlock()
@@ -195,7 +198,7 @@ package final class ProgressBoard: @unchecked Sendable {
 
     /// Records replication `r`'s progress report (and redraws the live line, at most 4 times a second).
     func update(replication r: Int, _ report: ProgressReport) {
-        update(replication: r, report, now: DispatchTime.now().uptimeNanoseconds)
+        update(replication: r, report, now: ProgressClock.nowNanoseconds())
     }
 
     /// `update` at the clock reading `now` (tests drive a synthetic clock).
@@ -213,7 +216,7 @@ package final class ProgressBoard: @unchecked Sendable {
     }
 
     func finished(replication r: Int, eventsProcessed: UInt64, virtualSeconds: Double) {
-        finished(replication: r, eventsProcessed: eventsProcessed, virtualSeconds: virtualSeconds, now: DispatchTime.now().uptimeNanoseconds)
+        finished(replication: r, eventsProcessed: eventsProcessed, virtualSeconds: virtualSeconds, now: ProgressClock.nowNanoseconds())
     }
 
     /// `finished` at the clock reading `now`.

@@ -86,7 +86,7 @@ extension ReportBuilder {
             return .text(scale.number(max(0, ci.lower)) + " – " + scale.text(ci.upper))
         }
         let rows: [[TableCell]] = shown.map { r in
-            [.text(TopologyNames.region(r.index)), .text(r.index < regionPops.count ? TopologyNames.pop(regionPops[r.index]) : ""),
+            [.text(tables.names.region(r.index)), .text(r.index < regionPops.count ? tables.names.pop(regionPops[r.index]) : ""),
              .quantity(r.bytes, .bytes), .quantity(r.peakBitsPerSecond, .bitsPerSecond), range(r.peakInterval),
              r.billedBitsPerSecond.map { .quantity($0, .bitsPerSecond) } ?? .empty, range(r.billedInterval)]
         }

@@ -116,9 +116,10 @@ extension ReportBuilder {
         }
         let regions = pushes.keys.sorted { (pushes[$0].map { $0.opened + $0.never } ?? 0, $1) > (pushes[$1].map { $0.opened + $0.never } ?? 0, $0) }
         let shown = regions.prefix(userDataRegionsShown).sorted()
+        let names = TopologyNames(popNames: scenario.world.infra.topology.popNames, regionNames: scenario.world.infra.topology.regionNames)
         let regionRows: [[TableCell]] = shown.map { region in
             let p = pushes[region] ?? (0, 0), b = bytes[region] ?? (0, 0)
-            return [.text(TopologyNames.region(region)), .count(Int(clamping: p.opened + p.never)),
+            return [.text(names.region(region)), .count(Int(clamping: p.opened + p.never)),
                     mb(p.opened > 0 ? Double(b.opened) / Double(p.opened) : nil), mb(p.never > 0 ? Double(b.never) / Double(p.never) : nil)]
         }
         let regionCaption = regions.count > shown.count

@@ -16,7 +16,7 @@ extension ReportBuilder {
                        Table.Column("\(level) % CI", alignment: .trailing), Table.Column("Upstream fetches", alignment: .trailing)]
         let rows: [[TableCell]] = tables.worstPops(worstPopsShown).map { p in
             let ci = p.hitRatioInterval.map { "\(TextFormat.percent(fraction: max(0, $0.lower), decimals: 1)) – \(TextFormat.percent(fraction: min(1, $0.upper), decimals: 1))" }
-            return [.text(TopologyNames.pop(p.pop)), .text(p.regions.map(TopologyNames.region).joined(separator: ", ")), .number(p.requests, decimals: 0),
+            return [.text(tables.names.pop(p.pop)), .text(p.regions.map(tables.names.region).joined(separator: ", ")), .number(p.requests, decimals: 0),
                     .number(p.misses, decimals: 0), p.hitRatio.map { .percent($0, decimals: 1) } ?? .empty, ci.map { .text($0) } ?? .empty,
                     .number(p.upstreamFetches, decimals: 0)]
         }
@@ -31,7 +31,7 @@ extension ReportBuilder {
         let lastBin = tables.regionMisses.filter { shown.contains($0.region) }.map(\.binStartSeconds).max() ?? 0
         let series = shown.sorted().map { region in
             let misses = Dictionary(tables.regionMisses.filter { $0.region == region }.map { ($0.binStartSeconds, $0.misses) }, uniquingKeysWith: +)
-            return TimeSeries(name: TopologyNames.region(region), points: stride(from: 0, through: lastBin, by: max(1, tables.missBinSeconds)).map {
+            return TimeSeries(name: tables.names.region(region), points: stride(from: 0, through: lastBin, by: max(1, tables.missBinSeconds)).map {
                 TimePoint(seconds: tables.firstSendSeconds + Double($0), value: misses[$0] ?? 0)
             })
         }

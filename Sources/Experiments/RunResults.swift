@@ -138,7 +138,8 @@ package struct RunResults: Sendable {
         try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: RunResultFile.tapToPaintWindows.fileName)
         try directory.write(ResultFiles.histogramsCSV(aggregate), named: RunResultFile.histograms.fileName)
         let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
-                                        confidenceLevel: scenario.run.confidenceLevel)
+                                        confidenceLevel: scenario.run.confidenceLevel, names: TopologyNames(popNames: scenario.world.infra.topology.popNames,
+                                                                            regionNames: scenario.world.infra.topology.regionNames))
         try directory.write(tables.popsCSV(), named: RunResultFile.pops.fileName)
         try directory.write(tables.regionMissesCSV(), named: RunResultFile.regionMisses.fileName)
         try directory.write(tables.bandwidth.popsCSV(), named: RunResultFile.bandwidthPops.fileName)

@@ -31,6 +31,9 @@ extension SwarmDraft {
         integer("infra.topology.shieldCount", 1...min(4, pops))
         put([Any](), at: "infra.topology.regions")
         put([Any](), at: "infra.topology.popOverrides")
+        // names (a base's names fit its own PoP and region counts, not the drawn ones)
+        put([Any](), at: "infra.topology.popNames")
+        put([Any](), at: "infra.topology.regionNames")
         for cache in ["edgeCache", "shieldCache"] {
             integer("infra.\(cache).capacityBytes", 100_000...10_000_000_000, log: true)
             integer("infra.\(cache).entriesMax", 1...100_000, log: true)

@@ -178,6 +178,11 @@ package struct TopologyConfig: Sendable, Equatable {
     /// Regions; empty = one region per PoP (region i served by PoP i).
     package var regions: [RegionConfig]
     package var popOverrides: [PopOverride]
+    // names
+    /// PoP codes by `popIndex` (empty: "pop-N"); names only, no effect on the model.
+    package var popNames: [String] = []
+    /// Region names by index among `effectiveRegions` (empty: "region N"); names only.
+    package var regionNames: [String] = []
 
     package init(popCount: Int = 280, shieldCount: Int = 8, regions: [RegionConfig] = [], popOverrides: [PopOverride] = []) {
         self.popCount = popCount

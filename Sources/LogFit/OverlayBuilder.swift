@@ -30,6 +30,8 @@ package enum OverlayBuilder {
             let known = e.pops.enumerated().filter { !$0.element.code.isEmpty && $0.element.code != "other" }
             if !known.isEmpty {
                 overlay.set["infra.topology.regions"] = .regions(known.map { .init(popIndex: $0.offset, audienceWeight: Double($0.element.requests)) })
+                // Each region by its logged PoP's code (and a scenario's own region names, one per region it had, replaced).
+                if let names = Self.regionNames(known.map(\.element.code)) { overlay.set["infra.topology.regionNames"] = .names(names) }
             }
         }
         if let p = o.push {

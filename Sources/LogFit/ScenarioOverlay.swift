@@ -113,6 +113,8 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
         package let distribution: Distribution
         package let source: String
     }
+    // names
+    case names([String])
 
     /// One `infra.topology.popOverrides[]` element.
     package struct PopOverride: Sendable, Encodable, Equatable {
@@ -136,6 +138,7 @@ package enum OverlayValue: Sendable, Encodable, Equatable {
         case let .popOverrides(p): try c.encode(p)
         case let .regions(r): try c.encode(r)
         case let .uncertainInputs(u): try c.encode(u)
+        case let .names(n): try c.encode(n)
         }
     }
 }

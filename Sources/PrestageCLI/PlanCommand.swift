@@ -272,9 +272,10 @@ struct PlanCommand: ParsableCommand {
             return .runFailed
         }
         let used = frontier.reduce(0) { $0 + $1.replicationsUsed }, grid = frontier.reduce(0) { $0 + $1.gridReplications }
-        env.standardOutput.write("\(base.name): \(base.question)\n" + (document.sizeWarning.map { "  " + $0 + "\n" } ?? "") + document.answerLines.map { "  " + $0 + "\n" }.joined()
+        // The table (the answers as searched, and the replications), then the decision as the report leads with it.
+        env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
-                                 + "plan: \(out.appendingPathComponent("plan.html").path)\n")
+                                 + Self.decisionLines(document, planPath: out.appendingPathComponent("plan.html").path).map { $0 + "\n" }.joined())
         if !gate.writeJUnit(document.junit, command: "plan", environment: env) { return .runFailed }
         if gate.failOn, !document.everyAnswerPasses { return .gateNotPassed }
         return .ok

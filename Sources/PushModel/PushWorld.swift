@@ -144,7 +144,7 @@ struct PushWorld: EventHandler {
         }
         sink.progress(ProgressReport(virtualSeconds: p.now.seconds, horizonSeconds: config.horizonSeconds,
                                      eventsProcessed: p.eventsProcessed, pendingEvents: p.pendingCount + far.count,
-                                     pushesSent: sent, pushesPlanned: planned))
+                                     pushesSent: sent, pushesPlanned: planned, pushesInFlight: Double(metrics.inProvider)))
     }
 
     mutating func handle(_ event: Event, in kernel: inout Kernel) throws {

@@ -249,10 +249,14 @@ package struct ProgressReport: Sendable, Equatable {
     /// Pushes the campaigns send by the horizon (expected: at most the audience, at most the send
     /// rate × the time from the send start to the horizon); never below `pushesSent`.
     package var pushesPlanned: Double
+    /// Pushes sent and not yet arrived at their device (in the provider, each a pending
+    /// `pushArrive` event): exact, unlike `pushesSent`.
+    package var pushesInFlight: Double
 
     /// A report.
     package init(virtualSeconds: Double, horizonSeconds: Double, eventsProcessed: UInt64, pendingEvents: Int,
-                 pushesSent: Double, pushesPlanned: Double) {
+                 pushesSent: Double, pushesPlanned: Double, pushesInFlight: Double = 0) {
+        self.pushesInFlight = max(0, pushesInFlight)
         self.virtualSeconds = virtualSeconds
         self.horizonSeconds = horizonSeconds
         self.eventsProcessed = eventsProcessed

@@ -30,6 +30,19 @@ final class ProgressEstimateTests: XCTestCase {
         }
     }
 
+    /// A stall (no work for a while, as while a replication builds its result) raises the estimate
+    /// at most to 4 times what the run's average pace gives, not towards infinity.
+    func testAStallRaisesTheEstimateAtMostToFourTimesTheAveragePace() throws {
+        var estimate = ProgressEstimate()
+        for second in 1...98 { _ = estimate.update(elapsedSeconds: Double(second), fraction: Double(second) / 100) }
+        var eta: Double?
+        for second in 99...140 { eta = estimate.update(elapsedSeconds: Double(second), fraction: 0.98) }
+        // Average pace at 140 s: 0.98 / 140 per second; 2 % left → 2.86 s at that pace, at most 4 × that.
+        let atAverage = 0.02 / (0.98 / 140)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(eta), 4 * atAverage + 1e-9)
+        XCTAssertGreaterThan(try XCTUnwrap(eta), atAverage, "a stall still raises it")
+    }
+
     func testClockAndBar() {
         XCTAssertEqual(ProgressEstimate.clock(65), "1:05")
         XCTAssertEqual(ProgressEstimate.clock(3723), "1:02:03")

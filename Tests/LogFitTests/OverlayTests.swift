@@ -22,7 +22,7 @@ final class OverlayTests: XCTestCase {
         let overlay = OverlayBuilder.build(outcome)
         XCTAssertEqual(overlay.set.keys.sorted(), [
             "campaigns[0].deliveryLatencySeconds", "infra.tiers.edgeProcessingSeconds", "infra.tiers.toOriginSeconds",
-            "infra.topology.popOverrides", "infra.topology.regions", "population.iosShare", "population.networkMix",
+            "infra.topology.popOverrides", "infra.topology.regionNames", "infra.topology.regions", "population.iosShare", "population.networkMix",
             "uncertain.fitted", "users.segments[0].androidOpenProbability", "users.segments[0].iosOpenProbability", "users.tapDelaySeconds",
         ])
         let assignments = try overlay.assignments()
@@ -44,6 +44,12 @@ final class OverlayTests: XCTestCase {
         } else { XCTFail("population.iosShare: a bounded normal") }
         XCTAssertNotEqual(try scenario.world(replication: 0).population.iosShare, try scenario.world(replication: 1).population.iosShare)
         XCTAssertEqual(scenario.world.infra.topology.regions.map(\.audienceWeight), outcome.edge?.pops.map { Double($0.requests) })
+        // Each region by its logged PoP's code; on a scenario that names its own regions, the overlay's names replace them.
+        XCTAssertEqual(scenario.world.infra.topology.regionNames, outcome.edge?.pops.map(\.code))
+        let named = try ScenarioLoader.load("black-friday-flash-sale", library: ScenarioLibrary(directories: [Self.scenarios]), set: assignments,
+                                            flags: .init(devices: 300, replications: 1)).scenario
+        XCTAssertEqual(named.world.infra.topology.regionNames, outcome.edge?.pops.map(\.code))
+        XCTAssertEqual(named.world.infra.topology.popNames.count, named.world.infra.topology.popCount, "the scenario's PoP codes kept")
         let results = try ReplicationRunner(scenario: scenario, jobs: 1)
             .run(progress: ProgressBoard(output: CapturedOutput(), live: false, replications: 1, horizonSeconds: scenario.world.horizonSeconds))
         XCTAssertEqual(results.count, 1)
@@ -71,5 +77,16 @@ final class OverlayTests: XCTestCase {
                 XCTAssertTrue("\(e)".contains(path) && "\(e)".contains(message), "\(e)")
             }
         }
+    }
+}
+
+/// Logged PoP codes made into region names the scenario format takes.
+final class OverlayRegionNameTests: XCTestCase {
+    func testCodesBecomeValidUniqueNames() {
+        XCTAssertEqual(OverlayBuilder.regionNames(["IAD89-C1", "FRA56-P3"]), ["IAD89-C1", "FRA56-P3"])
+        XCTAssertEqual(OverlayBuilder.regionNames(["-sea,19-", "SEA19", "SEA19"]), ["sea19", "SEA19", "SEA19-2"])
+        XCTAssertNil(OverlayBuilder.regionNames(["IAD", "---"]), "a code that leaves nothing: no names")
+        let long = String(repeating: "A", count: 50)
+        XCTAssertEqual(OverlayBuilder.regionNames([long, long]), [String(repeating: "A", count: 40), String(repeating: "A", count: 38) + "-2"])
     }
 }

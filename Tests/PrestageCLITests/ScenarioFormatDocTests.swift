@@ -30,7 +30,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "energy": { "enabled": true },
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
-        "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ],
+        "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
                             "edgeProcessingSeconds": { "kind": "constant", "value": 0.001 },
                             "upstreamSeconds": { "kind": "constant", "value": 0.01 } } ] } },

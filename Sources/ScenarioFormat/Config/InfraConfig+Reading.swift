@@ -164,6 +164,9 @@ extension TopologyConfig: Decodable, Encodable, ConfigReadable {
             .init("shieldCount", \.shieldCount, .integers(1...1_000)),
             .init("regions", \.regions, .counts(0...1_000_000, "at most 1000000", found: { "\($0.count) regions" })),
             .init("popOverrides", \.popOverrides),
+            // names
+            .init("popNames", \.popNames, unwritten: [], TopologyNameRules.schemaRule),
+            .init("regionNames", \.regionNames, unwritten: [], TopologyNameRules.schemaRule),
         ]
     }
 
@@ -178,7 +181,7 @@ extension TopologyConfig: Decodable, Encodable, ConfigReadable {
             index(o.popIndex, t.popCount, [.key("popOverrides"), .index(i), .key("popIndex")])
             if let s = o.shieldIndex { index(s, t.shieldCount, [.key("popOverrides"), .index(i), .key("shieldIndex")]) }
         }
-        return issues
+        return issues + TopologyNameRules.issues(t)
     }
 }
 
