@@ -14,7 +14,13 @@ extension ReportBuilder {
     /// The commit lines of the objectives on `tiers`' bandwidth metrics (the threshold is the commit),
     /// in bit/s.
     static func commitLines(_ scenario: ScenarioFile, tiers: [String]) -> [(value: Double, label: String)] {
-        scenario.slo.compactMap { o in
+        // The contract's commit (`costs.commit`), then every objective on a tier's bandwidth figure.
+        let contract: [(value: Double, label: String)] = scenario.world.costs?.commit.flatMap { c in
+            guard tiers.contains(c.tier.rawValue) else { return nil }
+            let rule = c.billing == .percentile95 ? "billed p95 of 5 min" : "billed per GB"
+            return [(c.rateGbps * 1e9, "\(c.tier.rawValue) contract commit " + HumanScale.format(c.rateGbps * 1e9, unit: .bitsPerSecond) + " (\(rule))")]
+        } ?? []
+        return contract + scenario.slo.compactMap { o in
             guard let id = MetricID(rawValue: o.metric), let parts = MetricTable.bandwidthParts(id), tiers.contains(parts.tier.name) else { return nil }
             let figure: String
             switch parts.figure {

@@ -79,6 +79,21 @@ final class BandwidthCommitTests: XCTestCase {
         try assertReportLayout(html: html, name: "run-edge-commit", expectedCharts: charts)
     }
 
+    /// A contract's commit (`costs.commit`) is drawn on its tier's chart as well, labelled as the
+    /// contract's, without any objective.
+    func testTheContractsCommitIsDrawnOnItsTiersChart() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("edge-commit.json", Self.scenario)
+        let out = t.root.appendingPathComponent("contract").path
+        XCTAssertEqual(t.run(["run", file, "--out", out, "--set", "slo=[]",
+                              "--set", "costs={\"cdn\":[{\"tiers\":[{\"fromGB\":0,\"pricePerGB\":0.085}]}],\"commit\":{\"tier\":\"edge\",\"rateGbps\":0.6,\"billing\":\"percentile95\"}}"]),
+                       .ok, t.out.text + t.err.text)
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("edge contract commit 600 Mbit/s (billed p95 of 5 min)"), "the contract's commit line")
+        XCTAssertFalse(html.contains("edge commit peak"), "no objective, no objective line")
+    }
+
     /// `plan` on the send rate finds the boundary of the commit: the bracket it ends with holds
     /// the arithmetic boundary (R/60 responses a second ≤ 800 while R ≤ 48 000 up to the one
     /// response a second either way the even spacing allows: 47 940 … 48 060) and is within the
