@@ -87,7 +87,7 @@ final class BandwidthCommitTests: XCTestCase {
         let file = try t.file("edge-commit.json", Self.scenario)
         let out = t.root.appendingPathComponent("contract").path
         XCTAssertEqual(t.run(["run", file, "--out", out, "--set", "slo=[]",
-                              "--set", "costs={\"cdn\":[{\"tiers\":[{\"fromGB\":0,\"pricePerGB\":0.085}]}],\"commit\":{\"tier\":\"edge\",\"rateGbps\":0.6,\"billing\":\"percentile95\"}}"]),
+                              "--set", "costs={\"currency\":\"USD\",\"cdn\":[{\"tiers\":[{\"fromGB\":0,\"pricePerGB\":0.085}]}],\"commit\":{\"tier\":\"edge\",\"rateGbps\":0.6,\"billing\":\"percentile95\"}}"]),
                        .ok, t.out.text + t.err.text)
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains("edge contract commit 600 Mbit/s (billed p95 of 5 min)"), "the contract's commit line")
