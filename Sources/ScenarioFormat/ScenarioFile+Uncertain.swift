@@ -21,7 +21,11 @@ extension ScenarioFile {
 
     /// The input values of draw `d`, in `uncertain.all` order.
     package func uncertainValues(draw d: Int) throws(UncertainWorldError) -> [Double] {
-        let tree = try uncertainTree()
+        try uncertainValues(draw: d, tree: try uncertainTree())
+    }
+
+    /// The values of draw `d`, the fields' kinds read from `tree` (the scenario's JSON).
+    private func uncertainValues(draw d: Int, tree: JSONValue) throws(UncertainWorldError) -> [Double] {
         let integer = try uncertain.all.enumerated().map { i, input throws(UncertainWorldError) in try isInteger(input, at: i, in: tree) }
         do { return try uncertain.values(draw: d, seed: run.seed, isInteger: integer) } catch {
             throw UncertainWorldError(description: "uncertain: cannot sample draw \(d): \(error)")
@@ -29,15 +33,17 @@ extension ScenarioFile {
     }
 
     /// The scenario of draw `d`, every uncertain input set to its drawn value (and `uncertain`
-    /// itself emptied: the result is one plausible world).
+    /// itself emptied: the result is one plausible world). The scenario is encoded once.
     package func scenario(draw d: Int) throws(UncertainWorldError) -> ScenarioFile {
-        let values = try uncertainValues(draw: d)
-        return try withInputs(values, label: "draw \(d)")
+        let tree = try uncertainTree()
+        return try withInputs(try uncertainValues(draw: d, tree: tree), label: "draw \(d)", tree: tree)
     }
 
-    /// The scenario with the inputs set to `values` (in `uncertain.all` order).
-    func withInputs(_ values: [Double], label: String) throws(UncertainWorldError) -> ScenarioFile {
-        var tree = try uncertainTree()
+    /// The scenario with the inputs set to `values` (in `uncertain.all` order); `base` is the
+    /// scenario's JSON when the caller has it already.
+    func withInputs(_ values: [Double], label: String, tree base: JSONValue? = nil) throws(UncertainWorldError) -> ScenarioFile {
+        var tree: JSONValue
+        if let base { tree = base } else { tree = try uncertainTree() }
         for (i, input) in uncertain.all.enumerated() {
             let integer = try isInteger(input, at: i, in: tree)
             let value: JSONValue = integer ? .integer(Int64(values[i].rounded())) : .double(values[i])
@@ -81,11 +87,12 @@ extension ScenarioFile {
         do { tree = try uncertainTree() } catch { return error.description }
         var asWritten: [Double] = []
         for (i, input) in uncertain.all.enumerated() {
-            do { _ = try isInteger(input, at: i, in: tree) } catch { return error.description }
             switch tree[(try? JSONPath(parsing: input.path)) ?? .root] {
             case let .integer(n)?: asWritten.append(Double(n))
             case let .double(x)?: asWritten.append(x)
-            default: return "\(Self.inputLabel(i, uncertain)).path: expected a numeric field"
+            default:  // names what is there instead
+                do { _ = try isInteger(input, at: i, in: tree) } catch { return error.description }
+                return "\(Self.inputLabel(i, uncertain)).path: expected a numeric field"
             }
         }
         for (i, input) in uncertain.all.enumerated() {
@@ -93,7 +100,7 @@ extension ScenarioFile {
             for (end, x) in [("lower", lo), ("upper", hi)] {
                 var values = asWritten
                 values[i] = x
-                do { _ = try withInputs(values, label: "\(input.path) at its support's \(end) end \(x)") } catch {
+                do { _ = try withInputs(values, label: "\(input.path) at its support's \(end) end \(x)", tree: tree) } catch {
                     return "\(Self.inputLabel(i, uncertain)).distribution: " + error.description
                 }
             }
