@@ -5,23 +5,8 @@ import XCTest
 
 /// The real driver consults the policy's decision kind with the device inputs its caller passes
 /// and the push's signed hint: skipped pushes send no request to the loopback server.
-final class PreloadDriverDecisionTests: XCTestCase {
-    var server: TestServer!
-    var directory: URL!
-    var drivers: [PreloadDriver] = []
-
-    override func setUp() async throws {
-        server = try TestServer()
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("preload-driver-decision-\(getpid())-\(UInt64(Date().timeIntervalSince1970 * 1e6))", isDirectory: true)
-    }
-
-    override func tearDown() async throws {
-        for driver in drivers { await driver.shutdown() }
-        drivers = []
-        server?.stop()
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class PreloadDriverDecisionTests: DriverFixtureTestCase {
+    override var directoryPrefix: String { "preload-driver-decision" }
 
     func makeDriver(_ decision: PrestageDecisionKind) throws -> PreloadDriver {
         var policy = try testPolicy()

@@ -10,23 +10,7 @@ import XCTest
 /// shorter one) and every `finished()` too, so no test can hang; timing assertions only use lower
 /// bounds that the clock guarantees (delivery not before the deadline) and upper bounds with
 /// several seconds of slack below the server's delay (a loaded 2-core machine).
-final class PreloadDriverTests: XCTestCase {
-    var server: TestServer!
-    var directory: URL!
-    var drivers: [PreloadDriver] = []
-
-    override func setUp() async throws {
-        server = try TestServer()
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("preload-driver-tests-\(getpid())-\(UInt64(Date().timeIntervalSince1970 * 1e6))", isDirectory: true)
-    }
-
-    override func tearDown() async throws {
-        for driver in drivers { await driver.shutdown() }
-        drivers = []
-        server?.stop()
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class PreloadDriverTests: DriverFixtureTestCase {
 
     func makeDriver(_ policy: PreloadPolicy, receipts: Recorder<Receipt>? = nil, receiptArrived: XCTestExpectation? = nil,
                     paintReady: Recorder<URL>? = nil, storeCapacityBytes: Int64 = 25_000_000) throws -> PreloadDriver {
