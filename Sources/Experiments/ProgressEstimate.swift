@@ -31,6 +31,15 @@ package struct ProgressEstimate: Sendable, Equatable {
     /// A fresh estimate with no samples.
     package init() {}
 
+    /// Starts over on a new measure of the work (the fraction given from now on is measured
+    /// differently): the first rate is then the new fraction over the whole time so far, the rate
+    /// learned on the old measure and the remaining time shown are forgotten.
+    package mutating func restart() {
+        rate = nil
+        shown = nil
+        lastFraction = 0
+    }
+
     /// Records that `fraction` (0…1) of the work is done after `elapsedSeconds` of wall time and
     /// returns the remaining seconds to show; nil until enough work is done.
     package mutating func update(elapsedSeconds: Double, fraction: Double) -> Double? {

@@ -137,6 +137,9 @@ package final class ProgressBoard: @unchecked Sendable {
         var forecast = EventForecast()
         var expected: Double?
         var state = 0  // 0 waiting, 1 running, 2 done, 3 failed
+        /// When it started (clock reading) and its pace so far (recorded until a pace is chosen).
+        var startNanoseconds: UInt64 = 0
+        var pace = PaceProfile()
     }
 
     private let lock = NSLock()
@@ -150,6 +153,9 @@ package final class ProgressBoard: @unchecked Sendable {
     private var drewLine = false
     private var estimate = ProgressEstimate()
     private var shownFraction = 0.0
+    /// The first finished replication's pace: the measure of every other's work once it is known
+    /// (see `PaceProfile`).
+    private var pace: PaceProfile?
     /// Wall seconds between "still running" lines when not live.
     package static let heartbeatSeconds = 30
     private var heartbeat: (any DispatchSourceTimer)?
@@ -191,9 +197,20 @@ package final class ProgressBoard: @unchecked Sendable {
     }
 
     func started(replication r: Int) {
+        started(replication: r, now: ProgressClock.nowNanoseconds())
+    }
+
+    /// `started` at the clock reading `now`.
+    func started(replication r: Int, now: UInt64) {
         lock.lock()
         rows[r].state = 1
+        rows[r].startNanoseconds = now
         lock.unlock()
+    }
+
+    /// Seconds from replication `r`'s start to `now` (0 if the clock reads earlier).
+    private func secondsSinceStart(of r: Int, now: UInt64) -> Double {
+        now > rows[r].startNanoseconds ? Double(now - rows[r].startNanoseconds) / 1e9 : 0
     }
 
     /// Records replication `r`'s progress report (and redraws the live line, at most 4 times a second).
@@ -208,6 +225,7 @@ package final class ProgressBoard: @unchecked Sendable {
         rows[r].virtualSeconds = report.virtualSeconds
         rows[r].events = report.eventsProcessed
         rows[r].expected = rows[r].forecast.expectedEvents(after: report)
+        if pace == nil { rows[r].pace.record(events: Double(report.eventsProcessed), seconds: secondsSinceStart(of: r, now: now)) }
         guard live else { return }
         if now &- lastDrawNanoseconds >= 250_000_000 {
             lastDrawNanoseconds = now
@@ -227,6 +245,12 @@ package final class ProgressBoard: @unchecked Sendable {
         rows[r].events = eventsProcessed
         rows[r].expected = Double(eventsProcessed)
         rows[r].virtualSeconds = virtualSeconds
+        if pace == nil {
+            rows[r].pace.close(events: Double(eventsProcessed), seconds: secondsSinceStart(of: r, now: now))
+            pace = rows[r].pace
+            estimate.restart()
+        }
+        for i in rows.indices { rows[i].pace = PaceProfile() }  // no longer needed
         let done = rows.filter { $0.state == 2 }.count
         if live {
             draw(now: now)
@@ -266,10 +290,18 @@ package final class ProgressBoard: @unchecked Sendable {
 
     /// The share of the run's work done: events processed over events expected, summed over the
     /// replications (see the type's comment); 0 until a replication has a forecast (virtual time
-    /// is no guide: a flash sale's send is 1 % of its horizon and most of its events). Never less
-    /// than the share shown before.
+    /// is no guide: a flash sale's send is 1 % of its horizon and most of its events). Once a
+    /// replication has finished, its seconds are the measure instead (`PaceProfile`): each
+    /// replication has done the seconds its events took the finished one, of the seconds that one
+    /// took in all. Never less than the share shown before.
     func workFraction() -> Double {
         // (Called with the lock held.)
+        if let pace, pace.totalSeconds > 0 {
+            let total = pace.totalSeconds
+            let done = rows.reduce(0.0) { $0 + ($1.state == 2 ? total : pace.seconds(atEvents: Double($1.events))) }
+            shownFraction = max(shownFraction, min(1, done / (total * Double(rows.count))))
+            return shownFraction
+        }
         let known = rows.compactMap(\.expected)
         guard !known.isEmpty else {
             return 0
