@@ -5,7 +5,10 @@ import PushModel
 ///
 /// The rate is work done per wall second, smoothed exponentially in wall time with a time constant
 /// of `smoothingSeconds` (a burst of slow events, or a forecast that wavers by a few per cent
-/// between redraws 250 ms apart, does not swing it). The shown remaining time counts down with the clock and
+/// between redraws 250 ms apart, does not swing it). It is the weighted mean of the samples since
+/// work was first seen, normalised by their weights (no seed value: a start-up with no work shown,
+/// building the population, is not a sample, and held the estimate twice the time left for the
+/// first seconds of a 1 M-device release run when the first sample seeded the average). The shown remaining time counts down with the clock and
 /// never goes up by a small amount ("runs backwards"); it is raised only when the fresh estimate
 /// exceeds it by more than `raiseShare`, i.e. when the run really slowed down.
 package struct ProgressEstimate: Sendable, Equatable {
@@ -25,8 +28,13 @@ package struct ProgressEstimate: Sendable, Equatable {
 
     private var lastElapsedSeconds = 0.0
     private var lastFraction = 0.0
-    private var rate: Double?
+    /// Σ weight × sample and Σ weight, both decayed: the smoothed rate is their ratio.
+    private var weightedRate = 0.0
+    private var weights = 0.0
     private var shown: Double?
+
+    /// The smoothed rate, work per second (nil before a sample).
+    private var rate: Double? { weights > 0 ? weightedRate / weights : nil }
 
     /// A fresh estimate with no samples.
     package init() {}
@@ -34,10 +42,15 @@ package struct ProgressEstimate: Sendable, Equatable {
     /// Starts over on a new measure of the work (the fraction given from now on is measured
     /// differently): the first rate is then the new fraction over the whole time so far, the rate
     /// learned on the old measure and the remaining time shown are forgotten.
-    package mutating func restart() {
-        rate = nil
+    /// `fraction` is the new measure's share at `elapsedSeconds`.
+    package mutating func restart(elapsedSeconds: Double, fraction: Double) {
+        let f = min(max(fraction, 0), 1)
         shown = nil
-        lastFraction = 0
+        lastElapsedSeconds = elapsedSeconds
+        lastFraction = f
+        // One second's weight of the whole run's average pace on the new measure.
+        weights = 1 - exp(-1 / Self.smoothingSeconds)
+        weightedRate = weights * f / max(elapsedSeconds, 1e-9)
     }
 
     /// Records that `fraction` (0…1) of the work is done after `elapsedSeconds` of wall time and
@@ -46,9 +59,14 @@ package struct ProgressEstimate: Sendable, Equatable {
         let f = min(max(fraction, 0), 1)
         let dt = elapsedSeconds - lastElapsedSeconds
         if dt > 0, f >= lastFraction {
-            let sample = (f - lastFraction) / dt
-            let weight = 1 - exp(-dt / Self.smoothingSeconds)
-            rate = rate.map { weight * sample + (1 - weight) * $0 } ?? (f / max(elapsedSeconds, 1e-9))
+            // Samples start once work has been seen (the interval in which it first shows may be
+            // mostly start-up).
+            if lastFraction > 0 {
+                let sample = (f - lastFraction) / dt
+                let weight = 1 - exp(-dt / Self.smoothingSeconds)
+                weightedRate = weight * sample + (1 - weight) * weightedRate
+                weights = weight + (1 - weight) * weights
+            }
             lastElapsedSeconds = elapsedSeconds
             lastFraction = f
         }

@@ -248,7 +248,7 @@ package final class ProgressBoard: @unchecked Sendable {
         if pace == nil {
             rows[r].pace.close(events: Double(eventsProcessed), seconds: secondsSinceStart(of: r, now: now))
             pace = rows[r].pace
-            estimate.restart()
+            estimate.restart(elapsedSeconds: Double(now > start ? now - start : 0) / 1e9, fraction: workFraction())
         }
         for i in rows.indices { rows[i].pace = PaceProfile() }  // no longer needed
         let done = rows.filter { $0.state == 2 }.count

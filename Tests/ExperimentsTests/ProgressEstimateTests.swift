@@ -43,6 +43,19 @@ final class ProgressEstimateTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(eta), atAverage, "a stall still raises it")
     }
 
+    /// A start-up second with no work shown (the population being built) is not a sample: with the
+    /// work then steady at 5 % a second, the ETA from the third redraw with work on is the exact
+    /// time left. Seeded with the first interval's rate (work over the time since the start, the
+    /// start-up included), the estimate read 45.7 s with 18 s left at 3 s.
+    func testAStartUpWithNoWorkDoesNotHoldTheEstimateHigh() throws {
+        var estimate = ProgressEstimate()
+        for quarter in 1...4 { XCTAssertNil(estimate.update(elapsedSeconds: Double(quarter) / 4, fraction: 0)) }
+        var eta: Double?
+        for quarter in 5...12 { eta = estimate.update(elapsedSeconds: Double(quarter) / 4, fraction: 0.05 * Double(quarter - 4) / 4) }
+        // At 3 s: 10 % done, 5 % a second, so 18 s left.
+        XCTAssertEqual(try XCTUnwrap(eta), 18, accuracy: 1e-9)
+    }
+
     func testClockAndBar() {
         XCTAssertEqual(ProgressEstimate.clock(65), "1:05")
         XCTAssertEqual(ProgressEstimate.clock(3723), "1:02:03")
