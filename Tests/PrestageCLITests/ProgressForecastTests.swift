@@ -16,8 +16,19 @@ final class ProgressForecastTests: XCTestCase {
         func progress(_ report: ProgressReport) { reports.append(report) }
     }
 
+    typealias Trace = (reports: [ProgressReport], events: UInt64, virtualEnd: Double)
+    /// The traces, simulated once for every test of the class (about 20 s in a debug build).
+    nonisolated(unsafe) static var simulated: [Trace]?
+
     /// Reports every 2 000 events of replications 0 and 1, and their final event counts.
-    static func traces() throws -> [(reports: [ProgressReport], events: UInt64, virtualEnd: Double)] {
+    static func traces() throws -> [Trace] {
+        if let simulated { return simulated }
+        let traces = try simulate()
+        simulated = traces
+        return traces
+    }
+
+    static func simulate() throws -> [Trace] {
         let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
         let scenario = try ScenarioLoader.load("black-friday-flash-sale", library: library,
                                              set: ["population.devices=50000", "campaigns[0].sendRatePerMinute=60000",
