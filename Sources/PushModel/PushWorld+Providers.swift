@@ -26,12 +26,6 @@ struct ProviderState {
 
     static let purposeBackoff = StreamPurpose("push.provider.backoff")
 
-    /// Off.
-    init() {
-        enabled = false
-        retry = ProviderRetryConfig()
-    }
-
     init(_ config: ProvidersConfig?, campaigns: [CampaignConfig], runSeed: UInt64) {
         enabled = config != nil
         let p = config ?? ProvidersConfig()
