@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PrestageCLI
+@testable import ScenarioFormat
 
 /// `validate` on the push providers: a plan above the FCM project quota is valid (exit 0) with a
 /// warning stating the published limits and the numbers; a bad `providers` value is bad input
@@ -42,5 +43,17 @@ final class ProviderValidateTests: XCTestCase {
         XCTAssertTrue(err.contains("maxBackoffSeconds ≥ initialBackoffSeconds (60)"), err)
         XCTAssertTrue(err.contains("campaigns[0].provider"), err)
         XCTAssertTrue(err.contains("pigeon"), err)
+    }
+
+    /// A scenario without `providers` encodes (and so hashes) as before the layer existed: neither
+    /// `providers` nor a campaign's default `provider` is written, for every library scenario but
+    /// the one that uses them.
+    func testScenariosWithoutProvidersEncodeAsBefore() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        for entry in library.entries() where entry.name != "shared-fcm-quota" {
+            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
+            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
+            XCTAssertFalse(text.contains("\"provider\"") || text.contains("\"providers\""), entry.name)
+        }
     }
 }
