@@ -101,10 +101,15 @@ final class ProviderTests: XCTestCase {
         let last = lastSendAfterStart(shared)
         XCTAssertGreaterThanOrEqual(last, (100_000 - 100) * 60 / 6_000.0 - 1e-6)
         XCTAssertLessThanOrEqual(last, (100_000 + shared.value("provider.fcm.rejected429")) * 60 / 6_000.0 + 2)
+        // Without the layer each campaign is paced by its own quota: both are done 500 s after the
+        // first send (50 000 at 100 a second), half the shared bucket's 1 000 s.
         c.providers = nil
         let separate = try simulate(c, seed: 2)
         XCTAssertNil(separate.metric("provider.lastSendSeconds"))
         XCTAssertEqual(separate.outcomes.total, 100_000)
+        let sentAfter = (300 + 501)..<2_700
+        XCTAssertEqual(sentAfter.reduce(0) { $0 + separate.series.pushesSent[$1] }, 0, "per-campaign pacing ends by t0 + 500 s")
+        XCTAssertGreaterThan(sentAfter.reduce(0) { $0 + shared.series.pushesSent[$1] }, 40_000, "the shared bucket sends half after it")
     }
 
     /// With providers that never bind (a huge quota, a wide APNs pool) every push leaves at the
@@ -168,5 +173,19 @@ final class ProviderTests: XCTestCase {
         c.population.iosShare = 0.5
         c.horizonSeconds = 7_200
         XCTAssertTrue(c.providerLimitWarnings().isEmpty, "600 000/min of Android pushes fit the quota")
+    }
+
+    /// Routing by platform reads the device's platform from the first draw of its attribute
+    /// stream: the same answer as the full draw, for every device.
+    func testPlatformRouteIsTheDevicesPlatform() throws {
+        let population = try Population(config: smallWorld(devices: 2_000), runSeed: 99)
+        var ios = 0
+        for d in 0..<2_000 {
+            let quick = population.isIOS(DeviceID(d))
+            XCTAssertEqual(quick, population.device(DeviceID(d)).isIOS, "device \(d)")
+            if quick { ios += 1 }
+        }
+        // iosShare 0.5: binomial sd √(2000·¼) ≈ 22; 5 sd either side.
+        XCTAssertEqual(Double(ios), 1_000, accuracy: 112)
     }
 }
