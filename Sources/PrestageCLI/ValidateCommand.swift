@@ -34,6 +34,8 @@ struct ValidateCommand: ParsableCommand {
                     env.standardOutput.write("  campaigns[\(i)] \(c.name): \(c.payloadForm.rawValue) push of \(bytes) bytes "
                                              + "(APNs/FCM limit \(CampaignPayload.pushBytesMax))\n")
                 }
+                // The published push-provider limits the plan would exceed (warnings: still valid).
+                for line in scenario.world.providerLimitWarnings() { env.standardOutput.write("  \(line)\n") }
             } catch {
                 bad += 1
                 let count = error.problemCount

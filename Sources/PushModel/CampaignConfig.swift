@@ -199,6 +199,9 @@ package struct CampaignConfig: Sendable, Equatable {
     /// asset: a campaign with several sends them as a carousel (`silentURL` only), else it is
     /// refused; `manifestReference` and `richAttachment` are not carousels.
     package var payloadForm: PayloadFormConfig = .inline
+    /// Which push provider the campaign's pushes go through when the scenario has `providers`
+    /// (default: by the device's platform, Android → FCM, iOS → APNs).
+    package var provider: CampaignProviderConfig = .platform
 
     package init() {}
 

@@ -258,6 +258,13 @@ package enum MetricID: String, Sendable, CaseIterable {
     case userDataNeverOpenedMeanBytes = "userData.neverOpenedMeanBytes"
     case userDataCellularOpenedMeanBytes = "userData.cellular.openedMeanBytes"
     case userDataCellularNeverOpenedMeanBytes = "userData.cellular.neverOpenedMeanBytes"
+    // push providers (emitted only with `providers`; MetricTable+Providers.swift)
+    case providerFcmMessages = "provider.fcm.messages"
+    case providerFcmRejected429 = "provider.fcm.rejected429"
+    case providerFcmRejected429Share = "provider.fcm.rejected429Share"
+    case providerApnsMessages = "provider.apns.messages"
+    case providerApnsStreamWaits = "provider.apns.streamWaits"
+    case providerLastSendSeconds = "provider.lastSendSeconds"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -541,6 +548,10 @@ package enum MetricTable {
              .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
              .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
             return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
+        // push providers
+        case .providerFcmMessages, .providerFcmRejected429, .providerFcmRejected429Share, .providerApnsMessages,
+             .providerApnsStreamWaits, .providerLastSendSeconds:
+            return providerSpec(id)
         }
     }
 

@@ -202,6 +202,7 @@ extension PushMetrics {
         appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
         appendEnergyMetrics(to: &m)
         appendCostAndUserDataMetrics(to: &m, infra: infra)
+        appendProviderMetrics(to: &m)
         m.sort { $0.name < $1.name }
         return m
     }

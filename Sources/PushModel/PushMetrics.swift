@@ -27,6 +27,8 @@ struct PushMetrics {
     var counters = DriverCounters()
     /// The decision kind's counts (`PushMetrics+Decision.swift`), set at the end; nil without one.
     var decisionTally: DecisionTally?
+    /// The push providers' counts (`PushMetrics+Providers.swift`), set at the end; nil without `providers`.
+    var providerTally: ProviderTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
     var analytics: AnalyticsEndpoint?
 

@@ -32,6 +32,8 @@ struct PushWorld: EventHandler {
     // Sending.
     var sendCursor: [Int]
     var sendCredit: [Double]
+    /// The push-provider layer (`PushWorld+Providers.swift`); off without `providers`.
+    var providers: ProviderState
 
     /// The kernel's pending-event count and the far-event buckets' size, sampled at every
     /// progress report (for the benchmark; not part of the result).
@@ -68,6 +70,7 @@ struct PushWorld: EventHandler {
         taps = TapTracker(plans: plans, rules: rules, users: config.users, horizonTicks: horizonTicks)
         sendCursor = [Int](repeating: 0, count: config.campaigns.count)
         sendCredit = [Double](repeating: 0, count: config.campaigns.count)
+        providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
     }
@@ -111,6 +114,7 @@ struct PushWorld: EventHandler {
         try finishUnsent()
         metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
+        if providers.enabled { metrics.providerTally = providers.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)
@@ -218,6 +222,7 @@ struct PushWorld: EventHandler {
     /// One second of campaign `c`'s send: the next audience devices up to the effective rate get
     /// their pushes (every carousel part), each arriving after a provider latency.
     mutating func onSendBatch(_ campaignID: CampaignID, kernel: inout Kernel) throws {
+        if providers.enabled { return try onSendBatchThroughProviders(campaignID, kernel: &kernel) }
         let c = campaignID.index
         let campaign = config.campaigns[c]
         let perSecond = campaign.timing.sendRatePerSecond

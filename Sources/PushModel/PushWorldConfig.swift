@@ -21,6 +21,9 @@ package struct PushWorldConfig: Sendable, Equatable {
     package var energy = EnergyConfig()
     /// Prices (`CostsConfig`); nil: no money anywhere, results as without it.
     package var costs: CostsConfig?
+    /// The push providers shared by every campaign (`ProvidersConfig`); nil: each campaign paced
+    /// by its own rate and `providerQuotaPerMinute`, results as without it.
+    package var providers: ProvidersConfig?
 
     package init() {}
 }

@@ -24,11 +24,12 @@ final class ScenarioFormatDocTests: XCTestCase {
       "users": { "segments": [ { "name": "a" } ], "foregroundFetchesKept": false,
                  "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9, "openHint": {} },
       "campaigns": [ {
-        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600,
+        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600, "provider": "fcm",
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ] } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "energy": { "enabled": true },
+      "providers": {},
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,

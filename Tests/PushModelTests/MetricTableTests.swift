@@ -22,6 +22,8 @@ final class MetricTableTests: XCTestCase {
         costs.commit = CommitConfig()
         costs.cellular = [CellularPriceConfig(pricePerGB: 6)]
         c.costs = costs
+        // The push providers' metrics are emitted only with `providers`.
+        c.providers = ProvidersConfig()
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

@@ -117,6 +117,8 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("creativeSwap", optional: \.creativeSwap),
             .init("payloadLifetimeSeconds", optional: \.payloadLifetimeSeconds, .numbers(1...2_419_200, unit: "seconds")),
             .init("payloadForm", \.payloadForm),
+            // providers: written only when set, so scenarios without it encode and hash as before.
+            .init("provider", \.provider, unwritten: .platform),
         ]
     }
 

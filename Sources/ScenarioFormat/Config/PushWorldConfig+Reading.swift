@@ -20,6 +20,8 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             // energy: written only when set, so scenarios without it encode and hash as before.
             .init("energy", \.energy, unwritten: EnergyConfig()),
             .init("costs", optional: \.costs),
+            // providers
+            .init("providers", optional: \.providers),
         ]
     }
 

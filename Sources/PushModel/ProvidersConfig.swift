@@ -1,0 +1,95 @@
+import Foundation
+
+/// The push providers every campaign in flight sends through (`providers` in a scenario): one FCM
+/// project whose quota is a token bucket shared by all campaigns, APNs with its own throughput,
+/// and the campaign service's retry rule on a 429. Absent (nil in `PushWorldConfig`), each
+/// campaign is paced by its own `sendRatePerMinute` and `providerQuotaPerMinute` alone, as before.
+package struct ProvidersConfig: Sendable, Equatable {
+    package var fcm = FCMProviderConfig()
+    package var apns = APNsProviderConfig()
+    package var retry = ProviderRetryConfig()
+
+    package init() {}
+}
+
+/// One FCM project (HTTP v1 API).
+package struct FCMProviderConfig: Sendable, Equatable {
+    /// The project's downstream quota, messages per minute, shared by every campaign in flight.
+    /// Default 600 000: the HTTP v1 default per project (Firebase, "Throttling and quotas").
+    package var projectQuotaPerMinute: Int64 = 600_000
+    /// The token bucket's capacity, in seconds of the quota (the bucket holds
+    /// `projectQuotaPerMinute × bucketSeconds / 60` messages, at least 16, a carousel's most parts;
+    /// it refills continuously, since FCM's minutes are not aligned to the clock). Default 1:
+    /// judgement -- FCM publishes the per-minute quota but no burst size; one second is the strict
+    /// reading (a sender at the quota never meets a 429, one above it meets one within a second);
+    /// 60 lets a whole minute's quota go at once.
+    package var bucketSeconds: Double = 1
+
+    package init() {}
+
+    /// The bucket's capacity, messages.
+    package var bucketMessages: Int64 {
+        max(16, Int64((Double(projectQuotaPerMinute) * bucketSeconds / 60).rounded(.down)))
+    }
+}
+
+/// APNs as the campaign service's HTTP/2 connection pool reaches it: throughput
+/// `connections × streamsPerConnection / requestSeconds` notifications a second. APNs answers no
+/// 429 for a provider's aggregate rate: a send waits for a free stream instead.
+package struct APNsProviderConfig: Sendable, Equatable {
+    /// HTTP/2 connections the campaign service keeps open to APNs. Default 10: judgement (Apple's
+    /// "Sending notification requests to APNs" advises several connections for large volumes and
+    /// states no number).
+    package var connections: Int = 10
+    /// Concurrent streams per connection. Default 1 000: the `SETTINGS_MAX_CONCURRENT_STREAMS`
+    /// APNs is widely reported to advertise once a connection is established (judgement: Apple
+    /// does not publish it; a client must read the server's setting).
+    package var streamsPerConnection: Int = 1_000
+    /// How long a stream is held per notification (request to response), seconds. Default 0.1:
+    /// judgement (a round trip to APNs' servers).
+    package var requestSeconds: Double = 0.1
+
+    package init() {}
+
+    /// Notifications a minute the pool carries.
+    package var throughputPerMinute: Int64 {
+        max(1, Int64((Double(connections * streamsPerConnection) / requestSeconds * 60).rounded(.down)))
+    }
+
+    /// Notifications in flight at once (the bucket's capacity), at least 16.
+    package var inFlightMessages: Int64 { max(16, Int64(connections * streamsPerConnection)) }
+}
+
+/// What the campaign service does with a 429 from FCM: it pauses its send and retries the refused
+/// push (one push: it lands in one outcome whatever the attempts) after the `Retry-After` the
+/// provider returned, or else after an exponential backoff with jitter.
+package struct ProviderRetryConfig: Sendable, Equatable {
+    /// Wait the `Retry-After` FCM returns (the whole seconds until the bucket holds the refused
+    /// messages again, at least 1). Default true: Firebase's error-code reference asks senders to
+    /// honour `Retry-After`. False: the backoff below alone.
+    package var honourRetryAfter: Bool = true
+    /// The first backoff, seconds. Default 60: Firebase's `QUOTA_EXCEEDED` guidance ("exponential
+    /// backoff with a minimum initial delay of 1 minute").
+    package var initialBackoffSeconds: Double = 60
+    /// Each further consecutive 429 multiplies the backoff by this. Default 2 (exponential backoff
+    /// as Firebase's guidance describes it).
+    package var backoffMultiplier: Double = 2
+    /// The longest backoff, seconds. Default 600: judgement.
+    package var maxBackoffSeconds: Double = 600
+    /// The backoff is stretched by `1 + jitterShare × u`, u uniform in [0, 1) drawn per
+    /// (seed, campaign, purpose), so campaigns do not retry in step and the initial delay stays a
+    /// minimum. Default 0.2: judgement (Firebase advises jitter without a figure).
+    package var jitterShare: Double = 0.2
+
+    package init() {}
+}
+
+/// Which provider a campaign's pushes go through.
+package enum CampaignProviderConfig: String, Sendable, CaseIterable {
+    /// The device's platform: Android through FCM, iOS through APNs.
+    case platform
+    /// Every push through FCM (FCM relays iOS pushes to APNs, under the FCM project's quota).
+    case fcm
+    /// Every push through APNs.
+    case apns
+}

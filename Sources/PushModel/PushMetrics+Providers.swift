@@ -1,0 +1,15 @@
+extension PushMetrics {
+    /// The push-provider metrics (`provider.*`), only when the scenario has `providers`, so a run
+    /// without it emits exactly what it did before. Definitions: docs/metrics.md ("Push providers").
+    func appendProviderMetrics(to m: inout [Metric]) {
+        guard let t = providerTally else { return }
+        func add(_ id: MetricID, _ value: Double) { m.append(Metric(id.spec, value: value)) }
+        add(.providerFcmMessages, Double(t.fcmMessages))
+        add(.providerFcmRejected429, Double(t.fcmRejected429))
+        let attempts = t.fcmMessages + t.fcmRejected429
+        add(.providerFcmRejected429Share, attempts > 0 ? Double(t.fcmRejected429) / Double(attempts) : 0)
+        add(.providerApnsMessages, Double(t.apnsMessages))
+        add(.providerApnsStreamWaits, Double(t.apnsStreamWaits))
+        if t.lastSendTicks >= 0 { add(.providerLastSendSeconds, Double(t.lastSendTicks) / 1e6) }
+    }
+}

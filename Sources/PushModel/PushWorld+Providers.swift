@@ -1,0 +1,137 @@
+import Foundation
+import SimKernel
+import Stochastic
+
+// The push-provider layer (`providers` in a scenario): every campaign in flight sends through one
+// FCM project's token bucket and APNs' connection pool. A send FCM refuses is a 429: the campaign
+// pauses and retries the refused push after `Retry-After` or its backoff; a send APNs cannot take
+// waits for a free stream. Off (no `providers`), `onSendBatch` runs as it always did.
+
+/// The providers' run state: buckets, each campaign's retry state and the counts. Arrays sized once.
+struct ProviderState {
+    static let fcm = 0
+    static let apns = 1
+
+    let enabled: Bool
+    /// FCM's project bucket, then APNs' pool.
+    var buckets: [ProviderBucket] = []
+    /// Per campaign: 0 FCM, 1 APNs, -1 by the device's platform.
+    var route: [Int8] = []
+    /// Per campaign: consecutive 429s (the backoff's exponent).
+    var attempts: [Int32] = []
+    /// Per campaign: its backoff-jitter stream (seed, campaign, purpose).
+    var jitter: [RandomStream] = []
+    let retry: ProviderRetryConfig
+    var tally = ProviderTally()
+
+    static let purposeBackoff = StreamPurpose("push.provider.backoff")
+
+    init(_ config: ProvidersConfig?, campaigns: [CampaignConfig], runSeed: UInt64) {
+        enabled = config != nil
+        let p = config ?? ProvidersConfig()
+        retry = p.retry
+        guard enabled else { return }
+        buckets = [ProviderBucket(ratePerMinute: p.fcm.projectQuotaPerMinute, capacityMessages: p.fcm.bucketMessages),
+                   ProviderBucket(ratePerMinute: p.apns.throughputPerMinute, capacityMessages: p.apns.inFlightMessages)]
+        route = campaigns.map { c in
+            switch c.provider {
+            case .platform: -1
+            case .fcm: Int8(ProviderState.fcm)
+            case .apns: Int8(ProviderState.apns)
+            }
+        }
+        attempts = [Int32](repeating: 0, count: campaigns.count)
+        jitter = campaigns.indices.map { RandomStream(masterSeed: runSeed, entity: UInt64($0), purpose: ProviderState.purposeBackoff) }
+    }
+
+    /// How long campaign `c` waits after a send `provider` refused (`messages` of them, at the
+    /// bucket's last read), counting it: FCM answers 429 (retry after `Retry-After` or the
+    /// backoff), APNs has no free stream (wait until one frees).
+    mutating func refusal(_ provider: Int, campaign c: Int, messages: Int64) -> Int64 {
+        let untilTokens = max(1, buckets[provider].ticksUntil(messages))
+        if provider == ProviderState.apns {
+            tally.apnsStreamWaits += UInt64(messages)
+            return untilTokens
+        }
+        tally.fcmRejected429 += UInt64(messages)
+        if retry.honourRetryAfter {
+            // Retry-After is whole seconds (RFC 9110), at least 1.
+            return max(1, (untilTokens + 999_999) / 1_000_000) * 1_000_000
+        }
+        let a = Double(attempts[c])
+        attempts[c] += 1
+        var seconds = min(retry.maxBackoffSeconds, retry.initialBackoffSeconds * pow(retry.backoffMultiplier, min(a, 64)))
+        seconds *= 1 + retry.jitterShare * jitter[c].uniform()
+        return max(1, SimDuration.seconds(seconds).ticks)
+    }
+}
+
+/// What the providers counted (emitted as `provider.*` metrics when `providers` is set).
+struct ProviderTally: Sendable, Equatable {
+    var fcmMessages: UInt64 = 0
+    var fcmRejected429: UInt64 = 0
+    var apnsMessages: UInt64 = 0
+    var apnsStreamWaits: UInt64 = 0
+    /// The last accepted send (its last carousel part), ticks; -1 before any.
+    var lastSendTicks: Int64 = -1
+}
+
+extension PushWorld {
+    /// One second of campaign `c`'s send through the providers: as `onSendBatch`, but each
+    /// audience device's pushes (every carousel part, charged at the first part's instant) take
+    /// their messages from the provider's bucket; a refusal pauses the campaign's send at that
+    /// device until the retry instant (a single ordered sender queue: judgement).
+    mutating func onSendBatchThroughProviders(_ campaignID: CampaignID, kernel: inout Kernel) throws {
+        let c = campaignID.index
+        let campaign = config.campaigns[c]
+        let perSecond = campaign.timing.sendRatePerSecond
+        sendCredit[c] += perSecond
+        let now = kernel.now.ticks
+        let n = population.deviceCount
+        let parts = rt[c].pushesPerDevice
+        let share = rt[c].audienceShare
+        let interval = SimDuration.seconds(campaign.carouselIntervalSeconds ?? 0).ticks
+        let route = Int(providers.route[c])
+        var next = now + 1_000_000
+        var k = 0.0
+        var d = sendCursor[c]
+        while d < n && sendCredit[c] >= 1 {
+            if population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share) {
+                let send = now + SimDuration.seconds(k / perSecond).ticks
+                let p = route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
+                guard providers.buckets[p].take(Int64(parts), at: send) else {
+                    next = send + providers.refusal(p, campaign: c, messages: Int64(parts))
+                    sendCredit[c] = 0
+                    break
+                }
+                providers.attempts[c] = 0
+                if p == ProviderState.fcm { providers.tally.fcmMessages += UInt64(parts) } else { providers.tally.apnsMessages += UInt64(parts) }
+                sendCredit[c] -= 1
+                k += 1
+                for part in 0..<parts {
+                    metrics.pushesTargeted += 1
+                    let partSend = send + Int64(part) * interval
+                    providers.tally.lastSendTicks = max(providers.tally.lastSendTicks, partSend)
+                    metrics.series.pushesSent.add(atMicroseconds: partSend)
+                    let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
+                    let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
+                    let arrive = partSend + SimDuration.seconds(latency).ticks
+                    if arrive >= horizonTicks {
+                        metrics.outcomes.notDelivered += 1
+                        continue
+                    }
+                    metrics.inProvider += 1
+                    let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
+                    try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
+                }
+            }
+            d += 1
+        }
+        sendCursor[c] = d
+        if d >= n {
+            sendCredit[c] = 0
+        } else if next < horizonTicks {
+            try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: next))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PushModel
+
+// The scenario format of the push providers (`providers`): optional; without it each campaign is
+// paced by its own rate and `providerQuotaPerMinute` alone.
+
+extension CampaignProviderConfig: Codable {}
+
+extension ProvidersConfig: Codable, ConfigReadable {
+    static var defaultValue: ProvidersConfig { ProvidersConfig() }
+    static var fields: [ConfigField<ProvidersConfig>] {
+        [
+            .init("fcm", \.fcm),
+            .init("apns", \.apns),
+            .init("retry", \.retry),
+        ]
+    }
+}
+
+extension FCMProviderConfig: Codable, ConfigReadable {
+    static var defaultValue: FCMProviderConfig { FCMProviderConfig() }
+    static var fields: [ConfigField<FCMProviderConfig>] {
+        [
+            .init("projectQuotaPerMinute", \.projectQuotaPerMinute, .integers(1...1_000_000_000)),
+            .init("bucketSeconds", \.bucketSeconds, .numbers(0.001...60, unit: "seconds")),
+        ]
+    }
+}
+
+extension APNsProviderConfig: Codable, ConfigReadable {
+    static var defaultValue: APNsProviderConfig { APNsProviderConfig() }
+    static var fields: [ConfigField<APNsProviderConfig>] {
+        [
+            .init("connections", \.connections, .integers(1...1_000)),
+            .init("streamsPerConnection", \.streamsPerConnection, .integers(1...10_000)),
+            .init("requestSeconds", \.requestSeconds, .numbers(0.001...60, unit: "seconds")),
+        ]
+    }
+}
+
+extension ProviderRetryConfig: Codable, ConfigReadable {
+    static var defaultValue: ProviderRetryConfig { ProviderRetryConfig() }
+    static var fields: [ConfigField<ProviderRetryConfig>] {
+        [
+            .init("honourRetryAfter", \.honourRetryAfter),
+            .init("initialBackoffSeconds", \.initialBackoffSeconds, .numbers(0.001...3_600, unit: "seconds")),
+            .init("backoffMultiplier", \.backoffMultiplier, .numbers(1...10)),
+            .init("maxBackoffSeconds", \.maxBackoffSeconds, .numbers(0.001...86_400, unit: "seconds")),
+            .init("jitterShare", \.jitterShare, .numbers(0...1)),
+        ]
+    }
+
+    /// The longest backoff is not shorter than the first.
+    static func relations(_ r: ProviderRetryConfig) -> [ConfigIssue] {
+        guard r.maxBackoffSeconds < r.initialBackoffSeconds else { return [] }
+        return [ConfigIssue(key: "maxBackoffSeconds", expected: "maxBackoffSeconds ≥ initialBackoffSeconds (\(ScenarioKnob.numberText(r.initialBackoffSeconds)))",
+                            found: ScenarioKnob.numberText(r.maxBackoffSeconds))]
+    }
+}
