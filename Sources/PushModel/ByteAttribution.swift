@@ -122,5 +122,6 @@ extension PushMetrics {
         attribution.addTransfer(campaign: Int(reqCampaign[r]), region: Int(reqRegion[r]), network: Int(flags >> 2), foreground: foreground,
                                 request: reached, bytes: UInt64(max(0, result.bytes)),
                                 neverOpened: !foreground && flags & PushMetrics.requestNeverOpened != 0)
+        if result.bytes > 0 { pushBytes.add(UInt64(result.bytes), request: r) }
     }
 }

@@ -258,6 +258,11 @@ package enum MetricID: String, Sendable, CaseIterable {
     case userDataNeverOpenedMeanBytes = "userData.neverOpenedMeanBytes"
     case userDataCellularOpenedMeanBytes = "userData.cellular.openedMeanBytes"
     case userDataCellularNeverOpenedMeanBytes = "userData.cellular.neverOpenedMeanBytes"
+    // users' data quantiles
+    case userDataOpenedP95Bytes = "userData.openedP95Bytes"
+    case userDataNeverOpenedP95Bytes = "userData.neverOpenedP95Bytes"
+    case userDataCellularOpenedP95Bytes = "userData.cellular.openedP95Bytes"
+    case userDataCellularNeverOpenedP95Bytes = "userData.cellular.neverOpenedP95Bytes"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -541,6 +546,11 @@ package enum MetricTable {
              .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
              .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
             return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
+        // users' data quantiles
+        case .userDataOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per opened push, p95")
+        case .userDataNeverOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per push never opened, p95")
+        case .userDataCellularOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per opened push on cellular devices, p95")
+        case .userDataCellularNeverOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per push never opened on cellular devices, p95")
         }
     }
 
