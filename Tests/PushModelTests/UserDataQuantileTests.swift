@@ -23,6 +23,10 @@ final class UserDataQuantileTests: XCTestCase {
         }
         XCTAssertEqual(s.quantile(0.95) { o, _ in o }, 38_000)
         XCTAssertEqual(s.quantile(0.95) { o, _ in !o }, 250_000)
+        let q = s.percentiles95()
+        XCTAssertEqual(q.all[1], 38_000)
+        XCTAssertEqual(q.all[0], 250_000)
+        XCTAssertEqual(q.cellular[1], 38_000)
         // By class: opened pushes on LTE are d = 1, 3, …, 39 (2 000 … 40 000 bytes, 20 of them):
         // rank 19, d = 37, 38 000 bytes.
         XCTAssertEqual(s.quantile(0.95) { o, n in o && n == Int(NetworkClass.lte.rawValue) }, 38_000)
@@ -34,18 +38,49 @@ final class UserDataQuantileTests: XCTestCase {
         XCTAssertEqual(s.quantile(0) { o, _ in o }, 500)
     }
 
+    /// The metrics' one-pass selection equals the sorted nearest rank of each group, on values
+    /// with many ties and devices reached up to three times (a fixed pseudo-random sequence).
+    func testSelectionEqualsSortedRank() {
+        var s = PushBytesSample(devices: 3_000, campaigns: 2)
+        var x: UInt64 = 12_345
+        func next(_ n: UInt64) -> UInt64 { x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return (x >> 33) % n }
+        for d in 0..<3_000 {
+            for c in 0..<2 where next(4) != 0 {
+                let classes = UInt64(NetworkClass.count)
+                let network = NetworkClass(rawValue: UInt8(next(classes))) ?? .wifi
+                for _ in 0...next(3) { s.noteReached(device: d, campaign: c, region: 0, network: network, opened: next(3) == 0) }
+                s.noteRequest(UInt32(d * 2 + c), device: d, campaign: c)
+                s.add(next(5) == 0 ? 48_200 : 1_000 * next(200), request: d * 2 + c)
+            }
+        }
+        let q = s.percentiles95()
+        let wifi = Int(NetworkClass.wifi.rawValue)
+        for opened in [true, false] {
+            let o = opened ? 1 : 0
+            XCTAssertEqual(q.all[o], s.quantile(0.95) { op, _ in op == opened })
+            XCTAssertEqual(q.cellular[o], s.quantile(0.95) { op, n in op == opened && n != wifi })
+            for c in 0..<NetworkClass.count {
+                XCTAssertEqual(q.classes[o][c], s.quantile(0.95) { op, n in op == opened && n == c }, "opened \(opened), class \(c)")
+            }
+        }
+        var a = [3.0, 1, 2, 2, 2, 5, 4]
+        XCTAssertEqual(PushBytesSample.select(&a, rank: 1), 1)
+        XCTAssertEqual(PushBytesSample.select(&a, rank: 4), 2)
+        XCTAssertEqual(PushBytesSample.select(&a, rank: 7), 5)
+    }
+
     /// Past `cellsMax` cells every k-th device is kept, k = ⌈devices × campaigns / cellsMax⌉, and
     /// requests of devices outside the sample count nowhere.
     func testSystematicSampleBoundsMemory() {
         var s = PushBytesSample(devices: 5_000_000, campaigns: 2)
         let k = (5_000_000 * 2 + PushBytesSample.cellsMax - 1) / PushBytesSample.cellsMax
         XCTAssertEqual(s.stride, k)
-        XCTAssertLessThanOrEqual(s.bytes.count, PushBytesSample.cellsMax + 2)
+        XCTAssertLessThanOrEqual(s.cells.count, PushBytesSample.cellsMax + 2)
         XCTAssertEqual(s.cell(device: 1, campaign: 0), -1)
         XCTAssertEqual(s.cell(device: k, campaign: 1), 3)
         s.noteRequest(7, device: 1, campaign: 0)
         s.add(1_000, request: 7)
-        XCTAssertEqual(s.bytes.reduce(0, +), 0)
+        XCTAssertEqual(s.cells.reduce(0) { $0 + $1.bytes }, 0)
     }
 
     /// Every push fetches exactly one image of B bytes (one critical asset, every network fast and
