@@ -93,12 +93,17 @@ extension ReportBuilder {
             let opened = metric(MetricTable.userData(network: network, opened: true).name)
             let never = metric(MetricTable.userData(network: network, opened: false).name)
             if opened == nil && never == nil { continue }
-            classRows.append([.code(network), mb(opened), mb(never)])
+            classRows.append([.code(network), mb(opened), mb(metric(MetricTable.userDataP95(network: network, opened: true).name)),
+                              mb(never), mb(metric(MetricTable.userDataP95(network: network, opened: false).name))])
         }
         classRows.append([.text("cellular (every class but wifi)"), mb(metric(MetricID.userDataCellularOpenedMeanBytes.rawValue)),
-                          mb(metric(MetricID.userDataCellularNeverOpenedMeanBytes.rawValue))])
-        classRows.append([.text("all"), mb(metric(MetricID.userDataOpenedMeanBytes.rawValue)), mb(metric(MetricID.userDataNeverOpenedMeanBytes.rawValue))])
-        let columns = [Table.Column("Network"), Table.Column("Opened push", alignment: .trailing), Table.Column("Never-opened push", alignment: .trailing)]
+                          mb(metric(MetricID.userDataCellularOpenedP95Bytes.rawValue)),
+                          mb(metric(MetricID.userDataCellularNeverOpenedMeanBytes.rawValue)),
+                          mb(metric(MetricID.userDataCellularNeverOpenedP95Bytes.rawValue))])
+        classRows.append([.text("all"), mb(metric(MetricID.userDataOpenedMeanBytes.rawValue)), mb(metric(MetricID.userDataOpenedP95Bytes.rawValue)),
+                          mb(metric(MetricID.userDataNeverOpenedMeanBytes.rawValue)), mb(metric(MetricID.userDataNeverOpenedP95Bytes.rawValue))])
+        let columns = [Table.Column("Network"), Table.Column("Opened push", alignment: .trailing), Table.Column("Opened, p95", alignment: .trailing),
+                       Table.Column("Never-opened push", alignment: .trailing), Table.Column("Never-opened, p95", alignment: .trailing)]
         // Per region, pooled over replications: Σ bytes ÷ Σ pushes.
         var pushes: [Int: (opened: UInt64, never: UInt64)] = [:]
         var bytes: [Int: (opened: UInt64, never: UInt64)] = [:]
@@ -126,7 +131,7 @@ extension ReportBuilder {
             ? "Data per push by region, the \(shown.count) of \(regions.count) regions with the most pushes (pooled over replications)"
             : "Data per push by region (pooled over replications)"
         return ReportSection(title: "Users' data", blocks: [
-            .paragraph("Bytes a device received per push that reached a handler (userData.* metrics): opened pushes count their pre-stage and foreground bytes, never-opened pushes their pre-stage bytes. By class: bytes received on the class per push to devices of that class. Means over replications; by region pooled over replications. Quantiles per push are not reported."),
+            .paragraph("Bytes a device received per push that reached a handler (userData.* metrics): opened pushes count their pre-stage and foreground bytes, never-opened pushes their pre-stage bytes. By class: bytes received on the class per push to devices of that class. Means over replications; by region pooled over replications (means only). The p95 columns: the 95th percentile over pushes of one push's bytes (all its classes, devices grouped by their own class; a systematic sample of devices past 262 144 device-campaign cells), mean over replications."),
             .table(Table(caption: "Data per push by network class", columns: columns, rows: classRows)),
             .table(Table(caption: regionCaption, columns: [Table.Column("Region"), Table.Column("Pushes reached", alignment: .trailing),
                                                            Table.Column("Opened push", alignment: .trailing), Table.Column("Never-opened push", alignment: .trailing)],

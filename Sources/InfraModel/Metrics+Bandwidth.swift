@@ -19,10 +19,9 @@ package struct BandwidthBins: Sendable {
     package let binCount: Int
     package let popCount: Int
     package let regionCount: Int
-    /// `popBytes[pop * binCount + bin]`.
-    package private(set) var popBytes: [UInt64]
-    /// `regionBytes[region * binCount + bin]`.
-    package private(set) var regionBytes: [UInt64]
+    /// PoP rows, then region rows, one array (one uniqueness check a response): PoP `p`'s bin `b`
+    /// at `p * binCount + b`, region `r`'s at `(popCount + r) * binCount + b`.
+    package private(set) var cells: [UInt64]
     package private(set) var popPastHorizon: [UInt64]
     package private(set) var regionPastHorizon: [UInt64]
 
@@ -41,8 +40,7 @@ package struct BandwidthBins: Sendable {
         self.regionCount = regionCount
         stepSeconds = Self.step(horizonSeconds: horizonSeconds, cells: popCount + regionCount)
         binCount = (max(0, horizonSeconds) + stepSeconds - 1) / stepSeconds
-        popBytes = [UInt64](repeating: 0, count: popCount * binCount)
-        regionBytes = [UInt64](repeating: 0, count: regionCount * binCount)
+        cells = [UInt64](repeating: 0, count: (popCount + regionCount) * binCount)
         popPastHorizon = [UInt64](repeating: 0, count: popCount)
         regionPastHorizon = [UInt64](repeating: 0, count: regionCount)
     }
@@ -54,22 +52,33 @@ package struct BandwidthBins: Sendable {
     @inline(__always)
     mutating func add(second s: Int, pop: Int, region: Int, _ n: UInt64) {
         let b = bin(second: s)
-        if pop < popCount { if b >= 0 { popBytes[pop * binCount + b] &+= n } else { popPastHorizon[pop] &+= n } }
-        if region < regionCount { if b >= 0 { regionBytes[region * binCount + b] &+= n } else { regionPastHorizon[region] &+= n } }
+        guard b >= 0 else {
+            if pop < popCount { popPastHorizon[pop] &+= n }
+            if region < regionCount { regionPastHorizon[region] &+= n }
+            return
+        }
+        let inPop = pop >= 0 && pop < popCount, inRegion = region >= 0 && region < regionCount
+        guard inPop || inRegion else { return }
+        let popCell = pop &* binCount &+ b, regionCell = (popCount &+ region) &* binCount &+ b
+        precondition(b < binCount)
+        cells.withUnsafeMutableBufferPointer { p in
+            if inPop { p[popCell] &+= n }
+            if inRegion { p[regionCell] &+= n }
+        }
     }
 
     @inline(__always)
     mutating func withdraw(second s: Int, pop: Int, region: Int, _ n: UInt64) {
         let b = bin(second: s)
-        if pop < popCount { if b >= 0 { popBytes[pop * binCount + b] &-= n } else { popPastHorizon[pop] &-= n } }
-        if region < regionCount { if b >= 0 { regionBytes[region * binCount + b] &-= n } else { regionPastHorizon[region] &-= n } }
+        if pop < popCount { if b >= 0 { cells[pop * binCount + b] &-= n } else { popPastHorizon[pop] &-= n } }
+        if region < regionCount { if b >= 0 { cells[(popCount + region) * binCount + b] &-= n } else { regionPastHorizon[region] &-= n } }
     }
 
     /// PoP `pop`'s bins (bin b covers seconds [b · step, (b + 1) · step) of the horizon).
-    package func pop(_ pop: Int) -> ArraySlice<UInt64> { popBytes[pop * binCount..<(pop + 1) * binCount] }
+    package func pop(_ pop: Int) -> ArraySlice<UInt64> { cells[pop * binCount..<(pop + 1) * binCount] }
 
     /// Region `region`'s bins.
-    package func region(_ region: Int) -> ArraySlice<UInt64> { regionBytes[region * binCount..<(region + 1) * binCount] }
+    package func region(_ region: Int) -> ArraySlice<UInt64> { cells[(popCount + region) * binCount..<(popCount + region + 1) * binCount] }
 }
 
 extension TimeSeries {

@@ -137,6 +137,7 @@ package struct TimeSeries: Sendable {
         originQueueLengthMax[s] = max(originQueueLengthMax[s], UInt32(clamping: length))
     }
 
+    @inline(__always)
     mutating func bytes(at t: Int64, tier: Tier, _ n: Int64) {
         let s = second(t); if s < 0 { bytesPastHorizon[Int(tier.rawValue)] &+= UInt64(n); return }
         switch tier {

@@ -54,6 +54,20 @@ package struct ByteAttribution: Codable, Sendable, Equatable {
         counts[i] &+= value
     }
 
+    /// One transfer's counters at once (the row of campaign × region × class computed once, one
+    /// uniqueness check): `request` adds 1 to the requests part of its purpose, `bytes` to its
+    /// bytes part, and to `neverOpened` too when `neverOpened` is set (pre-stage only).
+    @inline(__always)
+    mutating func addTransfer(campaign c: Int, region r: Int, network n: Int, foreground: Bool, request: Bool, bytes: UInt64, neverOpened: Bool) {
+        let row = index(campaign: min(c, campaigns - 1), region: min(r, regions - 1), network: min(n, Self.classes - 1), part: .background)
+        counts.withUnsafeMutableBufferPointer { p in
+            if request { p[row &+ (foreground ? Part.foregroundRequests : Part.backgroundRequests).rawValue] &+= 1 }
+            guard bytes > 0 else { return }
+            p[row &+ (foreground ? Part.foreground : Part.background).rawValue] &+= bytes
+            if neverOpened { p[row &+ Part.neverOpened.rawValue] &+= bytes }
+        }
+    }
+
     @inline(__always)
     mutating func notePush(region r: UInt32, network n: NetworkClass, opened: Bool) {
         pushesReached[(min(Int(r), regions - 1) &* Self.classes &+ Int(n.rawValue)) &* 2 &+ (opened ? 1 : 0)] &+= 1
@@ -101,15 +115,13 @@ extension PushMetrics {
     /// request) to its campaign, region and class; `neverOpened` by the request's flag.
     @inline(__always)
     mutating func attribute(_ result: FetchResult, request r: Int, foreground: Bool) {
-        let c = Int(reqCampaign[r]), region = Int(reqRegion[r]), n = Int(reqFlags[r] >> 2)
-        if result.edgeLookup != .notReached {
-            attribution.add(1, campaign: c, region: region, network: n, part: foreground ? .foregroundRequests : .backgroundRequests)
-        }
-        guard result.bytes > 0 else { return }
-        let b = UInt64(result.bytes)
-        attribution.add(b, campaign: c, region: region, network: n, part: foreground ? .foreground : .background)
-        if !foreground && reqFlags[r] & PushMetrics.requestNeverOpened != 0 {
-            attribution.add(b, campaign: c, region: region, network: n, part: .neverOpened)
-        }
+        let reached: Bool
+        if case .notReached = result.edgeLookup { reached = false } else { reached = true }  // no Equatable witness call
+        guard reached || result.bytes > 0 else { return }
+        let flags = reqFlags[r]
+        attribution.addTransfer(campaign: Int(reqCampaign[r]), region: Int(reqRegion[r]), network: Int(flags >> 2), foreground: foreground,
+                                request: reached, bytes: UInt64(max(0, result.bytes)),
+                                neverOpened: !foreground && flags & PushMetrics.requestNeverOpened != 0)
+        if result.bytes > 0 { pushBytes.add(UInt64(result.bytes), request: r) }
     }
 }

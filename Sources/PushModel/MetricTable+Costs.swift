@@ -36,6 +36,13 @@ extension MetricTable {
                            "pushes that reached a handler on devices whose network class is \(network), \(opened ? "opened" : "never opened")"))
     }
 
+    /// The users' data p95 of devices on network class `network`: `userData.NETWORK.openedP95Bytes`
+    /// or `.neverOpenedP95Bytes` (a quantile of per-push bytes: no numerator and denominator).
+    package static func userDataP95(network: String, opened: Bool) -> MetricSpec {
+        MetricSpec("userData.\(network).\(opened ? "opened" : "neverOpened")P95Bytes", .bytes, .lower,
+                   "Data per push on \(network), \(opened ? "opened" : "never opened"), p95")
+    }
+
     /// The money and users' data metric named `name` that has no fixed row (per campaign, per network).
     static func costSpec(named name: String) -> MetricSpec? {
         if name.hasPrefix("cost.campaign.") {
@@ -50,6 +57,12 @@ extension MetricTable {
                 guard name.hasSuffix(suffix) else { continue }
                 let network = String(name.dropFirst("userData.".count).dropLast(suffix.count))
                 if networkNames.contains(network) { return userData(network: network, opened: opened) }
+            }
+            for opened in [true, false] {
+                let suffix = opened ? ".openedP95Bytes" : ".neverOpenedP95Bytes"
+                guard name.hasSuffix(suffix) else { continue }
+                let network = String(name.dropFirst("userData.".count).dropLast(suffix.count))
+                if networkNames.contains(network) { return userDataP95(network: network, opened: opened) }
             }
         }
         return nil

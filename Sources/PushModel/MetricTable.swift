@@ -258,6 +258,11 @@ package enum MetricID: String, Sendable, CaseIterable {
     case userDataNeverOpenedMeanBytes = "userData.neverOpenedMeanBytes"
     case userDataCellularOpenedMeanBytes = "userData.cellular.openedMeanBytes"
     case userDataCellularNeverOpenedMeanBytes = "userData.cellular.neverOpenedMeanBytes"
+    // users' data quantiles
+    case userDataOpenedP95Bytes = "userData.openedP95Bytes"
+    case userDataNeverOpenedP95Bytes = "userData.neverOpenedP95Bytes"
+    case userDataCellularOpenedP95Bytes = "userData.cellular.openedP95Bytes"
+    case userDataCellularNeverOpenedP95Bytes = "userData.cellular.neverOpenedP95Bytes"
     // push providers (emitted only with `providers`; MetricTable+Providers.swift)
     case providerFcmMessages = "provider.fcm.messages"
     case providerFcmRejected429 = "provider.fcm.rejected429"
@@ -548,6 +553,11 @@ package enum MetricTable {
              .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
              .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
             return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
+        // users' data quantiles
+        case .userDataOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per opened push, p95")
+        case .userDataNeverOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per push never opened, p95")
+        case .userDataCellularOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per opened push on cellular devices, p95")
+        case .userDataCellularNeverOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per push never opened on cellular devices, p95")
         // push providers
         case .providerFcmMessages, .providerFcmRejected429, .providerFcmRejected429Share, .providerApnsMessages,
              .providerApnsStreamWaits, .providerLastSendSeconds:

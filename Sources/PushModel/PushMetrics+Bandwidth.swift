@@ -15,8 +15,12 @@ extension PushMetrics {
             case .shield: all = ts.shieldBytes
             case .origin: all = ts.originBytes
             }
-            var seconds = Array(all.prefix(h))
-            if seconds.count < h { seconds += [UInt64](repeating: 0, count: h - seconds.count) }
+            // InfraModel's series as it is when it spans the horizon (the usual case: no copy).
+            var seconds = all
+            if seconds.count != h {
+                seconds = Array(all.prefix(h))
+                if seconds.count < h { seconds += [UInt64](repeating: 0, count: h - seconds.count) }
+            }
             var busy = seconds.filter { $0 > 0 }
             busy.sort()
             let idle = h - busy.count

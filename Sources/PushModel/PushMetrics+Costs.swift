@@ -46,6 +46,7 @@ extension PushMetrics {
                 }
             }
         }
+        appendUserDataQuantiles(to: &m)
         guard let costs else { return }
         let b = costBreakdown(costs, infra: infra)
         let r = b.run

@@ -50,6 +50,8 @@ struct PushMetrics {
     let costs: CostsConfig?
     let campaignNames: [String]
     var objectCampaign: [Int] = []
+    /// The bytes of each sampled push, for the users' data quantiles (`PushBytesSample`).
+    var pushBytes: PushBytesSample
     let horizonSeconds: Double
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
@@ -84,6 +86,7 @@ struct PushMetrics {
         regionMisses = [UInt64](repeating: 0, count: regions * missBins)
         energy = RadioEnergy(config: config.energy, devices: config.population.devices)
         attribution = ByteAttribution(campaigns: config.campaigns.count, regions: regions)
+        pushBytes = PushBytesSample(devices: config.population.devices, campaigns: config.campaigns.count)
         costs = config.costs
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds

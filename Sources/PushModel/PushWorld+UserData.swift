@@ -9,5 +9,6 @@ extension PushWorld {
     mutating func notePushReached(_ d: DeviceID, _ w: PushWord, attributes a: DeviceAttributes, opens: Bool?) {
         let opened = opens ?? population.user(d, campaign: w.campaignID, audienceShare: 1, isIOS: a.isIOS, segment: a.segment).opens
         metrics.attribution.notePush(region: a.region, network: a.network, opened: opened)
+        metrics.pushBytes.noteReached(device: d.index, campaign: w.campaign, region: a.region, network: a.network, opened: opened)
     }
 }

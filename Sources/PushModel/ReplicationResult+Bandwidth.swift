@@ -50,18 +50,28 @@ package struct BandwidthSeries: Codable, Sendable, Equatable {
     package init(_ bins: BandwidthBins, horizonSeconds: Int) {
         stepSeconds = bins.stepSeconds
         self.horizonSeconds = horizonSeconds
+        // Bins starting inside the horizon are kept; one count pass first, so each series is
+        // allocated once at its size (most rows are idle: they cost the scan only).
+        let kept = min(bins.binCount, (max(0, horizonSeconds) + bins.stepSeconds - 1) / bins.stepSeconds)
         func sparse(_ index: Int, _ slice: ArraySlice<UInt64>, past: UInt64) -> BinnedBytes? {
-            var indices: [UInt32] = [], amounts: [UInt64] = []
+            var busy = 0
             var past = past
-            for (k, n) in slice.enumerated() where n > 0 {
-                if k * bins.stepSeconds < horizonSeconds {
-                    indices.append(UInt32(k))
-                    amounts.append(n)
-                } else {
-                    past &+= n
+            slice.withUnsafeBufferPointer { p in
+                for k in 0..<p.count where p[k] != 0 {
+                    if k < kept { busy &+= 1 } else { past &+= p[k] }
                 }
             }
-            return indices.isEmpty && past == 0 ? nil : BinnedBytes(index: index, bins: indices, bytes: amounts, pastHorizon: past)
+            guard busy > 0 || past != 0 else { return nil }
+            var indices: [UInt32] = [], amounts: [UInt64] = []
+            indices.reserveCapacity(busy)
+            amounts.reserveCapacity(busy)
+            slice.withUnsafeBufferPointer { p in
+                for k in 0..<min(kept, p.count) where p[k] != 0 {
+                    indices.append(UInt32(k))
+                    amounts.append(p[k])
+                }
+            }
+            return BinnedBytes(index: index, bins: indices, bytes: amounts, pastHorizon: past)
         }
         pops = (0..<bins.popCount).compactMap { sparse($0, bins.pop($0), past: bins.popPastHorizon[$0]) }
         regions = (0..<bins.regionCount).compactMap { sparse($0, bins.region($0), past: bins.regionPastHorizon[$0]) }

@@ -288,6 +288,7 @@ struct SessionDriver {
         }
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens,
                             campaign: w.campaign, network: slot[s].network)
+        metrics.pushBytes.noteRequest(requestID, device: d, campaign: w.campaign)
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID

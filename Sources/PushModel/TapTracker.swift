@@ -227,6 +227,7 @@ struct TapTracker {
         if metrics.energy.enabled { metrics.energy.noteRequest(requestID, device: d, network: tNetwork[t], foreground: true, neverOpened: false) }
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false,
                             campaign: Int(tCampaign[t]), network: tNetwork[t])
+        metrics.pushBytes.noteRequest(requestID, device: d, campaign: Int(tCampaign[t]))
     }
 
     /// What a foreground reply means for its tap.
