@@ -194,9 +194,12 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         assetsKnown = false
         tapped = false
         openHint = nil
-        if decides { decisionLedger = .empty }
-        decisionSkippedCount = 0
-        decisionPassedCount = 0
+        // Only a kind that decides changes these (under `criticalOnly` they stay as reset once).
+        if decides {
+            decisionLedger = .empty
+            decisionSkippedCount = 0
+            decisionPassedCount = 0
+        }
     }
 
     /// True once delivered and nothing is running.
@@ -366,14 +369,16 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if !(c.receiptJitterUniform >= 0 && c.receiptJitterUniform < 1) {
             throw .invalidContext(field: "receiptJitterUniform", value: "\(c.receiptJitterUniform)", expected: "a number in [0, 1)")
         }
+        // The device inputs and the ledger only where a kind reads them (under `criticalOnly` they
+        // pass through unread, and reading them cost every push a copy of both).
+        guard decides else { return }
         if let level = c.inputs.batteryLevel, !(level >= 0 && level <= 1) {
             throw .invalidContext(field: "inputs.batteryLevel", value: "\(level)", expected: "a level in [0, 1] or nil")
         }
         if let used = c.inputs.cellularBytesUsedToday, used < 0 {
             throw .invalidContext(field: "inputs.cellularBytesUsedToday", value: "\(used)", expected: ">= 0 or nil")
         }
-        // The ledger only where a kind reads it (under `criticalOnly` it passes through unread).
-        if decides, !(c.ledger.spentEnergyJoules >= 0 && c.ledger.spentEnergyJoules.isFinite) || c.ledger.spentDataBytes < 0
+        if !(c.ledger.spentEnergyJoules >= 0 && c.ledger.spentEnergyJoules.isFinite) || c.ledger.spentDataBytes < 0
             || !(c.ledger.dataWeightSecondsPerMegabyte >= 0 && c.ledger.dataWeightSecondsPerMegabyte.isFinite)
             || !(c.ledger.energyWeightSecondsPerJoule >= 0 && c.ledger.energyWeightSecondsPerJoule.isFinite) {
             throw .invalidContext(field: "ledger", value: "\(c.ledger)", expected: "spending and weights finite and >= 0")

@@ -7,7 +7,8 @@
 /// `batteryState`, `ProcessInfo.isLowPowerModeEnabled`; Android `BatteryManager`,
 /// `PowerManager.isPowerSaveMode`, `NetworkStatsManager` for the day's cellular bytes). The
 /// network class is `DeviceContext.network`. Unknown values stay nil; `criticalOnly` and `never`
-/// read none of them.
+/// read none of them. The session checks them (and the ledger) under every kind but `criticalOnly`,
+/// which passes them through unchecked.
 public struct DeviceInputs: Sendable, Equatable {
     /// Battery level in [0, 1]; nil when unknown (then no battery floor applies).
     public var batteryLevel: Double?

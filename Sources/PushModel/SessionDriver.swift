@@ -340,8 +340,8 @@ struct SessionDriver {
         slot[s].warn = nil
         slot[s].kill = nil
         let device = DeviceID(rawValue: slot[s].device)
+        noteDecision(s, device: device.index)  // before the session's store is taken, so the two accesses stay adjacent
         let store = sessions[s].currentStore()
-        noteDecision(s, device: device.index)
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(device, consume store, plans: plans)
         deviceSlot[device.index] = -1
