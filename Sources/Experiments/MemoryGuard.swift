@@ -1,4 +1,5 @@
 import Foundation
+import PushModel
 import ScenarioFormat
 
 /// What a run's memory estimate is computed from. Every count is per replication unless named
@@ -16,23 +17,33 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     var replications: Int
     /// Replications simulated at the same time (threads).
     var concurrentReplications: Int
+    /// True when the radio energy model is on (`energy.enabled`): every device holds its radio
+    /// state. nil when off (so a run-info.json without the model reads as before).
+    var radioEnergy: Bool?
+    /// True when the decision kind is `budgeted` (`preloadPolicy.decision.kind`): every device
+    /// holds its ledger. nil otherwise.
+    var budgetedLedgers: Bool?
 
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
-                replications: Int, concurrentReplications: Int) {
+                replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
         self.horizonSeconds = horizonSeconds
         self.replications = replications
         self.concurrentReplications = concurrentReplications
+        self.radioEnergy = radioEnergy ? true : nil
+        self.budgetedLedgers = budgetedLedgers ? true : nil
     }
 }
 
 /// An estimate of the peak resident memory of `prestage run`, by part.
 ///
 /// Model: `processBase + concurrent × (devices × perDevice + sessions × perSession +
-/// events × perEvent + histograms + seriesInFlight) + replications × resultBytes`.
+/// events × perEvent + histograms + seriesInFlight) + replications × resultBytes`, plus
+/// `concurrent × devices × bytes` for each per-device model the scenario turns on (the radio
+/// energy state, the `budgeted` ledgers).
 /// The constants are in `MemoryModel`; `run-info.json` records the estimate next to the measured
 /// peak resident size of every run, so the constants can be re-checked.
 package struct MemoryEstimate: Sendable, Equatable, Codable {
@@ -63,6 +74,15 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         parts = [
             Part(name: "process and code", bytes: model.processBaseBytes),
             Part(name: "devices", bytes: concurrent &* times(inputs.devices, model.bytesPerDevice)),
+        ]
+        // Per-device state of models that are on (absent parts when off: the estimate as before).
+        if inputs.radioEnergy == true {
+            parts.append(Part(name: "radio energy state", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceRadioEnergy)))
+        }
+        if inputs.budgetedLedgers == true {
+            parts.append(Part(name: "budgeted ledgers", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceBudgetedLedger)))
+        }
+        parts += [
             Part(name: "pushes", bytes: concurrent &* times(inputs.pushesTargeted, model.bytesPerPush)),
             Part(name: "active sessions", bytes: concurrent &* times(inputs.activeSessionsPeak, model.bytesPerActiveSession)),
             Part(name: "pending events", bytes: concurrent &* times(events, model.bytesPerPendingEvent)),
@@ -89,6 +109,12 @@ package struct MemoryModel: Sendable, Equatable, Codable {
     var processBaseBytes: UInt64 = 40 << 20
     /// Per device per concurrent replication (device arrays, parked-store offsets).
     var bytesPerDevice: UInt64 = 30
+    /// Per device per concurrent replication with the radio energy model on: its radio state
+    /// (`PerDeviceStateBytes.radioEnergy`, the stride of the state word: 8 bytes).
+    var bytesPerDeviceRadioEnergy = UInt64(PerDeviceStateBytes.radioEnergy)
+    /// Per device per concurrent replication under the `budgeted` decision kind: its ledger
+    /// (`PerDeviceStateBytes.budgetedLedger`, the stride of the compact ledger: 24 bytes).
+    var bytesPerDeviceBudgetedLedger = UInt64(PerDeviceStateBytes.budgetedLedger)
     /// Per targeted push per concurrent replication (the preload-store entries it leaves parked,
     /// its far-future tap and delivery entries).
     var bytesPerPush: UInt64 = 45

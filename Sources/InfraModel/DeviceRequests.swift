@@ -9,6 +9,13 @@ extension InfraWorld {
     /// - Throws: ``InfraError`` for an unknown object/region, a bad timeout or the in-flight limit.
     /// - Complexity: O(log n) kernel operations; no allocation once the request table is warm.
     package mutating func fetch(_ r: FetchRequest, kernel: inout Kernel) throws -> RequestID {
+        try issue(r, radioPromotionTicks: 0, kernel: &kernel)
+    }
+
+    /// `fetch`, its connection set-up `radioPromotionTicks` later (``fetch(_:radioPromotionTicks:kernel:)``);
+    /// inlined into both, so the plain fetch carries no promotion term at all.
+    @inline(__always)
+    mutating func issue(_ r: FetchRequest, radioPromotionTicks: Int64, kernel: inout Kernel) throws -> RequestID {
         guard r.objectID.index < catalog.count else { throw InfraError.unknownObject(r.objectID.rawValue) }
         guard r.regionID.index < regionPop.count else { throw InfraError.unknownRegion(r.regionID.rawValue) }
         guard r.timeout.ticks > 0 && r.timeout <= .seconds(600) else { throw InfraError.invalidTimeout(r.timeout) }
@@ -38,7 +45,7 @@ extension InfraWorld {
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled)
 
-        let setupTicks = (r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks) &+ r.radioPromotionTicks
+        let setupTicks = (r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks) &+ radioPromotionTicks
         if failed {
             requests[i].outcome = FetchOutcome.networkFailure.rawValue
             requests[i].endTicks = now + setupTicks

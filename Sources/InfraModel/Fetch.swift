@@ -62,10 +62,6 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
     /// holds, or 0 for an unconditional request. The PoP answers 304 Not Modified, headers only
     /// (``TierConfig/notModifiedBytes``), when the copy it serves has that version.
     package var ifNoneMatch: UInt32
-    /// Microseconds the device's radio needs to become connected before it can send (its idle →
-    /// connected promotion, when the requester models radio energy); added to the connection
-    /// set-up, so it delays the first byte. 0 (the default) adds nothing.
-    package var radioPromotionTicks: Int64 = 0
 
     @usableFromInline package init(objectID: ObjectID, regionID: RegionID, networkClass: NetworkClass, entity: UInt64,
                 connectionWarm: Bool = false, saveData: Bool = false, signedToken: UInt32 = 0,

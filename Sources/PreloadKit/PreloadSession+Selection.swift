@@ -12,7 +12,7 @@ extension PreloadSession {
         self.request = request
         self.context = context
         openHint = request.openProbabilityHint
-        ledger = context.ledger
+        if decides { decisionLedger = context.ledger }
         wokeAt = now
         hardDeadline = now.advanced(byMicroseconds: policy.deadlines[context.handlerKind])
         meteredRemainingBytes = context.isMetered ? policy.meteredSessionBytesMax : .max
@@ -131,7 +131,7 @@ extension PreloadSession {
     @inline(__always)
     mutating func gateManifest() -> Gate {
         if let reason = gateCommon() { return .skip(reason) }
-        if case .skip(let why) = decideManifest() { return .skip(.decision(why)) }
+        if decides, case .skip(let why) = decideManifest() { return .skip(.decision(why)) }
         let limit = min(Int64(policy.manifestBytesMax), meteredRemainingBytes)
         if limit <= 0 { return .skip(.meteredCapExceeded(bytes: Int64(policy.manifestBytesMax), remainingBytes: meteredRemainingBytes)) }
         return .fetch(limit)
@@ -162,7 +162,7 @@ extension PreloadSession {
         if let d = declaredBytes { limit = min(limit, d) }
         // Only the metered budget can bring the limit to zero here (the others are positive).
         if limit <= 0 { return .skip(.meteredCapExceeded(bytes: declaredBytes ?? 0, remainingBytes: max(0, meteredRemainingBytes))) }
-        if case .skip(let why) = decide(bytes: limit) { return .skip(.decision(why)) }
+        if decides, case .skip(let why) = decide(bytes: limit) { return .skip(.decision(why)) }
         return .fetch(limit)
     }
 }

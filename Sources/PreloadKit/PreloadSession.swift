@@ -103,6 +103,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// `policy.effectiveConcurrency`, computed once (`pump` reads it per input; calling the getter
     /// from a mutating method copied the whole policy first).
     let concurrencyLimit: Int
+    /// Whether `policy.decision` is a kind that decides (anything but `criticalOnly`), computed
+    /// once: under `criticalOnly` the gates, `begin` and `reset` test this flag only.
+    let decides: Bool
     /// The device's preload store; take it back when the session is finished. (The setters of the
     /// session's public state are internal only so that the extension files can apply effects.)
     public internal(set) var store: PreloadStore
@@ -142,8 +145,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// received, kept when a referenced manifest replaces the request).
     public internal(set) var openHint: Double?
     /// The `budgeted` controller's state after this push's decisions (the context's, adapted and
-    /// charged): persist it for the next push.
-    public internal(set) var ledger: PrestageLedger = .empty
+    /// charged): persist it for the next push. Under `criticalOnly` the context's, unchanged.
+    public var ledger: PrestageLedger { decides ? decisionLedger : (context?.ledger ?? .empty) }
+    /// `ledger` of a kind that decides (the context's at `begin`, then adapted and charged).
+    var decisionLedger: PrestageLedger = .empty
     /// Assets (and a manifest) the decision kind did not pre-stage in this push.
     public internal(set) var decisionSkippedCount = 0
     /// Fetches the decision kind let through in this push (the first pays the radio overhead).
@@ -155,6 +160,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         try policy.validate()
         self.policy = policy
         self.concurrencyLimit = policy.effectiveConcurrency
+        if case .criticalOnly = policy.decision { decides = false } else { decides = true }
         self.store = store
     }
 
@@ -188,9 +194,12 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         assetsKnown = false
         tapped = false
         openHint = nil
-        ledger = .empty
-        decisionSkippedCount = 0
-        decisionPassedCount = 0
+        // Only a kind that decides changes these (under `criticalOnly` they stay as reset once).
+        if decides {
+            decisionLedger = .empty
+            decisionSkippedCount = 0
+            decisionPassedCount = 0
+        }
     }
 
     /// True once delivered and nothing is running.
@@ -360,6 +369,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if !(c.receiptJitterUniform >= 0 && c.receiptJitterUniform < 1) {
             throw .invalidContext(field: "receiptJitterUniform", value: "\(c.receiptJitterUniform)", expected: "a number in [0, 1)")
         }
+        // The device inputs and the ledger only where a kind reads them (under `criticalOnly` they
+        // pass through unread, and reading them cost every push a copy of both).
+        guard decides else { return }
         if let level = c.inputs.batteryLevel, !(level >= 0 && level <= 1) {
             throw .invalidContext(field: "inputs.batteryLevel", value: "\(level)", expected: "a level in [0, 1] or nil")
         }

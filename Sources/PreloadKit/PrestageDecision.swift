@@ -7,7 +7,8 @@
 /// `batteryState`, `ProcessInfo.isLowPowerModeEnabled`; Android `BatteryManager`,
 /// `PowerManager.isPowerSaveMode`, `NetworkStatsManager` for the day's cellular bytes). The
 /// network class is `DeviceContext.network`. Unknown values stay nil; `criticalOnly` and `never`
-/// read none of them.
+/// read none of them. The session checks them (and the ledger) under every kind but `criticalOnly`,
+/// which passes them through unchecked.
 public struct DeviceInputs: Sendable, Equatable {
     /// Battery level in [0, 1]; nil when unknown (then no battery floor applies).
     public var batteryLevel: Double?
@@ -18,6 +19,7 @@ public struct DeviceInputs: Sendable, Equatable {
     /// Cellular bytes the device (all apps) used since the start of today; nil when unknown.
     public var cellularBytesUsedToday: Int64?
 
+    @inlinable
     public init(batteryLevel: Double? = nil, isCharging: Bool = false, lowPowerMode: Bool = false, cellularBytesUsedToday: Int64? = nil) {
         self.batteryLevel = batteryLevel
         self.isCharging = isCharging
@@ -25,8 +27,11 @@ public struct DeviceInputs: Sendable, Equatable {
         self.cellularBytesUsedToday = cellularBytesUsedToday
     }
 
-    /// Nothing known: full-power defaults.
-    public static let unknown = DeviceInputs()
+    /// Nothing known: full-power defaults. (Computed and inlinable, so a driver that passes it
+    /// per push, as `DeviceContext`'s default does, builds the constant in place instead of
+    /// calling a global's lazy accessor.)
+    @inlinable
+    public static var unknown: DeviceInputs { DeviceInputs() }
 }
 
 /// Which pushes are pre-staged (after the static gates of `PreloadPolicy`: network class, Low
@@ -240,6 +245,7 @@ public struct PrestageLedger: Sendable, Equatable {
     /// decisions still to come before the goal are estimated.
     public var decisionsToday: Int
 
+    @inlinable
     public init(dayIndex: Int64 = .min, spentDataBytes: Int64 = 0, spentEnergyJoules: Double = 0,
                 dataWeightSecondsPerMegabyte: Double = 0, energyWeightSecondsPerJoule: Double = 0, decisionsToday: Int = 0) {
         self.decisionsToday = decisionsToday
@@ -250,8 +256,9 @@ public struct PrestageLedger: Sendable, Equatable {
         self.energyWeightSecondsPerJoule = energyWeightSecondsPerJoule
     }
 
-    /// A fresh ledger.
-    public static let empty = PrestageLedger()
+    /// A fresh ledger. (Computed and inlinable, as `DeviceInputs.unknown`.)
+    @inlinable
+    public static var empty: PrestageLedger { PrestageLedger() }
 
     /// Rolls over to `now`'s day (spending and decisions back to 0, weights kept; unset weights
     /// take the policy's initial ones), counts the decision, then adapts the weights to the

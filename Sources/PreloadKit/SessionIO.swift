@@ -416,7 +416,8 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case noStoreCommit(FetchID)
     /// A second `storeFailed` for the same fetch.
     case storeFailureAlreadyReported(FetchID)
-    /// The device context is out of range.
+    /// The device context is out of range (its `inputs` and `ledger` are checked only under a
+    /// decision kind other than `criticalOnly`, which reads neither).
     case invalidContext(field: String, value: String, expected: String)
     /// A fetch report is out of range (negative byte count, progress going backwards, ...).
     case invalidFetchReport(FetchID, field: String, value: String, expected: String)

@@ -168,7 +168,8 @@ struct RunCommand: ParsableCommand {
         }
         return MemoryInputs(devices: devices, pushesTargeted: Int(min(pushes, 1e15)), activeSessionsPeak: Int(min(sessions, 1e15)),
                             horizonSeconds: Int(s.world.horizonSeconds.rounded(.up)), replications: s.run.replications,
-                            concurrentReplications: concurrentReplications)
+                            concurrentReplications: concurrentReplications, radioEnergy: s.world.energy.enabled,
+                            budgetedLedgers: s.world.preloadPolicy.decision?.kind == .budgeted)
     }
 
     /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not

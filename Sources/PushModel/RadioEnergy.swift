@@ -25,13 +25,15 @@ struct RadioEnergy {
     let promotionDelaysFirstByte: Bool
     /// Joules in a typical battery (`batteryCapacityWh` · 3 600).
     let batteryJoules: Double
-    var state: [UInt64] = []
+    /// One device's radio state word (the layout above).
+    typealias DeviceState = UInt64
+    var state: [DeviceState] = []
     /// Per InfraWorld request id (only when enabled): device << 5 | class << 2 | foreground << 1 | never opened.
     var requestInfo: [UInt64] = []
     /// Microjoules by `bucket(class, foreground, neverOpened, component)`.
     var microjoules: [Int64]
     /// Promotions (idle → connected) by fetch kind (0 background, 1 foreground).
-    var promotions: [UInt64] = [0, 0]
+    var promotions: [UInt64] = []
 
     // Per InfraModel network class.
     let promotionTicks: [Int64]
@@ -64,7 +66,8 @@ struct RadioEnergy {
         enabled = config.enabled
         promotionDelaysFirstByte = config.promotionDelaysFirstByte
         batteryJoules = config.batteryCapacityWh * 3_600
-        let profiles = InfraNetworkClass.allCases.map { config[config.kind(of: $0)] }
+        // Off: no tables at all (a world without the model builds nothing for it).
+        let profiles = enabled ? InfraNetworkClass.allCases.map { config[config.kind(of: $0)] } : []
         func ticks(_ s: Double) -> Int64 { Int64((s * 1e6).rounded()) }
         promotionTicks = profiles.map { ticks($0.promotionSeconds) }
         promotionMicrojoules = profiles.map { Int64(($0.promotionWatts * $0.promotionSeconds * 1e6).rounded()) }
@@ -77,9 +80,12 @@ struct RadioEnergy {
         tailWatts = w1
         secondTailTicks = t2
         secondTailWatts = w2
-        microjoules = [Int64](repeating: 0, count: InfraNetworkClass.count * 4 * Self.components)
+        microjoules = enabled ? [Int64](repeating: 0, count: InfraNetworkClass.count * 4 * Self.components) : []
         tailMicrojoules = profiles.indices.map { c in Self.tail(ticks: .max, t1[c], w1[c], t2[c], w2[c]) }
-        if enabled { state = [UInt64](repeating: 0, count: devices) }
+        if enabled {
+            state = [DeviceState](repeating: 0, count: devices)
+            promotions = [0, 0]
+        }
     }
 
     /// Microjoules of the first `g` microseconds of a tail (rounded once, so a cut tail never

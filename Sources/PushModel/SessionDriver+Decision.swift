@@ -71,8 +71,16 @@ extension SessionDriver {
     /// The device inputs and ledger of device `d` (attributes `a`) for its push: battery, charging
     /// and Low Power Mode as drawn (`population.devicePower`; unknown without it). The simulation
     /// models no other apps' traffic, so the day's cellular use stays unknown (no cellular cap).
+    /// Without a decision kind it tests one stored flag (`decisionOn`), nothing else. Mutating
+    /// (though it changes nothing) so that calling it from `start` passes the driver by address:
+    /// a non-mutating call there copied the whole driver (2.8 kB) per push.
     @inline(__always)
-    func decisionContext(_ context: inout DeviceContext, device d: Int, attributes a: DeviceAttributes) {
+    mutating func decisionContext(_ context: inout DeviceContext, device d: Int, attributes a: DeviceAttributes) {
+        if decisionOn { decisionInputs(&context, device: d, attributes: a) }
+    }
+
+    @inline(never)
+    mutating func decisionInputs(_ context: inout DeviceContext, device d: Int, attributes a: DeviceAttributes) {
         guard let decision else { return }
         context.inputs = DeviceInputs(batteryLevel: a.batteryLevel, isCharging: a.charging, lowPowerMode: a.lowPowerMode)
         if !decision.ledgers.isEmpty { context.ledger = decision.ledgers[d].ledger }
@@ -81,6 +89,11 @@ extension SessionDriver {
     /// Session `s` of device `d` ends: its ledger is kept and its decisions counted.
     @inline(__always)
     mutating func noteDecision(_ s: Int, device d: Int) {
+        if decisionOn { countDecision(s, device: d) }
+    }
+
+    @inline(never)
+    mutating func countDecision(_ s: Int, device d: Int) {
         guard decision != nil else { return }
         decision!.sessionsEnded += 1
         if sessions[s].decisionSkippedCount > 0 { decision!.sessionsSkipped += 1 }

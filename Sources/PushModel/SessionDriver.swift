@@ -77,6 +77,8 @@ struct SessionDriver {
     var networks: NetworkChanges
     /// The decision kind's ledgers and counts; nil without `preloadPolicy.decision`.
     var decision: DecisionState?
+    /// `decision != nil`, stored: the per-push hooks test this flag, not the optional.
+    var decisionOn = false
 
     /// A slot's row of `sFetchObject` / `sFetchRequest` (appended as one contiguous copy).
     static let fetchRowZeros = [UInt32](repeating: 0, count: 64)
@@ -111,6 +113,7 @@ struct SessionDriver {
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [CampaignBits](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
         decision = DecisionState(policy: policy, devices: n, configured: config.preloadPolicy.decision != nil)
+        decisionOn = decision != nil
     }
 
     /// How long the OS lets a handler of `kind` run before it kills it.
@@ -271,21 +274,16 @@ struct SessionDriver {
         let timeout = SimDuration(ticks: min(600_000_000, max(1, r.timeoutMicroseconds)))
         let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
-        var request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
+        let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
                                         connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
                                         signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
                                         replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
-        if metrics.energy.enabled {
-            request.radioPromotionTicks = metrics.energy.open(device: d, network: slot[s].network, foreground: false, neverOpened: !slot[s].opens,
-                                                              now: kernel.now.ticks)
-        }
-        let requestID = try infra.fetch(request, kernel: &kernel).rawValue
-        if metrics.energy.enabled {
-            metrics.energy.noteRequest(requestID, device: d, network: slot[s].network, foreground: false, neverOpened: !slot[s].opens)
-        }
+        let requestID = try metrics.energy.enabled
+            ? metrics.energyFetch(request, device: d, foreground: false, neverOpened: !slot[s].opens, infra: &infra, kernel: &kernel)
+            : infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens,
                             campaign: w.campaign, network: slot[s].network)
         metrics.pushBytes.noteRequest(requestID, device: d, campaign: w.campaign)
@@ -343,8 +341,8 @@ struct SessionDriver {
         slot[s].warn = nil
         slot[s].kill = nil
         let device = DeviceID(rawValue: slot[s].device)
+        noteDecision(s, device: device.index)  // before the session's store is taken, so the two accesses stay adjacent
         let store = sessions[s].currentStore()
-        noteDecision(s, device: device.index)
         sessions[s].reset(store: noStore)  // keeps the buffers for the slot's next session
         parked.park(device, consume store, plans: plans)
         deviceSlot[device.index] = -1

@@ -215,16 +215,14 @@ struct TapTracker {
         let c = tCampaign[t]
         let entity = UInt64(d) << 24 | UInt64(c) << 16 | UInt64(0x80 | (index & 0x7F)) << 8 | UInt64(index & 0xFF)
         let reply = PushEvent.foregroundReplyAddress(tap)
-        var request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: tRegion[t]), networkClass: tNetwork[t], entity: entity,
+        let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: tRegion[t]), networkClass: tNetwork[t], entity: entity,
                                         connectionWarm: rules.foregroundWarm, saveData: tSaveData[t],
                                         signedToken: PushWorld.token(device, CampaignID(c)),
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,
                                         replyTarget: reply.target, replyTag: ReplyTag(generation: generation(t), index: UInt32(index & 0xFF)).raw)
-        if metrics.energy.enabled {
-            request.radioPromotionTicks = metrics.energy.open(device: d, network: tNetwork[t], foreground: true, neverOpened: false, now: kernel.now.ticks)
-        }
-        let requestID = try infra.fetch(request, kernel: &kernel).rawValue
-        if metrics.energy.enabled { metrics.energy.noteRequest(requestID, device: d, network: tNetwork[t], foreground: true, neverOpened: false) }
+        let requestID = try metrics.energy.enabled
+            ? metrics.energyFetch(request, device: d, foreground: true, neverOpened: false, infra: &infra, kernel: &kernel)
+            : infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false,
                             campaign: Int(tCampaign[t]), network: tNetwork[t])
         metrics.pushBytes.noteRequest(requestID, device: d, campaign: Int(tCampaign[t]))

@@ -290,12 +290,17 @@ final class PrestageDecisionTests: XCTestCase {
         XCTAssertTrue(wifiLedger.actions.contains(.log(.assetSkipped(assetIndex: 0, .decision(.dataBudgetExhausted(spentBytes: 1_000_000, budgetBytes: 1_000_000))))))
     }
 
+    /// Refused by a kind that reads them; `criticalOnly` reads no inputs and does not check them.
     func testInvalidInputsAreRefused() throws {
-        var h = try Harness(policy: Fixtures.policy(.none))
+        var policy = Fixtures.policy(.none)
+        policy.decision = .threshold(openProbabilityMin: 0.3)
+        var h = try Harness(policy: policy)
         let r = try Sessions.request(Self.article, .none)
         XCTAssertThrowsError(try h.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(batteryLevel: 1.5))), at: ms(0))) { error in
             XCTAssertEqual(error as? SessionError, .invalidContext(field: "inputs.batteryLevel", value: "1.5", expected: "a level in [0, 1] or nil"))
         }
         XCTAssertThrowsError(try h.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(cellularBytesUsedToday: -1))), at: ms(0)))
+        var plain = try Harness(policy: Fixtures.policy(.none))
+        XCTAssertNoThrow(try plain.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(batteryLevel: 1.5))), at: ms(0)))
     }
 }
