@@ -108,22 +108,11 @@ extension PushWorld {
                 if p == ProviderState.fcm { providers.tally.fcmMessages += UInt64(parts) } else { providers.tally.apnsMessages += UInt64(parts) }
                 sendCredit[c] -= 1
                 k += 1
-                for part in 0..<parts {
-                    metrics.pushesTargeted += 1
-                    let partSend = send + Int64(part) * interval
-                    providers.tally.lastSendTicks = max(providers.tally.lastSendTicks, partSend)
-                    metrics.series.pushesSent.add(atMicroseconds: partSend)
-                    let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
-                    let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-                    let arrive = partSend + SimDuration.seconds(latency).ticks
-                    if arrive >= horizonTicks {
-                        metrics.outcomes.notDelivered += 1
-                        continue
-                    }
-                    metrics.inProvider += 1
-                    let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
-                    try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
+                if parts > 0 {
+                    // The last part is the latest (parts are `interval` ≥ 0 apart).
+                    providers.tally.lastSendTicks = max(providers.tally.lastSendTicks, send + Int64(parts - 1) * interval)
                 }
+                try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, kernel: &kernel)
             }
             d += 1
         }

@@ -239,21 +239,7 @@ struct PushWorld: EventHandler {
                 sendCredit[c] -= 1
                 let send = now + SimDuration.seconds(k / perSecond).ticks
                 k += 1
-                for part in 0..<parts {
-                    metrics.pushesTargeted += 1
-                    let partSend = send + Int64(part) * interval
-                    metrics.series.pushesSent.add(atMicroseconds: partSend)
-                    let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
-                    let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-                    let arrive = partSend + SimDuration.seconds(latency).ticks
-                    if arrive >= horizonTicks {
-                        metrics.outcomes.notDelivered += 1
-                        continue
-                    }
-                    metrics.inProvider += 1
-                    let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
-                    try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
-                }
+                try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, kernel: &kernel)
             }
             d += 1
         }
@@ -262,6 +248,28 @@ struct PushWorld: EventHandler {
             sendCredit[c] = 0
         } else if now + 1_000_000 < horizonTicks {
             try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: now + 1_000_000))
+        }
+    }
+
+    /// Sends device `d` its `parts` pushes of campaign `c` (carousel parts `interval` apart from
+    /// `send`), each arriving after its provider latency or, past the horizon, not delivered.
+    @inline(__always)
+    mutating func sendParts(device d: Int, campaign c: Int, parts: Int, from send: Int64, every interval: Int64,
+                            kernel: inout Kernel) throws {
+        for part in 0..<parts {
+            metrics.pushesTargeted += 1
+            let partSend = send + Int64(part) * interval
+            metrics.series.pushesSent.add(atMicroseconds: partSend)
+            let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
+            let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
+            let arrive = partSend + SimDuration.seconds(latency).ticks
+            if arrive >= horizonTicks {
+                metrics.outcomes.notDelivered += 1
+                continue
+            }
+            metrics.inProvider += 1
+            let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
+            try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
         }
     }
 
