@@ -119,22 +119,35 @@ extension ReportBuilder {
                 bytes[region, default: (0, 0)].never += a.userBytes(opened: false, where: inRegion)
             }
         }
+        // Per region p95: the mean over the replications that sampled a push of the kind.
+        var p95Sums: [Int: (opened: Double, openedN: Int, never: Double, neverN: Int)] = [:]
+        for r in results {
+            for u in r.userDataRegions ?? [] {
+                var e = p95Sums[u.region] ?? (0, 0, 0, 0)
+                if let v = u.openedP95Bytes { e.opened += v; e.openedN += 1 }
+                if let v = u.neverOpenedP95Bytes { e.never += v; e.neverN += 1 }
+                p95Sums[u.region] = e
+            }
+        }
         let regions = pushes.keys.sorted { (pushes[$0].map { $0.opened + $0.never } ?? 0, $1) > (pushes[$1].map { $0.opened + $0.never } ?? 0, $0) }
         let shown = regions.prefix(userDataRegionsShown).sorted()
         let names = TopologyNames(popNames: scenario.world.infra.topology.popNames, regionNames: scenario.world.infra.topology.regionNames)
         let regionRows: [[TableCell]] = shown.map { region in
             let p = pushes[region] ?? (0, 0), b = bytes[region] ?? (0, 0)
+            let q = p95Sums[region]
             return [.text(names.region(region)), .count(Int(clamping: p.opened + p.never)),
-                    mb(p.opened > 0 ? Double(b.opened) / Double(p.opened) : nil), mb(p.never > 0 ? Double(b.never) / Double(p.never) : nil)]
+                    mb(p.opened > 0 ? Double(b.opened) / Double(p.opened) : nil), mb(q.flatMap { $0.openedN > 0 ? $0.opened / Double($0.openedN) : nil }),
+                    mb(p.never > 0 ? Double(b.never) / Double(p.never) : nil), mb(q.flatMap { $0.neverN > 0 ? $0.never / Double($0.neverN) : nil })]
         }
         let regionCaption = regions.count > shown.count
             ? "Data per push by region, the \(shown.count) of \(regions.count) regions with the most pushes (pooled over replications)"
             : "Data per push by region (pooled over replications)"
         return ReportSection(title: "Users' data", blocks: [
-            .paragraph("Bytes a device received per push that reached a handler (userData.* metrics): opened pushes count their pre-stage and foreground bytes, never-opened pushes their pre-stage bytes. By class: bytes received on the class per push to devices of that class. Means over replications; by region pooled over replications (means only). The p95 columns: the 95th percentile over pushes of one push's bytes (all its classes, devices grouped by their own class; a systematic sample of devices past 262 144 device-campaign cells), mean over replications."),
+            .paragraph("Bytes a device received per push that reached a handler (userData.* metrics): opened pushes count their pre-stage and foreground bytes, never-opened pushes their pre-stage bytes. By class: bytes received on the class per push to devices of that class. Means over replications; by region, the means pooled over replications (Σ bytes ÷ Σ pushes) and the p95s a mean over replications. The p95 columns: the 95th percentile over pushes of one push's bytes (all its classes, devices grouped by their own class; a systematic sample of devices past 262 144 device-campaign cells), mean over replications."),
             .table(Table(caption: "Data per push by network class", columns: columns, rows: classRows)),
             .table(Table(caption: regionCaption, columns: [Table.Column("Region"), Table.Column("Pushes reached", alignment: .trailing),
-                                                           Table.Column("Opened push", alignment: .trailing), Table.Column("Never-opened push", alignment: .trailing)],
+                                                           Table.Column("Opened push", alignment: .trailing), Table.Column("Opened, p95", alignment: .trailing),
+                                                           Table.Column("Never-opened push", alignment: .trailing), Table.Column("Never-opened, p95", alignment: .trailing)],
                          rows: regionRows)),
         ])
     }

@@ -85,6 +85,10 @@ extension MetricTable {
         case .costRequests: return MetricSpec(n, .money, .lower, "CDN request cost")
         case .costCommit: return MetricSpec(n, .money, .lower, "Commit fee and overage")
         case .costCommitOverage: return MetricSpec(n, .money, .lower, "Commit overage")
+        case .costCommitUtilisation:
+            return MetricSpec(n, .factor, .lower, "Commit utilisation (billed rate over the committed rate)",
+                              ratio: ("the commit tier's billed rate, bit/s (percentile95: the 95th percentile of its 5-minute samples; perGB: its bytes × 8 over the horizon)",
+                                      "the committed rate, costs.commit.rateGbps × 10⁹ bit/s (above 1: the commit is exceeded)"))
         case .costUsersCellular: return MetricSpec(n, .money, .lower, "What users pay for cellular data")
         case .userDataPushesReached: return MetricSpec(n, .count, .none, "Pushes that reached a handler")
         case .userDataOpenedMeanBytes:

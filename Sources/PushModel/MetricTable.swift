@@ -37,9 +37,12 @@ package enum MetricUnit: String, Sendable, Equatable, CaseIterable {
     // costs
     /// An amount in the scenario's `costs.currency`.
     case money
+    /// A dimensionless factor that may exceed 1 (a utilisation: a rate used over the rate bought);
+    /// shown as a percentage.
+    case factor
 
-    /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds
-    /// and rates are never negative.
+    /// The values a metric of this unit can take: a ratio is a share (0…1); counts, bytes, seconds,
+    /// rates and factors are never negative.
     package var bounds: ClosedRange<Double> { self == .ratio ? 0...1 : 0...Double.infinity }
 }
 
@@ -252,6 +255,7 @@ package enum MetricID: String, Sendable, CaseIterable {
     case costRequests = "cost.requests"
     case costCommit = "cost.commit"
     case costCommitOverage = "cost.commitOverage"
+    case costCommitUtilisation = "cost.commitUtilisation"
     case costUsersCellular = "cost.usersCellular"
     case userDataPushesReached = "userData.pushesReached"
     case userDataOpenedMeanBytes = "userData.openedMeanBytes"
@@ -550,7 +554,7 @@ package enum MetricTable {
         case .energyPromotions: return MetricSpec(n, .count, .lower, "Radio promotions (idle to connected)")
         // costs and users' data
         case .costTotal, .costPrestage, .costForeground, .costWarm, .costFill, .costNeverOpened, .costRequests, .costCommit,
-             .costCommitOverage, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
+             .costCommitOverage, .costCommitUtilisation, .costUsersCellular, .userDataPushesReached, .userDataOpenedMeanBytes, .userDataNeverOpenedMeanBytes,
              .userDataCellularOpenedMeanBytes, .userDataCellularNeverOpenedMeanBytes:
             return costSpec(id) ?? MetricSpec(n, .money, .lower, n)
         // users' data quantiles

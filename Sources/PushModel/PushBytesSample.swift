@@ -119,6 +119,38 @@ struct PushBytesSample {
         return (perClass, all, cellular)
     }
 
+    /// The p95s per device region, opened and never opened (`[opened ? 1 : 0][region]`, nil where
+    /// the region has no sampled push of that kind): the sampled pushes counting-sorted into one
+    /// array by (opened, region), each group's nearest rank selected in place (8 bytes a sampled
+    /// push, 16 bytes a region). Regions at or past `regions` are left out.
+    func regionPercentiles95(regions: Int) -> [[Double?]] {
+        let groups = 2 * max(0, regions)
+        guard groups > 0 else { return [[], []] }
+        func group(_ c: Cell) -> Int? {
+            Int(c.region) < regions ? (c.info & 0x80 != 0 ? regions : 0) + Int(c.region) : nil
+        }
+        var start = [Int](repeating: 0, count: groups + 1)
+        for c in cells where c.pushes > 0 { if let g = group(c) { start[g + 1] += Int(c.pushes) } }
+        for g in 0..<groups { start[g + 1] += start[g] }
+        var values = [Double](repeating: 0, count: start[groups])
+        var next = start
+        for c in cells where c.pushes > 0 {
+            guard let g = group(c) else { continue }
+            let v = Double(c.bytes) / Double(c.pushes)
+            for _ in 0..<Int(c.pushes) { values[next[g]] = v; next[g] += 1 }
+        }
+        var out: [[Double?]] = [[], []]
+        for o in 0..<2 {
+            for r in 0..<regions {
+                let g = o * regions + r, n = start[g + 1] - start[g]
+                guard n > 0 else { out[o].append(nil); continue }
+                var slice = Array(values[start[g]..<start[g + 1]])
+                out[o].append(Self.select(&slice, rank: BandwidthBilling.rank(0.95, of: n)))
+            }
+        }
+        return out
+    }
+
     /// The value of nearest rank `rank` (1-based) of `a`, by Hoare's selection (`a` is permuted).
     static func select(_ a: inout [Double], rank: Int) -> Double {
         let k = min(max(rank, 1), a.count) - 1

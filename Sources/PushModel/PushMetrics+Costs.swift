@@ -55,9 +55,10 @@ extension PushMetrics {
             (.costNeverOpened, r.neverOpened), (.costRequests, r.requests),
         ]
         for (id, v) in rows { m.append(Metric(id.spec, value: v)) }
-        if costs.commit != nil {
+        if let commit = costs.commit {
             m.append(Metric(MetricID.costCommit.spec, value: b.commit))
             m.append(Metric(MetricID.costCommitOverage.spec, value: b.commitOverage))
+            m.append(Metric(MetricID.costCommitUtilisation.spec, value: b.commitBilledGbps / commit.rateGbps))
         }
         if !costs.cellular.isEmpty { m.append(Metric(MetricID.costUsersCellular.spec, value: r.usersCellular)) }
         for (c, p) in b.campaigns.enumerated() where c < campaignNames.count {

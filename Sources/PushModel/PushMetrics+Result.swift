@@ -67,6 +67,10 @@ extension PushMetrics {
             eventsProcessed: outcome.eventsProcessed, virtualEndSeconds: kernel.now.seconds, stopReason: reason,
             bandwidth: BandwidthSeries(ts.bins, horizonSeconds: s.pushesSent.horizonSeconds))
         result.attribution = attribution
+        let p95 = pushBytes.regionPercentiles95(regions: attribution.regions)
+        result.userDataRegions = (0..<attribution.regions).compactMap { r in
+            p95[1][r] == nil && p95[0][r] == nil ? nil : RegionUserData(region: r, openedP95Bytes: p95[1][r], neverOpenedP95Bytes: p95[0][r])
+        }
         return result
     }
 

@@ -96,6 +96,14 @@ package struct RegionMisses: Codable, Sendable, Equatable {
     package var perBin: [[UInt64]]
 }
 
+/// The users' data p95 of one device region: the 95th percentile over the region's sampled pushes
+/// of one push's bytes (`PushBytesSample`), opened and never opened; nil where none was sampled.
+package struct RegionUserData: Codable, Sendable, Equatable {
+    package var region: Int
+    package var openedP95Bytes: Double?
+    package var neverOpenedP95Bytes: Double?
+}
+
 /// Request counters of one CDN tier (InfraModel's node counters summed over the tier). Every
 /// lookup is one request: `requests = freshHits + staleHits + misses`.
 package struct TierCounts: Codable, Sendable, Equatable {
@@ -215,6 +223,9 @@ package struct ReplicationResult: Codable, Sendable {
     /// Bytes by purpose per campaign × region × class, and the pushes that reached devices
     /// (`ByteAttribution`); nil in results written before it existed.
     package var attribution: ByteAttribution?
+    /// The users' data p95 per device region, sorted by region, regions with a sampled push only;
+    /// nil in results written before it existed.
+    package var userDataRegions: [RegionUserData]? = nil
 
     /// The metric named `name`, if present.
     package func metric(_ name: String) -> Double? {

@@ -24,7 +24,8 @@ package enum MeasuredUnit: Sendable, Equatable {
     package init(code: String) {
         switch code {
         case "s": self = .seconds
-        case "ratio": self = .ratio
+        // A factor (a utilisation, may exceed 1) reads as a percentage too.
+        case "ratio", "factor": self = .ratio
         case "count", "": self = .count
         case "bytes", "B": self = .bytes
         case "1/s", "/s": self = .perSecond(noun: "")

@@ -20,8 +20,8 @@ extension ServiceLevelObjective {
                 issues.append(ConfigIssue(at: at, expected: "cost.campaign.NAME.PART with NAME a campaign of this scenario (\(names.sorted().joined(separator: ", ")))",
                                           found: "\"\(o.metric)\""))
             }
-            if (o.metric == MetricID.costCommit.rawValue || o.metric == MetricID.costCommitOverage.rawValue) && costs.commit == nil {
-                issues.append(ConfigIssue(at: at, expected: "a metric this scenario can produce (the commit's cost needs costs.commit)", found: "\"\(o.metric)\""))
+            if [MetricID.costCommit, .costCommitOverage, .costCommitUtilisation].contains(where: { o.metric == $0.rawValue }) && costs.commit == nil {
+                issues.append(ConfigIssue(at: at, expected: "a metric this scenario can produce (the commit's cost and utilisation need costs.commit)", found: "\"\(o.metric)\""))
             }
             if o.metric.hasSuffix("usersCellular") && costs.cellular.isEmpty {
                 issues.append(ConfigIssue(at: at, expected: "a metric this scenario can produce (users' cellular cost needs costs.cellular)", found: "\"\(o.metric)\""))

@@ -65,6 +65,20 @@ final class CostsCommandTests: XCTestCase {
         """)
         XCTAssertEqual(t.run(["validate", otherCampaign]), .badInput)
         XCTAssertTrue(t.err.text.contains("slo[0].metric: expected cost.campaign.NAME.PART with NAME a campaign of this scenario (campaign)"), t.err.text)
+        // The commit's utilisation needs a commit; with one, "inside the commit" is `<= 1` (a factor, not a share).
+        let noCommit = try t.file("no-commit.json", """
+        { "name": "no-commit", "question": "Is a commit objective without a commit refused?",
+          "slo": [ { "metric": "cost.commitUtilisation", "op": "<=", "threshold": 1 } ],
+          "costs": { "currency": "USD" } }
+        """)
+        XCTAssertEqual(t.run(["validate", noCommit]), .badInput)
+        XCTAssertTrue(t.err.text.contains("slo[0].metric: expected a metric this scenario can produce (the commit's cost and utilisation need costs.commit)"), t.err.text)
+        let commit = try t.file("commit.json", """
+        { "name": "commit", "question": "Do we stay inside our commit?",
+          "slo": [ { "metric": "cost.commitUtilisation", "op": "<=", "threshold": 1 } ],
+          "costs": { "currency": "USD", "commit": { "tier": "edge", "rateGbps": 400, "billing": "percentile95" } } }
+        """)
+        XCTAssertEqual(t.run(["validate", commit]), .ok, t.err.text)
     }
 
     /// A priced run's report and summary carry the cost table; `compare` of two runs shows the cost
@@ -86,6 +100,7 @@ final class CostsCommandTests: XCTestCase {
         XCTAssertTrue(report.contains("## Cost"), report)
         XCTAssertTrue(report.contains("Total, EUR"), report)
         XCTAssertTrue(report.contains("## Users' data"), report)
+        XCTAssertEqual(report.components(separatedBy: "Never-opened, p95").count - 1, 2, "p95 columns by network class and by region")
         // The cost and users' data tables fit a desktop and a phone (headless Chromium at 1400 and 390 px).
         let html = try String(contentsOfFile: a + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains("Total, EUR"))

@@ -208,6 +208,32 @@ final class CostConservationTests: XCTestCase {
         }
     }
 
+    /// Commit utilisation is the commit tier's billed rate over the committed rate: for the
+    /// 95th-percentile rule the edge's billed metric over 10⁹ × rateGbps (halved when the commit
+    /// doubles), for the per-GB rule the edge's bytes × 8 over the horizon over the same.
+    func testCommitUtilisationIsBilledOverCommitted() throws {
+        var c = Self.pricedWorld()
+        var commit = CommitConfig()
+        commit.rateGbps = 0.001
+        c.costs?.commit = commit
+        let r = try simulate(c, seed: 3)
+        let billed = try XCTUnwrap(r.metric(MetricID.edgeBilledBitsPerSecond.rawValue))
+        XCTAssertGreaterThan(billed, 0)
+        XCTAssertEqual(r.metric(.costCommitUtilisation), billed / 1e6, accuracy: 1e-9 * billed)
+        commit.rateGbps = 0.002
+        c.costs?.commit = commit
+        XCTAssertEqual(try simulate(c, seed: 3).metric(.costCommitUtilisation), billed / 2e6, accuracy: 1e-9 * billed)
+        commit.billing = .perGB
+        c.costs?.commit = commit
+        let g = try simulate(c, seed: 3)
+        let bytes = try XCTUnwrap(g.metric(MetricID.bytesCdnEgress.rawValue))
+        XCTAssertEqual(g.metric(.costCommitUtilisation), bytes * 8 / c.horizonSeconds / 2e6, accuracy: 1e-9 * bytes)
+        XCTAssertEqual(MetricTable.spec(named: MetricID.costCommitUtilisation.rawValue)?.unit.bounds, 0...Double.infinity,
+                       "a utilisation may exceed 1")
+        c.costs?.commit = nil
+        XCTAssertNil(try simulate(c, seed: 3).metric(MetricID.costCommitUtilisation.rawValue))
+    }
+
     /// Without `costs` no money metric appears, and every other metric and count is as with it
     /// (prices change no draw and no event).
     func testCostsAbsentChangeNothingElse() throws {

@@ -69,6 +69,41 @@ final class UserDataQuantileTests: XCTestCase {
         XCTAssertEqual(PushBytesSample.select(&a, rank: 7), 5)
     }
 
+    /// Per region, by hand: region 0 holds 20 opened pushes of 1 000 × (d + 1) bytes (rank
+    /// ⌈0.95 · 20⌉ = 19: 19 000), region 1 ten never-opened pushes of 500 × (d + 1) (rank 10: the
+    /// largest, 5 000), region 2 none; a cell of a region past the count is left out.
+    func testRegionP95ByHand() {
+        var s = PushBytesSample(devices: 40, campaigns: 1)
+        for d in 0..<30 {
+            let region: UInt32 = d < 20 ? 0 : 1
+            s.noteReached(device: d, campaign: 0, region: region, network: .lte, opened: d < 20)
+            s.noteRequest(UInt32(d), device: d, campaign: 0)
+            s.add(d < 20 ? 1_000 * UInt64(d + 1) : 500 * UInt64(d - 19), request: d)
+        }
+        s.noteReached(device: 35, campaign: 0, region: 7, network: .lte, opened: true)
+        let q = s.regionPercentiles95(regions: 3)
+        XCTAssertEqual(q[1], [19_000, nil, nil])
+        XCTAssertEqual(q[0], [nil, 5_000, nil])
+        XCTAssertEqual(s.regionPercentiles95(regions: 0), [[], []])
+    }
+
+    /// On a simulated run where every push fetches one image of B bytes (as below), every
+    /// region's never-opened p95 is B to the byte and its opened p95 B or 2 B; every region with
+    /// devices is listed, in order.
+    func testEveryRegionOfOneAssetWorld() throws {
+        let c = oneAssetWorld(devices: 1_500)
+        let b = Double(c.campaigns[0].assets[0].bytes)
+        let r = try simulate(c, seed: 5)
+        let regions = try XCTUnwrap(r.userDataRegions)
+        XCTAssertEqual(regions.map(\.region), Array(0..<regions.count))
+        XCTAssertGreaterThan(regions.count, 1)
+        for u in regions {
+            XCTAssertEqual(u.neverOpenedP95Bytes, b, "region \(u.region)")
+            let opened = try XCTUnwrap(u.openedP95Bytes)
+            XCTAssertTrue(opened == b || opened == 2 * b, "region \(u.region): opened p95 \(opened)")
+        }
+    }
+
     /// Past `cellsMax` cells every k-th device is kept, k = ⌈devices × campaigns / cellsMax⌉, and
     /// requests of devices outside the sample count nowhere.
     func testSystematicSampleBoundsMemory() {
