@@ -22,6 +22,22 @@ package enum PlanSweepBridge {
         return try CanonicalJSON.encode(file)
     }
 
+    /// The sweep file listing `points` (each a list of `PATH=VALUE`, every point the same paths),
+    /// replications 0..<count of `scenarioPath` with `fixed` (`PATH=VALUE`) applied to every point:
+    /// a design that is no grid (`sensitivity --emit-sweep`).
+    package static func sweepFile(scenarioPath: String, fixed: [String], points: [[String]], count: Int, seed: UInt64, devices: Int?) throws -> Data {
+        func split(_ a: String) -> (String, JSONValueText)? {
+            guard let eq = a.firstIndex(of: "=") else { return nil }
+            return (String(a[..<eq]), JSONValueText(String(a[a.index(after: eq)...])))
+        }
+        var set: [String: JSONValueText] = [:]
+        for a in fixed { if let (path, value) = split(a) { set[path] = value } }
+        let listed = points.map { p in Dictionary(p.compactMap(split), uniquingKeysWith: { _, last in last }) }
+        let file = EmittedSweep(scenario: scenarioPath, replications: count, seed: seed, devices: devices,
+                                set: set.isEmpty ? nil : set, grid: nil, points: listed)
+        return try CanonicalJSON.encode(file)
+    }
+
     /// The sweep file's shape (ScenarioFormat's `SweepFile` reads it).
     struct EmittedSweep: Encodable {
         let scenario: String
@@ -29,7 +45,8 @@ package enum PlanSweepBridge {
         let seed: UInt64
         let devices: Int?
         let set: [String: JSONValueText]?
-        let grid: [String: [JSONValueText]]
+        let grid: [String: [JSONValueText]]?
+        var points: [[String: JSONValueText]]? = nil
     }
 
     /// A `--set` value as the sweep file holds it: a JSON scalar when the text is one, else a string.
@@ -54,6 +71,64 @@ package enum PlanSweepBridge {
     /// - Throws: `CommandMessage` naming the file and what is wrong, or a write failure.
     package static func ingest(_ directory: URL, knobPath: String, candidates: (Double) -> [(assignments: [String], scenario: ScenarioFile)],
                               into evaluator: PlanEvaluator) throws -> Int {
+        let (manifest, itemsByPoint) = try checkedItems(directory)
+        var batches: [(perReplication: [Int: [String: Double]], assignments: [String], scenario: ScenarioFile)] = []
+        if let axis = manifest.axes.firstIndex(where: { $0.field == knobPath }) {
+            for point in manifest.points {
+                guard axis < point.values.count, let value = Double(point.values[axis].plainText) else { continue }
+                // A candidate with the sweep's replication count hashes like the sweep's point.
+                guard let match = candidates(value).first(where: { c in
+                    var s = c.scenario
+                    s.run.replications = manifest.replications
+                    return (try? s.hash()) == point.scenarioHash
+                }) else { continue }
+                batches.append((perReplication(itemsByPoint[point.point]), match.assignments, match.scenario))
+            }
+        }
+        var stored = 0
+        for batch in batches { stored += try evaluator.store(batch.perReplication, of: batch.scenario, assignments: batch.assignments) }
+        return stored
+    }
+
+    /// Stores the replications of the merged sweep results in `directory` (checked as `ingest`
+    /// checks them) whose points are design points of a study over the numeric fields `paths`:
+    /// each point's values, in the order of `paths`, make its assignments (`PATH=VALUE` as
+    /// `ScenarioKnob.assignment` writes them), `load` the scenario they make, and a point is
+    /// taken only when that scenario hashes like the sweep's point (with the sweep's replication
+    /// count). Points of other fields, or that hash otherwise, are left out.
+    /// - Returns: the replications stored.
+    package static func ingest(_ directory: URL, paths: [String], load: ([String]) -> ScenarioFile?, into evaluator: PlanEvaluator) throws -> Int {
+        let (manifest, itemsByPoint) = try checkedItems(directory)
+        guard Set(manifest.axes.map(\.field)) == Set(paths), manifest.axes.count == paths.count else { return 0 }
+        let axisOf = paths.map { p in manifest.axes.firstIndex { $0.field == p } ?? 0 }
+        var stored = 0
+        for point in manifest.points {
+            let numbers = axisOf.map { $0 < point.values.count ? Double(point.values[$0].plainText) : nil }
+            guard numbers.allSatisfy({ $0 != nil }) else { continue }
+            let assignments = zip(paths, numbers).map { ScenarioKnob.assignment($0, $1 ?? 0) }
+            guard var scenario = load(assignments) else { continue }
+            let asRun = scenario
+            scenario.run.replications = manifest.replications
+            guard (try? scenario.hash()) == point.scenarioHash else { continue }
+            stored += try evaluator.store(perReplication(itemsByPoint[point.point]), of: asRun, assignments: assignments)
+        }
+        return stored
+    }
+
+    /// Metric name → value per replication of one point's items.
+    static func perReplication(_ items: [SweepItemResult]) -> [Int: [String: Double]] {
+        var out: [Int: [String: Double]] = [:]
+        for item in items {
+            var metrics: [String: Double] = [:]
+            for m in item.metrics { if let v = m.value { metrics[m.name] = v } }
+            out[item.replication] = metrics
+        }
+        return out
+    }
+
+    /// The manifest and every item, by point, of the merged sweep results in `directory`,
+    /// checked as `merge` checks a shard (see `ingest`).
+    static func checkedItems(_ directory: URL) throws -> (SweepManifest, [[SweepItemResult]]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandMessage("expected the directory of merged sweep results (prestage merge --out DIR), found none")
@@ -84,27 +159,6 @@ package enum PlanSweepBridge {
             case nil: throw CommandMessage("\(items.appendingPathComponent(SweepItemResult.fileName(point: k / r, replication: k % r)).path): expected item \(k) of the sweep, found none (the results are incomplete)")
             }
         }
-        var batches: [(perReplication: [Int: [String: Double]], assignments: [String], scenario: ScenarioFile)] = []
-        if let axis = manifest.axes.firstIndex(where: { $0.field == knobPath }) {
-            for point in manifest.points {
-                guard axis < point.values.count, let value = Double(point.values[axis].plainText) else { continue }
-                // A candidate with the sweep's replication count hashes like the sweep's point.
-                guard let match = candidates(value).first(where: { c in
-                    var s = c.scenario
-                    s.run.replications = manifest.replications
-                    return (try? s.hash()) == point.scenarioHash
-                }) else { continue }
-                var perReplication: [Int: [String: Double]] = [:]
-                for item in itemsByPoint[point.point] {
-                    var metrics: [String: Double] = [:]
-                    for m in item.metrics { if let v = m.value { metrics[m.name] = v } }
-                    perReplication[item.replication] = metrics
-                }
-                batches.append((perReplication, match.assignments, match.scenario))
-            }
-        }
-        var stored = 0
-        for batch in batches { stored += try evaluator.store(batch.perReplication, of: batch.scenario, assignments: batch.assignments) }
-        return stored
+        return (manifest, itemsByPoint)
     }
 }

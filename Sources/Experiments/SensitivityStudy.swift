@@ -104,6 +104,10 @@ package struct SensitivityStudy {
         return settings.trajectories * (k + 1) + 2 * k + 1 + (settings.sobolSamples > 0 && kept > 0 ? settings.sobolSamples * (kept + 2) : 0)
     }
 
+    /// Design points of the screening (Morris r (k + 1), then the tornado 2k + 1): the first ones
+    /// `run` evaluates, and the ones the Sobol step's factors depend on.
+    package var screeningPoints: Int { settings.trajectories * (factors.count + 1) + 2 * factors.count + 1 }
+
     /// Factor `i`'s value at unit coordinate `u` (integers rounded to the nearest).
     package func value(_ i: Int, _ u: Double) -> Double {
         let f = factors[i]

@@ -16,18 +16,23 @@ struct SensitivityCommand: ParsableCommand {
                                                    help: "replications per design point (default: the scenario's, at least 2)")
     static let bootstrapOption = Option.integer("bootstrap", 2...100_000, valueName: "B", help: "bootstrap resamples per interval (default 500)")
     static let confidenceOption = Option.string("confidence", valueName: "C", help: "the intervals' level in (0, 1) (default 0.95)")
+    /// `--emit-sweep FILE`.
+    static let emitSweepOption = Option.string("emit-sweep", valueName: "FILE",
+                                               help: "run nothing: write the design points whose replications are not stored yet as a sweep file (for a cluster)")
+    /// `--ingest DIR`.
+    static let ingestOption = Option.string("ingest", valueName: "DIR", help: "first store the replications of merged sweep results DIR")
 
     static let configuration = CommandSpec(
         "sensitivity", summary: "rank which inputs move a metric most: Morris screening, a tornado and Sobol indices, with intervals",
         positionals: ["SCENARIO"], declaring: [
             factorOption, metricOption, trajectoriesOption, levelsOption, sobolSamplesOption, sobolFactorsOption, replicationsOption,
-            bootstrapOption, confidenceOption,
+            bootstrapOption, confidenceOption, emitSweepOption, ingestOption,
             ScenarioOptions.seed,
             ScenarioOptions.devices,
             ScenarioOptions.set,
             OutputOptions.out.help("results directory (default results/sensitivity-NAME); rerunning resumes"),
             OutputOptions.jobs,
-        ], exitCodes: [ExitCodeDoc(.ok, "the study ran and its files are written"),
+        ], exitCodes: [ExitCodeDoc(.ok, "the study ran and its files are written (or --emit-sweep wrote the next step)"),
                        ExitCodeDoc(.runFailed, "a replication failed or files could not be written"),
                        ExitCodeDoc(.badInput, "bad input, naming the argument (--factor, --metric, SCENARIO, …)"),
                        ExitCodeDoc(.interrupted, "interrupted (Ctrl-C); every finished replication is kept in DIR.partial/ and a rerun resumes"),
@@ -47,6 +52,9 @@ struct SensitivityCommand: ParsableCommand {
     Cost: R (k + 1) + 2k + 1 + N (K + 2) design points, times --replications.
     Writes DIR/sensitivity.json, .csv, .md, .html; DIR.partial/evaluations/ holds one checked file
     per replication as it finishes, so a rerun (or a run after Ctrl-C) reuses it.
+    On a cluster: --emit-sweep FILE runs nothing and writes the design points not stored yet as a
+    sweep file (the screening first, then the Sobol step); run it as sweep shards, merge, and rerun
+    with --ingest MERGED_DIR --emit-sweep FILE until the study is written.
 
     examples:
       prestage sensitivity black-friday-plan --devices 20000 --factor campaigns[0].sendRatePerMinute=300000..3000000 \\
@@ -63,6 +71,8 @@ struct SensitivityCommand: ParsableCommand {
     let replications: Int?
     let bootstrap: Int?
     let confidenceText: String?
+    let emitSweep: String?
+    let ingest: String?
     let scenarioOptions: ScenarioOptions
     let output: OutputOptions
 
@@ -77,6 +87,8 @@ struct SensitivityCommand: ParsableCommand {
         replications = parsed[Self.replicationsOption]
         bootstrap = parsed[Self.bootstrapOption]
         confidenceText = parsed[Self.confidenceOption]
+        emitSweep = parsed[Self.emitSweepOption]
+        ingest = parsed[Self.ingestOption]
         scenarioOptions = ScenarioOptions(parsed)
         output = OutputOptions(parsed)
     }
@@ -124,6 +136,7 @@ struct SensitivityCommand: ParsableCommand {
                                            replications: max(2, replications ?? base.run.replications), bootstrap: bootstrap ?? 500, confidence: confidence)
         if settings.sobolSamples == 1 { return bad("--sobol-samples: expected 0 (no Sobol step) or at least 2, found 1") }
         let study = SensitivityStudy(factors: factors, metrics: metricNames, settings: settings, seed: base.run.seed)
+        if let emitSweep, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitSweep) { return bad(problem) }
         let (parent, name) = output.location(resultsParent: env.resultsParent) { "sensitivity-\(base.name)" }
         let results: SensitivityResults
         do { results = try SensitivityResults.open(in: parent, name: name, owner: env.owner()) } catch { return bad("--out: \(error)") }
@@ -133,6 +146,21 @@ struct SensitivityCommand: ParsableCommand {
         let err = env.standardError
         let evaluator = PlanEvaluator(directory: results.evaluationsURL, jobs: output.jobs ?? env.processorCount) { err.write($0) }
         let n = settings.replications
+        if let ingest {
+            do {
+                let count = try PlanSweepBridge.ingest(URL(fileURLWithPath: ingest), paths: factors.map(\.path), load: { try? load($0) }, into: evaluator)
+                env.standardError.write("prestage sensitivity: --ingest: stored \(count) replications from \(ingest)\n")
+            } catch {
+                RunCommand.markIncomplete(directory, reason: "--ingest \(ingest) was refused: \(error)")
+                return bad("--ingest: \(ingest): \(error)")
+            }
+        }
+        evaluator.emitOnly = emitSweep != nil
+        // --emit-sweep: the design points (in the order the study asks for them) whose
+        // replications are not stored; each answers zeros meanwhile, so the study goes on to
+        // name every missing point of the step.
+        var calls = 0
+        var missing: [(call: Int, assignments: [String])] = []
         env.standardError.write("prestage sensitivity: \(base.name): \(factors.count) factors, \(metricNames.joined(separator: ", ")); "
                                 + "\(study.designPoints) design points × \(n) replications, \(TextFormat.count(base.world.population.devices)) devices, seed \(base.run.seed) → \(out.path)\n")
         let studyResults: [SensitivityMetricResult]
@@ -142,7 +170,12 @@ struct SensitivityCommand: ParsableCommand {
                 do { scenario = try load(assignments) } catch let e as ScenarioLoadError {
                     throw .badInput("the design point \(assignments.joined(separator: " ")) was refused: \(e.description)")
                 } catch { throw .badInput("the design point \(assignments.joined(separator: " ")) was refused: \(error)") }
-                do { return try evaluator.metrics(of: scenario, assignments: assignments, count: n) } catch let e as PlanEvaluator.Failure { throw .runFailed(e.description) } catch { throw .runFailed("\(error)") }
+                calls += 1
+                do { return try evaluator.metrics(of: scenario, assignments: assignments, count: n) } catch let e as PlanEvaluator.Failure {
+                    guard e.replicationsNeeded != nil else { throw .runFailed(e.description) }
+                    missing.append((calls - 1, assignments))
+                    return [[String: Double]](repeating: Dictionary(uniqueKeysWithValues: metricNames.map { ($0, 0.0) }), count: n)
+                } catch { throw .runFailed("\(error)") }
             }, progress: { done, total in
                 if done == total || done % 25 == 0 { err.write("  \(done)/\(total) design points\n") }
             })
@@ -156,6 +189,28 @@ struct SensitivityCommand: ParsableCommand {
                 env.standardError.write("prestage sensitivity: \(m)\nprestage sensitivity: finished replications are kept in \(results.evaluationsURL.path); rerun to resume\n")
                 return .runFailed
             }
+        }
+        if let emitPath = emitSweep, !missing.isEmpty {
+            // The Sobol step's factors follow from the screening: while a screening point is
+            // missing, only the screening's missing points are the next step.
+            let screening = missing.filter { $0.call < study.screeningPoints }
+            var points: [[String]] = []
+            for m in screening.isEmpty ? missing : screening where !points.contains(m.assignments) { points.append(m.assignments) }
+            let stage = screening.isEmpty ? "the Sobol step" : "the screening (Morris and the tornado)"
+            RunCommand.markIncomplete(directory, reason: "The study waits for the replications of \(stage): \(points.count) design points, "
+                                      + "\(n) replications each, written to \(emitPath); rerun it with --ingest MERGED_DIR.")
+            let scenarioPath = (try? ScenarioLoader.load(argument, library: library).url.path) ?? argument
+            do {
+                let data = try PlanSweepBridge.sweepFile(scenarioPath: scenarioPath, fixed: sets, points: points, count: n,
+                                                         seed: base.run.seed, devices: scenarioOptions.devices)
+                try AtomicWriter.write(data, to: URL(fileURLWithPath: emitPath))
+            } catch {
+                env.standardError.write("prestage sensitivity: --emit-sweep: cannot write \(emitPath): \(error)\n")
+                return .runFailed
+            }
+            env.standardOutput.write("next step: \(stage), \(points.count) design points × \(n) replications → \(emitPath)\n"
+                                     + "run it (e.g. prestage sweep \(emitPath) --shard i/N, then prestage merge), then rerun this study with --ingest MERGED_DIR\n")
+            return .ok
         }
         let document = SensitivityDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: (try? base.hash()) ?? "",
                                            seed: base.run.seed, devices: base.world.population.devices,

@@ -69,6 +69,13 @@ package struct SweepValue: Codable, Sendable, Equatable {
 ///   "set":  { "campaigns[0].warm.mode": "allPops" },
 ///   "grid": { "campaigns[0].warm.aheadSeconds": [0, 120, 300, 600] } }
 /// ```
+/// Instead of `grid`, `points` lists the points themselves, each an object of the same fields
+/// (a design that is no product of value lists, e.g. a sensitivity study's):
+/// ```json
+/// { "scenario": "default", "replications": 2,
+///   "points": [ { "infra.origin.workers": 16, "campaigns[0].sendRatePerMinute": 300000 },
+///               { "infra.origin.workers": 64, "campaigns[0].sendRatePerMinute": 300000 } ] }
+/// ```
 /// Decoded strictly (unknown keys with suggestions, every problem with its path).
 struct SweepFile: Decodable, Sendable, Equatable {
     /// Most grid fields.
@@ -97,11 +104,15 @@ struct SweepFile: Decodable, Sendable, Equatable {
     /// Fixed overrides applied to every point before the grid's (path → value).
     var set: [String: SweepValue]
     /// Field path → the values it takes. Points are every combination; fields are ordered by path
-    /// and the last one varies fastest.
+    /// and the last one varies fastest. Empty when `points` is given.
     var grid: [String: [SweepValue]]
+    /// The points as listed (nil: the grid's). Every point sets the same fields.
+    var points: [[String: SweepValue]]?
+    /// Most fields a listed point sets (a sensitivity study sets every factor).
+    static let pointFieldsMax = 100
 
     /// `$schema` (the JSON Schema an editor validates the file with) is read and not kept.
-    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", scenario, replications, seed, devices, set, grid }
+    enum CodingKeys: String, CodingKey, CaseIterable { case schema = "$schema", scenario, replications, seed, devices, set, grid, points }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -113,8 +124,17 @@ struct SweepFile: Decodable, Sendable, Equatable {
         devices = try c.decodeIfPresent(Checked<DevicesRange>.self, forKey: .devices)?.value
         set = try c.decodeIfPresent(SetField.self, forKey: .set)?.overrides ?? [:]
         let scenario = try c.decodeIfPresent(ScenarioField.self, forKey: .scenario)?.value
-        // The grid last and required: its element errors end this object's decoding.
-        grid = try c.decode(GridField.self, forKey: .grid).fields
+        // The grid (or the points) last and required: its element errors end this object's decoding.
+        if c.contains(.points) {
+            guard !c.contains(.grid) else {
+                throw DecodingError.dataCorruptedError(forKey: .points, in: c, debugDescription: "expected \"grid\" or \"points\", found both")
+            }
+            grid = [:]
+            points = try c.decode(PointsField.self, forKey: .points).points
+        } else {
+            grid = try c.decode(GridField.self, forKey: .grid).fields
+            points = nil
+        }
         guard let scenario else {
             guard c.contains(.scenario) else {
                 throw DecodingError.keyNotFound(CodingKeys.scenario, DecodingError.Context(
@@ -164,6 +184,29 @@ struct SweepFile: Decodable, Sendable, Equatable {
                 throw ConfigIssue(expected: "at most \(SweepFile.setMax) overrides", found: "\(o.count)")
             }
             overrides = o
+        }
+    }
+
+    /// 1...`pointsMax` listed points, each of 1...`pointFieldsMax` fields, all the same fields.
+    struct PointsField: Decodable {
+        let points: [[String: SweepValue]]
+        init(from decoder: any Decoder) throws {
+            let p = try decoder.singleValueContainer().decode([[String: SweepValue]].self)
+            guard (1...SweepFile.pointsMax).contains(p.count) else {
+                throw ConfigIssue(expected: "a list of 1...\(SweepFile.pointsMax) points", found: "\(p.count) points")
+            }
+            let fields = Set(p[0].keys)
+            guard (1...SweepFile.pointFieldsMax).contains(fields.count) else {
+                throw ConfigIssue(expected: "points of 1...\(SweepFile.pointFieldsMax) fields", found: "\(fields.count) fields in point 0")
+            }
+            if let i = p.firstIndex(where: { Set($0.keys) != fields }) {
+                let other = Set(p[i].keys)
+                let missing = fields.subtracting(other).sorted(), extra = other.subtracting(fields).sorted()
+                throw ConfigIssue(expected: "every point setting the fields of point 0 (\(fields.sorted().joined(separator: ", ")))",
+                                  found: "point \(i)" + (missing.isEmpty ? "" : " without \(missing.joined(separator: ", "))")
+                                      + (extra.isEmpty ? "" : " with \(extra.joined(separator: ", "))"))
+            }
+            points = p
         }
     }
 
@@ -288,7 +331,8 @@ package struct SweepPlan: Sendable {
         // Paths: valid, outside `run` (but run.devices/run.eventsMax), not both fixed and swept.
         var problems: [String] = []
         func place(_ section: String, _ field: String) -> String { "\(label): \(section)[\(DisplayText.quoted(field))]" }
-        for (section, fields) in [("set", file.set.keys.sorted()), ("grid", file.grid.keys.sorted())] {
+        let listedFields = file.points?.first.map { $0.keys.sorted() } ?? []
+        for (section, fields) in [("set", file.set.keys.sorted()), ("grid", file.grid.keys.sorted()), ("points", listedFields)] {
             for field in fields {
                 do {
                     let p = try JSONPath(parsing: field)
@@ -311,10 +355,23 @@ package struct SweepPlan: Sendable {
                 problems.append("\(place("grid", field))[\(i)]: expected distinct values, found \(v.overrideText) again")
             }
         }
+        for field in listedFields where file.set[field] != nil {
+            problems.append("\(place("points", field)): also fixed in \"set\"; expected each field in one of them")
+        }
         guard problems.isEmpty else { throw CommandMessage(problems.joined(separator: "\n")) }
-        let axes = file.grid.keys.sorted().map { SweepAxis(field: $0, values: file.grid[$0] ?? []) }
+        let axes: [SweepAxis]
+        if let listed = file.points {
+            // Each field's distinct values in order of appearance (what the report's axes show).
+            axes = listedFields.map { field in
+                var values: [SweepValue] = []
+                for point in listed { if let v = point[field], !values.contains(v) { values.append(v) } }
+                return SweepAxis(field: field, values: values)
+            }
+        } else {
+            axes = file.grid.keys.sorted().map { SweepAxis(field: $0, values: file.grid[$0] ?? []) }
+        }
         // Saturating product: 1000^8 does not fit in an Int.
-        let pointCount = axes.reduce(1) { product, axis in
+        let pointCount = file.points?.count ?? axes.reduce(1) { product, axis in
             let (p, overflow) = product.multipliedReportingOverflow(by: axis.values.count)
             return overflow ? Int.max : p
         }
@@ -333,8 +390,9 @@ package struct SweepPlan: Sendable {
         guard pointCount * replications <= SweepFile.itemsMax else {
             throw CommandMessage("\(label): expected at most \(SweepFile.itemsMax) points × replications, found \(pointCount) × \(replications)")
         }
-        // Every grid value alone, so a bad one is named once with its place.
-        for axis in axes {
+        // Every grid value alone, so a bad one is named once with its place (listed points are
+        // checked whole below).
+        for axis in axes where file.points == nil {
             for (i, v) in axis.values.enumerated() {
                 do {
                     _ = try ScenarioLoader.decode(scenarioData, label: "\(place("grid", axis.field))[\(i)] = \(v.overrideText)",
@@ -351,7 +409,8 @@ package struct SweepPlan: Sendable {
         scenarios.reserveCapacity(pointCount)
         var failedPoints = 0
         for p in 0..<pointCount {
-            let values = coordinates(of: p, sizes: axes.map(\.values.count)).enumerated().map { axes[$0.offset].values[$0.element] }
+            let values = file.points.map { listed in axes.map { listed[p][$0.field] ?? SweepValue(.null) } }
+                ?? coordinates(of: p, sizes: axes.map(\.values.count)).enumerated().map { axes[$0.offset].values[$0.element] }
             let assignments = zip(axes, values).map { "\($0.field)=\($1.overrideText)" }
             do {
                 let s = try ScenarioLoader.decode(scenarioData, label: "\(label): point \(p) (\(assignments.joined(separator: ", ")))",

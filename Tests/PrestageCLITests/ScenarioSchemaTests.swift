@@ -91,7 +91,7 @@ final class ScenarioSchemaTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), expected,
                        "ScenarioFieldText.swift differs from the docs; run PRESTAGE_REGENERATE=1 swift test --filter ScenarioSchemaTests, rebuild, run it again")
         XCTAssertGreaterThan(ScenarioFieldText.scenario.count, 150)
-        XCTAssertEqual(Set(ScenarioFieldText.sweep.keys), ["|scenario", "|replications", "|seed", "|devices", "|set", "|grid"])
+        XCTAssertEqual(Set(ScenarioFieldText.sweep.keys), ["|scenario", "|replications", "|seed", "|devices", "|set", "|grid", "|points"])
     }
 
     // MARK: The committed schemas

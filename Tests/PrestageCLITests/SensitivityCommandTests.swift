@@ -46,6 +46,37 @@ final class SensitivityCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/sensitivity.json")), first)
     }
 
+    /// On a cluster: the screening, then the Sobol step, each written as a sweep of listed
+    /// points, run as two shards, merged and ingested; the study it ends with is byte-identical
+    /// to the one run on one machine.
+    func testEmitSweepAndIngestReachTheSameStudyAsALocalRun() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let local = t.root.appendingPathComponent("local").path, cluster = t.root.appendingPathComponent("cluster").path
+        XCTAssertEqual(t.run(Self.arguments + ["--out", local]), .ok, t.err.text)
+        let step = t.root.appendingPathComponent("step.json").path
+        var steps: [String] = []
+        var ingest: [String] = []
+        while steps.count < 4 {
+            let before = t.out.text.count
+            XCTAssertEqual(t.run(Self.arguments + ["--out", cluster, "--emit-sweep", step] + ingest), .ok, t.err.text)
+            let said = String(t.out.text.dropFirst(before))
+            guard said.contains("next step") else { break }
+            steps.append(said)
+            let s0 = t.root.appendingPathComponent("s\(steps.count)-0").path, s1 = t.root.appendingPathComponent("s\(steps.count)-1").path
+            let merged = t.root.appendingPathComponent("m\(steps.count)").path
+            XCTAssertEqual(t.run(["sweep", step, "--shard", "0/2", "--out", s0]), .ok, t.err.text)
+            XCTAssertEqual(t.run(["sweep", step, "--shard", "1/2", "--out", s1]), .ok, t.err.text)
+            XCTAssertEqual(t.run(["merge", s0, s1, "--out", merged]), .ok, t.err.text)
+            ingest = ["--ingest", merged]
+        }
+        XCTAssertEqual(steps.count, 2, "the screening, then the Sobol step: \(steps)")
+        XCTAssertTrue(steps.first?.contains("the screening (Morris and the tornado)") ?? false, "\(steps)")
+        XCTAssertTrue(steps.last?.contains("the Sobol step") ?? false, "\(steps)")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cluster + "/sensitivity.json")),
+                       try Data(contentsOf: URL(fileURLWithPath: local + "/sensitivity.json")))
+    }
+
     func testBadInputNamesTheArgumentAndExitsTwo() throws {
         let cases: [([String], String)] = [
             (["--factor", "population.devices=300..200", "--metric", "bytes.cdnEgress"], "--factor population.devices=300..200: expected a non-empty range LO..HI with LO < HI"),

@@ -195,6 +195,35 @@ final class SweepTests: XCTestCase {
     }
 
     /// Bad sweep files and options: exit 2 with the file, the path in it and what was expected.
+    /// A sweep of listed points runs exactly those points, in order, each the same scenario as the
+    /// grid point with the same values (equal scenario hashes and metrics).
+    func testListedPointsRunAsTheGridsSamePoints() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let grid = try t.file("grid.json", #"{ "scenario": "default", "replications": 1, "devices": 200, "set": { "horizonSeconds": 900 }, "grid": { "campaigns[0].warm.aheadSeconds": [0, 120], "infra.origin.workers": [8, 16] } }"#)
+        let listed = try t.file("listed.json", #"{ "scenario": "default", "replications": 1, "devices": 200, "set": { "horizonSeconds": 900 }, "points": [ { "infra.origin.workers": 16, "campaigns[0].warm.aheadSeconds": 120 }, { "infra.origin.workers": 8, "campaigns[0].warm.aheadSeconds": 0 }, { "infra.origin.workers": 16, "campaigns[0].warm.aheadSeconds": 120 } ] }"#)
+        let a = t.root.appendingPathComponent("grid").path, b = t.root.appendingPathComponent("listed").path
+        XCTAssertEqual(t.run(["sweep", grid, "--out", a]), .ok, t.err.text)
+        XCTAssertEqual(t.run(["sweep", listed, "--out", b]), .ok, t.err.text)
+        func manifest(_ dir: String) throws -> SweepManifest {
+            try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/sweep.json")))
+        }
+        let g = try manifest(a), l = try manifest(b)
+        XCTAssertEqual(l.points.count, 3, "listed points are run as listed, repeats included")
+        XCTAssertEqual(l.axes.map(\.field), ["campaigns[0].warm.aheadSeconds", "infra.origin.workers"])
+        XCTAssertEqual(l.axes[1].values.map(\.plainText), ["16", "8"], "an axis lists its distinct values in order of appearance")
+        // Grid points: (0, 8), (0, 16), (120, 8), (120, 16).
+        XCTAssertEqual(l.points.map(\.scenarioHash), [g.points[3].scenarioHash, g.points[0].scenarioHash, g.points[3].scenarioHash])
+        // points.csv, one row per point and metric: listed point 1 has grid point 0's rows (but the index).
+        func rows(_ dir: String, point: Int) throws -> [Substring] {
+            try String(contentsOfFile: dir + "/points.csv", encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("\(point),") }.map { $0.drop { $0 != "," } }
+        }
+        XCTAssertGreaterThan(try rows(b, point: 1).count, 10)
+        XCTAssertEqual(try rows(b, point: 1), try rows(a, point: 0), "the same point, the same figures")
+        XCTAssertEqual(try rows(b, point: 0), try rows(b, point: 2))
+    }
+
     func testBadSweepFilesAreReportedWithPathsAndNeverCrash() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
@@ -220,6 +249,15 @@ final class SweepTests: XCTestCase {
             (#"{ "scenario": "default", "grid": { "campaigns[0].warm.aheadSeconds": [100, 500], "campaigns[0].sendStartSeconds": [400, 1000] } }"#,
              ["point 1 (campaigns[0].sendStartSeconds=400, campaigns[0].warm.aheadSeconds=500)"]),
             (#"[1, 2"#, ["warm.json:"]),
+            // Listed points: one of grid and points, every point the same fields, each point whole.
+            (#"{ "scenario": "default", "grid": { "horizonSeconds": [60] }, "points": [ { "horizonSeconds": 60 } ] }"#, [#"expected "grid" or "points", found both"#]),
+            (#"{ "scenario": "default", "points": [] }"#, ["points: expected a list of 1...10000 points, found 0 points"]),
+            (#"{ "scenario": "default", "points": [ { "horizonSeconds": 60 }, { "horizonSeconds": 90, "seedx": 1 } ] }"#,
+             ["expected every point setting the fields of point 0 (horizonSeconds), found point 1 with seedx"]),
+            (#"{ "scenario": "default", "set": { "horizonSeconds": 60 }, "points": [ { "horizonSeconds": 90 } ] }"#,
+             [#"points["horizonSeconds"]: also fixed in "set""#]),
+            (#"{ "scenario": "default", "points": [ { "campaigns[0].warm.aheadSeconds": 100, "campaigns[0].sendStartSeconds": 400 }, { "campaigns[0].warm.aheadSeconds": 500, "campaigns[0].sendStartSeconds": 400 } ] }"#,
+             ["point 1 (campaigns[0].sendStartSeconds=400, campaigns[0].warm.aheadSeconds=500)"]),
         ]
         for (text, expected) in cases {
             let path = try t.file("warm.json", text)

@@ -459,10 +459,15 @@ adopt_jobs() {
 # run_plan_script BIN LOG: the README's command with PRESTAGE_BIN=BIN, from the job log directory,
 # as a child whose PID is known, waited for with the same bounds and checks as the jobs above;
 # sets plan_rc to its exit status.
+# script_study, script_out and script_args (plan, $tmp/plan-slurm and the plan's arguments unless
+# set) say what it runs.
+script_study=plan
+script_out=$tmp/plan-slurm
+script_args=("${e2e_plan_args[@]}")
 run_plan_script() {
   local bin=$1 log=$2 pid stuck stuck_polls=0 i
-  (cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$bin" PRESTAGE_POLL_SECONDS=1 \
-    bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$tmp/plan-slurm" "$plan_shards" "$e2e_plan_scenario" "${e2e_plan_args[@]}") \
+  (cd "$tmp/jobs" && exec env PRESTAGE_E2E_RUN="$run_token" PRESTAGE_BIN="$bin" PRESTAGE_POLL_SECONDS=1 PRESTAGE_STUDY="$script_study" \
+    bash "$repo/docs/cluster/prestage-plan-slurm.sh" "$script_out" "$plan_shards" "$e2e_plan_scenario" "${script_args[@]}") \
     > "$log" 2>&1 &
   pid=$!
   pids+=("$pid")
@@ -531,6 +536,22 @@ done
 diff -r "$tmp/plan-local/evaluations" "$tmp/plan-slurm/plan/evaluations" > "$tmp/log/diff-plan-evaluations.log" 2>&1 \
   || die "the plan's stored replications (evaluations/) differ between Slurm and local (diff -r in $tmp/log/diff-plan-evaluations.log)"
 phase_done "plan through Slurm: ${#plan_jobs[@]} steps (array jobs ${plan_jobs[0]}..${plan_jobs[${#plan_jobs[@]} - 1]}); ${e2e_plan_files[*]} and evaluations/ == local plan"
+
+# --- 6b. a sensitivity study driven through Slurm (the same script, PRESTAGE_STUDY=sensitivity) ----
+sensitivity_args=(--factor 'campaigns[0].sendRatePerMinute=6000..24000' --factor 'infra.origin.workers=2..8' --metric origin.rejected503
+                  --trajectories 2 --sobol-samples 2 --bootstrap 50 --replications 2)
+"$e2e_bin" sensitivity "$e2e_plan_scenario" "${sensitivity_args[@]}" --out "$tmp/sensitivity-local" > "$tmp/log/sensitivity-local.log" 2>&1 \
+  || die "local sensitivity study failed (log: $tmp/log/sensitivity-local.log)"
+script_study=sensitivity
+script_out=$tmp/sensitivity-slurm
+script_args=("${sensitivity_args[@]}")
+run_plan_script "$e2e_bin" "$tmp/log/sensitivity-slurm.log"
+[ "$plan_rc" = 0 ] || { adopt_jobs; die "PRESTAGE_STUDY=sensitivity prestage-plan-slurm.sh exited $plan_rc (log: $tmp/log/sensitivity-slurm.log)"; }
+sensitivity_steps=$(grep -c '^prestage-plan-slurm: step [0-9]*: array job' "$tmp/log/sensitivity-slurm.log" || true)
+[ "$sensitivity_steps" = 2 ] || die "the sensitivity study took $sensitivity_steps Slurm steps; expected 2, the screening and the Sobol step (log: $tmp/log/sensitivity-slurm.log)"
+cmp "$tmp/sensitivity-local/sensitivity.json" "$tmp/sensitivity-slurm/sensitivity/sensitivity.json" > /dev/null 2>&1 \
+  || die "sensitivity.json through Slurm differs from the local study's (diff $tmp/sensitivity-local/sensitivity.json $tmp/sensitivity-slurm/sensitivity/sensitivity.json)"
+phase_done "sensitivity through Slurm: 2 steps (screening, Sobol); sensitivity.json == local study"
 
 # --- 7. the Kubernetes manifest ---------------------------------------------------------------
 "$yaml_python" "$here/check-k8s-manifest.py" "$repo/docs/cluster/prestage-sweep-indexed-job.yaml" \

@@ -28,6 +28,9 @@
 # (prestage-sweep-ARRAY_i.out, prestage-merge-JOB.out). Rerunning after a failure continues with
 # the next free step number and first ingests the last merged step; replications already ingested
 # are kept in OUT_DIR/plan.partial/evaluations.
+# PRESTAGE_STUDY=sensitivity runs `prestage sensitivity SCENARIO OPTIONS...` the same way (its
+# results in OUT_DIR/sensitivity; its steps are the screening, then the Sobol step); the default is
+# plan.
 # Exit status: 0 when the plan is written (as `prestage plan`'s, e.g. 3 with --fail-on-slo), 2 for
 # bad arguments, 1 when a step's jobs fail (naming the step and its jobs), or the plan's own code.
 set -euo pipefail
@@ -47,6 +50,8 @@ prestage=${PRESTAGE_BIN:-prestage}
 shard_count_max=10000
 poll_seconds=${PRESTAGE_POLL_SECONDS:-10}
 poll_seconds_max=3600
+study=${PRESTAGE_STUDY:-plan}
+case "$study" in plan | sensitivity) ;; *) fail "PRESTAGE_STUDY: expected plan or sensitivity, found '$study'" 2 ;; esac
 
 # check_integer NAME VALUE MAX: VALUE is an integer in 1...MAX, else a usage error naming NAME.
 check_integer() {
@@ -88,13 +93,13 @@ while :; do
   mkdir -p "$step_dir"
   step_file=$step_dir/step.json
   rc=0
-  "$prestage" plan "$scenario" "$@" --out "$out_dir/plan" --emit-sweep "$step_file" "${ingest[@]}" || rc=$?
+  "$prestage" "$study" "$scenario" "$@" --out "$out_dir/$study" --emit-sweep "$step_file" "${ingest[@]}" || rc=$?
   if [ ! -f "$step_file" ]; then
-    # Nothing left to run: the plan is written (or it failed; its own message and code say which).
+    # Nothing left to run: the study is written (or it failed; its own message and code say which).
     rmdir "$step_dir"
     exit "$rc"
   fi
-  [ "$rc" = 0 ] || fail "step $step: prestage plan exited $rc after writing $step_file" "$rc"
+  [ "$rc" = 0 ] || fail "step $step: prestage $study exited $rc after writing $step_file" "$rc"
   sweep_job=$(sbatch --parsable --array="0-$((count - 1))" "$here/prestage-sweep.sbatch" "$step_file" "$step_dir")
   sweep_job=${sweep_job%%;*}
   merge_job=$(sbatch --parsable --dependency="afterok:$sweep_job" "$here/prestage-merge.sbatch" "$step_dir" "$count")

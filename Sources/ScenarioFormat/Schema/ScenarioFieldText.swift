@@ -323,7 +323,8 @@ enum ScenarioFieldText {
 
     static let sweep: [String: String] = [
         "|devices": "optional: override the scenario's `run.replications`, `run.seed`, population size",
-        "|grid": "required: 1–8 fields (paths as in `--set`, see [scenario-format.md](scenario-format.md)), each with 1–1000 distinct numbers, strings or booleans; at most 10 000 points",
+        "|grid": "required (or `points`): 1–8 fields (paths as in `--set`, see [scenario-format.md](scenario-format.md)), each with 1–1000 distinct numbers, strings or booleans; at most 10 000 points",
+        "|points": "instead of `grid`: the points themselves, 1–10 000 objects (path → value) that all set the same 1–100 fields, run in the order listed (a design that is no product of value lists, e.g. `prestage sensitivity --emit-sweep`)",
         "|replications": "optional: override the scenario's `run.replications`, `run.seed`, population size",
         "|scenario": "required: a bare name from `scenarios/` or a path (relative paths are tried next to the sweep file first)",
         "|seed": "optional: override the scenario's `run.replications`, `run.seed`, population size",

@@ -184,9 +184,14 @@ extension SweepFile: SchemaDescribed {
                                     "additionalProperties": type("array", ["minItems": .integer(1),
                                                                            "maxItems": .integer(Int64(SweepFile.valuesPerFieldMax)),
                                                                            "uniqueItems": .bool(true), "items": scalar])])
+            case .points:
+                s = type("array", ["minItems": .integer(1), "maxItems": .integer(Int64(SweepFile.pointsMax)),
+                                   "items": type("object", ["minProperties": .integer(1), "maxProperties": .integer(Int64(SweepFile.pointFieldsMax)),
+                                                            "additionalProperties": scalar])])
             }
             return (key.stringValue, s)
-        }, required: [CodingKeys.scenario, .grid].map(\.stringValue))
+        }, required: [CodingKeys.scenario.stringValue], extra: ["oneOf": .array([.object(["required": .array([.string("grid")])]),
+                                                                                 .object(["required": .array([.string("points")])])])])
     }
 }
 
