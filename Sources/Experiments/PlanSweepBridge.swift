@@ -12,9 +12,7 @@ package enum PlanSweepBridge {
         var set: [String: JSONValueText] = [:]
         var grid: [String: [JSONValueText]] = [:]
         for (i, a) in assignments.enumerated() {
-            guard let eq = a.firstIndex(of: "=") else { continue }
-            let path = String(a[..<eq]), text = String(a[a.index(after: eq)...])
-            let value = JSONValueText(text)
+            guard let (path, value) = parts(a) else { continue }
             if i == assignments.count - 1 { grid[path] = [value] } else { set[path] = value }
         }
         let file = EmittedSweep(scenario: scenarioPath, replications: count, seed: seed, devices: devices,
@@ -26,16 +24,17 @@ package enum PlanSweepBridge {
     /// replications 0..<count of `scenarioPath` with `fixed` (`PATH=VALUE`) applied to every point:
     /// a design that is no grid (`sensitivity --emit-sweep`).
     package static func sweepFile(scenarioPath: String, fixed: [String], points: [[String]], count: Int, seed: UInt64, devices: Int?) throws -> Data {
-        func split(_ a: String) -> (String, JSONValueText)? {
-            guard let eq = a.firstIndex(of: "=") else { return nil }
-            return (String(a[..<eq]), JSONValueText(String(a[a.index(after: eq)...])))
-        }
-        var set: [String: JSONValueText] = [:]
-        for a in fixed { if let (path, value) = split(a) { set[path] = value } }
-        let listed = points.map { p in Dictionary(p.compactMap(split), uniquingKeysWith: { _, last in last }) }
+        let set = Dictionary(fixed.compactMap(parts), uniquingKeysWith: { _, last in last })
+        let listed = points.map { p in Dictionary(p.compactMap(parts), uniquingKeysWith: { _, last in last }) }
         let file = EmittedSweep(scenario: scenarioPath, replications: count, seed: seed, devices: devices,
                                 set: set.isEmpty ? nil : set, grid: nil, points: listed)
         return try CanonicalJSON.encode(file)
+    }
+
+    /// `PATH=VALUE` as the sweep file holds it (nil without a `=`).
+    static func parts(_ assignment: String) -> (String, JSONValueText)? {
+        guard let eq = assignment.firstIndex(of: "=") else { return nil }
+        return (String(assignment[..<eq]), JSONValueText(String(assignment[assignment.index(after: eq)...])))
     }
 
     /// The sweep file's shape (ScenarioFormat's `SweepFile` reads it).
@@ -103,9 +102,9 @@ package enum PlanSweepBridge {
         let axisOf = paths.map { p in manifest.axes.firstIndex { $0.field == p } ?? 0 }
         var stored = 0
         for point in manifest.points {
-            let numbers = axisOf.map { $0 < point.values.count ? Double(point.values[$0].plainText) : nil }
-            guard numbers.allSatisfy({ $0 != nil }) else { continue }
-            let assignments = zip(paths, numbers).map { ScenarioKnob.assignment($0, $1 ?? 0) }
+            let numbers = axisOf.compactMap { $0 < point.values.count ? Double(point.values[$0].plainText) : nil }
+            guard numbers.count == paths.count else { continue }
+            let assignments = zip(paths, numbers).map(ScenarioKnob.assignment)
             guard var scenario = load(assignments) else { continue }
             let asRun = scenario
             scenario.run.replications = manifest.replications

@@ -121,8 +121,9 @@ struct PushBytesSample {
 
     /// The p95s per device region, opened and never opened (`[opened ? 1 : 0][region]`, nil where
     /// the region has no sampled push of that kind): the sampled pushes counting-sorted into one
-    /// array by (opened, region), each group's nearest rank selected in place (8 bytes a sampled
-    /// push, 16 bytes a region). Regions at or past `regions` are left out.
+    /// array by (opened, region), each group's nearest rank selected in a copy of its slice (8 bytes
+    /// a sampled push, the largest group's copy, 16 bytes a region). Regions at or past `regions`
+    /// are left out.
     func regionPercentiles95(regions: Int) -> [[Double?]] {
         let groups = 2 * max(0, regions)
         guard groups > 0 else { return [[], []] }
