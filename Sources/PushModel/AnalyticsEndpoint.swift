@@ -15,6 +15,8 @@ struct AnalyticsEndpoint {
     var arrivals: PerSecondCounter
     /// Receipts scheduled (every one, inside the horizon or not).
     var receipts: UInt64 = 0
+    /// The endpoint's capacity and queue (`analytics`); nil: an unlimited counter.
+    var capacity: AnalyticsConfig?
 
     init(horizonSeconds: Int) throws(StatisticsError) {
         arrivals = try PerSecondCounter(horizonSeconds: horizonSeconds)
@@ -24,6 +26,11 @@ struct AnalyticsEndpoint {
     mutating func receive(_ receipt: Receipt) {
         receipts += 1
         arrivals.add(atMicroseconds: receipt.sendAt.microseconds)
+    }
+
+    /// The capacity's queue replayed over the arrivals (nil without `analytics`).
+    var queue: AnalyticsQueue? {
+        capacity.map { AnalyticsQueue(arrivals: (0..<arrivals.horizonSeconds).lazy.map { arrivals[$0] }, config: $0) }
     }
 
     /// The largest one-second arrival count inside the horizon (0 without receipts).

@@ -185,6 +185,14 @@ package enum MetricID: String, Sendable, CaseIterable {
     case receiptsBeyondHorizon = "receipts.beyondHorizon"
     case analyticsPeakRequestsPerSecond = "analytics.peakRequestsPerSecond"
     case analyticsP99RequestsPerSecond = "analytics.p99RequestsPerSecond"
+    // The analytics endpoint's capacity (emitted only with `analytics`).
+    case analyticsServed = "analytics.served"
+    case analyticsRejected = "analytics.rejected"
+    case analyticsRejectedShare = "analytics.rejectedShare"
+    case analyticsDelayedShare = "analytics.delayedShare"
+    case analyticsWaitP95Seconds = "analytics.waitP95Seconds"
+    case analyticsQueueLengthMax = "analytics.queueLengthMax"
+    case analyticsQueuedAtHorizon = "analytics.queuedAtHorizon"
     case osDozeDeferred = "os.dozeDeferred"
     case osDozeDeferralMeanSeconds = "os.dozeDeferralMeanSeconds"
     case networkSessionsChanged = "network.sessionsChanged"
@@ -475,6 +483,17 @@ package enum MetricTable {
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint peak requests per second")
         case .analyticsP99RequestsPerSecond:
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint requests per second, p99 over the receipt span")
+        case .analyticsServed: return MetricSpec(n, .count, .none, "Receipts the analytics endpoint served")
+        case .analyticsRejected: return MetricSpec(n, .count, .lower, "Receipts rejected by the analytics endpoint (queue full)")
+        case .analyticsRejectedShare:
+            return MetricSpec(n, .ratio, .lower, "Receipts rejected by the analytics endpoint, share",
+                              ratio: ("receipts rejected because the endpoint's queue was full", "receipts that arrived at the endpoint inside the horizon"))
+        case .analyticsDelayedShare:
+            return MetricSpec(n, .ratio, .lower, "Receipts that waited in the analytics endpoint's queue, share",
+                              ratio: ("admitted receipts not served within the second they arrived in", "receipts that arrived at the endpoint inside the horizon"))
+        case .analyticsWaitP95Seconds: return MetricSpec(n, .seconds, .lower, "Analytics endpoint queue wait, p95 of admitted receipts")
+        case .analyticsQueueLengthMax: return MetricSpec(n, .count, .lower, "Analytics endpoint queue, longest")
+        case .analyticsQueuedAtHorizon: return MetricSpec(n, .count, .lower, "Receipts still queued at the horizon")
         case .osDozeDeferred: return MetricSpec(n, .count, .lower, "Android messages deferred by Doze")
         case .osDozeDeferralMeanSeconds:
             return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait")

@@ -195,6 +195,15 @@ extension PushMetrics {
             add(.receiptsBeyondHorizon, Double(a.arrivals.beyondHorizonCount))
             add(.analyticsPeakRequestsPerSecond, Double(a.peakRequestsPerSecond))
             add(.analyticsP99RequestsPerSecond, Double(a.perSecondQuantile(0.99) ?? 0))
+            if let q = a.queue {
+                add(.analyticsServed, Double(q.served))
+                add(.analyticsRejected, Double(q.rejected))
+                add(.analyticsRejectedShare, q.arrived > 0 ? Double(q.rejected) / Double(q.arrived) : 0)
+                add(.analyticsDelayedShare, q.arrived > 0 ? Double(q.delayed) / Double(q.arrived) : 0)
+                add(.analyticsWaitP95Seconds, q.waitQuantileSeconds(0.95) ?? 0)
+                add(.analyticsQueueLengthMax, Double(q.queueLengthMax))
+                add(.analyticsQueuedAtHorizon, Double(q.queuedAtHorizon))
+            }
         }
         // The mean wait of the messages Doze deferred; 0 when none was (no message waited).
         add(.osDozeDeferralMeanSeconds, Double(counters.dozeDeferralMicroseconds) / 1e6 / Double(max(1, counters.dozeDeferred)))

@@ -71,7 +71,10 @@ struct PushMetrics {
             tapToPaintWindows = try WindowedLatencyHistogram(horizonSeconds: h, preferredWindowSeconds: min(h, PushMetrics.tapToPaintWindowSeconds))
             series = PushTimeSeries(pushesSent: counter, deliveries: counter, prestageEdgeRequests: counter, prestageEdgeHits: counter,
                                     originRequests: counter, origin503: counter, taps: counter, paints: counter)
-            if config.preloadPolicy.receiptsEnabled { analytics = try AnalyticsEndpoint(horizonSeconds: h) }
+            if config.preloadPolicy.receiptsEnabled {
+                analytics = try AnalyticsEndpoint(horizonSeconds: h)
+                analytics?.capacity = config.analytics
+            }
         } catch {
             throw PushModelError(path: "horizonSeconds", reason: "\(error)")
         }

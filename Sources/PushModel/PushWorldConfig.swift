@@ -24,6 +24,9 @@ package struct PushWorldConfig: Sendable, Equatable {
     /// The push providers shared by every campaign (`ProvidersConfig`); nil: each campaign paced
     /// by its own rate and `providerQuotaPerMinute`, results as without it.
     package var providers: ProvidersConfig?
+    /// The analytics endpoint's capacity and queue (`AnalyticsConfig`); nil: receipts are only
+    /// counted, results as without it.
+    package var analytics: AnalyticsConfig?
 
     package init() {}
 }

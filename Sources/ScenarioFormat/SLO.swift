@@ -139,6 +139,18 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
                                       expected: "a metric this scenario can produce (energy.* metrics need \"energy\": {\"enabled\": true})",
                                       found: "\"\(o.metric)\""))
         }
+        // analytics: the endpoint's queue metrics exist only with an `analytics` section, the
+        // receipt counts only with receipts on.
+        let queueMetrics: Set<String> = [.analyticsServed, .analyticsRejected, .analyticsRejectedShare, .analyticsDelayedShare,
+                                         .analyticsWaitP95Seconds, .analyticsQueueLengthMax, .analyticsQueuedAtHorizon].reduce(into: []) { $0.insert(($1 as MetricID).rawValue) }
+        for (i, o) in objectives.enumerated() where (o.metric.hasPrefix("analytics.") || o.metric.hasPrefix("receipts.")) {
+            let needed = !world.preloadPolicy.receiptsEnabled ? "preloadPolicy.receiptsEnabled = true"
+                : queueMetrics.contains(o.metric) && world.analytics == nil ? "an \"analytics\" section (the endpoint's capacity)" : nil
+            if let needed {
+                issues.append(ConfigIssue(at: [.key("slo"), .index(i), .key("metric")],
+                                          expected: "a metric this scenario can produce (\(o.metric) needs \(needed))", found: "\"\(o.metric)\""))
+            }
+        }
         issues += costIssues(objectives, in: world)
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {

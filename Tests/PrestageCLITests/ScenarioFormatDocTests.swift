@@ -30,6 +30,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "energy": { "enabled": true },
       "providers": {},
+      "analytics": { "capacityPerSecond": 100, "queueMax": 1000 },
       "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,

@@ -24,6 +24,8 @@ final class MetricTableTests: XCTestCase {
         c.costs = costs
         // The push providers' metrics are emitted only with `providers`.
         c.providers = ProvidersConfig()
+        // The analytics endpoint's queue metrics are emitted only with `analytics`.
+        c.analytics = AnalyticsConfig(capacityPerSecond: 50)
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

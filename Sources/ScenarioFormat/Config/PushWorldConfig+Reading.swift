@@ -22,6 +22,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             .init("costs", optional: \.costs),
             // providers
             .init("providers", optional: \.providers),
+            .init("analytics", optional: \.analytics),
         ]
     }
 
@@ -54,6 +55,11 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         }
         let regions = w.infra.topology.effectiveRegions.count
         if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
+        if w.analytics != nil, !w.preloadPolicy.receiptsEnabled {
+            issues.append(ConfigIssue(key: "analytics",
+                                      expected: "preloadPolicy.receiptsEnabled = true (the endpoint's load is the delivery receipts), or no \"analytics\" section",
+                                      found: "receipts off"))
+        }
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
             issues.append(ConfigIssue(key: "population", expected: "population.regionWeights with one weight per region (\(regions))",
                                       found: "\(w.population.regionWeights.count) weights"))

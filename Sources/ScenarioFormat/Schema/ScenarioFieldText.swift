@@ -6,6 +6,8 @@
 /// The "meaning" text of every documented scenario and sweep file field, by `section|field`.
 enum ScenarioFieldText {
     static let scenario: [String: String] = [
+        "analytics|capacityPerSecond": "Receipts the endpoint serves a second (> 0; fractional rates carry their remainder to the next second). No default: it is the team's own provisioning.",
+        "analytics|queueMax": "Receipts waiting at most (0–10⁹; 0: a receipt beyond the second's capacity is rejected). Judgement: a backlog bound of the order a load balancer's or a worker pool's defaults give.",
         "campaigns[].assets[].variants[]|bytes": "Its size (1 … 50 000 000).",
         "campaigns[].assets[].variants[]|network": "PreloadKit network key the rendition is for.",
         "campaigns[].assets[]|bytes": "Size of the full rendition (1 … 50 000 000, PreloadKit's largest declared asset).",
@@ -303,6 +305,7 @@ enum ScenarioFieldText {
         "users|renderSeconds": "App launch plus render once every critical asset is on the device.",
         "users|segments": "User segments (1–64) with their open probabilities.",
         "users|tapDelaySeconds": "Time from the notification being shown to the tap.",
+        "|analytics": "The analytics endpoint's capacity and queue, loaded by the delivery receipts (see `analytics`; needs `preloadPolicy.receiptsEnabled`). Absent: receipts are only counted per second, and results are as without it.",
         "|campaigns": "The pushes sent (1–64 campaigns, distinct names).",
         "|costs": "Prices, for the money view of a run (see `costs`). Absent: no money appears anywhere and results are as without it.",
         "|energy": "The radio energy model of every device (joules per push, per device, share of a battery). Off by default.",
