@@ -113,4 +113,6 @@ struct RequestRecord {
     var released = false
     /// Answered 304 Not Modified (`answerCondition`).
     var notModified = false
+    /// The device follows a 302 to the placeholder (``FetchRequest/followsRedirects``).
+    var followsRedirects = true
 }

@@ -43,7 +43,7 @@ extension InfraWorld {
                                     object: r.objectID.rawValue, region: r.regionID.rawValue, pop: pop, replyTarget: r.replyTarget,
                                     replyTag: r.replyTag, condition: r.ifNoneMatch, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
-                                    edge: EdgeLookup.notReached.rawValue, stall: stalled)
+                                    edge: EdgeLookup.notReached.rawValue, stall: stalled, followsRedirects: r.followsRedirects)
 
         let setupTicks = (r.connectionWarm ? 0 : Int64(setupRoundTrips) * rttTicks) &+ radioPromotionTicks
         if failed {
@@ -132,12 +132,14 @@ extension InfraWorld {
         nodes.counters[n].deviceRequests += 1
         requests[i].edge = EdgeLookup.hit.rawValue
         if requests[i].outcome == FetchOutcome.placeholder.rawValue {
-            // 302 to the placeholder: one extra round trip, placeholder assumed always cached.
+            // 302 to the placeholder. Followed: one extra round trip, the placeholder assumed always
+            // cached. Not followed: the redirect is the answer, headers only.
             nodes.counters[n].deviceHits += 1
             nodes.counters[n].placeholderRedirects += 1
             timeSeries.edgeRequest(at: now, hit: true)
-            requests[i].bytes = config.placeholder.placeholderBytes
-            try respondToDevice(i, extraTicks: requests[i].rttTicks, kernel: &kernel)
+            let follows = requests[i].followsRedirects
+            requests[i].bytes = follows ? config.placeholder.placeholderBytes : 0
+            try respondToDevice(i, extraTicks: follows ? requests[i].rttTicks : 0, kernel: &kernel)
             return
         }
         let (state, slot) = nodes.lookup(node: n, object: o, key: requests[i].key, now: now)

@@ -51,6 +51,10 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
     package var connectionWarm: Bool
     /// `Save-Data: on`.
     package var saveData: Bool
+    /// Follow the PoP's 302 to the placeholder (``PlaceholderPolicy``): an extra round trip, then
+    /// the placeholder's bytes (an app's image loader does). `false`: the 302 itself is the
+    /// answer, headers only (a pre-stage driver follows no redirect, PreloadKit's rule).
+    package var followsRedirects: Bool
     /// Signed-URL token (part of the cache key when `cacheKeyIncludesSignedToken`).
     package var signedToken: UInt32
     /// The request ends with `.timeout` at this delay if not complete (0 < timeout ≤ 600 s).
@@ -64,7 +68,7 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
     package var ifNoneMatch: UInt32
 
     @usableFromInline package init(objectID: ObjectID, regionID: RegionID, networkClass: NetworkClass, entity: UInt64,
-                connectionWarm: Bool = false, saveData: Bool = false, signedToken: UInt32 = 0,
+                connectionWarm: Bool = false, saveData: Bool = false, followsRedirects: Bool = true, signedToken: UInt32 = 0,
                 timeout: SimDuration = .seconds(30), replyKind: EventKind, replyTarget: UInt32, replyTag: UInt32 = 0,
                 ifNoneMatch: UInt32 = 0) {
         self.objectID = objectID
@@ -73,6 +77,7 @@ package enum EdgeLookup: UInt8, Sendable, Codable {
         self.entity = entity
         self.connectionWarm = connectionWarm
         self.saveData = saveData
+        self.followsRedirects = followsRedirects
         self.signedToken = signedToken
         self.timeout = timeout
         self.replyKind = replyKind

@@ -30,11 +30,15 @@ extension PreloadStore {
     ///   - key: the store key of the URL fetched (`AssetSpec.resolved(for:)`'s key).
     ///   - type: the asset's declared type in the payload.
     ///   - request: the push's request (its `ttlSeconds` and `manifestTag` go to the entry).
+    ///   - redirected: the app's loader reached `completion` by following a redirect (its final
+    ///     URL is not the asset's): refused as `.redirected`, so a CDN's placeholder never stands
+    ///     in for the asset in the store (a later tap would paint it as if pre-staged).
     /// - Complexity: O(e) per eviction for e entries; no allocation once `evicted` has room.
     public mutating func admitForeground(_ completion: FetchCompletion, key: StoreKey, type: AssetType, request: PreStageRequest,
-                                         policy: PreloadPolicy, freeStorageBytes: Int64, now: Instant,
+                                         policy: PreloadPolicy, freeStorageBytes: Int64, now: Instant, redirected: Bool = false,
                                          evicted: inout [StoreKey]) -> ForegroundAdmission {
         evicted.removeAll(keepingCapacity: true)
+        if redirected { return .rejected(.redirected) }
         let (headroom, o1) = freeStorageBytes.subtractingReportingOverflow(policy.freeStorageFloorBytes)
         let (disk, o2) = usedBytes.addingReportingOverflow(o1 ? .min : headroom)
         let diskLimit = o1 || o2 ? 0 : max(0, disk)

@@ -60,6 +60,10 @@
 /// - Fetch exactly the URL given and never follow a redirect: the redirect's target was not
 ///   checked against the allowlist (nor is its store key the URL's). Report the 3xx response as
 ///   received; the session refuses its status.
+/// - An app's own foreground loader does follow redirects (a CDN's 302 to a placeholder for
+///   Save-Data or slow links): pass `redirected: true` to `PreloadStore.admitForeground` when
+///   the final URL is not the asset's, and PreloadKit keeps nothing (`.redirected`), so a
+///   placeholder never paints as if it were the pre-staged asset.
 /// - Report a truncated body (the connection closed before `Content-Length` bytes) as
 ///   `.fetchCompleted` with the bytes actually received, not as `.fetchFailed`: the session then
 ///   refuses it as `lengthMismatch`, and never stores a partial asset.

@@ -201,6 +201,11 @@ public enum FetchRejection: Sendable, Equatable {
     case storeFull(bytes: Int64, limitBytes: Int64)
     /// A referenced manifest failed to parse or verify.
     case manifest(PayloadRejection)
+    /// The response came from following a redirect: another URL's (e.g. a CDN's 302 to a small
+    /// placeholder for Save-Data or slow links), never stored under the asset's key. A pre-stage
+    /// driver follows no redirect (its 3xx is refused as `httpStatus`); an app's foreground loader
+    /// does, and says so (`PreloadStore.admitForeground(…redirected:…)`).
+    case redirected
 }
 
 /// Why the session cancelled a fetch. The driver stops the transfer if it is still running and

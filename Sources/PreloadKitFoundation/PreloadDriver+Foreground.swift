@@ -16,7 +16,9 @@ extension PreloadDriver {
     /// (a running session holds the store and would overwrite the index with its own copy).
     /// - Parameters:
     ///   - body: the response body as received.
-    ///   - response: the response (its status, `Cache-Control`, `Content-Type`, `Content-Length`).
+    ///   - response: the response (its status, `Cache-Control`, `Content-Type`, `Content-Length`;
+    ///     its `url`: a response whose URL is not the asset's came through a redirect, e.g. a
+    ///     CDN's 302 to a placeholder, and is not kept, `.rejected(.redirected)`).
     ///   - asset: the payload's asset fetched, resolved for `network` (the URL the app fetched).
     ///   - request: the push's request (`PayloadParser.parse` of its JSON).
     ///   - freeStorageBytes: the volume's free space now (the policy's floor is kept free).
@@ -30,12 +32,15 @@ extension PreloadDriver {
         let now = DriverClock().now()
         let files = fileStore(configuration, token: "foreground-\(getpid())")
         var (store, _) = files.load(now: now)
-        let key = asset.resolved(for: network).key
+        let (url, key, _) = asset.resolved(for: network)
+        // URLSession follows redirects for the app: the final URL tells (a relative or equivalent
+        // spelling of the same URL is not a redirect, so compare what URL makes of both).
+        let redirected = response.url.map { $0.absoluteString != URL(string: url.absoluteString)?.absoluteString } ?? false
         let completion = FetchCompletion(headers: FetchTransport.headers(of: response), bytesReceived: Int64(body.count),
                                          prefix: [UInt8](body.prefix(FetchTransport.prefixBytesMax)))
         var evicted: [StoreKey] = []
         let admission = store.admitForeground(completion, key: key, type: asset.type, request: request, policy: configuration.policy,
-                                              freeStorageBytes: freeStorageBytes, now: now, evicted: &evicted)
+                                              freeStorageBytes: freeStorageBytes, now: now, redirected: redirected, evicted: &evicted)
         guard case .stored = admission else { return admission }
         do {
             try FileManager.default.createDirectory(at: files.directory, withIntermediateDirectories: true)

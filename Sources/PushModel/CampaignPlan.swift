@@ -86,7 +86,8 @@ struct CampaignPlans {
                     }
                     let id: UInt32
                     do {
-                        id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c))
+                        // The placeholder is an image: it stands in for image assets only.
+                        id = try catalog.add(bytes: bytes, policy: policy, surrogateKey: UInt32(c), placeholderEligible: asset.type == .image)
                     } catch {
                         throw PushModelError(path: "\(path).assets[\(a)]", reason: "\(error)")
                     }

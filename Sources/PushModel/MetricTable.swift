@@ -173,6 +173,10 @@ package enum MetricID: String, Sendable, CaseIterable {
     case creativeStalePrestageShare = "creative.stalePrestageShare"
     case creativeStaleTaps = "creative.staleTaps"
     case creativeStaleTapShare = "creative.staleTapShare"
+    // The CDN's 302 to its placeholder (`infra.placeholder`).
+    case extensionPlaceholderRedirects = "extension.placeholderRedirects"
+    case tapsPlaceholderPainted = "taps.placeholderPainted"
+    case tapsPlaceholderShare = "taps.placeholderShare"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -468,6 +472,11 @@ package enum MetricTable {
         case .creativeStaleTapShare:
             return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
                               ratio: ("taps painted with a campaign asset pre-staged or fetched from a superseded copy", "taps painted"))
+        case .extensionPlaceholderRedirects: return MetricSpec(n, .count, .none, "Pre-stage fetches redirected to the placeholder")
+        case .tapsPlaceholderPainted: return MetricSpec(n, .count, .none, "Taps that painted the placeholder")
+        case .tapsPlaceholderShare:
+            return MetricSpec(n, .ratio, .none, "Taps that painted the placeholder, share",
+                              ratio: ("taps painted with the CDN's placeholder for at least one critical asset (a foreground fetch followed its 302)", "taps painted"))
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")

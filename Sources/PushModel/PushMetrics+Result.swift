@@ -189,6 +189,12 @@ extension PushMetrics {
             add(.creativeStalePrestageShare, Double(counters.stalePrestages) / Double(counters.prestageFetchesOK))
         }
         if tapToPaint.count > 0 { add(.creativeStaleTapShare, Double(counters.staleTaps) / Double(tapToPaint.count)) }
+        // The placeholder's metrics exist only with it on (`infra.placeholder.enabled`).
+        if placeholderEnabled {
+            add(.extensionPlaceholderRedirects, Double(counters.prestagePlaceholderRedirects))
+            add(.tapsPlaceholderPainted, Double(counters.placeholderTaps))
+            if tapToPaint.count > 0 { add(.tapsPlaceholderShare, Double(counters.placeholderTaps) / Double(tapToPaint.count)) }
+        }
         if let a = analytics {
             add(.receiptsSent, Double(a.receipts))
             add(.receiptsPerPush, Double(a.receipts) / Double(max(1, pushesTargeted)))

@@ -31,6 +31,8 @@ struct PushMetrics {
     var providerTally: ProviderTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
     var analytics: AnalyticsEndpoint?
+    /// `infra.placeholder.enabled`: the placeholder's metrics are emitted only then.
+    var placeholderEnabled = false
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -91,6 +93,7 @@ struct PushMetrics {
         attribution = ByteAttribution(campaigns: config.campaigns.count, regions: regions)
         pushBytes = PushBytesSample(devices: config.population.devices, campaigns: config.campaigns.count)
         costs = config.costs
+        placeholderEnabled = config.infra.placeholder.enabled
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
     }
@@ -219,6 +222,10 @@ struct DriverCounters {
     var stalePrestages: UInt64 = 0
     /// Taps that painted with a superseded creative (of the taps painted).
     var staleTaps: UInt64 = 0
+    /// Pre-stage fetches answered with the CDN's 302 to its placeholder (not followed: nothing
+    /// stored), and taps whose paint showed the placeholder (a foreground fetch followed it).
+    var prestagePlaceholderRedirects: UInt64 = 0
+    var placeholderTaps: UInt64 = 0
     // Devices that change state (Doze over the night, network changes).
     /// Android messages Doze deferred to a maintenance window (or the morning), and the sum of
     /// their waits.

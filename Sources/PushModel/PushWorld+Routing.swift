@@ -266,6 +266,7 @@ extension PushWorld {
         let latency = now - taps.tStart[t]
         metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
         if taps.tStale[t] { metrics.counters.staleTaps += 1 }
+        if taps.tPlaceholder[t] { metrics.counters.placeholderTaps += 1 }
         // Tap-to-paint counts every painted tap, abandoned or not: the paint time is what the
         // app achieved; the user's leaving is counted beside it.
         let user = taps.patience.painted(device: DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(taps.tCampaign[t]), waitTicks: latency, population: population)

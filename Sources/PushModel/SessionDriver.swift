@@ -30,6 +30,8 @@ struct SessionDriver {
     let plans: CampaignPlans
     /// The placeholder image InfraModel redirects slow / Save-Data requests to, per campaign.
     let placeholderResponses: [ObjectResponse]
+    /// The PoP's 302 to the placeholder as a pre-stage fetch receives it: headers only.
+    static let placeholderRedirect = FetchCompletion(headers: FetchHeaders(status: 302, contentLength: 0), bytesReceived: 0, prefix: [])
     /// What a new session slot starts as: no store, the validated policy.
     let idleSession: PreloadSession
     /// The store an ended session holds until its slot is reused (the device's store is parked).
@@ -275,7 +277,7 @@ struct SessionDriver {
         let reply = PushEvent.fetchReplyAddress(SessionSlot(s))
         let entity = UInt64(d) << 24 | UInt64(w.campaign) << 16 | UInt64(w.part) << 8 | UInt64(r.id.rawValue)
         let request = InfraFetchRequest(objectID: ObjectID(rawValue: object), regionID: RegionID(rawValue: slot[s].region), networkClass: slot[s].network, entity: entity,
-                                        connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData,
+                                        connectionWarm: rules.backgroundWarm, saveData: slot[s].saveData, followsRedirects: false,
                                         signedToken: PushWorld.token(device, w.campaignID),
                                         timeout: timeout, replyKind: reply.kind, replyTarget: reply.target,
                                         replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
@@ -400,7 +402,10 @@ struct SessionDriver {
                 input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 403, contentLength: 0), bytesReceived: 0, prefix: [],
                                                             body: errorBody(s, fetch: id, campaign: w.campaign)))
             } else if result.outcome == .placeholder {
-                input = .fetchCompleted(id, placeholderResponses[w.campaign].completion)
+                // The 302 to the placeholder, reported as received (a pre-stage driver follows no
+                // redirect): PreloadKit refuses its status and stores nothing.
+                metrics.counters.prestagePlaceholderRedirects += 1
+                input = .fetchCompleted(id, SessionDriver.placeholderRedirect)
             } else {
                 let o = Int(sFetchObject[s &* 64 &+ Int(id.rawValue)])
                 if result.version == 0 && !result.notModified {

@@ -30,6 +30,9 @@ struct TapTracker {
     /// The tap's paint uses a superseded creative: one pre-staged from a copy a purge had
     /// superseded, or a foreground fetch answered with one.
     var tStale: [Bool] = []
+    /// The tap's paint shows the CDN's placeholder for at least one asset (its foreground fetch
+    /// followed the 302).
+    var tPlaceholder: [Bool] = []
     /// The session slot answering the tap, or -1.
     var tSlot: [Int32] = []
     var tSend: [Int64] = []
@@ -89,7 +92,7 @@ struct TapTracker {
         let t = Int(handle.index)
         if t < tDevice.count { return t }
         tDevice.append(0); tCampaign.append(0); tStart.append(0); tPending.append(0)
-        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false)
+        tNetwork.append(.wifi); tIOS.append(false); tRegion.append(0); tSaveData.append(false); tFailed.append(false); tStale.append(false); tPlaceholder.append(false)
         tSlot.append(-1); tSend.append(0); tFreeStorage.append(0); tPreexisting.append(0)
         return tDevice.count - 1
     }
@@ -109,6 +112,7 @@ struct TapTracker {
         tSaveData[t] = a.saveData
         tFailed[t] = false
         tStale[t] = staleStored
+        tPlaceholder[t] = false
         tSend[t] = sendTicks
         tFreeStorage[t] = a.freeStorageBytes
         tPreexisting[t] = a.preexistingStoreBytes
@@ -265,6 +269,7 @@ struct TapTracker {
         tPending[t] &= ~(1 << UInt32(index))
         if !ok { tFailed[t] = true }
         if ok && result.supersededCopy { tStale[t] = true }
+        if ok && result.outcome == .placeholder { tPlaceholder[t] = true }
         if ok && keepsForegroundFetches {
             keep(tap, index: index, placeholder: result.outcome == .placeholder, now: now, driver: &driver, metrics: &metrics)
         }
@@ -289,7 +294,7 @@ struct TapTracker {
         let response = placeholder ? driver.placeholderResponses[c] : plans.responses[Int(plans.criticalObjects[c][base + i])]
         let admission = store.admitForeground(response.completion, key: plans.criticalKeys[c][base + i], type: criticalTypes[c][base + i],
                                               request: plans.paintRequests[c], policy: driver.policy, freeStorageBytes: tFreeStorage[t],
-                                              now: Instant(microseconds: now), evicted: &evicted)
+                                              now: Instant(microseconds: now), redirected: placeholder, evicted: &evicted)
         if case .stored = admission { metrics.counters.foregroundKept += 1 } else { metrics.counters.foregroundNotKept += 1 }
         metrics.bytes.evictedForSpace += UInt64(evicted.count)
         driver.parked.park(d, consume store, plans: plans)

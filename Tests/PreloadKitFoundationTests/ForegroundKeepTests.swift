@@ -66,4 +66,21 @@ final class ForegroundKeepTests: XCTestCase {
         XCTAssertEqual(admission, .rejected(.magicBytesNotAllowed(nil)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("store").path))
     }
+
+    /// URLSession follows the server's 302 for the app (as an image loader does): the response's
+    /// URL is the redirect's target, so the driver tells PreloadKit, which keeps nothing under the
+    /// asset's key (the placeholder would paint as if pre-staged).
+    func testARedirectedResponseIsNotKept() async throws {
+        let configuration = PreloadDriverConfiguration(policy: try testPolicy(), storeDirectory: directory.appendingPathComponent("store"))
+        let url = server.url("/redirect/hero.png")
+        let payload = try signedJSON(inlinePayload(manifestID: "story", assets: [(url, "image", 2000)]))
+        let request = try PreloadDriver.parsed(payload, configuration)
+        let (body, response) = try await fetch(url)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200, "URLSession followed the 302")
+        XCTAssertNotEqual(response.url?.path, "/redirect/hero.png")
+        let admission = try PreloadDriver.keepForeground(body: body, response: response, asset: request.assets[0], network: .wifi,
+                                                         request: request, freeStorageBytes: 10_000_000_000, configuration: configuration)
+        XCTAssertEqual(admission, .rejected(.redirected))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("store").path))
+    }
 }

@@ -38,6 +38,26 @@ final class ForegroundAdmissionTests: XCTestCase {
         XCTAssertEqual(store.paintSetAnswer(for: r, network: .wifi, now: ms(1_000)).assets.map(\.freshness), [.fresh, .missing])
     }
 
+    /// A response the app's loader reached through a redirect (a CDN's 302 to its placeholder for
+    /// Save-Data or slow links) is another URL's: it passes every check a body can pass, and is
+    /// still never kept under the asset's key, so a later tap cannot paint the placeholder as if
+    /// the asset were pre-staged. The same response not redirected is kept.
+    func testARedirectedResponseIsNeverKeptUnderTheAssetsKey() throws {
+        let r = try article()
+        let cover = r.assets[0]
+        var store = PreloadStore()
+        var evicted: [StoreKey] = []
+        let redirected = store.admitForeground(coverDone(), key: cover.key, type: cover.type, request: r, policy: policy,
+                                               freeStorageBytes: free, now: ms(300), redirected: true, evicted: &evicted)
+        XCTAssertEqual(redirected, .rejected(.redirected))
+        XCTAssertEqual(store.entries, [])
+        XCTAssertEqual(store.paintSetAnswer(for: r, network: .wifi, now: ms(1_000)).assets.map(\.freshness), [.missing, .missing])
+        guard case .stored = store.admitForeground(coverDone(), key: cover.key, type: cover.type, request: r, policy: policy,
+                                                   freeStorageBytes: free, now: ms(300), redirected: false, evicted: &evicted) else {
+            return XCTFail("the same response, not redirected, is kept")
+        }
+    }
+
     func testRejectedAsAPreStagedResponseWouldBe() throws {
         let r = try article()
         let cover = r.assets[0]

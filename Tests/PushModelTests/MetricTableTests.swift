@@ -26,6 +26,8 @@ final class MetricTableTests: XCTestCase {
         c.providers = ProvidersConfig()
         // The analytics endpoint's queue metrics are emitted only with `analytics`.
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)
+        // The placeholder's metrics are emitted only with it on.
+        c.infra.placeholder.enabled = true
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }
