@@ -39,8 +39,8 @@ extension ReportBuilder {
                                lines: [(name: String, column: SeriesColumn, color: ChartColor, style: TimeSeries.Style)],
                                commits: [(value: Double, label: String)]) -> TimeSeriesChart {
         let s = aggregate.series
-        let bands = sendBands(scenario)
-        let sendRanges = bands.map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
+        let sendRanges = sendBands(scenario).map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
+        let bands = timelineBands(scenario)
         let view = focusAndBin(activity(lines.map { s.column($0.column) }).map { [$0] } ?? sendRanges, horizonSeconds: s.horizonSeconds)
         let binnedBits = lines.map { line in
             binned(s.column(line.column), replications: aggregate.replications, bin: view.bin).map { TimePoint(seconds: $0.seconds, value: $0.value * 8) }

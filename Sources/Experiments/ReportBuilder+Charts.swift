@@ -145,7 +145,7 @@ extension ReportBuilder {
                                    + (objectives.isEmpty ? "." : "; the green line is the scenario's objective, which is checked on the whole run's quantile averaged over replications.")
                                    + (focus == nil ? "" : " The main plot shows the busy interval; the strip below it shows the whole run."),
                                valueAxis: ValueAxis(label: "Tap to paint", unit: "ms", scale: .logarithmic), valueDecimals: 0,
-                               series: series, bands: sendBands(scenario), referenceLines: objectives, focus: focus)
+                               series: series, bands: timelineBands(scenario), referenceLines: objectives, focus: focus)
     }
 
     static func binText(_ bin: Int) -> String { bin == 1 ? "1-second bins" : "\(bin)-second bins" }
@@ -153,8 +153,8 @@ extension ReportBuilder {
     static func timeCharts(scenario: ScenarioFile, aggregate: RunAggregate) -> [TimeSeriesChart] {
         let s = aggregate.series
         let reps = aggregate.replications
-        let bands = sendBands(scenario)
-        let sendRanges = bands.map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
+        let sendRanges = sendBands(scenario).map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
+        let bands = timelineBands(scenario)
         let warm = scenario.world.campaigns.filter { $0.warm.mode != .none }.map {
             ChartMarker(at: $0.timing.warmSeconds, label: "warm \($0.name)")
         }

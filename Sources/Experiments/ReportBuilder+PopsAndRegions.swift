@@ -38,7 +38,7 @@ extension ReportBuilder {
         let chart = TimeSeriesChart(
             title: "Pre-stage misses by region", summary: "Pre-stage edge misses of the \(shown.count) regions with the most, per \(tables.missBinSeconds)-second bin from the first send, mean per replication (region-misses.csv has every region).",
             valueAxis: ValueAxis(label: "Misses", unit: "per \(tables.missBinSeconds) s"), valueDecimals: 1, series: series,
-            bands: sendBands(scenario),
+            bands: timelineBands(scenario),
             // The bins' whole span (a short send would otherwise set the axis to a few milliseconds).
             focus: TimeRange(fromSeconds: tables.firstSendSeconds, toSeconds: tables.firstSendSeconds + Double(lastBin + max(1, tables.missBinSeconds))),
             showsOverview: false)

@@ -25,11 +25,31 @@ extension InfraWorld {
         let now = kernel.now.ticks
         let c = Int(r.networkClass.rawValue)
         deviceRng.reseed(StreamSeed.derive(masterSeed: masterSeed, entity: r.entity, purpose: purposeNetwork))
+        // A degradation of the request's region scales its downlink and adds to its failure
+        // probability; the same draws are made, so runs with and without it share them.
+        var downlinkFactor = 1.0, failureP = failureProbability[c]
+        if faults.hasDegradation {
+            let d = faults.degradation(region: r.regionID.index, at: now)
+            if d.factor != 1 || d.failure != 0 {
+                faultCounters.degradedRequests += 1
+                downlinkFactor = d.factor
+                failureP += d.failure - failureP * d.failure
+            }
+        }
         let accessRtt = max(0, rttSamplers[c].sample(deviceRng))
-        let downlink = max(1, downlinkSamplers[c].sample(deviceRng))
-        let failed = deviceRng.bernoulli(failureProbability[c])
+        let downlink = max(1, downlinkSamplers[c].sample(deviceRng) * downlinkFactor)
+        var failed = deviceRng.bernoulli(failureP)
         let stalled = deviceRng.bernoulli(stallProbability[c])
-        let pop = regionPop[r.regionID.index]
+        var pop = regionPop[r.regionID.index]
+        if faults.hasPop {
+            if let serving = faults.servingPop(Int(pop), popCount: popCount, at: now) {
+                if serving != Int(pop) { faultCounters.popFailovers += 1 }
+                pop = UInt32(serving)
+            } else {
+                faultCounters.popsAllDown += 1
+                failed = true
+            }
+        }
         // The PoP's processing time for the response, drawn last from the same stream so that the
         // request's device-side draws cost one re-seed (a failed request never reaches the PoP).
         let processingTicks = failed ? 0 : sampledTicks(max(0, samplers[Int(processingSamplerIndex[Int(pop)])].sample(deviceRng)))

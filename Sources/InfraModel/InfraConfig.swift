@@ -278,6 +278,8 @@ package struct InfraConfig: Sendable, Equatable {
     /// device misses). Off = the token is stripped from the key.
     package var cacheKeyIncludesSignedToken: Bool = false
     package var placeholder = PlaceholderPolicy()
+    /// Scheduled faults (origin or PoP outages, network degradations); empty: none.
+    package var faults: [InfraFault] = []
     /// Length of the per-second time series; activity later is counted in `timeSeriesOverflow`.
     package var metricsHorizonSeconds: Int = 3_600
     /// Limits on concurrently tracked device requests and upstream fetches.

@@ -105,6 +105,11 @@ package struct InfraWorld: EventHandler {
     let purgeDelaySampler: Sampler
     let warmDelaySampler: Sampler
 
+    // Faults
+    let faults: FaultSchedule
+    /// What the scheduled faults did.
+    package internal(set) var faultCounters = FaultCounters()
+
     package internal(set) var timeSeries: TimeSeries
     /// Upstream bytes per object, purpose and tier (`UpstreamBytes`, for cost attribution).
     package internal(set) var upstreamBytes: UpstreamBytes
@@ -158,6 +163,7 @@ package struct InfraWorld: EventHandler {
                             serviceSampler: try makeSampler(config.origin.serviceSeconds, "origin.serviceSeconds"),
                             rng: RandomStream(masterSeed: masterSeed, entity: 0, purpose: StreamPurpose("infra.origin.service")))
         requests = DeviceRequestTable(requestsMax: config.requestsInFlightMax)
+        faults = FaultSchedule(config.faults)
         fetches = UpstreamFetchTable(fetchesMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds, popCount: topo.popCount, regionCount: regions.count)
         upstreamBytes = UpstreamBytes(objectCount: catalog.count)

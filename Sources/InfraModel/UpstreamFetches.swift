@@ -78,6 +78,14 @@ extension InfraWorld {
         let now = kernel.now.ticks
         let p = Int(fetches.parent[f])
         if p < 0 {
+            if faults.hasOrigin && faults.originDown(at: now) {
+                // The origin is down: an error at once, as for a 503 (stale-if-error applies).
+                faultCounters.originOutageErrors += 1
+                timeSeries.originRequest(at: now, rejected: true)
+                fetches.ok[f] = false
+                try kernel.schedule(InfraEvent.fetchResponse(FetchID(f)), at: SimTime(ticks: now + fetches.hopTicks[f] / 2))
+                return
+            }
             let admission = try origin.submit(job: FetchID(f), kernel: &kernel)
             timeSeries.originQueue(at: now, length: origin.queueLength)
             timeSeries.originRequest(at: now, rejected: admission == .rejected)

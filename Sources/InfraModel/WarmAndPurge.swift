@@ -50,6 +50,10 @@ extension InfraWorld {
     }
 
     mutating func warmAtNode(_ n: Int, object o: UInt32, kernel: inout Kernel) throws {
+        if faults.hasPop && n < popCount && faults.popDown(n, at: kernel.now.ticks) {
+            faultCounters.warmsLost += 1
+            return
+        }
         nodes.counters[n].warmRequests += 1
         let (state, _) = nodes.lookup(node: n, object: o, key: UInt64(o), now: kernel.now.ticks)
         if state == .miss {

@@ -173,6 +173,12 @@ package enum MetricID: String, Sendable, CaseIterable {
     case creativeStalePrestageShare = "creative.stalePrestageShare"
     case creativeStaleTaps = "creative.staleTaps"
     case creativeStaleTapShare = "creative.staleTapShare"
+    // Scheduled faults (emitted only with `infra.faults`).
+    case faultsOriginOutageErrors = "faults.originOutageErrors"
+    case faultsPopFailovers = "faults.popFailovers"
+    case faultsPopsAllDown = "faults.popsAllDown"
+    case faultsWarmsLost = "faults.warmsLost"
+    case faultsDegradedRequests = "faults.degradedRequests"
     // The CDN's 302 to its placeholder (`infra.placeholder`).
     case extensionPlaceholderRedirects = "extension.placeholderRedirects"
     case tapsPlaceholderPainted = "taps.placeholderPainted"
@@ -472,6 +478,11 @@ package enum MetricTable {
         case .creativeStaleTapShare:
             return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
                               ratio: ("taps painted with a campaign asset pre-staged or fetched from a superseded copy", "taps painted"))
+        case .faultsOriginOutageErrors: return MetricSpec(n, .count, .lower, "Origin errors during an origin outage")
+        case .faultsPopFailovers: return MetricSpec(n, .count, .none, "Device requests failed over to another PoP")
+        case .faultsPopsAllDown: return MetricSpec(n, .count, .lower, "Device requests that found every PoP down")
+        case .faultsWarmsLost: return MetricSpec(n, .count, .lower, "Warm requests lost to a PoP outage")
+        case .faultsDegradedRequests: return MetricSpec(n, .count, .none, "Device requests inside a network degradation")
         case .extensionPlaceholderRedirects: return MetricSpec(n, .count, .none, "Pre-stage fetches redirected to the placeholder")
         case .tapsPlaceholderPainted: return MetricSpec(n, .count, .none, "Taps that painted the placeholder")
         case .tapsPlaceholderShare:

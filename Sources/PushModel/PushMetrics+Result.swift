@@ -189,6 +189,15 @@ extension PushMetrics {
             add(.creativeStalePrestageShare, Double(counters.stalePrestages) / Double(counters.prestageFetchesOK))
         }
         if tapToPaint.count > 0 { add(.creativeStaleTapShare, Double(counters.staleTaps) / Double(tapToPaint.count)) }
+        // The faults' metrics exist only with scheduled faults (`infra.faults`).
+        if faultsScheduled {
+            let f = infra.faultCounters
+            add(.faultsOriginOutageErrors, Double(f.originOutageErrors))
+            add(.faultsPopFailovers, Double(f.popFailovers))
+            add(.faultsPopsAllDown, Double(f.popsAllDown))
+            add(.faultsWarmsLost, Double(f.warmsLost))
+            add(.faultsDegradedRequests, Double(f.degradedRequests))
+        }
         // The placeholder's metrics exist only with it on (`infra.placeholder.enabled`).
         if placeholderEnabled {
             add(.extensionPlaceholderRedirects, Double(counters.prestagePlaceholderRedirects))

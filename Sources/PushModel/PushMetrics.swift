@@ -33,6 +33,8 @@ struct PushMetrics {
     var analytics: AnalyticsEndpoint?
     /// `infra.placeholder.enabled`: the placeholder's metrics are emitted only then.
     var placeholderEnabled = false
+    /// `infra.faults` is not empty: the faults' metrics are emitted only then.
+    var faultsScheduled = false
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -94,6 +96,7 @@ struct PushMetrics {
         pushBytes = PushBytesSample(devices: config.population.devices, campaigns: config.campaigns.count)
         costs = config.costs
         placeholderEnabled = config.infra.placeholder.enabled
+        faultsScheduled = !config.infra.faults.isEmpty
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InfraModel
 import XCTest
 @testable import Experiments
 @testable import PrestageCLI
@@ -31,7 +32,9 @@ final class ScenarioFormatDocTests: XCTestCase {
       "energy": { "enabled": true },
       "providers": {},
       "analytics": { "capacityPerSecond": 100, "queueMax": 1000 },
-      "infra": { "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
+      "infra": { "faults": [ { "kind": "networkDegradation", "startSeconds": 0, "durationSeconds": 60, "pop": 0, "region": 0,
+                               "throughputFactor": 0.5, "failureProbability": 0.1 } ],
+                 "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
         "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
                             "edgeProcessingSeconds": { "kind": "constant", "value": 0.001 },
@@ -88,7 +91,10 @@ final class ScenarioFormatDocTests: XCTestCase {
             }
         } else if let array = value as? [Any] {
             for element in array {
-                if let o = element as? [String: Any], o["kind"] == nil { keys(o, section: section + "[]", into: &out, values: &values) }
+                // A fault's `kind` names what fails, not a distribution family.
+                if let o = element as? [String: Any], o["kind"] == nil || InfraFault.Kind(rawValue: o["kind"] as? String ?? "") != nil {
+                    keys(o, section: section + "[]", into: &out, values: &values)
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InfraModel
 import XCTest
 @testable import PushModel
 
@@ -28,6 +29,8 @@ final class MetricTableTests: XCTestCase {
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)
         // The placeholder's metrics are emitted only with it on.
         c.infra.placeholder.enabled = true
+        // The faults' metrics are emitted only with scheduled faults.
+        c.infra.faults = [InfraFault(kind: .originOutage, startSeconds: 0, durationSeconds: 10)]
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

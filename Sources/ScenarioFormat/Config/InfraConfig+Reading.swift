@@ -223,6 +223,34 @@ extension PlaceholderPolicy: Decodable, Encodable, ConfigReadable {
     }
 }
 
+extension InfraFault.Kind: Codable {}
+
+extension InfraFault: Codable, ConfigReadable {
+    static var defaultValue: InfraFault { InfraFault() }
+    static var fields: [ConfigField<InfraFault>] {
+        [
+            .init("kind", \.kind, required: true),
+            .init("startSeconds", \.startSeconds, required: true, .numbers(0...604_800, unit: "seconds")),
+            .init("durationSeconds", \.durationSeconds, required: true, .atLeast(0, exclusive: true, saying: "a duration > 0 seconds")),
+            .init("pop", \.pop, .integers(0...10_000)),
+            .init("region", \.region, .integers(0...10_000)),
+            .init("throughputFactor", \.throughputFactor, ConfigRule("a factor in (0, 1]", schema: ["exclusiveMinimum": .integer(0), "maximum": .integer(1)]) {
+                $0 > 0 && $0 <= 1
+            }),
+            .init("failureProbability", \.failureProbability, ConfigRule("a probability in [0, 1)", schema: ["minimum": .integer(0), "exclusiveMaximum": .integer(1)]) {
+                $0 >= 0 && $0 < 1
+            }),
+        ]
+    }
+
+    static func relations(_ f: InfraFault) -> [ConfigIssue] {
+        if f.kind == .networkDegradation && f.throughputFactor == 1 && f.failureProbability == 0 {
+            return [ConfigIssue(key: "throughputFactor", expected: "a degradation: throughputFactor below 1 or failureProbability above 0", found: "1 and 0")]
+        }
+        return []
+    }
+}
+
 extension InfraConfig: Decodable, Encodable, ConfigReadable {
     static var defaultValue: InfraConfig { InfraConfig() }
     static var fields: [ConfigField<InfraConfig>] {
@@ -238,11 +266,28 @@ extension InfraConfig: Decodable, Encodable, ConfigReadable {
             .init("warmPropagationSeconds", \.warmPropagationSeconds, .durations(atMost: sampledSecondsMax)),
             .init("cacheKeyIncludesSignedToken", \.cacheKeyIncludesSignedToken),
             .init("placeholder", \.placeholder),
+            // faults: written only when set, so scenarios without them encode and hash as before.
+            .init("faults", \.faults, unwritten: [], .counts(0...InfraFault.faultsMax, "0…\(InfraFault.faultsMax) faults")),
             .init("metricsHorizonSeconds", \.metricsHorizonSeconds,
                   .integers(1...(7 * 86_400), saying: "seconds in 1...604800")),
             .init("requestsInFlightMax", \.requestsInFlightMax, .integers(1...(1 << 26), saying: "an integer in 1...2^26")),
             .init("fetchesInFlightMax", \.fetchesInFlightMax, .integers(1...(1 << 26), saying: "an integer in 1...2^26")),
         ]
+    }
+
+    /// Each fault's PoP or region exists.
+    static func relations(_ c: InfraConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        let regions = c.topology.effectiveRegions.count
+        for (i, f) in c.faults.enumerated() {
+            if f.kind == .popOutage && !(0..<c.topology.popCount).contains(f.pop) {
+                issues.append(issue([.key("faults"), .index(i), .key("pop")], "a PoP index in 0..<\(c.topology.popCount)", "\(f.pop)"))
+            }
+            if f.kind == .networkDegradation && !(0..<regions).contains(f.region) {
+                issues.append(issue([.key("faults"), .index(i), .key("region")], "a region index in 0..<\(regions)", "\(f.region)"))
+            }
+        }
+        return issues
     }
 }
 
