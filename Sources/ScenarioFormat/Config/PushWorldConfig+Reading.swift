@@ -52,6 +52,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
                 }
             }
         }
+        issues += calendarIssues(w)
         let regions = w.infra.topology.effectiveRegions.count
         if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
         if !w.population.regionWeights.isEmpty, w.population.regionWeights.count != regions {
