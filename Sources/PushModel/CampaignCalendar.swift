@@ -73,6 +73,13 @@ package enum CalendarRules {
                 issues.append(CalendarIssue(path: at(c, .key("segments"), .index(i)),
                                             expected: "a segment's name in users.segments: \(listed(segmentNames))", found: "\"\(name)\""))
             }
+            if campaign.sendAtLocalSeconds != nil, let last = waves(w, campaign: c).startSeconds.last,
+               last >= campaign.sendStartSeconds + campaign.effectivePayloadLifetimeSeconds {
+                // The payload's `exp` is signed from `sendStartSeconds`: a later wave's pushes would all be refused.
+                issues.append(CalendarIssue(path: at(c, .key("sendAtLocalSeconds")),
+                                            expected: "a last wave before the signed payload expires (sendStartSeconds + payloadLifetimeSeconds = \(campaign.sendStartSeconds + campaign.effectivePayloadLifetimeSeconds) s); lengthen payloadLifetimeSeconds or move sendStartSeconds",
+                                            found: "\(campaign.sendAtLocalSeconds ?? 0) (last wave at \(last) s)"))
+            }
             let rule = campaign.audience.rule
             switch (rule, campaign.audience.campaign) {
             case (.independent, nil):
