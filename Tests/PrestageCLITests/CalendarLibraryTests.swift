@@ -1,0 +1,36 @@
+import Foundation
+import PushModel
+import XCTest
+@testable import Experiments
+@testable import PrestageCLI
+@testable import ScenarioFormat
+
+/// The campaign calendar in the scenario library.
+final class CalendarLibraryTests: XCTestCase {
+    /// A scenario without calendar fields encodes (and so hashes) as before they existed: none of
+    /// their keys is written, for every library scenario but the one that uses them.
+    func testScenariosWithoutTheCalendarEncodeAsBefore() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        for entry in library.entries() where entry.name != "time-zone-waves" {
+            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
+            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
+            for key in ["\"utcOffsetSeconds\"", "\"sendAtLocalSeconds\"", "\"audience\""] {
+                XCTAssertFalse(text.contains(key), "\(entry.name): \(key)")
+            }
+        }
+    }
+
+    /// time-zone-waves: regions in at least 3 time zones, a 09:00-local campaign sending one wave
+    /// per offset, a disjoint and a nested audience, and notes with the command.
+    func testTimeZoneWavesUsesTheCalendar() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        let scenario = try ScenarioLoader.load("time-zone-waves", library: library).scenario
+        let w = scenario.world
+        XCTAssertGreaterThanOrEqual(Set(w.infra.topology.regions.map(\.utcOffsetSeconds)).count, 3)
+        let morning = try XCTUnwrap(w.campaigns.firstIndex { $0.sendAtLocalSeconds == 32_400 })
+        XCTAssertEqual(CalendarRules.waves(w, campaign: morning).startSeconds.count, Set(w.infra.topology.regions.map(\.utcOffsetSeconds)).count)
+        XCTAssertTrue(w.campaigns.contains { $0.audience.rule == .disjointFrom })
+        XCTAssertTrue(w.campaigns.contains { $0.audience.rule == .nestedIn })
+        XCTAssertTrue(scenario.notes.contains { $0.contains("prestage run time-zone-waves") })
+    }
+}
