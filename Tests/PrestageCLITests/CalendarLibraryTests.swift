@@ -2,6 +2,7 @@ import Foundation
 import PushModel
 import XCTest
 @testable import Experiments
+import ReportKit
 @testable import PrestageCLI
 @testable import ScenarioFormat
 
@@ -32,5 +33,18 @@ final class CalendarLibraryTests: XCTestCase {
         XCTAssertTrue(w.campaigns.contains { $0.audience.rule == .disjointFrom })
         XCTAssertTrue(w.campaigns.contains { $0.audience.rule == .nestedIn })
         XCTAssertTrue(scenario.notes.contains { $0.contains("prestage run time-zone-waves") })
+    }
+
+    /// The report shades one send band per wave at the wave's start (Berlin 1 h, London 2 h, New
+    /// York 7 h, Los Angeles 10 h for the 09:00 deal), not one from `sendStartSeconds`.
+    func testReportShadesEachWave() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        let scenario = try ScenarioLoader.load("time-zone-waves", library: library).scenario
+        let bands = ReportBuilder.sendBands(scenario).filter { $0.label.hasPrefix("send morning-deal") }
+        XCTAssertEqual(bands.map(\.fromSeconds), [3_600, 7_200, 25_200, 36_000])
+        XCTAssertEqual(bands.map(\.label).last, "send morning-deal wave 4")
+        XCTAssertTrue(bands.allSatisfy { $0.toSeconds > $0.fromSeconds })
+        // A campaign without a local send time keeps its one band.
+        XCTAssertEqual(ReportBuilder.sendBands(scenario).filter { $0.label == "send vip-early-access" }.map(\.fromSeconds), [1_800])
     }
 }

@@ -53,8 +53,6 @@ final class CampaignCalendarTests: XCTestCase {
         let c = calendarWorld()
         let r = try simulate(c, seed: 5)
         XCTAssertEqual(sendSeconds(r), [0, 3_600, 21_600])
-        let population = try Population(config: c, runSeed: 0)
-        _ = population
         XCTAssertEqual(r.pushesTargeted, UInt64(c.population.devices))
         XCTAssertEqual(r.series.pushesSent.totalCount, r.pushesTargeted)
         // Each wave carries its region's devices (counted with the run's own draws).
