@@ -38,4 +38,15 @@ extension PushWorld {
         sendWave[c] = Int.max
         return remaining
     }
+
+    /// For the progress report: how far campaign `c`'s waves have got, in devices passed as if its
+    /// waves were one pass over the population (waves done plus the current wave's cursor, over
+    /// the waves); nil for a campaign without a calendar.
+    func calendarCursor(_ c: Int) -> Double? {
+        guard let cal = calendars.campaigns[c] else { return nil }
+        let waves = Double(max(1, cal.waveStartTicks.count))
+        let done = Double(min(sendWave[c], cal.waveStartTicks.count))
+        let current = sendWave[c] < cal.waveStartTicks.count ? Double(sendCursor[c]) / Double(max(1, population.deviceCount)) : 0
+        return Double(population.deviceCount) * min(1, (done + current) / waves)
+    }
 }

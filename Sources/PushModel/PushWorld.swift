@@ -147,7 +147,7 @@ struct PushWorld: EventHandler {
             // rate r the cursor moves r / share devices a second.
             let window = max(0, config.horizonSeconds - timing.sendStartSeconds)
             let reach = timing.audienceShare > 0 ? min(n, timing.sendRatePerSecond * window / timing.audienceShare) : n
-            let cursor = Double(sendCursor[c])
+            let cursor = calendarCursor(c) ?? Double(sendCursor[c])
             sent += cursor * perDevice
             planned += (cursor >= n ? n : reach) * perDevice
         }

@@ -1,5 +1,6 @@
 import Foundation
 import InfraModel
+import SimKernel
 import XCTest
 @testable import PushModel
 
@@ -220,5 +221,29 @@ final class CampaignCalendarTests: XCTestCase {
         infeasible.campaigns[0].audience = CampaignAudienceConfig()
         infeasible.campaigns[1].audienceShare = 0.9
         XCTAssertTrue(refusal(infeasible).contains("campaigns[1].audienceShare"), refusal(infeasible))
+    }
+
+    /// A run stopped between waves (at 2 h: the UTC+1 and UTC waves sent, the UTC−5 one not)
+    /// still accounts for every audience push: the wave not started counts as not delivered.
+    /// Progress moves forward through the waves (one pass per wave, never back to 0).
+    func testStopBetweenWavesAccountsForTheUnsentWaveAndProgressMovesForward() throws {
+        final class Sink: ProgressSink {
+            var sent: [Double] = []
+            func progress(_ report: ProgressReport) { sent.append(report.pushesSent) }
+        }
+        var c = calendarWorld()
+        c.campaigns[0].deliveryLatencySeconds = .constant(value: 0.5)
+        let sink = Sink()
+        let r = try PushSimulation.run(c, masterSeed: 6, replication: 0,
+                                       limits: RunLimits(timeMax: SimTime(ticks: 7_200_000_000), progressEveryEvents: 200), progress: sink)
+        XCTAssertEqual(r.pushesTargeted, UInt64(c.population.devices))
+        XCTAssertEqual(r.outcomes.total, r.pushesTargeted)
+        let world = try PushWorld(config: c, masterSeed: 6, replication: 0, progressSink: nil)
+        let west = (0..<c.population.devices).filter { world.population.region(of: DeviceID($0)) == 2 }.count
+        XCTAssertGreaterThan(west, 0)
+        XCTAssertGreaterThanOrEqual(r.outcomes.notDelivered, UInt64(west))
+        XCTAssertEqual(r.series.pushesSent.totalCount, UInt64(c.population.devices - west))
+        XCTAssertGreaterThan(sink.sent.count, 2)
+        XCTAssertEqual(sink.sent, sink.sent.sorted(), "progress never moves back")
     }
 }
