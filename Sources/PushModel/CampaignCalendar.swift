@@ -52,6 +52,20 @@ package enum CalendarRules {
         return (starts, waveOfRegion)
     }
 
+    /// Campaign `c`'s waves as planned from the configuration: each wave's start, seconds, and its
+    /// share of the campaign's expected pushes (its regions' share of the device weights, over the
+    /// targeted regions'). An estimate for reports and `validate`, not the run's count.
+    package static func plannedWaves(_ w: PushWorldConfig, campaign c: Int) -> [(startSeconds: Double, share: Double)] {
+        let waves = waves(w, campaign: c)
+        let regions = w.infra.topology.effectiveRegions
+        let weights = w.population.regionWeights.count == regions.count ? w.population.regionWeights : regions.map(\.audienceWeight)
+        let all = max(weights.reduce(0, +), 1e-300)
+        return waves.startSeconds.indices.map { k in
+            let mine = regions.indices.filter { waves.waveOfRegion[$0] == k }.reduce(0) { $0 + weights[$1] }
+            return (waves.startSeconds[k], mine / all)
+        }
+    }
+
     /// Every problem of the scenario's calendar fields: unknown region or segment names, an
     /// audience rule naming no other campaign, a cycle of rules, a share the rule cannot reach.
     /// - Complexity: O(campaigns² + campaigns × (regions + segments)).

@@ -246,4 +246,21 @@ final class CampaignCalendarTests: XCTestCase {
         XCTAssertGreaterThan(sink.sent.count, 2)
         XCTAssertEqual(sink.sent, sink.sent.sorted(), "progress never moves back")
     }
+
+    /// `validate`'s provider limits see the waves: a campaign above the FCM quota is warned about
+    /// at each wave's start (0, 1 h, 6 h), each wave with its regions' share of the messages
+    /// (1 000 Android devices, equal region weights: 333 each), not once at `sendStartSeconds`.
+    func testProviderLimitWarningsPerWave() {
+        var c = calendarWorld(devices: 1_000)
+        c.population.iosShare = 0
+        c.providers = ProvidersConfig()
+        c.campaigns[0].sendRatePerMinute = 1_200_000
+        c.campaigns[0].providerQuotaPerMinute = 1_200_000
+        let w = c.providerLimitWarnings()
+        XCTAssertEqual(w.count, 3, "\(w)")
+        for (k, start) in ["0", "3 600", "21 600"].enumerated() {
+            XCTAssertTrue(w[k].contains("campaign campaign (wave \(k + 1)) sends 1 200 000 FCM messages/min at t = \(start) s"), w[k])
+            XCTAssertTrue(w[k].contains("333 sends"), w[k])
+        }
+    }
 }
