@@ -78,9 +78,10 @@ extension ReportBuilder {
     /// Campaign send windows: from the first send to the time the last targeted push leaves at the
     /// effective rate (an estimate from the configuration, for shading only).
     static func sendBands(_ scenario: ScenarioFile) -> [TimeBand] {
-        scenario.world.campaigns.map { c in
+        scenario.world.campaigns.enumerated().flatMap { i, c in
+            if let waves = calendarSendBands(scenario.world, campaign: i) { return waves }
             let end = c.timing.sendEndSeconds(devices: scenario.world.population.devices, partsAfterFirst: c.assets.count - 1)
-            return TimeBand(fromSeconds: c.sendStartSeconds, toSeconds: min(end, scenario.world.horizonSeconds), label: "send \(c.name)")
+            return [TimeBand(fromSeconds: c.sendStartSeconds, toSeconds: min(end, scenario.world.horizonSeconds), label: "send \(c.name)")]
         }
     }
 

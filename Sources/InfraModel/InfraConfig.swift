@@ -109,6 +109,9 @@ package struct RegionConfig: Sendable, Equatable {
     package var audienceWeight: Double
     /// Multiplies every class's `sharedCapacityBitsPerSecond` in this region.
     package var capacityScale: Double
+    /// The region's civil time offset from UTC, seconds (the push world's local clock: the Doze
+    /// night and campaigns sent at a local time). Default 0 (judgement: UTC).
+    package var utcOffsetSeconds: Int = 0
 
     package init(popIndex: Int, pathRttSeconds: Double = 0, audienceWeight: Double = 1, capacityScale: Double = 1) {
         self.popIndex = popIndex

@@ -158,7 +158,8 @@ package struct CreativeSwapConfig: Sendable, Equatable {
 package struct CampaignConfig: Sendable, Equatable {
     /// Manifest id (`[A-Za-z0-9._:-]`, 1–64 bytes). Default `campaign`.
     package var name: String = "campaign"
-    /// Share of the population targeted (each device drawn independently).
+    /// Share of the targeted devices (all, or those of `regions` and `segments`) in the audience,
+    /// each device drawn by the `audience` rule (default: independently).
     package var audienceShare: Double = 1
     /// First send, seconds of virtual time. Default 600.
     package var sendStartSeconds: Double = 600
@@ -202,6 +203,17 @@ package struct CampaignConfig: Sendable, Equatable {
     /// Which push provider the campaign's pushes go through when the scenario has `providers`
     /// (default: by the device's platform, Android → FCM, iOS → APNs).
     package var provider: CampaignProviderConfig = .platform
+    // calendar
+    /// Send at this local time, seconds after local midnight: one wave per distinct region UTC
+    /// offset, each starting when the region's local clock first reads it at or after t = 0, all at
+    /// the campaign's one send rate (nil: one send from `sendStartSeconds`; see `CalendarRules`).
+    package var sendAtLocalSeconds: Double? = nil
+    /// Region names the campaign targets (`infra.topology.regionNames`, or "region N"); empty: all.
+    package var regions: [String] = []
+    /// User segment names the campaign targets (`users.segments`); empty: all.
+    package var segments: [String] = []
+    /// How the audience is drawn relative to another campaign's (default independent).
+    package var audience = CampaignAudienceConfig()
 
     package init() {}
 

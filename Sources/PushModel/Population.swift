@@ -70,6 +70,8 @@ final class Population {
     /// bedtime and screen-off length.
     let nightShare: Double
     let nightClockAtStartSeconds: Double
+    /// Per region, its UTC offset, seconds: a night follows the region's local clock.
+    let nightOffsetSeconds: [Double]
     let nightBedtime: Sampler
     let nightIdle: Sampler
     /// Per-user open probabilities and hints (`users.openHint`); nil: the segment's probability.
@@ -114,6 +116,7 @@ final class Population {
         render = try Population.sampler(config.users.renderSeconds, "users.renderSeconds")
         nightShare = p.dozeNight.deviceShare
         nightClockAtStartSeconds = p.dozeNight.clockAtStartSeconds
+        nightOffsetSeconds = regions.map { Double($0.utcOffsetSeconds) }
         nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
         nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
         devicePower = p.devicePower
@@ -166,7 +169,8 @@ final class Population {
         guard rng.bernoulli(nightShare) else { return }
         let bedtime = nightBedtime.sample(rng, clampedTo: 0...SampledBounds.bedtimeSecondsMax)
         a.doze = .night
-        a.nightBedSeconds = bedtime - nightClockAtStartSeconds
+        // Local clock = UTC clock at t = 0 + the region's offset + t (an offset of 0 subtracts 0).
+        a.nightBedSeconds = bedtime - nightClockAtStartSeconds - nightOffsetSeconds[Int(a.region)]
         a.nightIdleSeconds = nightIdle.sample(rng, clampedTo: 0...SampledBounds.idleSecondsMax)
     }
 

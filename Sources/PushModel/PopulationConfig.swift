@@ -104,7 +104,9 @@ package struct DozeNightConfig: Sendable, Equatable {
     /// Share of Android devices that follow the night cycle (screen off and unplugged overnight).
     /// Default 0.
     package var deviceShare: Double = 0
-    /// Local clock time at virtual t = 0, seconds after midnight. Default 0 (t = 0 is midnight).
+    /// UTC clock time at virtual t = 0, seconds after midnight; a region's local clock is this plus
+    /// its `utcOffsetSeconds` (every offset 0 by default, so local time is UTC). Default 0 (t = 0 is
+    /// midnight).
     package var clockAtStartSeconds: Double = 0
     /// Bedtime (screen off), seconds after midnight; values above 86 400 are after the next
     /// midnight. Default normal, mean 23:00, sd 1 h, truncated to 19:00...03:00.

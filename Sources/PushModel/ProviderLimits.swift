@@ -31,13 +31,22 @@ extension PushWorldConfig {
         var warnings: [String] = []
         // Campaigns in flight at each campaign's first send: their FCM sender rates add up.
         struct Window { let name: String; let start: Double; let end: Double; let ratePerMinute: Double; let messages: Double }
-        let windows: [Window] = campaigns.map { c in
+        let windows: [Window] = campaigns.indices.flatMap { i -> [Window] in
+            let c = campaigns[i]
             let t = c.timing
             let messages = fcmMessages(c)
             let fcmShare = t.pushesTargeted(devices: population.devices) > 0 ? messages / t.pushesTargeted(devices: population.devices) : 0
-            return Window(name: c.name, start: t.sendStartSeconds,
-                          end: t.sendEndSeconds(devices: population.devices, partsAfterFirst: max(0, t.pushesPerDevice - 1)),
-                          ratePerMinute: t.sendRatePerMinute * fcmShare, messages: messages)
+            if c.sendAtLocalSeconds != nil {
+                // One window per wave (a campaign sent at a local time), each its share of the messages.
+                return CalendarRules.plannedWaves(self, campaign: i).enumerated().map { k, wave in
+                    Window(name: "\(c.name) (wave \(k + 1))", start: wave.startSeconds,
+                           end: wave.startSeconds + messages * wave.share / max(t.sendRatePerMinute * fcmShare / 60, 1e-9),
+                           ratePerMinute: t.sendRatePerMinute * fcmShare, messages: messages * wave.share)
+                }
+            }
+            return [Window(name: c.name, start: t.sendStartSeconds,
+                           end: t.sendEndSeconds(devices: population.devices, partsAfterFirst: max(0, t.pushesPerDevice - 1)),
+                           ratePerMinute: t.sendRatePerMinute * fcmShare, messages: messages)]
         }
         var reported = Set<String>()
         for w in windows where w.messages > 0 {

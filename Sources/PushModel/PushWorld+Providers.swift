@@ -5,7 +5,7 @@ import Stochastic
 // The push-provider layer (`providers` in a scenario): every campaign in flight sends through one
 // FCM project's token bucket and APNs' connection pool. A send FCM refuses is a 429: the campaign
 // pauses and retries the refused push after `Retry-After` or its backoff; a send APNs cannot take
-// waits for a free stream. Off (no `providers`), `onSendBatch` runs as it always did.
+// waits for a free stream. Off (no `providers`), `onSendBatch` sends as it always did.
 
 /// The providers' run state: buckets, each campaign's retry state and the counts. Arrays sized once.
 struct ProviderState {
@@ -77,50 +77,21 @@ struct ProviderTally: Sendable, Equatable {
 }
 
 extension PushWorld {
-    /// One second of campaign `c`'s send through the providers: as `onSendBatch`, but each
-    /// audience device's pushes (every carousel part, charged at the first part's instant) take
-    /// their messages from the provider's bucket; a refusal pauses the campaign's send at that
-    /// device until the retry instant (a single ordered sender queue: judgement).
-    mutating func onSendBatchThroughProviders(_ campaignID: CampaignID, kernel: inout Kernel) throws {
-        let c = campaignID.index
-        let campaign = config.campaigns[c]
-        let perSecond = campaign.timing.sendRatePerSecond
-        sendCredit[c] += perSecond
-        let now = kernel.now.ticks
-        let n = population.deviceCount
-        let parts = rt[c].pushesPerDevice
-        let share = rt[c].audienceShare
-        let interval = SimDuration.seconds(campaign.carouselIntervalSeconds ?? 0).ticks
-        let route = Int(providers.route[c])
-        var next = now + 1_000_000
-        var k = 0.0
-        var d = sendCursor[c]
-        while d < n && sendCredit[c] >= 1 {
-            if population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share) {
-                let send = now + SimDuration.seconds(k / perSecond).ticks
-                let p = route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
-                guard providers.buckets[p].take(Int64(parts), at: send) else {
-                    next = send + providers.refusal(p, campaign: c, messages: Int64(parts))
-                    sendCredit[c] = 0
-                    break
-                }
-                providers.attempts[c] = 0
-                if p == ProviderState.fcm { providers.tally.fcmMessages += UInt64(parts) } else { providers.tally.apnsMessages += UInt64(parts) }
-                sendCredit[c] -= 1
-                k += 1
-                if parts > 0 {
-                    // The last part is the latest (parts are `interval` ≥ 0 apart).
-                    providers.tally.lastSendTicks = max(providers.tally.lastSendTicks, send + Int64(parts - 1) * interval)
-                }
-                try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, kernel: &kernel)
-            }
-            d += 1
+    /// Takes device `d`'s `parts` pushes of campaign `c` (every carousel part, charged at the
+    /// first part's instant `send`) from its provider's bucket (`route`, or by the device's
+    /// platform when -1) and counts them: nil when taken, else the instant to retry at.
+    @inline(__always)
+    mutating func takeFromProvider(device d: Int, campaign c: Int, route: Int, parts: Int, at send: Int64, every interval: Int64) -> Int64? {
+        let p = route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
+        guard providers.buckets[p].take(Int64(parts), at: send) else {
+            return send + providers.refusal(p, campaign: c, messages: Int64(parts))
         }
-        sendCursor[c] = d
-        if d >= n {
-            sendCredit[c] = 0
-        } else if next < horizonTicks {
-            try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: next))
+        providers.attempts[c] = 0
+        if p == ProviderState.fcm { providers.tally.fcmMessages += UInt64(parts) } else { providers.tally.apnsMessages += UInt64(parts) }
+        if parts > 0 {
+            // The last part is the latest (parts are `interval` ≥ 0 apart).
+            providers.tally.lastSendTicks = max(providers.tally.lastSendTicks, send + Int64(parts - 1) * interval)
         }
+        return nil
     }
 }

@@ -32,6 +32,9 @@ struct PushWorld: EventHandler {
     // Sending.
     var sendCursor: [Int]
     var sendCredit: [Double]
+    /// The campaign calendar (waves, targeting, audience rules); per campaign, the wave sending.
+    let calendars: CampaignCalendars
+    var sendWave: [Int]
     /// The push-provider layer (`PushWorld+Providers.swift`); off without `providers`.
     var providers: ProviderState
 
@@ -70,6 +73,8 @@ struct PushWorld: EventHandler {
         taps = TapTracker(plans: plans, rules: rules, users: config.users, horizonTicks: horizonTicks)
         sendCursor = [Int](repeating: 0, count: config.campaigns.count)
         sendCredit = [Double](repeating: 0, count: config.campaigns.count)
+        calendars = try CampaignCalendars(config)
+        sendWave = [Int](repeating: 0, count: config.campaigns.count)
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
@@ -89,7 +94,7 @@ struct PushWorld: EventHandler {
         try infra.startBackgroundStreams(kernel: &kernel)
         for (c, campaign) in config.campaigns.enumerated() {
             let timing = campaign.timing
-            let start = timing.sendStartTicks
+            let start = firstSendTicks(c)
             if let target = warmTarget(campaign.warm) {
                 try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: timing.warmTicks), target: target, kernel: &kernel)
             }
@@ -142,7 +147,7 @@ struct PushWorld: EventHandler {
             // rate r the cursor moves r / share devices a second.
             let window = max(0, config.horizonSeconds - timing.sendStartSeconds)
             let reach = timing.audienceShare > 0 ? min(n, timing.sendRatePerSecond * window / timing.audienceShare) : n
-            let cursor = Double(sendCursor[c])
+            let cursor = calendarCursor(c) ?? Double(sendCursor[c])
             sent += cursor * perDevice
             planned += (cursor >= n ? n : reach) * perDevice
         }
@@ -220,9 +225,12 @@ struct PushWorld: EventHandler {
     // MARK: - Sending
 
     /// One second of campaign `c`'s send: the next audience devices up to the effective rate get
-    /// their pushes (every carousel part), each arriving after a provider latency.
+    /// their pushes (every carousel part), each arriving after a provider latency. With
+    /// `providers`, each device's pushes first take their messages from the provider's bucket
+    /// (`takeFromProvider`); a refusal pauses the campaign's send at that device until the retry
+    /// instant (a single ordered sender queue: judgement). With a calendar, the pass covers the
+    /// current wave's audience and, at its end, the next wave is scheduled.
     mutating func onSendBatch(_ campaignID: CampaignID, kernel: inout Kernel) throws {
-        if providers.enabled { return try onSendBatchThroughProviders(campaignID, kernel: &kernel) }
         let c = campaignID.index
         let campaign = config.campaigns[c]
         let perSecond = campaign.timing.sendRatePerSecond
@@ -232,12 +240,24 @@ struct PushWorld: EventHandler {
         let parts = rt[c].pushesPerDevice
         let share = rt[c].audienceShare
         let interval = SimDuration.seconds(campaign.carouselIntervalSeconds ?? 0).ticks
+        let viaProviders = providers.enabled
+        let route = viaProviders ? Int(providers.route[c]) : -1
+        let calendar = calendars.campaigns[c] != nil
+        let wave = sendWave[c]
+        var next = now + 1_000_000
         var k = 0.0
         var d = sendCursor[c]
         while d < n && sendCredit[c] >= 1 {
-            if population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share) {
-                sendCredit[c] -= 1
+            let member = calendar ? calendars.isMember(DeviceID(d), campaign: c, wave: wave, population: population)
+                : population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share)
+            if member {
                 let send = now + SimDuration.seconds(k / perSecond).ticks
+                if viaProviders, let retry = takeFromProvider(device: d, campaign: c, route: route, parts: parts, at: send, every: interval) {
+                    next = retry
+                    sendCredit[c] = 0
+                    break
+                }
+                sendCredit[c] -= 1
                 k += 1
                 try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, kernel: &kernel)
             }
@@ -246,8 +266,11 @@ struct PushWorld: EventHandler {
         sendCursor[c] = d
         if d >= n {
             sendCredit[c] = 0
-        } else if now + 1_000_000 < horizonTicks {
-            try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: now + 1_000_000))
+            guard calendar, let start = nextWave(c, now: now) else { return }
+            next = start
+        }
+        if next < horizonTicks {
+            try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: next))
         }
     }
 
@@ -277,9 +300,13 @@ struct PushWorld: EventHandler {
     mutating func finishUnsent() throws {
         for (c, campaign) in config.campaigns.enumerated() where sendCursor[c] < config.population.devices {
             var remaining: UInt64 = 0
-            for d in sendCursor[c]..<config.population.devices
-            where population.inAudience(DeviceID(d), campaign: CampaignID(c), audienceShare: campaign.audienceShare) {
-                remaining += UInt64(campaign.pushesPerDevice)
+            if calendars.campaigns[c] != nil {
+                remaining = unsentCalendarPushes(c)
+            } else {
+                for d in sendCursor[c]..<config.population.devices
+                where population.inAudience(DeviceID(d), campaign: CampaignID(c), audienceShare: campaign.audienceShare) {
+                    remaining += UInt64(campaign.pushesPerDevice)
+                }
             }
             metrics.pushesTargeted += remaining
             metrics.outcomes.notDelivered += remaining

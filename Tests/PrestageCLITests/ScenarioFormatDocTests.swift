@@ -27,7 +27,8 @@ final class ScenarioFormatDocTests: XCTestCase {
       "campaigns": [ {
         "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600, "provider": "fcm",
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
-      }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ] } ],
+      }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" } ],
+           "sendAtLocalSeconds": 32400, "regions": ["eu-west"], "segments": ["a"], "audience": { "rule": "nestedIn", "campaign": "campaign" } } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "energy": { "enabled": true },
       "providers": {},
@@ -35,7 +36,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "infra": { "faults": [ { "kind": "networkDegradation", "startSeconds": 0, "durationSeconds": 60, "pop": 0, "region": 0,
                                "throughputFactor": 0.5, "failureProbability": 0.1 } ],
                  "networks": { "3g": { "segmentLossProbability": 0.01 } }, "topology": { "popCount": 2, "shieldCount": 1,
-        "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
+        "regions": [ { "popIndex": 0 }, { "popIndex": 1, "utcOffsetSeconds": 3600 } ], "popNames": ["AMS1", "FRA1"], "regionNames": ["eu-west", "eu-central"],
         "popOverrides": [ { "popIndex": 0, "shieldIndex": 0, "cacheCapacityBytes": 1000,
                             "edgeProcessingSeconds": { "kind": "constant", "value": 0.001 },
                             "upstreamSeconds": { "kind": "constant", "value": 0.01 } } ] } },

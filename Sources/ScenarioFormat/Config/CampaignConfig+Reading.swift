@@ -13,7 +13,7 @@ extension AndroidHandlerConfig: Codable {}
 extension PayloadFormConfig: Codable {}
 
 /// A name of 1–64 bytes from `[A-Za-z0-9._-]` (plus `:` when `colon`).
-private func nameRule(colon: Bool) -> ConfigRule<String> {
+func nameRule(colon: Bool) -> ConfigRule<String> {
     ConfigRule("1–64 characters from [A-Za-z0-9._\(colon ? ":" : "")-]", found: { "\"\($0)\"" },
                schema: ["pattern": .string("^[A-Za-z0-9._\(colon ? ":" : "")-]{1,64}$")]) { name in
         !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
@@ -119,6 +119,11 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("payloadForm", \.payloadForm),
             // providers: written only when set, so scenarios without it encode and hash as before.
             .init("provider", \.provider, unwritten: .platform),
+            // calendar: written only when set, so scenarios without it encode and hash as before.
+            .init("sendAtLocalSeconds", optional: \.sendAtLocalSeconds, .numbers(CalendarRules.sendAtLocalSecondsRange, unit: "seconds after local midnight")),
+            .init("regions", \.regions, unwritten: []),
+            .init("segments", \.segments, unwritten: []),
+            .init("audience", \.audience, unwritten: CampaignAudienceConfig()),
         ]
     }
 

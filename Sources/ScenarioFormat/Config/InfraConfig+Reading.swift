@@ -75,6 +75,9 @@ extension RegionConfig: Decodable, Encodable, ConfigReadable {
             .init("pathRttSeconds", \.pathRttSeconds, .numbers(0...10, saying: "seconds in [0, 10]")),
             .init("audienceWeight", \.audienceWeight, .atLeast(0, saying: "a finite weight >= 0")),
             .init("capacityScale", \.capacityScale, .atLeast(0, exclusive: true, saying: "a finite factor > 0")),
+            // calendar: written only when set, so scenarios without it encode and hash as before.
+            .init("utcOffsetSeconds", \.utcOffsetSeconds, unwritten: 0,
+                  .integers(-43_200...50_400, saying: "whole seconds in -43200...50400 (UTC−12:00 to UTC+14:00)")),
         ]
     }
 }

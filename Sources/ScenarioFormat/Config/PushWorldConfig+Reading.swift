@@ -53,6 +53,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
                 }
             }
         }
+        issues += calendarIssues(w)
         let regions = w.infra.topology.effectiveRegions.count
         if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
         if w.analytics != nil, !w.preloadPolicy.receiptsEnabled {
