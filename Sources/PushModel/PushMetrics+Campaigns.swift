@@ -202,3 +202,16 @@ extension TapTracker {
         return n
     }
 }
+
+/// The memory of the per-campaign counters (for the run's memory estimate): per campaign, with two
+/// campaigns or more, one tap-to-paint histogram, the outcome buckets and counters, and one
+/// per-second delivery counter.
+package enum CampaignTallyBytes {
+    /// Bytes per campaign besides the per-second delivery counter.
+    package static let fixedPerCampaign: UInt64 = {
+        let buckets = (try? LatencyHistogram(maxValueMicroseconds: PushMetrics.histogramMaxMicroseconds))?.bucketCount ?? 0
+        return UInt64(buckets * 8 + MemoryLayout<OutcomeCounts>.stride + 11 * 8)
+    }()
+    /// Bytes per campaign per second of horizon (the delivery counter's slot).
+    package static let perCampaignPerSecond: UInt64 = 8
+}
