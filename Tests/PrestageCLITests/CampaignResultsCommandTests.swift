@@ -173,4 +173,40 @@ final class CampaignResultsCommandTests: XCTestCase {
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")), try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")))
     }
+
+    /// The library's two-campaign worlds with Doze holds (doze-heavy-android) and one FCM quota
+    /// shared by both campaigns (shared-fcm-quota), scaled down: every count of each campaign adds
+    /// up to the pooled count, and every outcome share times its campaign's pushes to the pooled
+    /// share's numerator, in each replication.
+    func testLibraryCampaignsAddUpUnderDozeAndASharedProviderQuota() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        for name in ["doze-heavy-android", "shared-fcm-quota"] {
+            let out = t.root.appendingPathComponent(name).path
+            XCTAssertEqual(t.run(["run", name, "--devices", "3000", "--replications", "2", "--out", out]), .ok, t.err.text)
+            let summary = try JSONDecoder().decode(RunSummary.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/summary.json")))
+            let campaigns = try XCTUnwrap(summary.campaigns, name)
+            XCTAssertEqual(campaigns.count, 2, name)
+            func values(_ m: MetricSummary?) -> [Double] { (m?.values ?? []).map { $0 ?? .nan } }
+            let counts = ["pushes.targeted", "taps.count", "tapToPaint.count", "taps.abandoned", "reads.count",
+                          "bytes.background", "bytes.foreground", "bytes.cellular", "bytes.neverOpened"]
+            for m in counts {
+                let pooled = values(summary.metric(m))
+                XCTAssertEqual(pooled.count, 2, m)
+                for r in pooled.indices {
+                    XCTAssertEqual(campaigns.map { values($0.metric(m))[r] }.reduce(0, +), pooled[r], "\(name) \(m) replication \(r)")
+                }
+            }
+            let targeted = values(summary.metric("pushes.targeted"))
+            for m in summary.metrics.map(\.name) where m.hasPrefix("outcomes.") && m.hasSuffix("Share") {
+                let pooled = values(summary.metric(m))
+                for r in pooled.indices {
+                    let sum = campaigns.map { (values($0.metric(m))[r] * values($0.metric("pushes.targeted"))[r]).rounded() }.reduce(0, +)
+                    XCTAssertEqual(sum, (pooled[r] * targeted[r]).rounded(), "\(name) \(m) replication \(r)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(JSONDecoder().decode(RunSummary.self, from: Data(contentsOf: t.root.appendingPathComponent("doze-heavy-android/summary.json")))
+            .metric("os.dozeDeferred")?.mean), 0, "Doze held some pushes")
+    }
 }
