@@ -112,11 +112,12 @@ struct PushWorld: EventHandler {
     /// Accounts the pushes never sent and builds the result.
     mutating func finish(kernel: Kernel, outcome: RunOutcome) throws -> ReplicationResult {
         try finishUnsent()
-        metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
         if metrics.campaignTally.enabled {
             for (c, n) in taps.censoredAbandoned(now: kernel.now.ticks, population: population, campaigns: config.campaigns.count).enumerated() {
-                metrics.campaignTally.tapsAbandoned[c] &+= n
+                metrics.noteAbandoned(campaign: c, n)
             }
+        } else {
+            metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
         }
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
