@@ -12,7 +12,7 @@ extension MetricTable {
         .outcomesCompletedShare, .outcomesPartialShare, .outcomesFetchTimedOutShare, .outcomesFetchFailedShare,
         .outcomesTimedOutOrKilledShare, .outcomesSkippedByPolicyShare, .outcomesDeferredThenCompletedShare,
         .outcomesDeferredThenExpiredShare, .outcomesPayloadExpiredShare, .outcomesNotDeliveredShare,
-        .edgePrestageHitRatio,
+        .edgePrestageHitRatio, .extensionFetchesStarted, .extensionFetchSuccessRatio, .extensionFetchTimeoutShare, .extensionTimeoutShare,
         .tapsCount, .tapsInstantShare, .tapToPaintCount, .tapToPaintP50, .tapToPaintP90, .tapToPaintP95, .tapToPaintP99,
         .tapToPaintShareUnder500ms, .tapsAbandoned, .tapsAbandonedShare, .readsCount,
         .bytesBackground, .bytesForeground, .bytesCellular, .bytesNeverOpened,

@@ -28,6 +28,12 @@ extension PushMetrics {
             add(.outcomesPayloadExpiredShare, Double(o.payloadExpired) / total)
             add(.outcomesNotDeliveredShare, Double(o.notDelivered) / total)
             if t.prestageRequests[c] > 0 { add(.edgePrestageHitRatio, Double(t.prestageHits[c]) / Double(t.prestageRequests[c])) }
+            add(.extensionFetchesStarted, Double(t.fetchesStarted[c]))
+            if t.fetchesStarted[c] > 0 {
+                add(.extensionFetchSuccessRatio, Double(t.fetchesOK[c]) / Double(t.fetchesStarted[c]))
+                add(.extensionFetchTimeoutShare, Double(t.fetchesTimedOut[c]) / Double(t.fetchesStarted[c]))
+            }
+            if o.handled > 0 { add(.extensionTimeoutShare, Double(o.timedOutOrKilled + o.fetchTimedOut) / Double(o.handled)) }
             let taps = t.taps[c]
             add(.tapsCount, Double(taps))
             add(.tapsInstantShare, taps > 0 ? Double(t.tapsInstant[c]) / Double(taps) : 0)

@@ -51,6 +51,10 @@ struct CampaignTally {
     var reads: [UInt64] = []
     var prestageRequests: [UInt64] = []
     var prestageHits: [UInt64] = []
+    /// Pre-stage fetches started, answered with the asset, ended by a timeout.
+    var fetchesStarted: [UInt64] = []
+    var fetchesOK: [UInt64] = []
+    var fetchesTimedOut: [UInt64] = []
     /// Each campaign's first send, microseconds (the origin of its time to 99 %).
     var sendStartTicks: [Int64] = []
 
@@ -70,6 +74,9 @@ struct CampaignTally {
         reads = zeros
         prestageRequests = zeros
         prestageHits = zeros
+        fetchesStarted = zeros
+        fetchesOK = zeros
+        fetchesTimedOut = zeros
         sendStartTicks = starts
     }
 }
@@ -149,6 +156,27 @@ extension PushMetrics {
         if campaignTally.enabled { campaignTally.tapToPaint[c].record(latency) }
     }
 
+    /// A pre-stage fetch of campaign `c`'s push started.
+    @inline(__always)
+    mutating func noteFetchStarted(campaign c: Int) {
+        counters.fetchesStarted += 1
+        if campaignTally.enabled { campaignTally.fetchesStarted[c] &+= 1 }
+    }
+
+    /// A pre-stage fetch of campaign `c`'s push was answered with the asset.
+    @inline(__always)
+    mutating func noteFetchOK(campaign c: Int) {
+        counters.prestageFetchesOK += 1
+        if campaignTally.enabled { campaignTally.fetchesOK[c] &+= 1 }
+    }
+
+    /// A pre-stage fetch of campaign `c`'s push ended by a timeout.
+    @inline(__always)
+    mutating func noteFetchTimedOut(campaign c: Int) {
+        counters.fetchesTimedOut += 1
+        if campaignTally.enabled { campaignTally.fetchesTimedOut[c] &+= 1 }
+    }
+
     /// Request `r`'s edge lookup, for its campaign (called beside `recordPrestage`).
     @inline(__always)
     mutating func notePrestageLookup(_ result: FetchResult, request r: Int) {
@@ -210,7 +238,7 @@ package enum CampaignTallyBytes {
     /// Bytes per campaign besides the per-second delivery counter.
     package static let fixedPerCampaign: UInt64 = {
         let buckets = (try? LatencyHistogram(maxValueMicroseconds: PushMetrics.histogramMaxMicroseconds))?.bucketCount ?? 0
-        return UInt64(buckets * 8 + MemoryLayout<OutcomeCounts>.stride + 11 * 8)
+        return UInt64(buckets * 8 + MemoryLayout<OutcomeCounts>.stride + 14 * 8)
     }()
     /// Bytes per campaign per second of horizon (the delivery counter's slot).
     package static let perCampaignPerSecond: UInt64 = 8

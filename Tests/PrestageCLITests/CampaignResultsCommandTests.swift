@@ -188,7 +188,7 @@ final class CampaignResultsCommandTests: XCTestCase {
             let campaigns = try XCTUnwrap(summary.campaigns, name)
             XCTAssertEqual(campaigns.count, 2, name)
             func values(_ m: MetricSummary?) -> [Double] { (m?.values ?? []).map { $0 ?? .nan } }
-            let counts = ["pushes.targeted", "taps.count", "tapToPaint.count", "taps.abandoned", "reads.count",
+            let counts = ["pushes.targeted", "extension.fetchesStarted", "taps.count", "tapToPaint.count", "taps.abandoned", "reads.count",
                           "bytes.background", "bytes.foreground", "bytes.cellular", "bytes.neverOpened"]
             for m in counts {
                 let pooled = values(summary.metric(m))

@@ -25,7 +25,7 @@ final class CampaignResultsTests: XCTestCase {
         return w
     }
 
-    static let counts = ["pushes.targeted", "taps.count", "tapToPaint.count", "taps.abandoned", "reads.count",
+    static let counts = ["pushes.targeted", "extension.fetchesStarted", "taps.count", "tapToPaint.count", "taps.abandoned", "reads.count",
                          "bytes.background", "bytes.foreground", "bytes.cellular", "bytes.neverOpened"]
     static let shares = ["outcomes.completedShare", "outcomes.partialShare", "outcomes.fetchTimedOutShare", "outcomes.fetchFailedShare",
                          "outcomes.timedOutOrKilledShare", "outcomes.skippedByPolicyShare", "outcomes.deferredThenCompletedShare",
