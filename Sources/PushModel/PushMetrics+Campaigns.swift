@@ -33,7 +33,7 @@ extension OutcomeCounts {
 /// predictable branch. Fixed arrays indexed by the campaign's index (at most
 /// `PushWorldConfig.campaignsMax`), allocated once per replication: no per-event allocation and
 /// no per-device state (0 bytes per device). Memory per campaign: one tap-to-paint histogram
-/// (8 bytes a bucket, ≈ 196 KiB at the 1 h maximum) and one per-second delivery counter
+/// (8 bytes a bucket, ≈ 181 KiB at the 1 h maximum) and one per-second delivery counter
 /// (8 bytes a second of horizon).
 struct CampaignTally {
     let enabled: Bool

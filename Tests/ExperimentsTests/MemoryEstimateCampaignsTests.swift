@@ -12,6 +12,7 @@ final class MemoryEstimateCampaignsTests: XCTestCase {
                          replications: 4, concurrentReplications: 2, campaigns: campaigns)
         }
         let histogram = try LatencyHistogram(maxValueMicroseconds: PushMetrics.histogramMaxMicroseconds)
+        XCTAssertEqual(histogram.bucketCount * 8, 185_768, "about 181 KiB, as docs/metrics.md says")
         XCTAssertGreaterThanOrEqual(CampaignTallyBytes.fixedPerCampaign, UInt64(histogram.bucketCount * 8))
         XCTAssertLessThan(CampaignTallyBytes.fixedPerCampaign, UInt64(histogram.bucketCount * 8 + 1_024))
         let base = MemoryEstimate(inputs(1)).totalBytes
