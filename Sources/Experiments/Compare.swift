@@ -127,7 +127,7 @@ package enum RunComparison {
         let paired = a.seed == b.seed && a.replications == b.replications
         let level = a.confidenceLevel
         var out: [MetricComparison] = []
-        for ma in a.metrics {
+        for ma in a.comparableMetrics {
             guard let mb = b.metric(ma.name) else { continue }
             var row = MetricComparison(name: ma.name, unit: ma.unit, baseline: ma, variant: mb, difference: nil,
                                        method: paired ? .paired : .welch, verdict: "not compared")
@@ -168,7 +168,7 @@ package enum RunComparison {
 
     /// Metrics that only one of the runs has.
     static func unmatched(baseline a: RunSummary, variant b: RunSummary) -> (onlyBaseline: [String], onlyVariant: [String]) {
-        let na = Set(a.metrics.map(\.name)), nb = Set(b.metrics.map(\.name))
+        let na = Set(a.comparableMetrics.map(\.name)), nb = Set(b.comparableMetrics.map(\.name))
         return (na.subtracting(nb).sorted(), nb.subtracting(na).sorted())
     }
 

@@ -23,10 +23,13 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// True when the decision kind is `budgeted` (`preloadPolicy.decision.kind`): every device
     /// holds its ledger. nil otherwise.
     var budgetedLedgers: Bool?
+    /// Campaigns counted one by one (two or more: the per-campaign results); nil with one.
+    var campaignTallies: Int?
 
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
-                replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false) {
+                replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false,
+                campaigns: Int = 1) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
@@ -35,6 +38,7 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
         self.concurrentReplications = concurrentReplications
         self.radioEnergy = radioEnergy ? true : nil
         self.budgetedLedgers = budgetedLedgers ? true : nil
+        self.campaignTallies = campaigns >= 2 ? campaigns : nil
     }
 }
 
@@ -81,6 +85,10 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         }
         if inputs.budgetedLedgers == true {
             parts.append(Part(name: "budgeted ledgers", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceBudgetedLedger)))
+        }
+        if let n = inputs.campaignTallies {
+            let each = CampaignTallyBytes.fixedPerCampaign &+ times(inputs.horizonSeconds, CampaignTallyBytes.perCampaignPerSecond)
+            parts.append(Part(name: "per-campaign counters", bytes: concurrent &* times(n, each)))
         }
         parts += [
             Part(name: "pushes", bytes: concurrent &* times(inputs.pushesTargeted, model.bytesPerPush)),

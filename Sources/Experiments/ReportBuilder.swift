@@ -53,10 +53,11 @@ package enum ReportBuilder {
         if let energy = energySection(aggregate) { sections.append(energy) }
         if let cost = costSection(scenario: scenario, aggregate: aggregate) { sections.append(cost) }
         sections.append(userDataSection(scenario: scenario, aggregate: aggregate, results: results))
+        if let campaigns = campaignsSection(scenario: scenario, aggregate: aggregate) { sections.append(campaigns) }
         sections.append(ReportSection(title: "All metrics", blocks: [
             .paragraph("Means over \(aggregate.replications) replication(s) with \(Int((level * 100).rounded())) % t confidence intervals; per-replication values are in summary.json. "
                        + "Replications needed: the estimated count for a half-width of \(TextNumber.format(scenario.run.relativeHalfWidthTarget * 100, significant: 3)) % of the mean (run.relativeHalfWidthTarget; from this run's spread; > \(ScenarioLimits.replicationsMax) or a zero mean: —)."),
-            .table(metricsTable(aggregate.metrics, relativeTarget: scenario.run.relativeHalfWidthTarget)),
+            .table(metricsTable(aggregate.pooledMetrics, relativeTarget: scenario.run.relativeHalfWidthTarget)),
         ]))
         let events = results.reduce(UInt64(0)) { $0 &+ $1.eventsProcessed }
         let reasons = Dictionary(grouping: results.map(\.stopReason), by: { $0 }).keys.sorted()

@@ -159,10 +159,11 @@ package enum ResultFiles {
 
     /// summary.json: deterministic (no wall time, sorted keys).
     package static func summaryJSON(scenario: ScenarioFile, hash: String, results: [ReplicationResult], aggregate: RunAggregate) throws -> Data {
-        let summary = RunSummary(
+        var summary = RunSummary(
             toolVersion: ToolVersion.text, scenarioName: scenario.name, question: scenario.question, scenarioHash: hash,
             seed: scenario.run.seed, replications: scenario.run.replications, confidenceLevel: scenario.run.confidenceLevel,
-            metrics: aggregate.metrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
+            metrics: aggregate.pooledMetrics, eventsProcessed: results.map(\.eventsProcessed), virtualEndSeconds: results.map(\.virtualEndSeconds))
+        summary.campaigns = aggregate.campaignMetrics(names: scenario.world.campaigns.map(\.name))
         let extra = SummaryExtra(scenario: scenario, outcomesByReplication: results.map(\.outcomes),
                                  bytesByReplication: results.map(\.bytes), stopReasons: results.map(\.stopReason),
                                  slo: scenario.slo.isEmpty ? nil : SLOReport(scenario.slo, aggregate: aggregate, perDraw: scenario.replicationsPerDraw),

@@ -30,6 +30,8 @@ package enum RunResultFile: CaseIterable, Sendable {
     case bandwidthPops
     /// bandwidth-regions.csv: edge bytes per device region over time.
     case bandwidthRegions
+    /// campaigns.csv: each campaign's metrics (written only with two campaigns or more).
+    case campaigns
 
     /// The file's name in the directory.
     package var fileName: String {
@@ -46,6 +48,7 @@ package enum RunResultFile: CaseIterable, Sendable {
         case .runInfo: return "run-info.json"
         case .bandwidthPops: return "bandwidth-pops.csv"
         case .bandwidthRegions: return "bandwidth-regions.csv"
+        case .campaigns: return "campaigns.csv"
         }
     }
 }
@@ -137,6 +140,7 @@ package struct RunResults: Sendable {
         try directory.write(ResultFiles.timeSeriesCSV(aggregate), named: RunResultFile.timeSeries.fileName)
         try directory.write(ResultFiles.tapToPaintWindowsCSV(aggregate), named: RunResultFile.tapToPaintWindows.fileName)
         try directory.write(ResultFiles.histogramsCSV(aggregate), named: RunResultFile.histograms.fileName)
+        if let csv = ResultFiles.campaignsCSV(scenario: scenario, aggregate: aggregate) { try directory.write(csv, named: RunResultFile.campaigns.fileName) }
         let tables = PopAndRegionTables(results: results, regionPops: scenario.world.infra.topology.effectiveRegions.map(\.popIndex),
                                         confidenceLevel: scenario.run.confidenceLevel, names: TopologyNames(popNames: scenario.world.infra.topology.popNames,
                                                                             regionNames: scenario.world.infra.topology.regionNames))

@@ -124,6 +124,8 @@ package struct RunSummary: Codable, Sendable, Equatable {
     var eventsProcessed: [UInt64]
     /// Virtual time reached, per replication, seconds.
     var virtualEndSeconds: [Double]
+    /// Each campaign's metrics, campaigns in the scenario's order; absent with one campaign.
+    package var campaigns: [CampaignMetrics]? = nil
 
     /// A summary; see the properties.
     init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64,
@@ -143,7 +145,16 @@ package struct RunSummary: Codable, Sendable, Equatable {
     }
 
     /// The metric named `name`.
-    func metric(_ name: String) -> MetricSummary? { metrics.first { $0.name == name } }
+    func metric(_ name: String) -> MetricSummary? {
+        if let (c, m) = MetricTable.campaignMetricParts(name) {
+            return campaigns?.first { $0.name == c }?.metric(m).map { found in
+                var full = found
+                full.name = name
+                return full
+            }
+        }
+        return metrics.first { $0.name == name }
+    }
 }
 
 /// Encodes as a `RunSummary` with extra top-level members (the resolved scenario, outcome counts).

@@ -114,7 +114,7 @@ struct CompareCommand: ParsableCommand {
             }
         }
         let thresholds: CompareThresholds
-        switch CompareThresholds.parse(thresholdTexts, known: Set(summaries.flatMap { $0.metrics.map(\.name) })) {
+        switch CompareThresholds.parse(thresholdTexts, known: Set(summaries.flatMap { $0.comparableMetrics.map(\.name) })) {
         case let .success(t): thresholds = t
         case let .failure(message):
             env.standardError.write("prestage compare: \(message)\n")

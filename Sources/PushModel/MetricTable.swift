@@ -344,6 +344,7 @@ package enum MetricTable {
             return energy(network: String(name.dropFirst(7).dropLast(7)))
         }
         if let spec = costSpec(named: name) { return spec }
+        if let spec = campaignSpec(named: name) { return spec }
         for q in NetworkQuantile.allCases where name.hasPrefix("tapToPaint.") && name.hasSuffix(".\(q.rawValue)Seconds") {
             let network = name.dropFirst("tapToPaint.".count).dropLast(".\(q.rawValue)Seconds".count)
             if !network.isEmpty && !network.contains(".") { return tapToPaint(network: String(network), quantile: q) }

@@ -57,6 +57,8 @@ struct PushMetrics {
     /// The bytes of each sampled push, for the users' data quantiles (`PushBytesSample`).
     var pushBytes: PushBytesSample
     let horizonSeconds: Double
+    /// The per-campaign counters (`PushMetrics+Campaigns.swift`); empty with one campaign.
+    var campaignTally: CampaignTally
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
     /// The window of tap time the tap-to-paint quantiles over time are read per (k6 and Gatling bin
@@ -99,6 +101,8 @@ struct PushMetrics {
         faultsScheduled = !config.infra.faults.isEmpty
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
+        campaignTally = CampaignTally(campaigns: config.campaigns.count, sendStartTicks: config.campaigns.map { SimDuration.seconds($0.sendStartSeconds).ticks },
+                                      histogram: tapToPaint, deliveries: series.deliveries)
     }
 
     /// Records who issued InfraWorld request `id` (ids are dense and recycled).
@@ -118,6 +122,7 @@ struct PushMetrics {
     /// sessions that have ended: the request's own region and flags, recorded when it was issued).
     mutating func countPrestageTransfer(_ result: FetchResult, request r: Int) {
         recordPrestage(result, region: Int(reqRegion[r]))
+        notePrestageLookup(result, request: r)
         if energy.enabled { energy.close(result, request: r) }
         if result.bytes > 0 {
             bytes.backgroundBytes += UInt64(result.bytes)

@@ -23,8 +23,8 @@ extension PushWorld {
         let decision = delivery.startJob(d, w, attributes: a, now: now, population: population, counters: &metrics.counters)
         if delivery.expeditedUsed[d.index] != used { metrics.counters.fallbacksExpedited += 1 }
         if case .handleNow(_, let job) = decision {
-            return try act(.deferUntil(ticks: now, job), d, attributes: a, kernel: &kernel)
+            return try act(.deferUntil(ticks: now, job), d, attributes: a, campaign: w.campaign, kernel: &kernel)
         }
-        try act(decision, d, attributes: a, kernel: &kernel)
+        try act(decision, d, attributes: a, campaign: w.campaign, kernel: &kernel)
     }
 }

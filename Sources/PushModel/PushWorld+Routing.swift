@@ -8,22 +8,22 @@ extension PushWorld {
     // MARK: - OS decisions
 
     /// Carries out `DeliveryRules`' decision for device `d` (attributes `a`) now.
-    mutating func act(_ decision: DeliveryDecision, _ d: DeviceID, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
+    mutating func act(_ decision: DeliveryDecision, _ d: DeviceID, attributes a: DeviceAttributes, campaign c: Int, kernel: inout Kernel) throws {
         switch decision {
         case .handleNow(let kind, let w):
             try deliver(d, w, kind: kind, attributes: a, kernel: &kernel)
         case .runMessageHandler(let w):
             try runMessageHandler(d, w, attributes: a, kernel: &kernel)
         case .holdUntil(let at, let w):
-            metrics.inDeferred += 1
+            metrics.notePushDeferred(campaign: w.campaign, entering: true)
             try far.schedule(at: at, .silentRelease(d, w), kernel: &kernel)
         case .deferUntil(let at, let w):
-            metrics.inDeferred += 1
+            metrics.notePushDeferred(campaign: w.campaign, entering: true)
             try far.schedule(at: at, .deferredStart(d, w), kernel: &kernel)
         case .drop(.notDelivered):
-            metrics.outcomes.notDelivered += 1
+            metrics.countOutcome(.notDelivered, campaign: c)
         case .drop(.expired):
-            metrics.outcomes.deferredThenExpired += 1
+            metrics.countOutcome(.deferredThenExpired, campaign: c)
         }
     }
 
@@ -37,7 +37,7 @@ extension PushWorld {
         if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: shown) }
         if shown { try scheduleTap(d, w, attributes: a, shownAt: kernel.now.ticks, kernel: &kernel) }
         let job = delivery.startJob(d, w, attributes: a, now: kernel.now.ticks, population: population, counters: &metrics.counters)
-        try act(job, d, attributes: a, kernel: &kernel)
+        try act(job, d, attributes: a, campaign: w.campaign, kernel: &kernel)
     }
 
     // MARK: - Sessions
@@ -46,12 +46,12 @@ extension PushWorld {
     /// a pre-stage manifest, show the notification).
     mutating func deliver(_ d: DeviceID, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        metrics.series.deliveries.add(atMicroseconds: now)
+        metrics.noteDelivery(campaign: w.campaign, now: now)
         let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
         if !rt[w.campaign].preStage || expired {
             // No manifest, or one past its signed expiry (PreloadKit refuses it: nothing is
             // fetched); the notification is shown as sent.
-            if expired { metrics.outcomes.payloadExpired += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
+            metrics.countOutcome(expired ? .payloadExpired : .skippedByPolicy, campaign: w.campaign)
             notePushReached(d, w, attributes: a, opens: nil)
             if w.flags & PushWord.flagHighPriority != 0 { delivery.noteHighPriority(d, shown: true) }
             // A WorkManager job's notification was shown (and may be tapped) by its message handler.
@@ -133,24 +133,24 @@ extension PushWorld {
             // The push's outcome is its fallback job's.
         } else if w.flags & PushWord.flagDeferred != 0 {
             if complete && (delivery.reason == .assetsSettled || delivery.reason == .nothingToFetch) {
-                metrics.outcomes.deferredThenCompleted += 1
+                metrics.countOutcome(.deferredThenCompleted, campaign: w.campaign)
             } else {
-                metrics.outcomes.deferredThenExpired += 1
+                metrics.countOutcome(.deferredThenExpired, campaign: w.campaign)
             }
         } else {
             switch delivery.reason {
-            case .hardDeadline, .osExpiry: metrics.outcomes.timedOutOrKilled += 1
+            case .hardDeadline, .osExpiry: metrics.countOutcome(.timedOutOrKilled, campaign: w.campaign)
             case .assetsSettled:
                 if complete {
-                    metrics.outcomes.completed += 1
+                    metrics.countOutcome(.completed, campaign: w.campaign)
                 } else if delivery.readyAssets > 0 {
-                    metrics.outcomes.partial += 1
+                    metrics.countOutcome(.partial, campaign: w.campaign)
                 } else if driver.slot[s].fetchTimedOut {
-                    metrics.outcomes.fetchTimedOut += 1
+                    metrics.countOutcome(.fetchTimedOut, campaign: w.campaign)
                 } else {
-                    metrics.outcomes.fetchFailed += 1
+                    metrics.countOutcome(.fetchFailed, campaign: w.campaign)
                 }
-            case .nothingToFetch: if complete { metrics.outcomes.completed += 1 } else { metrics.outcomes.skippedByPolicy += 1 }
+            case .nothingToFetch: metrics.countOutcome(complete ? .completed : .skippedByPolicy, campaign: w.campaign)
             }
         }
         let shown = self.delivery.showsNotification(w) && driver.slot[s].kind != .androidWorkManagerJob  // a job's was shown by its handler
@@ -168,7 +168,7 @@ extension PushWorld {
         if !driver.sessions[s].delivered() {
             let w = PushWord(driver.slot[s].push)
             let d = DeviceID(rawValue: driver.slot[s].device)
-            if w.flags & PushWord.flagDeferred != 0 { metrics.outcomes.deferredThenExpired += 1 } else { metrics.outcomes.timedOutOrKilled += 1 }
+            metrics.countOutcome(w.flags & PushWord.flagDeferred != 0 ? .deferredThenExpired : .timedOutOrKilled, campaign: w.campaign)
             let shown = driver.slot[s].kind == .iOSServiceExtension && delivery.showsNotification(w)
             if driver.slot[s].highPriority { delivery.noteHighPriority(d, shown: shown) }
             let opens = driver.slot[s].opens, tapDelaySeconds = driver.slot[s].tapDelaySeconds
@@ -202,7 +202,7 @@ extension PushWorld {
     /// else fetch what is missing in the foreground.
     mutating func onTap(_ d: DeviceID, campaign c: CampaignID, sendTicks: Int64, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
-        metrics.series.taps.add(atMicroseconds: now)
+        metrics.noteTap(campaign: c.index, now: now)
         let a = networkNow(d, population.device(d), now: now, tap: true)
         let tap = taps.begin(device: d, campaign: c, attributes: a, now: now, sendTicks: sendTicks,
                            staleStored: driver.hasStaleCreative(d, campaign: c))
@@ -227,7 +227,7 @@ extension PushWorld {
             driver.parked.park(d, consume store, plans: plans)
         }
         if taps.tPending[t] == 0 {
-            metrics.counters.tapsInstant += 1
+            metrics.noteInstantTap(campaign: c.index)
             return try taps.schedulePaint(tap, driver: &driver, population: population, kernel: &kernel)
         }
         try fetchForTap(tap, kernel: &kernel)
@@ -248,7 +248,7 @@ extension PushWorld {
     /// Tap `t` cannot paint: its user leaves without the article (abandoned, not read).
     mutating func failTap(_ t: TapID) {
         metrics.counters.paintsFailed += 1
-        metrics.counters.tapsAbandoned += 1
+        metrics.noteAbandoned(campaign: Int(taps.tCampaign[t.index]))
         taps.free(t, driver: &driver)
     }
 
@@ -264,14 +264,14 @@ extension PushWorld {
         guard taps.generation(t) == generation else { return }
         let now = kernel.now.ticks
         let latency = now - taps.tStart[t]
-        metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now)
+        metrics.recordPaint(latency: latency, isIOS: taps.tIOS[t], network: taps.tNetwork[t], now: now, campaign: Int(taps.tCampaign[t]))
         if taps.tStale[t] { metrics.counters.staleTaps += 1 }
         if taps.tPlaceholder[t] { metrics.counters.placeholderTaps += 1 }
         // Tap-to-paint counts every painted tap, abandoned or not: the paint time is what the
         // app achieved; the user's leaving is counted beside it.
         let user = taps.patience.painted(device: DeviceID(rawValue: taps.tDevice[t]), campaign: CampaignID(taps.tCampaign[t]), waitTicks: latency, population: population)
-        if user.abandoned { metrics.counters.tapsAbandoned += 1 }
-        if user.read { metrics.counters.reads += 1 }
+        if user.abandoned { metrics.noteAbandoned(campaign: Int(taps.tCampaign[t])) }
+        if user.read { metrics.noteRead(campaign: Int(taps.tCampaign[t])) }
         taps.free(tap, driver: &driver)
     }
 }

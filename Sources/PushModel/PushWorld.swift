@@ -117,7 +117,13 @@ struct PushWorld: EventHandler {
     /// Accounts the pushes never sent and builds the result.
     mutating func finish(kernel: Kernel, outcome: RunOutcome) throws -> ReplicationResult {
         try finishUnsent()
-        metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
+        if metrics.campaignTally.enabled {
+            for (c, n) in taps.censoredAbandoned(now: kernel.now.ticks, population: population, campaigns: config.campaigns.count).enumerated() {
+                metrics.noteAbandoned(campaign: c, n)
+            }
+        } else {
+            metrics.counters.tapsAbandoned += taps.censoredAbandoned(now: kernel.now.ticks, population: population)
+        }
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
@@ -173,11 +179,11 @@ struct PushWorld: EventHandler {
         case .sessionTimer(let s, let generation):
             if let s = driver.timerFired(s, generation: generation) { try feed(s, .timerFired, kernel: &kernel) }
         case .pushArrive(let device, let w):
-            metrics.inProvider -= 1
+            metrics.notePushInProvider(campaign: w.campaign, entering: false)
             let a = population.device(device)
             let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
-            try act(decision, device, attributes: a, kernel: &kernel)
+            try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
         case .osDeadline(let s, let generation, let deadline):
             guard let s = driver.osDeadline(s, generation: generation, deadline) else { return }
@@ -193,16 +199,16 @@ struct PushWorld: EventHandler {
         case .paint(let t, let generation): onPaint(t, generation: generation, kernel: kernel)
         case .sendBatch(let c): try onSendBatch(c, kernel: &kernel)
         case .silentRelease(let device, let w):
-            metrics.inDeferred -= 1
+            metrics.notePushDeferred(campaign: w.campaign, entering: false)
             guard delivery.release(device, w) else {
-                metrics.outcomes.deferredThenExpired += 1
+                metrics.countOutcome(.deferredThenExpired, campaign: w.campaign)
                 return
             }
             try deliver(device, w, kind: .iOSSilentBackground, attributes: population.device(device), kernel: &kernel)
         case .deferredStart(let device, let w):
-            metrics.inDeferred -= 1
+            metrics.notePushDeferred(campaign: w.campaign, entering: false)
             let a = population.device(device)
-            try act(delivery.deferredStart(w), device, attributes: a, kernel: &kernel)
+            try act(delivery.deferredStart(w), device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
         case .creativeSwap(let campaign):
             let c = campaign.index
@@ -280,17 +286,17 @@ struct PushWorld: EventHandler {
     mutating func sendParts(device d: Int, campaign c: Int, parts: Int, from send: Int64, every interval: Int64,
                             kernel: inout Kernel) throws {
         for part in 0..<parts {
-            metrics.pushesTargeted += 1
+            metrics.countTargeted(campaign: c)
             let partSend = send + Int64(part) * interval
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
             let arrive = partSend + SimDuration.seconds(latency).ticks
             if arrive >= horizonTicks {
-                metrics.outcomes.notDelivered += 1
+                metrics.countOutcome(.notDelivered, campaign: c)
                 continue
             }
-            metrics.inProvider += 1
+            metrics.notePushInProvider(campaign: c, entering: true)
             let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
             try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
         }
@@ -308,14 +314,15 @@ struct PushWorld: EventHandler {
                     remaining += UInt64(campaign.pushesPerDevice)
                 }
             }
-            metrics.pushesTargeted += remaining
-            metrics.outcomes.notDelivered += remaining
+            metrics.countTargeted(campaign: c, remaining)
+            metrics.countOutcome(.notDelivered, campaign: c, remaining)
             sendCursor[c] = config.population.devices
         }
         metrics.outcomes.notDelivered += metrics.inProvider
         metrics.outcomes.deferredThenExpired += metrics.inDeferred
         metrics.inProvider = 0
         metrics.inDeferred = 0
+        if metrics.campaignTally.enabled { metrics.finishCampaigns(cut: driver.undeliveredAtHorizon(campaigns: config.campaigns.count)) }
         let cut = driver.undeliveredAtHorizon()
         metrics.outcomes.timedOutOrKilled += cut
         metrics.counters.sessionsCutByHorizon += cut

@@ -292,7 +292,7 @@ struct SessionDriver {
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID
-        metrics.counters.fetchesStarted += 1
+        metrics.noteFetchStarted(campaign: w.campaign)
     }
 
     /// PreloadKit cancels slot `s`'s fetch `id`.
@@ -304,7 +304,7 @@ struct SessionDriver {
         metrics.counters.fetchesCancelled += 1
         switch reason {
         case .timedOut, .hardDeadline, .osExpiry:
-            metrics.counters.fetchesTimedOut += 1
+            metrics.noteFetchTimedOut(campaign: PushWord(slot[s].push).campaign)
             slot[s].fetchTimedOut = true
         case .rejected: break
         }
@@ -414,7 +414,7 @@ struct SessionDriver {
                     input = .fetchCompleted(id, SessionDriver.completion(completions[o], result, validators: sendsValidators))
                 }
                 metrics.extensionLatency.record((result.endTime - result.startTime).ticks)
-                metrics.counters.prestageFetchesOK += 1
+                metrics.noteFetchOK(campaign: w.campaign)
                 if !manifestHeld.isEmpty && sFetchObject[s &* 64 &+ Int(id.rawValue)] == plans.manifestObject[w.campaign] {
                     manifestHeld[Int(slot[s].device)] |= w.campaignID.bit
                 }
@@ -427,7 +427,7 @@ struct SessionDriver {
             input = .fetchCompleted(id, FetchCompletion(headers: FetchHeaders(status: 503, contentLength: 0), bytesReceived: 0, prefix: [],
                                                         body: errorBody(s, fetch: id, campaign: w.campaign)))
         case .timeout:
-            metrics.counters.fetchesTimedOut += 1
+            metrics.noteFetchTimedOut(campaign: w.campaign)
             slot[s].fetchTimedOut = true
             input = .fetchFailed(id, .timedOut)
         case .networkFailure:

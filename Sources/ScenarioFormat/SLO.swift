@@ -112,6 +112,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
 
     /// The problem with `name` as a metric, with the closest known name suggested; nil if known.
     static func metricIssue(_ name: String) -> ConfigIssue? {
+        if let issue = campaignMetricIssue(name) { return issue }
         guard !knownMetrics.contains(name), MetricTable.spec(named: name) == nil else { return nil }
         let hint = Spelling.closest(to: name, among: knownMetrics).map { " (did you mean \"\($0)\"?)" } ?? ""
         return ConfigIssue(key: "metric", expected: "a metric of the result table, e.g. origin.rejected503\(hint)", found: "\"\(name)\"")
@@ -152,6 +153,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
             }
         }
         issues += costIssues(objectives, in: world)
+        issues += campaignIssues(objectives, in: world)
         for (i, o) in objectives.enumerated() {
             for c in NetworkClass.allCases where !used.contains(Int(c.rawValue)) {
                 for q in MetricTable.NetworkQuantile.allCases where o.metric == MetricTable.tapToPaint(network: c.description, quantile: q).name {
@@ -175,7 +177,7 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
     /// 0.9 → "90" (0.9 · 100 is 90.00000000000001 in binary floating point).
     private func percent(_ share: Double) -> String { Self.formatNumber((share * 100 * 1e9).rounded() / 1e9) }
 
-    fileprivate static func formatNumber(_ x: Double) -> String {
+    static func formatNumber(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 }

@@ -122,7 +122,8 @@ extension ServiceLevelObjective: SchemaDescribed {
             switch key {
             case .metric:
                 s = .object(["anyOf": .array([strings(knownMetrics),
-                                              .object(["type": .string("string"), "pattern": .string(campaignCostMetricPattern)])])])
+                                              .object(["type": .string("string"), "pattern": .string(campaignCostMetricPattern)]),
+                                              .object(["type": .string("string"), "pattern": .string(campaignMetricPattern)])])])
             case .op: s = context.member(key.stringValue).schema(of: Comparison.self)
             case .threshold: s = type("number")
             case .confidence:
