@@ -1,4 +1,3 @@
-import InfraModel
 import PushModel
 import ReportKit
 import ScenarioFormat
@@ -18,7 +17,7 @@ extension ReportBuilder {
     }
 
     /// "origin outage", "PoP AMS1 outage", "eu-west degraded".
-    static func faultLabel(_ f: InfraFault, scenario: ScenarioFile) -> String {
+    static func faultLabel(_ f: ScheduledFault, scenario: ScenarioFile) -> String {
         let names = TopologyNames(popNames: scenario.world.infra.topology.popNames, regionNames: scenario.world.infra.topology.regionNames)
         switch f.kind {
         case .originOutage: return "origin outage"

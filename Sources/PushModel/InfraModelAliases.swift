@@ -6,3 +6,5 @@ import InfraModel
 typealias InfraNetworkClass = NetworkClass
 /// InfraModel's device request.
 typealias InfraFetchRequest = FetchRequest
+/// A scheduled fault of the infrastructure (`infra.faults[]`), as the layers above PushModel name it.
+package typealias ScheduledFault = InfraFault
