@@ -8,13 +8,17 @@ extension ReportBuilder {
         sendBands(scenario) + faultBands(scenario)
     }
 
-    /// One band per scheduled fault (`infra.faults`), clipped to the horizon.
+    /// One band per scheduled fault (`infra.faults`, then `providers.outages`), clipped to the horizon.
     static func faultBands(_ scenario: ScenarioFile) -> [TimeBand] {
-        scenario.world.infra.faults.map { f in
-            TimeBand(fromSeconds: f.startSeconds, toSeconds: min(f.startSeconds + f.durationSeconds, scenario.world.horizonSeconds),
-                     label: faultLabel(f, scenario: scenario))
+        let h = scenario.world.horizonSeconds
+        return scenario.world.infra.faults.map { f in
+            TimeBand(fromSeconds: f.startSeconds, toSeconds: min(f.startSeconds + f.durationSeconds, h), label: faultLabel(f, scenario: scenario))
+        } + (scenario.world.providers?.outages ?? []).map { o in
+            TimeBand(fromSeconds: o.startSeconds, toSeconds: min(o.startSeconds + o.durationSeconds, h), label: "\(providerTitle(o.provider)) outage")
         }
     }
+
+    static func providerTitle(_ p: ProviderOutageConfig.Provider) -> String { p == .fcm ? "FCM" : "APNs" }
 
     /// "origin outage", "PoP AMS1 outage", "eu-west degraded".
     static func faultLabel(_ f: ScheduledFault, scenario: ScenarioFile) -> String {
@@ -29,8 +33,8 @@ extension ReportBuilder {
     /// The "Faults" section: each scheduled fault with its window and what it did (the `faults.*`
     /// metrics: means over replications). Nil without faults.
     static func faultsSection(scenario: ScenarioFile, aggregate: RunAggregate) -> ReportSection? {
-        let faults = scenario.world.infra.faults
-        guard !faults.isEmpty else { return nil }
+        let faults = scenario.world.infra.faults, outages = scenario.world.providers?.outages ?? []
+        guard !faults.isEmpty || !outages.isEmpty else { return nil }
         func mean(_ id: MetricID) -> Double { aggregate.metrics.first { $0.name == id.rawValue }?.mean ?? 0 }
         let rows: [[TableCell]] = faults.map { f in
             let what: String
@@ -42,15 +46,20 @@ extension ReportBuilder {
             }
             return [.text(faultLabel(f, scenario: scenario)), .number(f.startSeconds, decimals: 0),
                     .number(min(f.startSeconds + f.durationSeconds, scenario.world.horizonSeconds), decimals: 0), .text(what)]
+        } + outages.map { o in
+            [.text("\(providerTitle(o.provider)) outage"), .number(o.startSeconds, decimals: 0),
+             .number(min(o.startSeconds + o.durationSeconds, scenario.world.horizonSeconds), decimals: 0),
+             .text("every send answered 503; the campaign service retries after its backoff (providers.retry)")]
         }
         let effects: [(MetricID, String)] = [
             (.faultsOriginOutageErrors, "origin errors during an outage"), (.faultsPopFailovers, "device requests failed over to another PoP"),
             (.faultsPopsAllDown, "device requests that found every PoP down"), (.faultsWarmsLost, "warm requests lost"),
             (.faultsDegradedRequests, "device requests inside a degradation"),
+            (.providerFcmOutageRefused, "FCM sends refused during an outage"), (.providerApnsOutageRefused, "APNs sends refused during an outage"),
         ]
         let counts = effects.filter { mean($0.0) > 0 }
             .map { "\(TextNumber.format(mean($0.0), significant: 4)) \($0.1)" }
-        let text = "Scheduled faults (infra.faults), shaded on every timeline chart. Per replication, on average: "
+        let text = "Scheduled faults (infra.faults, providers.outages), shaded on every timeline chart. Per replication, on average: "
             + (counts.isEmpty ? "no request met a fault." : counts.joined(separator: "; ") + ".")
             + " Their effect on the outcomes shows in the charts above and in every metric against a run without them (prestage compare)."
         return ReportSection(title: "Faults", blocks: [

@@ -22,6 +22,10 @@ extension MetricTable {
         case .providerLastSendSeconds:
             // The instant the providers accepted the run's last push (its last carousel part).
             return MetricSpec(n, .seconds, .none, "Last push sent (virtual time)")
+        case .providerFcmOutageRefused:
+            return MetricSpec(n, .count, .lower, "FCM sends refused during an outage (5xx)")
+        case .providerApnsOutageRefused:
+            return MetricSpec(n, .count, .lower, "APNs sends refused during an outage (5xx)")
         default:
             return MetricSpec(n, .count, .none, n)
         }

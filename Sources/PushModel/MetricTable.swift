@@ -292,6 +292,8 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerApnsMessages = "provider.apns.messages"
     case providerApnsStreamWaits = "provider.apns.streamWaits"
     case providerLastSendSeconds = "provider.lastSendSeconds"
+    case providerFcmOutageRefused = "provider.fcm.outageRefused"
+    case providerApnsOutageRefused = "provider.apns.outageRefused"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -604,7 +606,7 @@ package enum MetricTable {
         case .userDataCellularNeverOpenedP95Bytes: return MetricSpec(n, .bytes, .lower, "Data per push never opened on cellular devices, p95")
         // push providers
         case .providerFcmMessages, .providerFcmRejected429, .providerFcmRejected429Share, .providerApnsMessages,
-             .providerApnsStreamWaits, .providerLastSendSeconds:
+             .providerApnsStreamWaits, .providerLastSendSeconds, .providerFcmOutageRefused, .providerApnsOutageRefused:
             return providerSpec(id)
         }
     }

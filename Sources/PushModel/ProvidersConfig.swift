@@ -8,8 +8,38 @@ package struct ProvidersConfig: Sendable, Equatable {
     package var fcm = FCMProviderConfig()
     package var apns = APNsProviderConfig()
     package var retry = ProviderRetryConfig()
+    /// Scheduled outages of a provider (at most `ProviderOutageConfig.outagesMax`); empty: none.
+    package var outages: [ProviderOutageConfig] = []
 
     package init() {}
+}
+
+/// A provider down for a window of virtual time: every send to it in the window is answered with
+/// a server error (FCM 503 UNAVAILABLE, APNs 503 ServiceUnavailable), and the campaign service
+/// retries the refused push after its exponential backoff with jitter (`providers.retry`; a 5xx
+/// carries no quota `Retry-After`). Firebase's error-code reference asks senders to retry 503s with
+/// exponential backoff.
+package struct ProviderOutageConfig: Sendable, Equatable {
+    package enum Provider: String, Sendable, CaseIterable { case fcm, apns }
+    package var provider: Provider = .fcm
+    /// When the outage starts, seconds of virtual time.
+    package var startSeconds: Double = 0
+    /// How long it lasts (> 0).
+    package var durationSeconds: Double = 60
+
+    package static let outagesMax = 64
+
+    package init(provider: Provider = .fcm, startSeconds: Double = 0, durationSeconds: Double = 60) {
+        self.provider = provider
+        self.startSeconds = startSeconds
+        self.durationSeconds = durationSeconds
+    }
+
+    /// The window in ticks, [start, end).
+    var windowTicks: Range<Int64> {
+        let start = Int64((startSeconds * 1e6).rounded())
+        return start..<(start + max(1, Int64((durationSeconds * 1e6).rounded())))
+    }
 }
 
 /// One FCM project (HTTP v1 API).

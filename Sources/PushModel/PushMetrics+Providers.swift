@@ -11,5 +11,10 @@ extension PushMetrics {
         add(.providerApnsMessages, Double(t.apnsMessages))
         add(.providerApnsStreamWaits, Double(t.apnsStreamWaits))
         if t.lastSendTicks >= 0 { add(.providerLastSendSeconds, Double(t.lastSendTicks) / 1e6) }
+        // Only with scheduled outages, so a run without them emits what it did before.
+        if providerOutagesScheduled {
+            add(.providerFcmOutageRefused, Double(t.fcmOutageRefused))
+            add(.providerApnsOutageRefused, Double(t.apnsOutageRefused))
+        }
     }
 }

@@ -35,6 +35,8 @@ struct PushMetrics {
     var placeholderEnabled = false
     /// `infra.faults` is not empty: the faults' metrics are emitted only then.
     var faultsScheduled = false
+    /// `providers.outages` is not empty: the outage counts are emitted only then.
+    var providerOutagesScheduled = false
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -99,6 +101,7 @@ struct PushMetrics {
         costs = config.costs
         placeholderEnabled = config.infra.placeholder.enabled
         faultsScheduled = !config.infra.faults.isEmpty
+        providerOutagesScheduled = !(config.providers?.outages.isEmpty ?? true)
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
         campaignTally = CampaignTally(campaigns: config.campaigns.count, sendStartTicks: config.campaigns.map { SimDuration.seconds($0.sendStartSeconds).ticks },

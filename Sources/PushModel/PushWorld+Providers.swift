@@ -23,6 +23,9 @@ struct ProviderState {
     var jitter: [RandomStream] = []
     let retry: ProviderRetryConfig
     var tally = ProviderTally()
+    /// Per provider (FCM, APNs): its outage windows, ticks; `hasOutages` when any.
+    var outages: [[Range<Int64>]] = [[], []]
+    var hasOutages = false
 
     static let purposeBackoff = StreamPurpose("push.provider.backoff")
 
@@ -41,6 +44,8 @@ struct ProviderState {
             }
         }
         attempts = [Int32](repeating: 0, count: campaigns.count)
+        for o in p.outages { outages[o.provider == .fcm ? ProviderState.fcm : ProviderState.apns].append(o.windowTicks) }
+        hasOutages = !p.outages.isEmpty
         jitter = campaigns.indices.map { RandomStream(masterSeed: runSeed, entity: UInt64($0), purpose: ProviderState.purposeBackoff) }
     }
 
@@ -58,6 +63,23 @@ struct ProviderState {
             // Retry-After is whole seconds (RFC 9110), at least 1.
             return max(1, (untilTokens + 999_999) / 1_000_000) * 1_000_000
         }
+        return backoff(campaign: c)
+    }
+
+    /// Whether `provider` is down at `now` (a scheduled outage).
+    func isDown(_ provider: Int, at now: Int64) -> Bool {
+        hasOutages && outages[provider].contains { $0.contains(now) }
+    }
+
+    /// How long campaign `c` waits after `provider`, down, refused `messages` with a 5xx: its
+    /// backoff (no `Retry-After` for a server error), counted.
+    mutating func outageRefusal(_ provider: Int, campaign c: Int, messages: Int64) -> Int64 {
+        if provider == ProviderState.fcm { tally.fcmOutageRefused += UInt64(messages) } else { tally.apnsOutageRefused += UInt64(messages) }
+        return backoff(campaign: c)
+    }
+
+    /// Campaign `c`'s next exponential backoff with jitter (`providers.retry`), counting the attempt.
+    mutating func backoff(campaign c: Int) -> Int64 {
         let a = Double(attempts[c])
         attempts[c] += 1
         var seconds = min(retry.maxBackoffSeconds, retry.initialBackoffSeconds * pow(retry.backoffMultiplier, min(a, 64)))
@@ -72,6 +94,9 @@ struct ProviderTally: Sendable, Equatable {
     var fcmRejected429: UInt64 = 0
     var apnsMessages: UInt64 = 0
     var apnsStreamWaits: UInt64 = 0
+    /// Messages refused with a 5xx because their provider was down (a scheduled outage).
+    var fcmOutageRefused: UInt64 = 0
+    var apnsOutageRefused: UInt64 = 0
     /// The last accepted send (its last carousel part), ticks; -1 before any.
     var lastSendTicks: Int64 = -1
 }
@@ -83,6 +108,9 @@ extension PushWorld {
     @inline(__always)
     mutating func takeFromProvider(device d: Int, campaign c: Int, route: Int, parts: Int, at send: Int64, every interval: Int64) -> Int64? {
         let p = route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
+        if providers.hasOutages && providers.isDown(p, at: send) {
+            return send + providers.outageRefusal(p, campaign: c, messages: Int64(parts))
+        }
         guard providers.buckets[p].take(Int64(parts), at: send) else {
             return send + providers.refusal(p, campaign: c, messages: Int64(parts))
         }

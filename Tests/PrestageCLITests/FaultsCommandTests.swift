@@ -23,6 +23,14 @@ final class FaultsCommandTests: XCTestCase {
         XCTAssertTrue(e.contains(bad + ": infra.faults[2].startSeconds: expected"), e)
         XCTAssertTrue(e.contains(bad + ": infra.faults[2].durationSeconds: expected a duration > 0 seconds, found 0"), e)
         XCTAssertTrue(e.contains(bad + ": infra.faults[3].kind: expected"), e)
+        let badOutage = try t.file("outage.json", """
+        { "name": "faulty", "question": "Are bad provider outages refused?",
+          "providers": { "outages": [ { "provider": "gcm", "startSeconds": 0, "durationSeconds": 10 },
+                                      { "provider": "fcm", "startSeconds": 0, "durationSeconds": 0 } ] } }
+        """)
+        XCTAssertEqual(t.run(["validate", badOutage]), .badInput)
+        XCTAssertTrue(t.err.text.contains(badOutage + ": providers.outages[0].provider: expected"), t.err.text)
+        XCTAssertTrue(t.err.text.contains(badOutage + ": providers.outages[1].durationSeconds: expected a duration > 0 seconds, found 0"), t.err.text)
         // Cross-checks against the topology run once the faults themselves are valid.
         let unknownPop = try t.file("pop.json", """
         { "name": "faulty", "question": "Is an unknown PoP refused?",
@@ -45,6 +53,7 @@ final class FaultsCommandTests: XCTestCase {
           "infra": { "topology": { "popCount": 2, "shieldCount": 1, "popNames": ["AMS1", "FRA1"] },
             "faults": [ { "kind": "originOutage", "startSeconds": 290, "durationSeconds": 120 },
                         { "kind": "popOutage", "startSeconds": 0, "durationSeconds": 3600, "pop": 1 } ] },
+          "providers": { "outages": [ { "provider": "fcm", "startSeconds": 300, "durationSeconds": 30 } ] },
           "horizonSeconds": 1800 }
         """)
         let out = t.root.appendingPathComponent("out").path
@@ -56,6 +65,7 @@ final class FaultsCommandTests: XCTestCase {
         XCTAssertTrue(rows.contains { $0.count >= 3 && $0[0] == "origin outage" && $0[1] == "290" && $0[2] == "410" }, md)
         XCTAssertTrue(rows.contains { $0.count >= 3 && $0[0] == "PoP FRA1 outage" && $0[1] == "0" && $0[2] == "1800" }, md)
         XCTAssertTrue(md.contains("origin errors during an outage"), md)
+        XCTAssertTrue(rows.contains { $0.count >= 3 && $0[0] == "FCM outage" && $0[1] == "300" && $0[2] == "330" }, md)
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains("origin outage"), "the band's label is on the timeline charts")
         let summary = try String(contentsOfFile: out + "/summary.json", encoding: .utf8)

@@ -31,7 +31,7 @@ final class ScenarioFormatDocTests: XCTestCase {
            "sendAtLocalSeconds": 32400, "regions": ["eu-west"], "segments": ["a"], "audience": { "rule": "nestedIn", "campaign": "campaign" } } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" } },
       "energy": { "enabled": true },
-      "providers": {},
+      "providers": { "outages": [ { "provider": "apns", "startSeconds": 0, "durationSeconds": 1 } ] },
       "analytics": { "capacityPerSecond": 100, "queueMax": 1000 },
       "infra": { "faults": [ { "kind": "networkDegradation", "startSeconds": 0, "durationSeconds": 60, "pop": 0, "region": 0,
                                "throughputFactor": 0.5, "failureProbability": 0.1 } ],

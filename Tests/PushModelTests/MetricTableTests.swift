@@ -24,7 +24,10 @@ final class MetricTableTests: XCTestCase {
         costs.cellular = [CellularPriceConfig(pricePerGB: 6)]
         c.costs = costs
         // The push providers' metrics are emitted only with `providers`.
-        c.providers = ProvidersConfig()
+        var providers = ProvidersConfig()
+        // The outage counts are emitted only with a scheduled outage (this one misses the send).
+        providers.outages = [ProviderOutageConfig(provider: .apns, startSeconds: 3_000, durationSeconds: 10)]
+        c.providers = providers
         // The analytics endpoint's queue metrics are emitted only with `analytics`.
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)
         // The placeholder's metrics are emitted only with it on.

@@ -13,6 +13,21 @@ extension ProvidersConfig: Codable, ConfigReadable {
             .init("fcm", \.fcm),
             .init("apns", \.apns),
             .init("retry", \.retry),
+            // outages: written only when set, so scenarios without them encode and hash as before.
+            .init("outages", \.outages, unwritten: [], .counts(0...ProviderOutageConfig.outagesMax, "0…\(ProviderOutageConfig.outagesMax) outages")),
+        ]
+    }
+}
+
+extension ProviderOutageConfig.Provider: Codable {}
+
+extension ProviderOutageConfig: Codable, ConfigReadable {
+    static var defaultValue: ProviderOutageConfig { ProviderOutageConfig() }
+    static var fields: [ConfigField<ProviderOutageConfig>] {
+        [
+            .init("provider", \.provider, required: true),
+            .init("startSeconds", \.startSeconds, required: true, .numbers(0...604_800, unit: "seconds")),
+            .init("durationSeconds", \.durationSeconds, required: true, .atLeast(0, exclusive: true, saying: "a duration > 0 seconds")),
         ]
     }
 }
