@@ -25,6 +25,19 @@ package enum CalendarRules {
 
     /// The first virtual instant ≥ 0 at which a region's local clock reads `sendAtLocalSeconds`,
     /// seconds: local clock = `clockAtStartSeconds` (the UTC clock at t = 0) + the offset + t.
+    /// With `onLocalDay` (`sendOnLocalDay`): that many days after the local midnight that starts
+    /// the region's local day at t = 0, plus `sendAtLocalSeconds`; may be negative (before t = 0:
+    /// refused by `issues`).
+    package static func waveStartSeconds(sendAtLocalSeconds: Double, utcOffsetSeconds: Int, clockAtStartSeconds: Double,
+                                         onLocalDay: Int?) -> Double {
+        guard let day = onLocalDay else {
+            return waveStartSeconds(sendAtLocalSeconds: sendAtLocalSeconds, utcOffsetSeconds: utcOffsetSeconds, clockAtStartSeconds: clockAtStartSeconds)
+        }
+        var localAtStart = (clockAtStartSeconds + Double(utcOffsetSeconds)).truncatingRemainder(dividingBy: daySeconds)
+        if localAtStart < 0 { localAtStart += daySeconds }
+        return Double(day) * daySeconds + sendAtLocalSeconds - localAtStart
+    }
+
     package static func waveStartSeconds(sendAtLocalSeconds: Double, utcOffsetSeconds: Int, clockAtStartSeconds: Double) -> Double {
         var t = (sendAtLocalSeconds - Double(utcOffsetSeconds) - clockAtStartSeconds).truncatingRemainder(dividingBy: daySeconds)
         if t < 0 { t += daySeconds }
@@ -45,7 +58,8 @@ package enum CalendarRules {
         }
         let clock = w.population.dozeNight.clockAtStartSeconds
         let startOfRegion = regions.map {
-            waveStartSeconds(sendAtLocalSeconds: local, utcOffsetSeconds: $0.utcOffsetSeconds, clockAtStartSeconds: clock)
+            waveStartSeconds(sendAtLocalSeconds: local, utcOffsetSeconds: $0.utcOffsetSeconds, clockAtStartSeconds: clock,
+                             onLocalDay: campaign.sendOnLocalDay)
         }
         let starts = Array(Set(regions.indices.filter { targeted[$0] }.map { startOfRegion[$0] })).sorted()
         let waveOfRegion = regions.indices.map { r in targeted[r] ? (starts.firstIndex(of: startOfRegion[r]) ?? -1) : -1 }
@@ -86,6 +100,15 @@ package enum CalendarRules {
             for (i, name) in campaign.segments.enumerated() where !segmentNames.contains(name) {
                 issues.append(CalendarIssue(path: at(c, .key("segments"), .index(i)),
                                             expected: "a segment's name in users.segments: \(listed(segmentNames))", found: "\"\(name)\""))
+            }
+            if campaign.sendOnLocalDay != nil && campaign.sendAtLocalSeconds == nil {
+                issues.append(CalendarIssue(path: at(c, .key("sendOnLocalDay")), expected: "sendAtLocalSeconds with it (the local time to send at)",
+                                            found: "\(campaign.sendOnLocalDay ?? 0) without sendAtLocalSeconds"))
+            }
+            if campaign.sendOnLocalDay != nil, let first = waves(w, campaign: c).startSeconds.first, first < 0 {
+                issues.append(CalendarIssue(path: at(c, .key("sendOnLocalDay")),
+                                            expected: "a local day whose send time is at or after t = 0 in every targeted region (a later day, or a later population.dozeNight.clockAtStartSeconds)",
+                                            found: "\(campaign.sendOnLocalDay ?? 0) (first wave at \(first) s)"))
             }
             if campaign.sendAtLocalSeconds != nil, let last = waves(w, campaign: c).startSeconds.last,
                last >= campaign.sendStartSeconds + campaign.effectivePayloadLifetimeSeconds {

@@ -208,6 +208,10 @@ package struct CampaignConfig: Sendable, Equatable {
     /// offset, each starting when the region's local clock first reads it at or after t = 0, all at
     /// the campaign's one send rate (nil: one send from `sendStartSeconds`; see `CalendarRules`).
     package var sendAtLocalSeconds: Double? = nil
+    /// With `sendAtLocalSeconds`: the local day to send on, counted from the day each region's
+    /// local clock is in at t = 0 (0: that day, 1: the next, …), so every region sends on the same
+    /// local date (a wave before t = 0 is refused). nil: the first time the clock reads it.
+    package var sendOnLocalDay: Int? = nil
     /// Region names the campaign targets (`infra.topology.regionNames`, or "region N"); empty: all.
     package var regions: [String] = []
     /// User segment names the campaign targets (`users.segments`); empty: all.

@@ -121,6 +121,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("provider", \.provider, unwritten: .platform),
             // calendar: written only when set, so scenarios without it encode and hash as before.
             .init("sendAtLocalSeconds", optional: \.sendAtLocalSeconds, .numbers(CalendarRules.sendAtLocalSecondsRange, unit: "seconds after local midnight")),
+            .init("sendOnLocalDay", optional: \.sendOnLocalDay, .integers(0...6)),
             .init("regions", \.regions, unwritten: []),
             .init("segments", \.segments, unwritten: []),
             .init("audience", \.audience, unwritten: CampaignAudienceConfig()),
