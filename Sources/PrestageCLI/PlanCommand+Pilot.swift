@@ -6,7 +6,7 @@ import ScenarioFormat
 /// full-size probes decide (`PlanSearch.runPiloted`, `ScaledPilot`).
 extension PlanCommand {
     /// `--pilot-scale K`.
-    static let pilotScaleOption = Option.integer("pilot-scale", 1...ScenarioLimits.devicesMax, valueName: "K",
+    static let pilotScaleOption = Option.string("pilot-scale", valueName: "K",
                                                  help: "first search at 1/K of the devices with every capacity scaled by 1/K, then decide at full size within that bracket widened (K ≥ 2)")
     /// `--pilot-margin X%`.
     static let pilotMarginOption = Option.string("pilot-margin", valueName: "X%",
@@ -16,11 +16,14 @@ extension PlanCommand {
     static let pilotMarginMax = 10.0
 
     /// The pilot of `base` asked for, its margin, or the message of the bad input (exit 2).
-    static func pilotSettings(scale: Int?, marginText: String?, base: ScenarioFile, emitting: Bool, ingesting: Bool)
+    static func pilotSettings(scale scaleText: String?, marginText: String?, base: ScenarioFile, emitting: Bool, ingesting: Bool)
         -> Result<(pilot: ScaledPilot, margin: Double)?, PlanPilotInputError> {
-        guard let scale else {
+        guard let scaleText else {
             if let marginText { return .failure(PlanPilotInputError(message: "--pilot-margin: \(marginText) is given without --pilot-scale K")) }
             return .success(nil)
+        }
+        guard let scale = Int(scaleText) else {
+            return .failure(PlanPilotInputError(message: "--pilot-scale: expected an integer ≥ \(ScaledPilot.scaleMin) (the pilot runs 1/K of the devices), found \(DisplayText.quoted(scaleText))"))
         }
         if let problem = ScaledPilot.problem(scale: scale, devices: base.world.population.devices) {
             return .failure(PlanPilotInputError(message: "--pilot-scale: \(problem)"))

@@ -98,7 +98,7 @@ struct PlanCommand: ParsableCommand {
     /// `--replications-max`.
     let replicationsMax: Int?
     /// `--pilot-scale`, `--pilot-margin` as given.
-    let pilotScale: Int?
+    let pilotScale: String?
     let pilotMarginText: String?
     /// `--seed`, `--devices`, `--set`.
     let scenarioOptions: ScenarioOptions
