@@ -1,5 +1,4 @@
 import Foundation
-import InfraModel
 import PushModel
 import ScenarioFormat
 
@@ -99,8 +98,8 @@ package struct ScaledPilot: Sendable, Equatable {
             p.apns.streamsPerConnection = whole(p.apns.streamsPerConnection)
             w.providers = p
         }
-        for c in NetworkClass.allCases {
-            w.infra.networks[c].sharedCapacityBitsPerSecond /= k
+        for c in w.infra.networks.profiles.indices {
+            w.infra.networks.profiles[c].sharedCapacityBitsPerSecond /= k
         }
         w.infra.origin.workers = whole(w.infra.origin.workers)
         s.world = w
