@@ -60,10 +60,10 @@ extension PlanSearch {
     /// end moved toward the safe end and its other end toward the far end by `margin` (a ratio
     /// 1 + margin when bisecting on a log scale, else margin times the bracket's larger magnitude),
     /// within the range, integer fields rounded outward. A pilot where everything passes gives the
-    /// far end and the value `margin` before it; one where nothing passes, the safe end and the
-    /// value `margin` beyond it. Nil when the two would not be distinct values in order.
+    /// far end and the value `margin` before it; one where nothing passes gives none. Nil also
+    /// when the two would not be distinct values in order.
     func widened(_ guide: PlanAnswer, margin: Double) -> (pass: Double, notPassing: Double)? {
-        let safe = goal == .maximize ? lower : upper, far = goal == .maximize ? upper : lower
+        let far = goal == .maximize ? upper : lower
         // +1: toward the far end.
         let towardFar: Double = goal == .maximize ? 1 : -1
         func moved(_ x: Double, _ direction: Double, by reference: Double) -> Double {
@@ -89,8 +89,10 @@ extension PlanSearch {
             pass = moved(far, -towardFar, by: max(abs(far), tolerance.width(passing: far, failing: far)))
             notPassing = far
         case .nonePass:
-            pass = safe
-            notPassing = moved(safe, towardFar, by: max(abs(safe), tolerance.width(passing: safe, failing: safe)))
+            // No bracket: the full-size search evaluates the safe end first anyway, and a pilot failing
+            // there is more likely the pilot's own error (a load that does not shrink with K, such as
+            // each PoP's first misses) than a world where nothing passes.
+            return nil
         }
         guard goal == .maximize ? pass < notPassing : pass > notPassing else { return nil }
         return (pass, notPassing)
