@@ -8,22 +8,24 @@ import ScenarioFormat
 /// resource sees 1/K of the load with 1/K of the capacity and runs at the same utilisation.
 ///
 /// Scaled (each by 1/K, rounded to the nearest whole number for integer fields and kept at least
-/// 1, or at least the field's minimum): `population.devices`; per campaign `sendRatePerMinute`
-/// and `providerQuotaPerMinute`; `providers.fcm.projectQuotaPerMinute` and
-/// `providers.apns.streamsPerConnection` (the APNs pool's throughput is connections × streams /
-/// request time); each network class's `sharedCapacityBitsPerSecond` (the per-region bottleneck;
-/// 0, unshared, stays 0); `infra.origin.workers` (the origin's rate is workers / service time:
-/// the service time is a delay and is kept). Objectives on totals (counts, bytes, rates, money,
-/// energy totals) have their thresholds scaled by 1/K too.
+/// 1): `population.devices`; per campaign `sendRatePerMinute` and `providerQuotaPerMinute`;
+/// `providers.fcm.projectQuotaPerMinute` and `providers.apns.streamsPerConnection` (the APNs
+/// pool's throughput is connections × streams / request time); `infra.origin.workers` (the
+/// origin's rate is workers / service time: the service time is a delay and is kept). With the
+/// default topology shape (`scalesTopology`) the PoPs (one region each) and shields too, so each
+/// PoP keeps its devices, its first misses and its warm fetches and each region its bottleneck;
+/// with an explicit topology each region's `sharedCapacityBitsPerSecond` instead. Objectives on
+/// totals (counts, bytes, rates, money, energy totals) have their thresholds scaled by 1/K.
 ///
 /// Not scaled, and why a pilot can differ from the full size: delays and per-device draws
 /// (latencies, service times, downlink throughputs, tap delays); caches (they hold the campaign's
-/// assets, the same objects at any audience size), background pressure and the topology (PoP and
-/// region counts): each PoP still meets its first miss per asset however few devices it serves,
-/// so cold-start origin load does not shrink with K; rounding (32 workers at K = 5 is 6, not 6.4);
+/// assets, the same objects at any audience size) and background pressure; an explicit topology
+/// (each PoP still meets its first miss per asset and its warm fetch however few devices it
+/// serves, so that origin load does not shrink with K); rounding (32 workers at K = 10 are 3);
 /// fewer servers queue more for the same utilisation, so the origin's queue (`queueMax`) is kept
-/// whole (scaled with the workers it made a validation pilot's 503 onset 25 % low, kept it within
-/// 1 %: docs/performance.md); and with 1/K the devices every metric is noisier. That is why a pilot only narrows the range: full-size runs decide.
+/// whole (scaled with the workers it made a validation pilot's 503 onset 25 % low; kept, within
+/// 1 %); and with 1/K the devices every metric is noisier. So a pilot only narrows the range:
+/// full-size runs decide.
 package struct ScaledPilot: Sendable, Equatable {
     /// K: the pilot runs 1/K of the devices.
     package let scale: Int
@@ -42,8 +44,20 @@ package struct ScaledPilot: Sendable, Equatable {
         "campaigns[*].providerQuotaPerMinute",
         "providers.fcm.projectQuotaPerMinute",
         "providers.apns.streamsPerConnection",
-        "infra.networks.<class>.sharedCapacityBitsPerSecond",
         "infra.origin.workers",
+    ]
+    /// Scaled too when the topology has its default shape (`scalesTopology`): PoPs (one region
+    /// each; their names kept for the PoPs kept), shields, and a `topPops` warm's PoP count.
+    package static let topologyFields = [
+        "infra.topology.popCount",
+        "infra.topology.shieldCount",
+        "infra.topology.popNames",
+        "infra.topology.regionNames",
+        "campaigns[*].warm.topPops",
+    ]
+    /// Scaled instead when the topology is explicit: each region's shared bottleneck.
+    package static let explicitTopologyFields = [
+        "infra.networks.<class>.sharedCapacityBitsPerSecond",
     ]
 
     package init(scale: Int) {
@@ -74,7 +88,7 @@ package struct ScaledPilot: Sendable, Equatable {
     /// Whether `path` (a `--set` path) names a scaled field.
     static func isScaled(path: String) -> Bool {
         let general = path.replacingOccurrences(of: #"\[[0-9]+\]"#, with: "[*]", options: .regularExpression)
-        if scaledFields.contains(general) { return true }
+        if (scaledFields + topologyFields + explicitTopologyFields).contains(general) { return true }
         let parts = general.split(separator: ".")
         return parts.count == 4 && parts[0] == "infra" && parts[1] == "networks" && parts[3] == "sharedCapacityBitsPerSecond"
     }
@@ -98,8 +112,23 @@ package struct ScaledPilot: Sendable, Equatable {
             p.apns.streamsPerConnection = whole(p.apns.streamsPerConnection)
             w.providers = p
         }
-        for c in w.infra.networks.profiles.indices {
-            w.infra.networks.profiles[c].sharedCapacityBitsPerSecond /= k
+        if Self.scalesTopology(full) {
+            // 1/K of the PoPs (one region each) and shields: every PoP keeps its devices, its first
+            // misses and its warm fetches, and each region its bottleneck, so the load they put on
+            // the origin shrinks with K as the devices' does.
+            var t = w.infra.topology
+            t.popCount = whole(t.popCount)
+            t.shieldCount = whole(t.shieldCount)
+            if !t.popNames.isEmpty { t.popNames = Array(t.popNames.prefix(t.popCount)) }
+            if !t.regionNames.isEmpty { t.regionNames = Array(t.regionNames.prefix(t.popCount)) }
+            w.infra.topology = t
+            for i in w.campaigns.indices where w.campaigns[i].warm.mode == .topPops {
+                w.campaigns[i].warm.topPops = min(t.popCount, whole(w.campaigns[i].warm.topPops))
+            }
+        } else {
+            for c in w.infra.networks.profiles.indices {
+                w.infra.networks.profiles[c].sharedCapacityBitsPerSecond /= k
+            }
         }
         w.infra.origin.workers = whole(w.infra.origin.workers)
         s.world = w
@@ -109,6 +138,15 @@ package struct ScaledPilot: Sendable, Equatable {
             return o
         }
         return s
+    }
+
+    /// Whether the pilot scales the topology (PoPs, shields, one region per PoP) instead of each
+    /// region's shared capacity: when the topology is the default shape (regions one per PoP, no
+    /// per-PoP overrides, no region weights or per-region network mixes), which a pilot can thin
+    /// without choosing which PoPs and regions to keep.
+    package static func scalesTopology(_ s: ScenarioFile) -> Bool {
+        let t = s.world.infra.topology, p = s.world.population
+        return t.regions.isEmpty && t.popOverrides.isEmpty && p.regionWeights.isEmpty && p.regionNetworkMix.isEmpty
     }
 
     /// Whether `metric` is a total over the audience (it shrinks with the devices: counts, bytes,

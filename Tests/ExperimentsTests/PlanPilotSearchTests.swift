@@ -56,7 +56,10 @@ final class PlanPilotSearchTests: XCTestCase {
             if parts.count == 4, parts[0] == "infra", parts[1] == "networks" { g = "infra.networks.<class>." + parts[3] }
             return g
         }
-        let documented = Set(ScaledPilot.scaledFields + ["slo[*].threshold"])
+        // The default topology shape: PoPs and shields scaled (popNames and regionNames are empty
+        // here, warm is not topPops), the regions' shared capacities kept.
+        XCTAssertTrue(ScaledPilot.scalesTopology(full))
+        let documented = Set(ScaledPilot.scaledFields + ["infra.topology.popCount", "infra.topology.shieldCount", "slo[*].threshold"])
         XCTAssertEqual(Set(changed.keys.map(general)), documented, "changed: \(changed.keys.sorted())")
         for (path, (a, b)) in changed {
             if path.hasPrefix("slo[") {
@@ -76,9 +79,22 @@ final class PlanPilotSearchTests: XCTestCase {
         XCTAssertEqual(pilot.world.infra.origin.serviceSeconds, full.world.infra.origin.serviceSeconds)
         XCTAssertEqual(pilot.world.infra.edgeCache, full.world.infra.edgeCache)
         XCTAssertEqual(pilot.run, full.run)
-        // Unshared networks (capacity 0) stay unshared.
-        XCTAssertEqual(pilot.world.infra.networks[.wifi].sharedCapacityBitsPerSecond, 0)
-        XCTAssertEqual(pilot.world.infra.networks[.lte].sharedCapacityBitsPerSecond, full.world.infra.networks[.lte].sharedCapacityBitsPerSecond / k)
+        XCTAssertEqual(changed["infra.topology.popCount"]?.1, 28)
+        XCTAssertEqual(changed["infra.topology.shieldCount"]?.1, 1, "8 / 10 rounds to 1")
+        // An explicit topology (regions listed) is kept whole; each region's shared bottleneck is
+        // scaled instead, unshared networks (capacity 0) staying unshared.
+        let explicit = try ScenarioLoader.decode(Data(Self.scenarioText.replacingOccurrences(
+            of: #""infra": { "#, with: #""infra": { "topology": { "regions": [ { "popIndex": 0 }, { "popIndex": 1 } ] }, "#).utf8), label: "t")
+        XCTAssertFalse(ScaledPilot.scalesTopology(explicit))
+        let thinned = ScaledPilot(scale: 10).scenario(explicit)
+        var explicitChanged: [String] = []
+        let explicitBefore = try Self.tree(explicit), explicitAfter = try Self.tree(thinned)
+        for (path, old) in explicitBefore where "\(old)" != "\(explicitAfter[path] ?? "")" { explicitChanged.append(general(path)) }
+        XCTAssertEqual(Set(explicitChanged), Set(ScaledPilot.scaledFields + ScaledPilot.explicitTopologyFields + ["slo[*].threshold"]))
+        XCTAssertEqual(thinned.world.infra.topology, explicit.world.infra.topology)
+        let shared = zip(explicit.world.infra.networks.profiles, thinned.world.infra.networks.profiles).map { ($0.sharedCapacityBitsPerSecond, $1.sharedCapacityBitsPerSecond) }
+        XCTAssertTrue(shared.contains { $0.0 == 0 && $0.1 == 0 }, "an unshared network (Wi-Fi) stays unshared")
+        for (a, b) in shared { XCTAssertEqual(b, a / k, accuracy: 1e-9 * max(1, a)) }
         // Totals and intensive metrics.
         XCTAssertTrue(ScaledPilot.isTotal(metric: "origin.rejected503"))
         XCTAssertTrue(ScaledPilot.isTotal(metric: "origin.peakRequestsPerSecond"))
@@ -115,6 +131,13 @@ final class PlanPilotSearchTests: XCTestCase {
                 XCTAssertTrue(goal == .maximize ? (p <= truth && q > truth) : (p >= truth && q < truth), label)
                 XCTAssertLessThanOrEqual(abs(q - p), 0.10 * p + 1e-9, label)
                 let close = abs(log(pilotBoundary / truth)) < log(1.25)
+                guard r.pilot.answer.status != .nonePass else {
+                    // A pilot where nothing passes gives no bracket: the search without a pilot, value for value.
+                    XCTAssertNil(r.pilot.passEdge, label)
+                    XCTAssertFalse(r.pilot.contradicted, label)
+                    XCTAssertEqual(r.evaluations.map(\.value), plain.evaluations.map(\.value), label)
+                    continue
+                }
                 XCTAssertEqual(r.pilot.contradicted, !close, label)
                 if close {
                     XCTAssertLessThan(r.evaluations.count, plain.evaluations.count, label)
