@@ -49,7 +49,8 @@ extension PlanSearch {
         if let bracket {
             let passed = decided.evaluations.first { $0.value == bracket.pass }?.verdict == .pass
             let other = decided.evaluations.first { $0.value == bracket.notPassing }?.verdict
-            contradicted = !passed || other == .pass
+            // The far end passing is what a pilot where everything passes foresaw.
+            contradicted = !passed || (other == .pass && bracket.notPassing != (goal == .maximize ? upper : lower))
         }
         return (decided.evaluations, decided.answer,
                 PlanPilotRecord(scale: scale, evaluations: guide.evaluations, answer: guide.answer, passEdge: bracket?.pass,

@@ -157,5 +157,6 @@ final class PlanPilotSearchTests: XCTestCase {
         let confirmed = search.runPiloted(scale: 5, pilot: Self.exact(5000, goal: .maximize), full: Self.exact(5000, goal: .maximize))
         XCTAssertEqual(confirmed.answer.status, .allPass)
         XCTAssertEqual(confirmed.evaluations.map(\.value), [800, 1000])
+        XCTAssertFalse(confirmed.pilot.contradicted, "the far end passing is what the pilot foresaw")
     }
 }
