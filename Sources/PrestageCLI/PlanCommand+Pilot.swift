@@ -7,7 +7,7 @@ import ScenarioFormat
 extension PlanCommand {
     /// `--pilot-scale K`.
     static let pilotScaleOption = Option.string("pilot-scale", valueName: "K",
-                                                 help: "first search at 1/K of the devices with every capacity scaled by 1/K, then decide at full size within that bracket widened (K ≥ 2)")
+                                                 help: "first search at 1/K of the devices with every shared capacity scaled by 1/K; full-size runs then decide, from its bracket widened (K ≥ 2)")
     /// `--pilot-margin X%`.
     static let pilotMarginOption = Option.string("pilot-margin", valueName: "X%",
                                                  help: "widen the pilot's bracket by this share on each side before the full-size search (default 25%)")

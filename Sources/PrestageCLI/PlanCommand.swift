@@ -68,10 +68,10 @@ struct PlanCommand: ParsableCommand {
     With --for, each value's search first evaluates the previous value's bracket (its passing end,
     then its other end) and bisects on only where a verdict changed; --no-carry searches each from
     the range's ends.
-    --pilot-scale K first searches at 1/K of the devices with send rates, provider quotas, shared
-    network capacities and origin workers scaled by 1/K (docs/experiments.md lists what is and is
-    not scaled); that bracket, widened by --pilot-margin on each side, is the first one evaluated
-    at full size. Full-size runs make every verdict: a contradicted edge sends the search on over
+    --pilot-scale K first searches at 1/K of the devices with send rates, provider quotas, origin
+    workers, and PoPs and shields (with an explicit topology: shared network capacities) scaled by
+    1/K (docs/experiments.md lists what is and is not scaled); that bracket, widened by
+    --pilot-margin on each side, is the first one evaluated at full size. Full-size runs make every verdict: a contradicted edge sends the search on over
     the whole range.
     Writes DIR/plan.json, plan.csv, plan.md, plan.html. While it works, DIR.partial/ holds an
     INCOMPLETE marker and evaluations/, one checked file per replication as it finishes, so a
