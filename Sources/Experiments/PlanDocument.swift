@@ -15,6 +15,8 @@ package struct PlanFrontierPoint: Codable, Sendable, Equatable {
     package let replicationsUsed: Int
     /// What a full grid at the same resolution would use (see `PlanSearch.gridReplications`).
     package let gridReplications: Int
+    /// The scaled pilot that chose the first full-size bracket (`plan --pilot-scale K`; nil without one).
+    package var pilot: PlanPilotRecord? = nil
 
     package init(forValue: Double?, evaluations: [PlanEvaluation], answer: PlanAnswer, replicationsUsed: Int, gridReplications: Int) {
         self.forValue = forValue
@@ -47,6 +49,9 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     package let initialReplications: Int
     package let maxReplications: Int
     package let frontier: [PlanFrontierPoint]
+    /// `--pilot-scale K` and the margin its brackets were widened by (nil without pilots).
+    package var pilotScale: Int? = nil
+    package var pilotMargin: Double? = nil
 
     package init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
                 scenarioDevices: Int, overrides: [String], knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
@@ -86,6 +91,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             (p.forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)): " } ?? "")
                 + p.answer.sentence(knob: knob.path, goal: goal, tolerance: tolerance)
                 + " [\(p.replicationsUsed) replications; a full grid at this resolution: \(p.gridReplications)]"
+                + (p.pilot.map { " " + pilotText($0) } ?? "")
         }
     }
 

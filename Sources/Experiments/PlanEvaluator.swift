@@ -16,7 +16,7 @@ package struct PlanReplicationFile: Codable, Sendable, Equatable, ContentHashed 
     /// replication count set aside: `PlanEvaluator.key`.
     var scenarioHash: String
     /// The assignments that made it from the plan's scenario: `--for PATH=V` (when given), then
-    /// the knob's `PATH=V`.
+    /// the knob's `PATH=V`, then `--pilot-scale K` for a scaled pilot's replication.
     var assignments: [String]
     /// The master seed; replication `replication` uses streams derived from (seed, replication).
     var seed: UInt64

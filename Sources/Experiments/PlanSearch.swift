@@ -177,6 +177,13 @@ package struct PlanSearch: Sendable {
     /// - Returns: every evaluation (final replication count per value, in the order tried) and the answer.
     package func run<E: Error>(from previous: PlanAnswer? = nil,
                                _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
+        try run(bracket: carried(previous), evaluate)
+    }
+
+    /// The search, `bracket` (a passing end strictly on the safe side of a non-passing one, both
+    /// in the range) tried first as `run(from:)` tries a carried bracket; nil: from the range's ends.
+    func run<E: Error>(bracket seed: (pass: Double, notPassing: Double)?,
+                       _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
         var evaluations: [PlanEvaluation] = []
         func decide(_ value: Double) throws(E) -> PlanEvaluation {
             if let done = evaluations.first(where: { $0.value == value }) { return done }
@@ -206,7 +213,7 @@ package struct PlanSearch: Sendable {
         // The nearest value beyond `pass` known not to pass (nil: none yet; the far end is then
         // the other side of the bracket, not run).
         var farEval: PlanEvaluation? = nil
-        if let bracket = carried(previous) {
+        if let bracket = seed {
             let passing = try decide(bracket.pass)
             if passing.verdict == .pass {
                 pass = bracket.pass

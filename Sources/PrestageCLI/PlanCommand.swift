@@ -39,6 +39,7 @@ struct PlanCommand: ParsableCommand {
         "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
         positionals: ["SCENARIO"], declaring: [
             varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, replicationsOption, replicationsMaxOption,
+            pilotScaleOption, pilotMarginOption,
             ScenarioOptions.seed,
             ScenarioOptions.devices,
             ScenarioOptions.set,
@@ -67,6 +68,11 @@ struct PlanCommand: ParsableCommand {
     With --for, each value's search first evaluates the previous value's bracket (its passing end,
     then its other end) and bisects on only where a verdict changed; --no-carry searches each from
     the range's ends.
+    --pilot-scale K first searches at 1/K of the devices with send rates, provider quotas, origin
+    workers, and PoPs and shields (with an explicit topology: shared network capacities) scaled by
+    1/K (docs/experiments.md lists what is and is not scaled); that bracket, widened by
+    --pilot-margin on each side, is the first one evaluated at full size. Full-size runs make every verdict: a contradicted edge sends the search on over
+    the whole range.
     Writes DIR/plan.json, plan.csv, plan.md, plan.html. While it works, DIR.partial/ holds an
     INCOMPLETE marker and evaluations/, one checked file per replication as it finishes, so a
     rerun (or a run after Ctrl-C) reuses it; DIR.partial/ becomes DIR/ when the plan is written.
@@ -96,6 +102,9 @@ struct PlanCommand: ParsableCommand {
     let replications: Int?
     /// `--replications-max`.
     let replicationsMax: Int?
+    /// `--pilot-scale`, `--pilot-margin` as given.
+    let pilotScale: String?
+    let pilotMarginText: String?
     /// `--seed`, `--devices`, `--set`.
     let scenarioOptions: ScenarioOptions
     /// `--out`, `--jobs`.
@@ -117,6 +126,8 @@ struct PlanCommand: ParsableCommand {
         noCarry = parsed[Self.noCarryOption]
         replications = parsed[Self.replicationsOption]
         replicationsMax = parsed[Self.replicationsMaxOption]
+        pilotScale = parsed[Self.pilotScaleOption]
+        pilotMarginText = parsed[Self.pilotMarginOption]
         scenarioOptions = ScenarioOptions(parsed)
         output = OutputOptions(parsed)
         emitSweep = parsed[Self.emitSweepOption]
@@ -167,6 +178,11 @@ struct PlanCommand: ParsableCommand {
         let emitPath = emitSweep
         if let emitPath, let problem = OutputFilePath.problem(option: "emit-sweep", path: emitPath) { return bad(problem) }
         if let problem = gate.junitProblem { return bad(problem) }
+        let piloting: (pilot: ScaledPilot, margin: Double)?
+        switch Self.pilotSettings(scale: pilotScale, marginText: pilotMarginText, base: base, emitting: emitPath != nil, ingesting: ingest != nil) {
+        case let .success(p): piloting = p
+        case let .failure(e): return bad(e.message)
+        }
         let (parent, name) = output.location(resultsParent: env.resultsParent) { "plan-\(base.name)" }
         let results: PlanResults
         do {
@@ -203,16 +219,23 @@ struct PlanCommand: ParsableCommand {
                                 + "\(base.world.population.devices) devices, \(initial)–\(cap) replications per value, seed \(base.run.seed) → \(out.path)\n")
         var frontier: [PlanFrontierPoint] = []
         // Each --for value's search starts from the previous value's bracket, evaluated afresh here.
-        var previous: PlanAnswer? = nil
+        var previous: PlanAnswer? = nil, previousPilot: PlanAnswer? = nil
+        // Pilot replications are kept next to the full-size ones (their scenario hash differs), counted apart.
+        let pilotEvaluator = PlanEvaluator(directory: results.evaluationsURL, jobs: jobs) { err.write($0) }
         for forValue in forKnob.map({ $0.values.map { Optional($0) } }) ?? [nil] {
             let frame = forValue.map { [ScenarioKnob.assignment(forKnob?.path ?? "", $0)] } ?? []
-            do throws(PlanCommandFailure) {
-                let (evaluations, answer) = try search.run(from: noCarry ? nil : previous) { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
-                    let scenario: ScenarioFile, assignments = frame + [ScenarioKnob.assignment(knob.path, value)]
+            // The objectives at `value` over replications 0..<n, at full size or as the pilot.
+            func evaluate(_ pilot: ScaledPilot?) -> (Double, Int) throws(PlanCommandFailure) -> SLOReport {
+                { (value: Double, n: Int) throws(PlanCommandFailure) -> SLOReport in
+                    var scenario: ScenarioFile, assignments = frame + [ScenarioKnob.assignment(knob.path, value)]
                     do { scenario = try load(assignments) } catch let e as ScenarioLoadError { throw .badInput(e.description) } catch { throw .badInput("\(error)") }
+                    if let pilot {
+                        scenario = pilot.scenario(scenario)
+                        assignments.append("--pilot-scale \(pilot.scale)")
+                    }
                     do {
-                        let report = try evaluator.report(scenario, assignments: assignments, count: n)
-                        err.write("  " + (forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)) " } ?? "")
+                        let report = try (pilot == nil ? evaluator : pilotEvaluator).report(scenario, assignments: assignments, count: n)
+                        err.write("  " + (pilot.map { "pilot 1/\($0.scale) " } ?? "") + (forValue.map { "\(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0)) " } ?? "")
                                   + "\(knob.path)=\(ScenarioKnob.numberText(value)): \(n) replications → \(report.verdict.rawValue)"
                                   + (report.binding.map { " (\($0.objective.metric) mean \($0.mean.map { TextNumber.format($0, significant: 4) } ?? "—"))" } ?? "") + "\n")
                         return report
@@ -221,10 +244,24 @@ struct PlanCommand: ParsableCommand {
                         throw .runFailed("\(error)")
                     }
                 }
+            }
+            do throws(PlanCommandFailure) {
+                let evaluations: [PlanEvaluation], answer: PlanAnswer, pilotRecord: PlanPilotRecord?
+                if let piloting {
+                    let r = try search.runPiloted(previousPilot: noCarry ? nil : previousPilot, scale: piloting.pilot.scale, margin: piloting.margin,
+                                                  pilot: evaluate(piloting.pilot), full: evaluate(nil))
+                    (evaluations, answer, pilotRecord) = (r.evaluations, r.answer, r.pilot)
+                    previousPilot = r.pilot.answer
+                } else {
+                    (evaluations, answer) = try search.run(from: noCarry ? nil : previous, evaluate(nil))
+                    pilotRecord = nil
+                }
                 previous = answer
-                frontier.append(PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
-                                                  replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
-                                                  gridReplications: search.gridReplications(answer: answer)))
+                var point = PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
+                                              replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
+                                              gridReplications: search.gridReplications(answer: answer))
+                point.pilot = pilotRecord
+                frontier.append(point)
             } catch {
                 switch error {
                 case let .badInput(m):
@@ -257,9 +294,11 @@ struct PlanCommand: ParsableCommand {
         // --replications is the plan's own count per value, not a change to the scenario.
         let overrides = scenarioOptions.overridesText(includingReplications: false)
         let asWritten = (try? ScenarioLoader.load(argument, library: library).scenario)?.world.population.devices ?? base.world.population.devices
-        let document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
+        var document = PlanDocument(toolVersion: ToolVersion.text, scenarioName: base.name, question: base.question, scenarioHash: hash,
                                     seed: base.run.seed, devices: base.world.population.devices, scenarioDevices: asWritten, overrides: overrides, knob: knob, goal: goal, tolerance: tolerance,
                                     forKnob: forKnob, objectives: base.slo, initialReplications: initial, maxReplications: cap, frontier: frontier)
+        document.pilotScale = piloting?.pilot.scale
+        document.pilotMargin = piloting?.margin
         let commit = {
             try results.commit(document: try CanonicalJSON.encode(document), csv: Data(document.csv.utf8),
                                markdown: Data(MarkdownRenderer().render(document.report).utf8), html: Data(HTMLRenderer().render(document.report).utf8))
@@ -275,6 +314,10 @@ struct PlanCommand: ParsableCommand {
         // The table (the answers as searched, and the replications), then the decision as the report leads with it.
         env.standardOutput.write("\(base.name): \(base.question)\n" + document.answerLines.map { "  " + $0 + "\n" }.joined()
                                  + "  replications: \(used) used (\(evaluator.replicationsRun) run now, \(evaluator.replicationsReused) reused); a full grid at the same resolution: \(grid)\n"
+                                 + (piloting.map { p in
+                                     "  pilot replications (1/\(p.pilot.scale), \(TextFormat.count(base.world.population.devices / p.pilot.scale)) devices): "
+                                         + "\(frontier.reduce(0) { $0 + ($1.pilot?.replications ?? 0) }) used (\(pilotEvaluator.replicationsRun) run now, \(pilotEvaluator.replicationsReused) reused)\n"
+                                 } ?? "")
                                  + Self.decisionLines(document, planPath: out.appendingPathComponent("plan.html").path).map { $0 + "\n" }.joined())
         if !gate.writeJUnit(document.junit, command: "plan", environment: env) { return .runFailed }
         if gate.failOn, !document.everyAnswerPasses { return .gateNotPassed }
