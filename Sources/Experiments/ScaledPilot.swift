@@ -11,7 +11,9 @@ import ScenarioFormat
 /// 1): `population.devices`; per campaign `sendRatePerMinute` and `providerQuotaPerMinute`;
 /// `providers.fcm.projectQuotaPerMinute` and `providers.apns.streamsPerConnection` (the APNs
 /// pool's throughput is connections × streams / request time); `infra.origin.workers` (the
-/// origin's rate is workers / service time: the service time is a delay and is kept). With the
+/// origin's rate is workers / service time: the service time is a delay and is kept); the
+/// analytics endpoint's `capacityPerSecond` and `queueMax` (a deterministic server: its queue is
+/// seconds of load at its rate, so both scale). With the
 /// default topology shape (`scalesTopology`) the PoPs (one region each) and shields too, so each
 /// PoP keeps its devices, its first misses and its warm fetches and each region its bottleneck;
 /// with an explicit topology each region's `sharedCapacityBitsPerSecond` instead. Objectives on
@@ -45,6 +47,8 @@ package struct ScaledPilot: Sendable, Equatable {
         "providers.fcm.projectQuotaPerMinute",
         "providers.apns.streamsPerConnection",
         "infra.origin.workers",
+        "analytics.capacityPerSecond",
+        "analytics.queueMax",
     ]
     /// Scaled too when the topology has its default shape (`scalesTopology`): PoPs (one region
     /// each; their names kept for the PoPs kept), shields, and a `topPops` warm's PoP count.
@@ -131,6 +135,13 @@ package struct ScaledPilot: Sendable, Equatable {
             }
         }
         w.infra.origin.workers = whole(w.infra.origin.workers)
+        if var a = w.analytics {
+            // The endpoint serves a deterministic rate from a FIFO: capacity and queue both
+            // scale, so the pilot's queue holds as many seconds of load as the full one's.
+            a.capacityPerSecond /= k
+            a.queueMax = whole(a.queueMax, min: 0)
+            w.analytics = a
+        }
         s.world = w
         s.slo = full.slo.map { o in
             var o = o

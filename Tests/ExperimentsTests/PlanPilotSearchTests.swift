@@ -16,6 +16,7 @@ final class PlanPilotSearchTests: XCTestCase {
       "campaigns": [ { "name": "a", "sendRatePerMinute": 120000, "providerQuotaPerMinute": 600000 },
                      { "name": "b", "sendStartSeconds": 900, "sendRatePerMinute": 60000, "providerQuotaPerMinute": 300000 } ],
       "providers": { "fcm": { "projectQuotaPerMinute": 600000 }, "apns": { "connections": 10, "streamsPerConnection": 1000 } },
+      "preloadPolicy": { "receiptsEnabled": true }, "analytics": { "capacityPerSecond": 500, "queueMax": 2000 },
       "infra": { "origin": { "workers": 32, "queueMax": 128 } } }
     """
 
@@ -74,6 +75,8 @@ final class PlanPilotSearchTests: XCTestCase {
         XCTAssertEqual(changed["infra.origin.workers"]?.1, 3, "32 / 10 rounds to 3")
         XCTAssertEqual(changed["providers.apns.streamsPerConnection"]?.1, 100)
         XCTAssertEqual(changed["slo[0].threshold"]?.1, 5)
+        XCTAssertEqual(changed["analytics.capacityPerSecond"]?.1, 50)
+        XCTAssertEqual(changed["analytics.queueMax"]?.1, 200, "the endpoint's queue is a fluid buffer: scaled with its capacity")
         // Kept: delays, the origin's queue, caches, the seed and the replications.
         XCTAssertEqual(pilot.world.infra.origin.queueMax, 128)
         XCTAssertEqual(pilot.world.infra.origin.serviceSeconds, full.world.infra.origin.serviceSeconds)
