@@ -42,7 +42,11 @@ package struct InfraFault: Sendable, Equatable {
     }
 
     /// The window in ticks, [start, end).
-    var windowTicks: Range<Int64> {
+    var windowTicks: Range<Int64> { Self.windowTicks(startSeconds: startSeconds, durationSeconds: durationSeconds) }
+
+    /// A fault window of `durationSeconds` from `startSeconds`, in ticks, [start, end), at least
+    /// one tick long (infrastructure faults and provider outages alike).
+    package static func windowTicks(startSeconds: Double, durationSeconds: Double) -> Range<Int64> {
         let start = Int64((startSeconds * 1e6).rounded())
         return start..<(start + max(1, Int64((durationSeconds * 1e6).rounded())))
     }

@@ -481,16 +481,10 @@ package enum MetricTable {
         case .creativeStaleTapShare:
             return MetricSpec(n, .ratio, .lower, "Taps that painted the superseded creative, share",
                               ratio: ("taps painted with a campaign asset pre-staged or fetched from a superseded copy", "taps painted"))
-        case .faultsOriginOutageErrors: return MetricSpec(n, .count, .lower, "Origin errors during an origin outage")
-        case .faultsPopFailovers: return MetricSpec(n, .count, .none, "Device requests failed over to another PoP")
-        case .faultsPopsAllDown: return MetricSpec(n, .count, .lower, "Device requests that found every PoP down")
-        case .faultsWarmsLost: return MetricSpec(n, .count, .lower, "Warm requests lost to a PoP outage")
-        case .faultsDegradedRequests: return MetricSpec(n, .count, .none, "Device requests inside a network degradation")
-        case .extensionPlaceholderRedirects: return MetricSpec(n, .count, .none, "Pre-stage fetches redirected to the placeholder")
-        case .tapsPlaceholderPainted: return MetricSpec(n, .count, .none, "Taps that painted the placeholder")
-        case .tapsPlaceholderShare:
-            return MetricSpec(n, .ratio, .none, "Taps that painted the placeholder, share",
-                              ratio: ("taps painted with the CDN's placeholder for at least one critical asset (a foreground fetch followed its 302)", "taps painted"))
+        case .faultsOriginOutageErrors, .faultsPopFailovers, .faultsPopsAllDown, .faultsWarmsLost, .faultsDegradedRequests:
+            return faultSpec(id)
+        case .extensionPlaceholderRedirects, .tapsPlaceholderPainted, .tapsPlaceholderShare:
+            return placeholderSpec(id)
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")
@@ -506,17 +500,9 @@ package enum MetricTable {
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint peak requests per second")
         case .analyticsP99RequestsPerSecond:
             return MetricSpec(n, .perSecond, .lower, "Analytics endpoint requests per second, p99 over the receipt span")
-        case .analyticsServed: return MetricSpec(n, .count, .none, "Receipts the analytics endpoint served")
-        case .analyticsRejected: return MetricSpec(n, .count, .lower, "Receipts rejected by the analytics endpoint (queue full)")
-        case .analyticsRejectedShare:
-            return MetricSpec(n, .ratio, .lower, "Receipts rejected by the analytics endpoint, share",
-                              ratio: ("receipts rejected because the endpoint's queue was full", "receipts that arrived at the endpoint inside the horizon"))
-        case .analyticsDelayedShare:
-            return MetricSpec(n, .ratio, .lower, "Receipts that waited in the analytics endpoint's queue, share",
-                              ratio: ("admitted receipts not served within the second they arrived in", "receipts that arrived at the endpoint inside the horizon"))
-        case .analyticsWaitP95Seconds: return MetricSpec(n, .seconds, .lower, "Analytics endpoint queue wait, p95 of admitted receipts")
-        case .analyticsQueueLengthMax: return MetricSpec(n, .count, .lower, "Analytics endpoint queue, longest")
-        case .analyticsQueuedAtHorizon: return MetricSpec(n, .count, .lower, "Receipts still queued at the horizon")
+        case .analyticsServed, .analyticsRejected, .analyticsRejectedShare, .analyticsDelayedShare, .analyticsWaitP95Seconds,
+             .analyticsQueueLengthMax, .analyticsQueuedAtHorizon:
+            return analyticsQueueSpec(id)
         case .osDozeDeferred: return MetricSpec(n, .count, .lower, "Android messages deferred by Doze")
         case .osDozeDeferralMeanSeconds:
             return MetricSpec(n, .seconds, .lower, "Doze deferral, mean wait")

@@ -1,4 +1,5 @@
 import Foundation
+import InfraModel
 
 /// The push providers every campaign in flight sends through (`providers` in a scenario): one FCM
 /// project whose quota is a token bucket shared by all campaigns, APNs with its own throughput,
@@ -35,11 +36,8 @@ package struct ProviderOutageConfig: Sendable, Equatable {
         self.durationSeconds = durationSeconds
     }
 
-    /// The window in ticks, [start, end).
-    var windowTicks: Range<Int64> {
-        let start = Int64((startSeconds * 1e6).rounded())
-        return start..<(start + max(1, Int64((durationSeconds * 1e6).rounded())))
-    }
+    /// The window in ticks, [start, end), as an infrastructure fault's.
+    var windowTicks: Range<Int64> { InfraFault.windowTicks(startSeconds: startSeconds, durationSeconds: durationSeconds) }
 }
 
 /// One FCM project (HTTP v1 API).

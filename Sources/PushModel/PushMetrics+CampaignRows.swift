@@ -64,9 +64,9 @@ extension PushMetrics {
         }
     }
 
-    /// `secondsToDeliver(share:deliveries:)` for one campaign: seconds from the campaign's first
-    /// send to the end of the second in which its deliveries reached `share` of its `targeted`
-    /// pushes (the time to its horizon when never reached); nil when it targeted nothing.
+    /// Seconds from the first send (`firstSendTicks`) to the end of the second in which
+    /// `deliveries` reached `share` of the `targeted` pushes (the time to the horizon when never
+    /// reached); nil when nothing was targeted. The pooled figure and each campaign's.
     func secondsToDeliver(share: Double, targeted: UInt64, firstSendTicks: Int64, deliveries: PerSecondCounter) -> Double? {
         guard targeted > 0 else { return nil }
         let needed = UInt64((share * Double(targeted)).rounded(.up))

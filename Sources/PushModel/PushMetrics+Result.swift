@@ -250,15 +250,7 @@ extension PushMetrics {
     /// end (a lower bound: an objective on it must allow less, which `validate` checks). Nil when
     /// nothing was targeted. Resolution: 1 s.
     func secondsToDeliver(share: Double, deliveries: PerSecondCounter) -> Double? {
-        guard pushesTargeted > 0 else { return nil }
-        let needed = UInt64((share * Double(pushesTargeted)).rounded(.up))
-        let firstSend = Double(firstSendTicks) / 1e6
-        var cumulative = deliveries.beforeStartCount
-        for second in 0..<deliveries.horizonSeconds {
-            cumulative += deliveries[second]
-            if cumulative >= needed { return max(0, Double(second + 1) - firstSend) }
-        }
-        return max(0, Double(deliveries.horizonSeconds) - firstSend)
+        secondsToDeliver(share: share, targeted: pushesTargeted, firstSendTicks: firstSendTicks, deliveries: deliveries)
     }
 }
 
