@@ -156,8 +156,12 @@ extension ReportBuilder {
         let reps = aggregate.replications
         let sendRanges = sendBands(scenario).map { TimeRange(fromSeconds: $0.fromSeconds, toSeconds: $0.toSeconds) }
         let bands = timelineBands(scenario)
-        let warm = scenario.world.campaigns.filter { $0.warm.mode != .none }.map {
-            ChartMarker(at: $0.timing.warmSeconds, label: "warm \($0.name)")
+        let warm = scenario.world.campaigns.indices.flatMap { c in
+            let instants = CalendarRules.warmCallSeconds(scenario.world, campaign: c)
+            let name = scenario.world.campaigns[c].name
+            return instants.enumerated().map { k, at in
+                ChartMarker(at: at, label: instants.count > 1 ? "warm \(name) (wave \(k + 1))" : "warm \(name)")
+            }
         }
         let requests = s.column(.prestageEdgeRequests), hits = s.column(.prestageEdgeHits)
         // Hit ratio: where pre-stage requests reach the edge.

@@ -66,6 +66,17 @@ package enum CalendarRules {
         return (starts, waveOfRegion)
     }
 
+    /// The instants campaign `c` calls its warm, seconds (the simulation's
+    /// `PushWorld.warmCallTicks`): `warm.aheadSeconds` before each wave (not before 0) for a
+    /// campaign using a calendar field, else `timing.warmSeconds`; empty when it does not warm.
+    package static func warmCallSeconds(_ w: PushWorldConfig, campaign c: Int) -> [Double] {
+        let campaign = w.campaigns[c]
+        let timing = campaign.timing
+        guard timing.warms else { return [] }
+        guard campaign.usesCalendar else { return [timing.warmSeconds] }
+        return waves(w, campaign: c).startSeconds.map { max(0, $0 - timing.warmAheadSeconds) }
+    }
+
     /// Campaign `c`'s waves as planned from the configuration: each wave's start, seconds, and its
     /// share of the campaign's expected pushes (its regions' share of the device weights, over the
     /// targeted regions'). An estimate for reports and `validate`, not the run's count.

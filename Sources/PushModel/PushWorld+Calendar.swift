@@ -12,6 +12,17 @@ extension PushWorld {
         calendars.campaigns[c]?.waveStartTicks.first ?? config.campaigns[c].timing.sendStartTicks
     }
 
+    /// The instants campaign `c` calls its warm, ticks: `warm.aheadSeconds` before each of its
+    /// waves (not before 0) with a calendar, else `timing.warmTicks`, the one before
+    /// `sendStartSeconds`. A wave sent at 09:00 local four hours after the first one finds caches
+    /// its own warm call filled, not ones the first wave's call filled hours earlier.
+    func warmCallTicks(_ c: Int) -> [Int64] {
+        let timing = config.campaigns[c].timing
+        guard let waves = calendars.campaigns[c]?.waveStartTicks else { return [timing.warmTicks] }
+        let ahead = SimDuration.seconds(timing.warmAheadSeconds).ticks
+        return waves.map { max(0, $0 - ahead) }
+    }
+
     /// Campaign `c` finished a wave at `now`: moves to the next one and returns the instant its
     /// send starts (its local time, or the next second when the wave ran past it); nil when it was
     /// the last wave.

@@ -96,7 +96,9 @@ struct PushWorld: EventHandler {
             let timing = campaign.timing
             let start = firstSendTicks(c)
             if let target = warmTarget(campaign.warm) {
-                try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: timing.warmTicks), target: target, kernel: &kernel)
+                for at in warmCallTicks(c) {
+                    try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: at), target: target, kernel: &kernel)
+                }
             }
             if let at = timing.swapTicks {
                 if at < horizonTicks { try kernel.schedule(PushEvent.creativeSwap(CampaignID(c)), at: SimTime(ticks: at)) }

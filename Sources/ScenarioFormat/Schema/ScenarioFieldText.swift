@@ -23,7 +23,7 @@ enum ScenarioFieldText {
         "campaigns[].cacheControl|staleWhileRevalidateSeconds": "`stale-while-revalidate`.",
         "campaigns[].creativeSwap|rewarmDelaySeconds": "With warming configured, the new creative is warmed this long after the purge call (0–3 600).",
         "campaigns[].creativeSwap|secondsBeforeSend": "The swap (purge by surrogate key) happens this long before `sendStartSeconds`.",
-        "campaigns[].warm|aheadSeconds": "The warm call is made this long before `sendStartSeconds` (≤ `sendStartSeconds`).",
+        "campaigns[].warm|aheadSeconds": "The warm call is made this long before `sendStartSeconds` (≤ `sendStartSeconds`); a campaign using a calendar field makes one before each of its waves (not before t = 0).",
         "campaigns[].warm|mode": "Where the campaign service warms the CDN.",
         "campaigns[].warm|topPops": "PoPs warmed in `topPops` mode, largest audience first.",
         "campaigns[]|androidHandler": "Pre-stage in `onMessageReceived` or in a WorkManager job.",
