@@ -120,7 +120,7 @@ final class Population {
         nightBedtime = try Population.sampler(p.dozeNight.bedtimeSeconds, "population.dozeNight.bedtimeSeconds")
         nightIdle = try Population.sampler(p.dozeNight.idleSeconds, "population.dozeNight.idleSeconds")
         devicePower = p.devicePower
-        openHint = try config.users.openHint.map { try OpenHintModel($0, campaigns: config.campaigns, clockAtStartSeconds: p.dozeNight.clockAtStartSeconds) }
+        openHint = try config.users.openHint.map { try OpenHintModel($0, world: config) }
     }
 
     static func sampler(_ d: Distribution, _ path: String) throws -> Sampler {
