@@ -118,10 +118,8 @@ struct SensitivityCommand: ParsableCommand {
             }
         }
         guard !metricNames.isEmpty else { return bad("--metric: required (a metric of the result table, e.g. origin.rejected503), at least one") }
-        let known = ServiceLevelObjective.knownMetrics
-        for m in metricNames where !known.contains(m) {
-            let hint = Spelling.closest(to: m, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
-            return bad("--metric: expected a metric of the result table, e.g. origin.rejected503\(hint), found \"\(m)\"")
+        for m in metricNames {
+            if let issue = ServiceLevelObjective.metricIssue(m, in: base.world) { return bad("--metric: expected \(issue.expected), found \(issue.found)") }
         }
         if Set(metricNames).count != metricNames.count { return bad("--metric: a metric is given twice; give each once") }
         let p = levels ?? 4

@@ -118,6 +118,17 @@ package struct ServiceLevelObjective: Codable, Sendable, Equatable {
         return ConfigIssue(key: "metric", expected: "a metric of the result table, e.g. origin.rejected503\(hint)", found: "\"\(name)\"")
     }
 
+    /// The problem with `name` as a metric of `world`'s results (a study's `--metric`): unknown,
+    /// or one this world cannot produce, checked as an objective's metric is (`campaign:NAME/METRIC`
+    /// and `cost.campaign.NAME.PART` against its campaigns, energy and analytics metrics against
+    /// what is on); nil when `world` produces it.
+    package static func metricIssue(_ name: String, in world: PushWorldConfig) -> (expected: String, found: String)? {
+        // A lower bound of −∞ is no threshold: only the metric's name is checked.
+        guard let issue = metricIssue(name) ?? unproducible([ServiceLevelObjective(metric: name, op: .atLeast, threshold: -.infinity)], in: world).first
+        else { return nil }
+        return (issue.expected, issue.found ?? "\"\(name)\"")
+    }
+
     /// The objectives among `objectives` whose metric `world` cannot produce: a per-network
     /// tap-to-paint quantile of a network class no device of the population uses.
     static func unproducible(_ objectives: [ServiceLevelObjective], in world: PushWorldConfig) -> [ConfigIssue] {

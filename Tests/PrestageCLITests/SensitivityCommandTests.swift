@@ -96,3 +96,35 @@ final class SensitivityCommandTests: XCTestCase {
         }
     }
 }
+
+/// `--metric` takes every metric an objective may name: a campaign's own (`campaign:NAME/METRIC`)
+/// and a campaign's cost part, checked against the scenario's campaigns as objectives are.
+final class SensitivityCampaignMetricTests: XCTestCase {
+    func run(_ scenario: String, _ metric: String) throws -> (ExitCode, String) {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let code = t.run(["sensitivity", scenario, "--out", t.root.appendingPathComponent("s").path, "--factor", "population.devices=100..300",
+                          "--metric", metric, "--emit-sweep", t.root.appendingPathComponent("step.json").path])
+        return (code, t.err.text + t.out.text)
+    }
+
+    func testCampaignAndCostMetricsAreAccepted() throws {
+        for (scenario, metric) in [("weekly-mix", "campaign:saturday-video/taps.instantShare"),
+                                   ("black-friday-flash-sale", "cost.campaign.black-friday.total")] {
+            let (code, text) = try run(scenario, metric)
+            XCTAssertEqual(code, .ok, "\(metric): \(text)")
+        }
+    }
+
+    func testACampaignTheScenarioLacksIsRefusedWithItsCampaigns() throws {
+        let (code, text) = try run("weekly-mix", "campaign:sunday-brunch/taps.instantShare")
+        XCTAssertEqual(code, .badInput)
+        XCTAssertTrue(text.contains("--metric: expected campaign:NAME/METRIC with NAME a campaign of this scenario (monday-newsletter, tuesday-promo"), text)
+        let (code2, text2) = try run("weekly-mix", "campaign:saturday-video/taps.instantShar")
+        XCTAssertEqual(code2, .badInput)
+        XCTAssertTrue(text2.contains("did you mean \"taps.instantShare\"?"), text2)
+        let (code3, text3) = try run("default", "energy.joulesPerPush")
+        XCTAssertEqual(code3, .badInput)
+        XCTAssertTrue(text3.contains("need \"energy\": {\"enabled\": true}"), text3)
+    }
+}
