@@ -25,6 +25,9 @@ enum DropReason {
     /// `OutcomeCounts.deferredThenExpired`: held or deferred past its TTL or the horizon, or
     /// replaced by a newer held push.
     case expired
+    /// `OutcomeCounts.deferredThenExpired` as `expired`: Android deferred within its TTL but past
+    /// the horizon (still pending at the provider when the run ends; the FCM Data API's "pending").
+    case pastHorizon
 }
 
 /// The OS delivery rules of iOS and Android: silent-push budget and holds, Doze windows,
@@ -124,9 +127,10 @@ struct DeliveryRules {
     /// A deferred start at `seconds`, or expired when past the message TTL or the horizon.
     mutating func deferral(_ d: DeviceID, _ w: PushWord, seconds: Double, ttlFrom: Double) -> DeliveryDecision {
         let at = SimDuration.seconds(seconds).ticks
-        if seconds - ttlFrom > rt[w.campaign].messageTtlSeconds || at >= horizonTicks {
+        let pastTtl = seconds - ttlFrom > rt[w.campaign].messageTtlSeconds
+        if pastTtl || at >= horizonTicks {
             if w.flags & PushWord.flagHighPriority != 0 { noteHighPriority(d, shown: false) }
-            return .drop(.expired)
+            return .drop(pastTtl ? .expired : .pastHorizon)
         }
         return .deferUntil(ticks: at, w)
     }

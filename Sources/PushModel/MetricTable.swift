@@ -294,6 +294,15 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerLastSendSeconds = "provider.lastSendSeconds"
     case providerFcmOutageRefused = "provider.fcm.outageRefused"
     case providerApnsOutageRefused = "provider.apns.outageRefused"
+    // stale tokens (with `unregisteredShare`) and the FCM Data API's categories (MetricTable+DataApi.swift)
+    case providerFcmUnregistered = "provider.fcm.unregistered"
+    case providerApnsUnregistered = "provider.apns.unregistered"
+    case providerFcmDataApiAccepted = "provider.fcm.dataApi.accepted"
+    case providerFcmDataApiDelivered = "provider.fcm.dataApi.delivered"
+    case providerFcmDataApiPending = "provider.fcm.dataApi.pending"
+    case providerFcmDataApiTtlExpired = "provider.fcm.dataApi.ttlExpired"
+    case providerFcmDataApiDeliveredNoDelay = "provider.fcm.dataApi.deliveredNoDelay"
+    case providerFcmDataApiDelayedDeviceDoze = "provider.fcm.dataApi.delayedDeviceDoze"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -594,6 +603,9 @@ package enum MetricTable {
         case .providerFcmMessages, .providerFcmRejected429, .providerFcmRejected429Share, .providerApnsMessages,
              .providerApnsStreamWaits, .providerLastSendSeconds, .providerFcmOutageRefused, .providerApnsOutageRefused:
             return providerSpec(id)
+        case .providerFcmUnregistered, .providerApnsUnregistered, .providerFcmDataApiAccepted, .providerFcmDataApiDelivered,
+             .providerFcmDataApiPending, .providerFcmDataApiTtlExpired, .providerFcmDataApiDeliveredNoDelay, .providerFcmDataApiDelayedDeviceDoze:
+            return dataApiSpec(id)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import InfraModel
+import Stochastic
 
 /// The push providers every campaign in flight sends through (`providers` in a scenario): one FCM
 /// project whose quota is a token bucket shared by all campaigns, APNs with its own throughput,
@@ -52,6 +53,16 @@ package struct FCMProviderConfig: Sendable, Equatable {
     /// reading (a sender at the quota never meets a 429, one above it meets one within a second);
     /// 60 lets a whole minute's quota go at once.
     package var bucketSeconds: Double = 1
+    /// Share of the devices whose FCM registration token is stale or expired: FCM answers the send
+    /// 404 UNREGISTERED (the request still counts toward the quota), and the push is not delivered.
+    /// Drawn per (seed, device, purpose), so a device's token is stale for every campaign alike.
+    /// Default 0: judgement ("off unless measured"; a team reads it off its own send log, and
+    /// published figures vary with token hygiene).
+    package var unregisteredShare: Double = 0
+    /// Delivery latency, seconds, from FCM's acceptance to the device, for pushes through FCM of a
+    /// campaign that leaves its own `deliveryLatencySeconds` at the default. nil (default): the
+    /// campaign's latency (`ProviderLatency.swift`).
+    package var deliveryLatencySeconds: Distribution?
 
     package init() {}
 
@@ -76,6 +87,12 @@ package struct APNsProviderConfig: Sendable, Equatable {
     /// How long a stream is held per notification (request to response), seconds. Default 0.1:
     /// judgement (a round trip to APNs' servers).
     package var requestSeconds: Double = 0.1
+    /// Share of the devices whose APNs device token is no longer valid: APNs answers 410
+    /// Unregistered and the push is not delivered (the stream is still used). Default 0:
+    /// judgement, as `FCMProviderConfig.unregisteredShare`.
+    package var unregisteredShare: Double = 0
+    /// Delivery latency, seconds, for pushes through APNs, as `FCMProviderConfig.deliveryLatencySeconds`.
+    package var deliveryLatencySeconds: Distribution?
 
     package init() {}
 

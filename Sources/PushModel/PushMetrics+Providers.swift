@@ -16,5 +16,19 @@ extension PushMetrics {
             add(.providerFcmOutageRefused, Double(t.fcmOutageRefused))
             add(.providerApnsOutageRefused, Double(t.apnsOutageRefused))
         }
+        // Only with stale tokens, likewise.
+        if providerStaleTokens {
+            add(.providerFcmUnregistered, Double(t.fcmUnregistered))
+            add(.providerApnsUnregistered, Double(t.apnsUnregistered))
+        }
+        // The FCM Data API's categories: accepted = delivered + pending + ttlExpired, and
+        // delivered = deliveredNoDelay + delayedDeviceDoze.
+        let api = t.dataApi
+        add(.providerFcmDataApiAccepted, Double(api.accepted))
+        add(.providerFcmDataApiDelivered, Double(api.delivered))
+        add(.providerFcmDataApiPending, Double(api.pending))
+        add(.providerFcmDataApiTtlExpired, Double(api.ttlExpired))
+        add(.providerFcmDataApiDeliveredNoDelay, Double(api.deliveredNoDelay))
+        add(.providerFcmDataApiDelayedDeviceDoze, Double(api.delayedDeviceDoze))
     }
 }

@@ -37,6 +37,8 @@ struct PushMetrics {
     var faultsScheduled = false
     /// `providers.outages` is not empty: the outage counts are emitted only then.
     var providerOutagesScheduled = false
+    /// A provider's `unregisteredShare` is > 0: the stale-token counts are emitted only then.
+    var providerStaleTokens = false
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -102,6 +104,7 @@ struct PushMetrics {
         placeholderEnabled = config.infra.placeholder.enabled
         faultsScheduled = !config.infra.faults.isEmpty
         providerOutagesScheduled = !(config.providers?.outages.isEmpty ?? true)
+        providerStaleTokens = config.providers.map { $0.fcm.unregisteredShare > 0 || $0.apns.unregisteredShare > 0 } ?? false
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
         campaignTally = CampaignTally(campaigns: config.campaigns.count, sendStartTicks: config.campaigns.map { SimDuration.seconds($0.sendStartSeconds).ticks },

@@ -26,6 +26,10 @@ struct ProviderState {
     /// Per provider (FCM, APNs): its outage windows, ticks; `hasOutages` when any.
     var outages: [[Range<Int64>]] = [[], []]
     var hasOutages = false
+    /// Per provider (FCM, APNs): the share of devices whose token is stale (`unregisteredShare`);
+    /// `hasStaleTokens` when either is > 0 (`PushWorld+StaleTokens.swift`).
+    var unregisteredShare: [Double] = [0, 0]
+    var hasStaleTokens = false
 
     static let purposeBackoff = StreamPurpose("push.provider.backoff")
 
@@ -46,6 +50,8 @@ struct ProviderState {
         attempts = [Int32](repeating: 0, count: campaigns.count)
         for o in p.outages { outages[o.provider == .fcm ? ProviderState.fcm : ProviderState.apns].append(o.windowTicks) }
         hasOutages = !p.outages.isEmpty
+        unregisteredShare = [p.fcm.unregisteredShare, p.apns.unregisteredShare]
+        hasStaleTokens = unregisteredShare.contains { $0 > 0 }
         jitter = campaigns.indices.map { RandomStream(masterSeed: runSeed, entity: UInt64($0), purpose: ProviderState.purposeBackoff) }
     }
 
@@ -97,17 +103,29 @@ struct ProviderTally: Sendable, Equatable {
     /// Messages refused with a 5xx because their provider was down (a scheduled outage).
     var fcmOutageRefused: UInt64 = 0
     var apnsOutageRefused: UInt64 = 0
+    /// Messages accepted by the quota and answered 404 UNREGISTERED (FCM) / 410 Unregistered (APNs):
+    /// the device's token was stale.
+    var fcmUnregistered: UInt64 = 0
+    var apnsUnregistered: UInt64 = 0
+    /// The FCM Data API's categories (`PushWorld+DataApi.swift`).
+    var dataApi = DataApiTally()
     /// The last accepted send (its last carousel part), ticks; -1 before any.
     var lastSendTicks: Int64 = -1
 }
 
 extension PushWorld {
-    /// Takes device `d`'s `parts` pushes of campaign `c` (every carousel part, charged at the
-    /// first part's instant `send`) from its provider's bucket (`route`, or by the device's
-    /// platform when -1) and counts them: nil when taken, else the instant to retry at.
+    /// The provider device `d`'s pushes go through: the campaign's `route`, or by the device's
+    /// platform when -1.
     @inline(__always)
-    mutating func takeFromProvider(device d: Int, campaign c: Int, route: Int, parts: Int, at send: Int64, every interval: Int64) -> Int64? {
-        let p = route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
+    func provider(device d: Int, route: Int) -> Int {
+        route >= 0 ? route : (population.isIOS(DeviceID(d)) ? ProviderState.apns : ProviderState.fcm)
+    }
+
+    /// Takes device `d`'s `parts` pushes of campaign `c` (every carousel part, charged at the
+    /// first part's instant `send`) from provider `p`'s bucket and counts them: nil when taken,
+    /// else the instant to retry at.
+    @inline(__always)
+    mutating func takeFromProvider(device d: Int, campaign c: Int, provider p: Int, parts: Int, at send: Int64, every interval: Int64) -> Int64? {
         if providers.hasOutages && providers.isDown(p, at: send) {
             return send + providers.outageRefusal(p, campaign: c, messages: Int64(parts))
         }

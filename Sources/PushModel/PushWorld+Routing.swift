@@ -22,7 +22,7 @@ extension PushWorld {
             try far.schedule(at: at, .deferredStart(d, w), kernel: &kernel)
         case .drop(.notDelivered):
             metrics.countOutcome(.notDelivered, campaign: c)
-        case .drop(.expired):
+        case .drop(.expired), .drop(.pastHorizon):
             metrics.countOutcome(.deferredThenExpired, campaign: c)
         }
     }

@@ -19,7 +19,10 @@ struct PushWorld: EventHandler {
     let horizonTicks: Int64
     let population: Population
     let plans: CampaignPlans
+    /// Delivery latency samplers (`ProviderLatency.swift`): campaign c's at c, the providers' after.
     let deliveryLatency: [Sampler]
+    /// With `providers`: per campaign and provider (2c + p), the index of its latency sampler.
+    let latencyByProvider: [Int]
     let progressSink: ProgressSink?
     let rt: [CampaignRuntime]
     var infra: InfraWorld
@@ -60,9 +63,7 @@ struct PushWorld: EventHandler {
         let rules = RulesRuntime(config)
         driver = try SessionDriver(config: config, policy: policy, rules: rules, rt: rt, plans: plans)
         if policy.receiptsEnabled { driver.receiptJitter = ReceiptJitterDraw(runSeed: runSeed) }
-        deliveryLatency = try config.campaigns.enumerated().map { i, c in
-            try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
-        }
+        (deliveryLatency, latencyByProvider) = try PushWorld.deliveryLatencies(config)
         delivery = try DeliveryRules(config: config, rules: rules, rt: rt, horizonTicks: horizonTicks)
         do {
             infra = try InfraWorld(config: config.infra, catalog: plans.catalog, masterSeed: runSeed)
@@ -185,6 +186,7 @@ struct PushWorld: EventHandler {
             let a = population.device(device)
             let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
+            if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) { providers.noteDataApiArrival(decision) }
             try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
         case .osDeadline(let s, let generation, let deadline):
@@ -210,6 +212,9 @@ struct PushWorld: EventHandler {
         case .deferredStart(let device, let w):
             metrics.notePushDeferred(campaign: w.campaign, entering: false)
             let a = population.device(device)
+            if providers.enabled && w.flags & PushWord.flagJob == 0 && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
+                providers.noteDataApiDozeEnded()
+            }
             try act(delivery.deferredStart(w), device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
         case .creativeSwap(let campaign):
@@ -260,14 +265,30 @@ struct PushWorld: EventHandler {
                 : population.inAudience(DeviceID(d), campaign: campaignID, audienceShare: share)
             if member {
                 let send = now + SimDuration.seconds(k / perSecond).ticks
-                if viaProviders, let retry = takeFromProvider(device: d, campaign: c, route: route, parts: parts, at: send, every: interval) {
-                    next = retry
-                    sendCredit[c] = 0
-                    break
+                var latency = c
+                var dataApi = false
+                if viaProviders {
+                    let p = provider(device: d, route: route)
+                    if let retry = takeFromProvider(device: d, campaign: c, provider: p, parts: parts, at: send, every: interval) {
+                        next = retry
+                        sendCredit[c] = 0
+                        break
+                    }
+                    if providers.hasStaleTokens && providers.tokenIsStale(d, provider: p, population: population) {
+                        sendCredit[c] -= 1
+                        k += 1
+                        sendUnregistered(device: d, campaign: c, provider: p, parts: parts, from: send, every: interval)
+                        d += 1
+                        continue
+                    }
+                    latency = latencyByProvider[2 * c + p]
+                    dataApi = providers.inDataApi(device: d, route: route, provider: p, population: population)
+                    if dataApi { providers.tally.dataApi.accepted += UInt64(parts) }
                 }
                 sendCredit[c] -= 1
                 k += 1
-                try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, kernel: &kernel)
+                try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, latency: latency, dataApi: dataApi,
+                              kernel: &kernel)
             }
             d += 1
         }
@@ -283,21 +304,24 @@ struct PushWorld: EventHandler {
     }
 
     /// Sends device `d` its `parts` pushes of campaign `c` (carousel parts `interval` apart from
-    /// `send`), each arriving after its provider latency or, past the horizon, not delivered.
+    /// `send`), each arriving after its provider latency (sampler `latency` of `deliveryLatency`)
+    /// or, past the horizon, not delivered (`dataApi`: counted in the FCM Data API's categories).
     @inline(__always)
     mutating func sendParts(device d: Int, campaign c: Int, parts: Int, from send: Int64, every interval: Int64,
-                            kernel: inout Kernel) throws {
+                            latency latencyIndex: Int, dataApi: Bool, kernel: inout Kernel) throws {
         for part in 0..<parts {
             metrics.countTargeted(campaign: c)
             let partSend = send + Int64(part) * interval
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
-            let latency = deliveryLatency[c].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
+            let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
             let arrive = partSend + SimDuration.seconds(latency).ticks
             if arrive >= horizonTicks {
                 metrics.countOutcome(.notDelivered, campaign: c)
+                if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }
                 continue
             }
+            if dataApi { providers.tally.dataApi.inFlight += 1 }
             metrics.notePushInProvider(campaign: c, entering: true)
             let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
             try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)

@@ -6,15 +6,13 @@ extension PushWorldConfig {
     /// campaign's payload is built, signed and parsed by PreloadKit exactly as a run does (its
     /// size limit, its per-asset and per-variant byte limits, its URL rules), the number of
     /// campaigns is at most `campaignsMax`, and every
-    /// campaign's delivery-latency distribution is turned into a sampler.
+    /// campaign's (and provider's) delivery-latency distribution is turned into a sampler.
     /// - Throws: `PushModelError` naming the campaign path and PreloadKit's reason.
     /// - Complexity: O(campaigns × assets); no per-device work.
     package func preflight() throws {
         try checkCampaignCount()
         _ = try CampaignPlans(campaigns: campaigns)
-        for (i, c) in campaigns.enumerated() {
-            _ = try Population.sampler(c.deliveryLatencySeconds, "campaigns[\(i)].deliveryLatencySeconds")
-        }
+        _ = try PushWorld.deliveryLatencies(self)
     }
 
     /// Per campaign, the encoded bytes of its largest push as the provider carries it (signature

@@ -52,7 +52,8 @@ package struct OutcomeCounts: Codable, Sendable, Equatable {
     /// PreloadKit refused the payload and fetched nothing (held or not).
     package var payloadExpired: UInt64 = 0
     /// Never reached a handler: force-quit app (iOS silent), silent budget exhausted, not sent or
-    /// still in the provider by the horizon.
+    /// still in the provider by the horizon, or answered "unregistered" by the provider (a stale
+    /// token, `providers.*.unregisteredShare`).
     package var notDelivered: UInt64 = 0
 
     package init() {}

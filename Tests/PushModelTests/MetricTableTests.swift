@@ -27,6 +27,8 @@ final class MetricTableTests: XCTestCase {
         var providers = ProvidersConfig()
         // The outage counts are emitted only with a scheduled outage (this one misses the send).
         providers.outages = [ProviderOutageConfig(provider: .apns, startSeconds: 3_000, durationSeconds: 10)]
+        // The stale-token counts are emitted only with an unregistered share.
+        providers.fcm.unregisteredShare = 0.01
         c.providers = providers
         // The analytics endpoint's queue metrics are emitted only with `analytics`.
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)

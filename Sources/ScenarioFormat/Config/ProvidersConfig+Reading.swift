@@ -38,6 +38,9 @@ extension FCMProviderConfig: Codable, ConfigReadable {
         [
             .init("projectQuotaPerMinute", \.projectQuotaPerMinute, .integers(1...1_000_000_000)),
             .init("bucketSeconds", \.bucketSeconds, .numbers(0.001...60, unit: "seconds")),
+            // Added later: written only when set, so scenarios without them encode and hash as before.
+            .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
+            .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
         ]
     }
 }
@@ -49,6 +52,8 @@ extension APNsProviderConfig: Codable, ConfigReadable {
             .init("connections", \.connections, .integers(1...1_000)),
             .init("streamsPerConnection", \.streamsPerConnection, .integers(1...10_000)),
             .init("requestSeconds", \.requestSeconds, .numbers(0.001...60, unit: "seconds")),
+            .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
+            .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
         ]
     }
 }
