@@ -66,8 +66,11 @@ struct CdnApiState {
     var purgeItemBucket: CdnTokenBucket
     /// Request slots of the warm API, or of the campaign service's warm lookups.
     var warmBucket: CdnTokenBucket
-    /// Purge batches in progress: (end tick, items), for `purgeItemsInProgressMax`.
+    /// Purge batches in progress, in order of end (from `inProgressHead`), and their items, for
+    /// `purgeItemsInProgressMax`.
     var inProgress: [(endTicks: Int64, items: Int)] = []
+    var inProgressHead = 0
+    var inProgressItems = 0
     /// Objects tagged with each surrogate key.
     let keyObjectCount: [Int]
     /// Per node: the latest instant a purge call's batches take effect there (scratch).
@@ -104,21 +107,35 @@ struct CdnApiState {
     /// Items a purge of `key` names.
     func purgeItems(key: Int) -> Int { config.purgeBy == .url ? max(1, keyObjectCount[key]) : 1 }
 
-    /// The earliest instant ≥ `t` at which `items` more may be in progress.
-    func inProgressEarliest(_ items: Int, from t: Int64) -> Int64 {
+    /// The earliest instant ≥ `t` at which `items` more may be in progress. Batches are
+    /// accepted in time order, so the batches ended by then are dropped for good.
+    /// - Complexity: amortised O(1) per ended batch.
+    mutating func inProgressEarliest(_ items: Int, from t: Int64) -> Int64 {
         let limit = config.purgeItemsInProgressMax
         guard limit > 0 else { return t }
         var at = t
-        while true {
-            var busy = 0
-            var nextEnd = Int64.max
-            for e in inProgress where e.endTicks > at {
-                busy += e.items
-                nextEnd = min(nextEnd, e.endTicks)
-            }
-            if busy + items <= limit || nextEnd == .max { return at }
-            at = nextEnd
+        while inProgressHead < inProgress.count && (inProgress[inProgressHead].endTicks <= at || inProgressItems + items > limit) {
+            let e = inProgress[inProgressHead]
+            at = max(at, e.endTicks)
+            inProgressItems -= e.items
+            inProgressHead += 1
         }
+        if inProgressHead > 64 && inProgressHead * 2 > inProgress.count {
+            inProgress.removeFirst(inProgressHead)
+            inProgressHead = 0
+        }
+        return at
+    }
+
+    /// A batch of `items` in progress until `endTicks` (kept in order of end).
+    mutating func noteInProgress(endTicks: Int64, items: Int) {
+        var lo = inProgressHead, hi = inProgress.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if inProgress[mid].endTicks <= endTicks { lo = mid + 1 } else { hi = mid }
+        }
+        inProgress.insert((endTicks, items), at: lo)
+        inProgressItems += items
     }
 
     /// Sends one purge batch of `items` no earlier than `t`, retrying failures with exponential
@@ -179,6 +196,6 @@ struct CdnApiState {
 
     /// Drops the batches whose purge has ended by `t`.
     mutating func pruneInProgress(at t: Int64) {
-        if !inProgress.isEmpty { inProgress.removeAll { $0.endTicks <= t } }
+        _ = inProgressEarliest(0, from: t)
     }
 }

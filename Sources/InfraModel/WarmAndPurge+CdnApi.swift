@@ -90,7 +90,7 @@ extension CdnApiState {
                     batchNodeTicks[n] = e
                     if e > end { end = e }
                 }
-                if config.purgeItemsInProgressMax > 0 { inProgress.append((end, batchItems)) }
+                if config.purgeItemsInProgressMax > 0 { noteInProgress(endTicks: end, items: batchItems) }
                 complete = max(complete, end)
             }
             for j in keyIndex..<ki {

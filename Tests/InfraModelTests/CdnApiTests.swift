@@ -77,6 +77,19 @@ final class CdnApiTests: XCTestCase {
         }
     }
 
+    /// CloudFront: 3 000 paths in progress per distribution. 6 000 URLs are two invalidations of
+    /// 3 000; the second waits until the first has reached every cache (60–300 s).
+    func testCloudFrontWaitsForTheInvalidationInProgress() throws {
+        var w = try world(.cloudfront, objects: 6_000)
+        var k = Kernel()
+        try w.purge(surrogateKey: 0, kernel: &k)
+        let p = try XCTUnwrap(w.cdnApiLastPurge)
+        XCTAssertEqual(w.cdnApiCounters?.purgeRequests, 2)
+        XCTAssertGreaterThanOrEqual(seconds(p.lastBatchTicks), 60)
+        XCTAssertLessThanOrEqual(seconds(p.lastBatchTicks), 300)
+        XCTAssertGreaterThanOrEqual(seconds(p.completeTicks), 120, "two invalidations one after the other")
+    }
+
     /// A purged key stops hitting once its purge reached the PoP, and not before: with CloudFront's
     /// 60–300 s invalidation a request 30 s after the call still hits, one 301 s after misses.
     func testPurgeTakesEffectAfterTheProfilesPropagation() throws {
