@@ -283,6 +283,8 @@ package struct InfraConfig: Sendable, Equatable {
     package var placeholder = PlaceholderPolicy()
     /// Scheduled faults (origin or PoP outages, network degradations); empty: none.
     package var faults: [InfraFault] = []
+    /// The CDN's purge and warm APIs (`CdnApiConfig`); nil: warm and purge are free calls.
+    package var cdnApi: CdnApiConfig? = nil
     /// Length of the per-second time series; activity later is counted in `timeSeriesOverflow`.
     package var metricsHorizonSeconds: Int = 3_600
     /// Limits on concurrently tracked device requests and upstream fetches.

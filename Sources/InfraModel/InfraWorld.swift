@@ -110,6 +110,9 @@ package struct InfraWorld: EventHandler {
     /// What the scheduled faults did.
     package internal(set) var faultCounters = FaultCounters()
 
+    /// The CDN APIs' buckets and counters (nil without `config.cdnApi`).
+    var cdnApi: CdnApiState?
+
     package internal(set) var timeSeries: TimeSeries
     /// Upstream bytes per object, purpose and tier (`UpstreamBytes`, for cost attribution).
     package internal(set) var upstreamBytes: UpstreamBytes
@@ -167,6 +170,9 @@ package struct InfraWorld: EventHandler {
         fetches = UpstreamFetchTable(fetchesMax: config.fetchesInFlightMax)
         timeSeries = TimeSeries(horizonSeconds: config.metricsHorizonSeconds, popCount: topo.popCount, regionCount: regions.count)
         upstreamBytes = UpstreamBytes(objectCount: catalog.count)
+        cdnApi = try config.cdnApi.map {
+            try CdnApiState($0, catalog: catalog, nodeCount: topo.popCount + topo.shieldCount, masterSeed: masterSeed)
+        }
     }
 
     // MARK: - Queries

@@ -15,11 +15,13 @@ extension InfraWorld {
     /// `at` + a per-node delay drawn from `warmPropagationSeconds`. A warm request is a lookup
     /// that fetches on a miss (through tiers and collapsing, like any miss). Warming uses the
     /// token-free cache key, so with `cacheKeyIncludesSignedToken` warmed entries never match a
-    /// device request (as on a real CDN).
+    /// device request (as on a real CDN). With `config.cdnApi`, the warm goes through its profile
+    /// instead (a warm API's paced batches, or paced lookups without one).
     /// - Complexity: O(nodes × objects) scheduled events.
     package mutating func warm(objects: [UInt32], at: SimTime, target: WarmTarget, kernel: inout Kernel) throws {
         guard at >= kernel.now else { throw InfraError.warmInPast(now: kernel.now, requested: at) }
         for o in objects where Int(o) >= catalog.count { throw InfraError.unknownObject(o) }
+        if cdnApi != nil { return try warmThroughApi(objects: objects, at: at, target: target, kernel: &kernel) }
         var nodes: [Int] = []
         switch target {
         case .allPops: nodes = Array(0..<popCount)
@@ -38,11 +40,13 @@ extension InfraWorld {
     /// takes effect at each node now + a delay drawn from `purgePropagationSeconds`; entries
     /// stored before that instant are invalid from then on. Two purges of the same key closer
     /// together than the propagation delay are tracked exactly; a third within that window
-    /// merges with the second.
+    /// merges with the second. With `config.cdnApi`, the purge goes through its profile instead
+    /// (`WarmAndPurge+CdnApi.swift`: paced batches, their own propagation, failures).
     /// - Complexity: O(nodes).
     package mutating func purge(surrogateKey key: UInt32, kernel: inout Kernel) throws {
         guard Int(key) < catalog.surrogateKeyCount else { throw InfraError.unknownSurrogateKey(key) }
         nodes.notePurgeCall(key: Int(key), nowTicks: kernel.now.ticks)
+        if cdnApi != nil { return purgeThroughApi(keys: [Int(key)], kernel: &kernel) }
         for n in 0..<nodeCount {
             let effective = kernel.now.ticks + sampledTicks(purgeDelaySampler.sample(propagationRng))
             nodes.schedulePurge(node: n, key: Int(key), effectiveTicks: effective)

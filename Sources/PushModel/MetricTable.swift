@@ -183,6 +183,16 @@ package enum MetricID: String, Sendable, CaseIterable {
     case extensionPlaceholderRedirects = "extension.placeholderRedirects"
     case tapsPlaceholderPainted = "taps.placeholderPainted"
     case tapsPlaceholderShare = "taps.placeholderShare"
+    // The CDN's purge and warm APIs (emitted only with `infra.cdnApi`).
+    case cdnApiPurgeCalls = "cdnApi.purgeCalls"
+    case cdnApiPurgeRequests = "cdnApi.purgeRequests"
+    case cdnApiPurgeItems = "cdnApi.purgeItems"
+    case cdnApiPurgeCompleteSeconds = "cdnApi.purgeCompleteSeconds"
+    case cdnApiWarmRequests = "cdnApi.warmRequests"
+    case cdnApiWarmCompleteSeconds = "cdnApi.warmCompleteSeconds"
+    case cdnApiFailures = "cdnApi.failures"
+    case cdnApiRetries = "cdnApi.retries"
+    case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -494,6 +504,9 @@ package enum MetricTable {
             return faultSpec(id)
         case .extensionPlaceholderRedirects, .tapsPlaceholderPainted, .tapsPlaceholderShare:
             return placeholderSpec(id)
+        case .cdnApiPurgeCalls, .cdnApiPurgeRequests, .cdnApiPurgeItems, .cdnApiPurgeCompleteSeconds, .cdnApiWarmRequests,
+             .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned:
+            return cdnApiSpec(id)
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")

@@ -228,6 +228,7 @@ extension PushMetrics {
         appendCachingMetrics(to: &m, infra: infra)
         appendDecisionMetrics(to: &m, bytes: b)
         appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
+        appendCdnApiMetrics(to: &m, infra: infra)
         appendEnergyMetrics(to: &m)
         appendCostAndUserDataMetrics(to: &m, infra: infra)
         appendProviderMetrics(to: &m)

@@ -36,6 +36,8 @@ final class MetricTableTests: XCTestCase {
         c.infra.placeholder.enabled = true
         // The faults' metrics are emitted only with scheduled faults.
         c.infra.faults = [InfraFault(kind: .originOutage, startSeconds: 0, durationSeconds: 10)]
+        // The CDN APIs' metrics are emitted only with a profile.
+        c.infra.cdnApi = CdnApiConfig.standard(.akamai)
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }

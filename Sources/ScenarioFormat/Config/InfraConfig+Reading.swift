@@ -271,6 +271,8 @@ extension InfraConfig: Decodable, Encodable, ConfigReadable {
             .init("placeholder", \.placeholder),
             // faults: written only when set, so scenarios without them encode and hash as before.
             .init("faults", \.faults, unwritten: [], .counts(0...InfraFault.faultsMax, "0…\(InfraFault.faultsMax) faults")),
+            // cdnApi: optional, written only when set (scenarios without it encode and hash as before).
+            .init("cdnApi", optional: \.cdnApi),
             .init("metricsHorizonSeconds", \.metricsHorizonSeconds,
                   .integers(1...(7 * 86_400), saying: "seconds in 1...604800")),
             .init("requestsInFlightMax", \.requestsInFlightMax, .integers(1...(1 << 26), saying: "an integer in 1...2^26")),

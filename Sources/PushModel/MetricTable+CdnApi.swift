@@ -1,0 +1,25 @@
+import InfraModel
+
+// The CDN APIs' metrics (emitted only with `infra.cdnApi`).
+
+extension MetricTable {
+    /// The rows of the `cdnApi.*` metrics.
+    static func cdnApiSpec(_ id: MetricID) -> MetricSpec {
+        let n = id.rawValue
+        switch id {
+        case .cdnApiPurgeCalls: return MetricSpec(n, .count, .none, "Purge calls (one per surrogate key purged)")
+        case .cdnApiPurgeRequests: return MetricSpec(n, .count, .none, "Purge API requests, retries included")
+        case .cdnApiPurgeItems: return MetricSpec(n, .count, .none, "Purge items (URLs or keys) named")
+        case .cdnApiPurgeCompleteSeconds:
+            return MetricSpec(n, .seconds, .lower, "Longest purge, call to the last cache's effect")
+        case .cdnApiWarmRequests: return MetricSpec(n, .count, .none, "Warm API requests, or warm lookups without a warm API")
+        case .cdnApiWarmCompleteSeconds:
+            return MetricSpec(n, .seconds, .lower, "Longest warm, call to the last warm request reaching its cache")
+        case .cdnApiFailures: return MetricSpec(n, .count, .lower, "CDN API requests that failed")
+        case .cdnApiRetries: return MetricSpec(n, .count, .none, "CDN API requests that retried a failed one")
+        case .cdnApiBatchesAbandoned: return MetricSpec(n, .count, .lower, "CDN API batches abandoned after every attempt failed")
+        default:
+            return MetricSpec(n, .count, .none, n)
+        }
+    }
+}

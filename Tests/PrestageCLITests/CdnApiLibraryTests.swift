@@ -1,0 +1,28 @@
+import Foundation
+import XCTest
+import InfraModel
+@testable import ScenarioFormat
+
+/// The CDN API profiles in the scenario library.
+final class CdnApiLibraryTests: XCTestCase {
+    /// A scenario without `infra.cdnApi` encodes (and so hashes) as before the field existed.
+    func testScenariosWithoutAProfileEncodeAsBefore() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        for entry in library.entries() where entry.name != "purge-on-cloudflare" {
+            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
+            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
+            XCTAssertFalse(text.contains("\"cdnApi\""), entry.name)
+        }
+    }
+
+    /// purge-on-cloudflare: a Cloudflare Enterprise profile, a creative swap seconds before the
+    /// send, and notes giving the command and the CloudFront variant.
+    func testPurgeOnCloudflare() throws {
+        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
+        let scenario = try ScenarioLoader.load("purge-on-cloudflare", library: library).scenario
+        XCTAssertEqual(scenario.world.infra.cdnApi, CdnApiConfig.standard(.cloudflareEnterprise))
+        XCTAssertNotNil(scenario.world.campaigns[0].creativeSwap)
+        XCTAssertTrue(scenario.notes.contains { $0.contains("prestage run purge-on-cloudflare") })
+        XCTAssertTrue(scenario.notes.contains { $0.contains("cloudfront") })
+    }
+}
