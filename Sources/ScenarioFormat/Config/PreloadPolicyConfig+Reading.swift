@@ -78,7 +78,7 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
         case .freeStorageFloorBytes: return "freeStorageFloorBytes"
         case .receiptJitterWindow: return "receiptJitterWindowSeconds"
         case .decision: return "decision"
-        case .manifestBytesMax, .attachmentLimits, .manifestOptions, nil: return nil
+        case .manifestBytesMax, .attachmentLimits, .manifestOptions, .hls, nil: return nil
         }
     }
 }
