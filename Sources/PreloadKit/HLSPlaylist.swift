@@ -149,6 +149,11 @@ public struct HLSVariant: Sendable, Equatable {
     public let bandwidthBitsPerSecond: Int64
     /// The media playlist's URI as written (resolve with `HLSPlaylist.resolve`).
     public let uri: String
+
+    public init(bandwidthBitsPerSecond: Int64, uri: String) {
+        self.bandwidthBitsPerSecond = bandwidthBitsPerSecond
+        self.uri = uri
+    }
 }
 
 /// One media segment.
@@ -157,6 +162,11 @@ public struct HLSSegment: Sendable, Equatable {
     public let durationMicroseconds: Int64
     /// The segment's URI as written.
     public let uri: String
+
+    public init(durationMicroseconds: Int64, uri: String) {
+        self.durationMicroseconds = durationMicroseconds
+        self.uri = uri
+    }
 }
 
 /// Why a playlist was refused (`FetchRejection.playlist`). Lines are 1-based.

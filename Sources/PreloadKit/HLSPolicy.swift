@@ -25,6 +25,11 @@ public struct HLSPolicy: Sendable, Equatable {
     /// 2-hour video-on-demand media playlist at 6-s segments is 1 200 entries, ~200 bytes each
     /// with signed URIs). 1...4 MiB.
     public var playlistBytesMax: Int = 262_144
+    /// Largest initialization section (`#EXT-X-MAP`) fetched, bytes; its fetch's byte limit, and
+    /// what it reserves of a metered budget while it runs (a playlist gives no size). Default
+    /// 64 KiB (judgement: an fMP4 `ftyp` + `moov` for a video and an audio track is 1-3 KB;
+    /// DRM `pssh` boxes add a few more). 1...4 MiB.
+    public var initSectionBytesMax: Int = 65_536
     /// The share of the throughput a variant's `BANDWIDTH` may use, percent. Default 80
     /// (judgement; players leave headroom the same way, e.g. hls.js' default
     /// `abrBandWidthFactor` 0.95 and `abrBandWidthUpFactor` 0.7). 1...100.
@@ -65,6 +70,7 @@ public struct HLSPolicy: Sendable, Equatable {
         try need(segmentsToPreStage >= 1 && segmentsToPreStage <= 16, "segmentsToPreStage", Int64(segmentsToPreStage), "1...16")
         try need(variantsMax >= 1 && variantsMax <= 256, "variantsMax", Int64(variantsMax), "1...256")
         try need(playlistBytesMax >= 1 && playlistBytesMax <= 4_194_304, "playlistBytesMax", Int64(playlistBytesMax), "1...4194304")
+        try need(initSectionBytesMax >= 1 && initSectionBytesMax <= 4_194_304, "initSectionBytesMax", Int64(initSectionBytesMax), "1...4194304")
         try need(bandwidthSharePercent >= 1 && bandwidthSharePercent <= 100, "bandwidthSharePercent", Int64(bandwidthSharePercent), "1...100")
         for (name, value) in [("wifiBitsPerSecond", wifiBitsPerSecond), ("cellular5GBitsPerSecond", cellular5GBitsPerSecond),
                               ("cellular4GBitsPerSecond", cellular4GBitsPerSecond), ("cellular3GBitsPerSecond", cellular3GBitsPerSecond)] {

@@ -40,7 +40,7 @@ extension PreloadSession {
         if !revalidation { startedBlockingFetch = true }
         emit(.startFetch(FetchRequest(id: id, url: url, purpose: purpose, byteLimit: byteLimit,
                                       timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation,
-                                      ifNoneMatch: validator, returnsBody: slot >= 0 && slots[slot].hls.readsBody)))
+                                      ifNoneMatch: validator, returnsBody: readsHLS && slot >= 0 && slots[slot].hls.readsBody)))
         return id
     }
 
@@ -171,7 +171,7 @@ extension PreloadSession {
         }
         // An HLS playlist the session reads: parse it (and choose the variant) before storing it.
         var hlsParts: [HLSPlannedPart] = []
-        if slots[slotIndex].hls.readsBody, case .bytes(let body) = c.body {
+        if readsHLS && slots[slotIndex].hls.readsBody, case .bytes(let body) = c.body {
             do throws(HLSRejection) {
                 hlsParts = try planHLS(slotIndex, body)
             } catch {

@@ -10,7 +10,7 @@ extension PreloadSession {
         let url: AssetURL
         let type: AssetType
         let declaredBytes: Int64?
-        /// The byte limit's bound (playlists and initialization sections: the playlist limit).
+        /// The byte limit's bound (playlists: `playlistBytesMax`; initialization sections: `initSectionBytesMax`).
         let limitMax: Int64
         let part: HLSPart
         let bandwidth: Int64
@@ -45,9 +45,9 @@ extension PreloadSession {
             var parts: [HLSPlannedPart] = []
             parts.reserveCapacity(segments.count + 1)
             if let initURI {
-                // An initialization section (ftyp + moov) is a few kilobytes; the playlist limit bounds it.
+                // An initialization section (ftyp + moov) is a few kilobytes: `initSectionBytesMax` bounds it.
                 parts.append(HLSPlannedPart(url: try url(initURI), type: .hlsSegment, declaredBytes: nil,
-                                            limitMax: Int64(hls.playlistBytesMax), part: .segment, bandwidth: 0))
+                                            limitMax: Int64(hls.initSectionBytesMax), part: .segment, bandwidth: 0))
             }
             for s in segments {
                 parts.append(HLSPlannedPart(url: try url(s.uri), type: .hlsSegment,

@@ -386,7 +386,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     @inline(__always)
     func validate(_ c: DeviceContext) throws(SessionError) {
-        if let bps = c.estimatedThroughputBitsPerSecond, bps < 0 {
+        if readsHLS, let bps = c.estimatedThroughputBitsPerSecond, bps < 0 {
             throw .invalidContext(field: "estimatedThroughputBitsPerSecond", value: "\(bps)", expected: ">= 0 or nil")
         }
         if c.freeStorageBytes < 0 {
@@ -457,9 +457,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         case (true, .bytes), (true, .parsedManifest): break
         case (false, .none):
             // A playlist the session reads comes with its body when it is a 200 answer.
-            if slots[f.slot].hls.readsBody && c.headers.status == 200 { throw .bodyMismatch(f.id) }
+            if readsHLS && slots[f.slot].hls.readsBody && c.headers.status == 200 { throw .bodyMismatch(f.id) }
         case (false, .bytes):
-            if !slots[f.slot].hls.readsBody { throw .bodyMismatch(f.id) }
+            if !(readsHLS && slots[f.slot].hls.readsBody) { throw .bodyMismatch(f.id) }
         case (true, .none), (false, .parsedManifest): throw .bodyMismatch(f.id)
         }
     }

@@ -40,6 +40,8 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
                   .numbers(0...86_400, unit: "seconds")),
             // decision kinds
             .init("decision", optional: \.decision),
+            // HLS (written only when set, like receipts)
+            .init("hlsSegmentsToPreStage", \.hlsSegmentsToPreStage, unwritten: defaultValue.hlsSegmentsToPreStage, .integers(1...16)),
         ]
     }
 
@@ -78,7 +80,8 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
         case .freeStorageFloorBytes: return "freeStorageFloorBytes"
         case .receiptJitterWindow: return "receiptJitterWindowSeconds"
         case .decision: return "decision"
-        case .manifestBytesMax, .attachmentLimits, .manifestOptions, .hls, nil: return nil
+        case .hls: return "hlsSegmentsToPreStage"
+        case .manifestBytesMax, .attachmentLimits, .manifestOptions, nil: return nil
         }
     }
 }
