@@ -138,7 +138,8 @@ public struct DeviceContext: Sendable, Equatable {
     /// The link's estimated throughput, bits per second, if the app has one (e.g. Android's
     /// `NetworkCapabilities.getLinkDownstreamBandwidthKbps`, the Network Information API's
     /// `downlink`, or the app's own measurement); nil: `HLSPolicy`'s assumption for `network`.
-    /// Read only to choose an HLS variant. Must be >= 0.
+    /// Read only to choose an HLS variant. Must be >= 0 (checked while `PreloadPolicy.hls` is on,
+    /// the only reader).
     public var estimatedThroughputBitsPerSecond: Int64? = nil
 
     /// The platform, derived from the handler kind.
