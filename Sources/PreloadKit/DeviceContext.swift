@@ -135,6 +135,12 @@ public struct DeviceContext: Sendable, Equatable {
     /// The `budgeted` controller's state as the app persisted it after the previous push (read
     /// the new one from `PreloadSession.ledger`). Unused by the other decision kinds.
     public var ledger: PrestageLedger = .empty
+    /// The link's estimated throughput, bits per second, if the app has one (e.g. Android's
+    /// `NetworkCapabilities.getLinkDownstreamBandwidthKbps`, the Network Information API's
+    /// `downlink`, or the app's own measurement); nil: `HLSPolicy`'s assumption for `network`.
+    /// Read only to choose an HLS variant. Must be >= 0 (checked while `PreloadPolicy.hls` is on,
+    /// the only reader).
+    public var estimatedThroughputBitsPerSecond: Int64? = nil
 
     /// The platform, derived from the handler kind.
     @inlinable
@@ -153,7 +159,8 @@ public struct DeviceContext: Sendable, Equatable {
         freeStorageBytes: Int64,
         receiptJitterUniform: Double,
         inputs: DeviceInputs = .unknown,
-        ledger: PrestageLedger = .empty
+        ledger: PrestageLedger = .empty,
+        estimatedThroughputBitsPerSecond: Int64? = nil
     ) {
         self.handlerKind = handlerKind
         self.network = network
@@ -164,5 +171,6 @@ public struct DeviceContext: Sendable, Equatable {
         self.receiptJitterUniform = receiptJitterUniform
         self.inputs = inputs
         self.ledger = ledger
+        self.estimatedThroughputBitsPerSecond = estimatedThroughputBitsPerSecond
     }
 }

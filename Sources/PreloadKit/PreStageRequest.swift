@@ -66,6 +66,9 @@ public enum AssetType: Sendable, Equatable, CustomStringConvertible {
     case data
     /// A specific kind (`jpg`, `png`, `gif`, `mp4`, ... as in a rich push's `at`).
     case exact(MediaKind)
+    /// An HLS initialization section or media segment the session found in a playlist
+    /// (`PreloadPolicy.hls`): MPEG-2 TS or (fragmented) MP4. Never a payload token.
+    case hlsSegment
 
     /// Tokens accepted in a payload's `type` / `at` field.
     public static let payloadTokens = "image, video, audio, hls, json, jpg, jpeg, png, gif, webp, heic, mp4, mp3, m4a, m3u8"
@@ -99,6 +102,7 @@ public enum AssetType: Sendable, Equatable, CustomStringConvertible {
         case .playlist: return kind == .m3u8
         case .data: return kind == .json
         case .exact(let k): return kind == k
+        case .hlsSegment: return kind == .ts || kind == .mp4
         }
     }
 
@@ -110,6 +114,7 @@ public enum AssetType: Sendable, Equatable, CustomStringConvertible {
         case .playlist: return "hls"
         case .data: return "json"
         case .exact(let k): return k.rawValue
+        case .hlsSegment: return "hls segment"
         }
     }
 }

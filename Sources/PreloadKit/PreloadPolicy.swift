@@ -123,6 +123,9 @@ public struct PreloadPolicy: Sendable, Equatable {
     /// Which pushes are worth pre-staging (`criticalOnly`, `never`, `threshold`, `budgeted`),
     /// applied after the static gates above. Default `.criticalOnly`: every gated critical asset.
     public var decision: PrestageDecisionKind = .criticalOnly
+    /// HLS assets: read the playlist and pre-stage the first segments of the variant the network
+    /// allows (`HLSPolicy`). Default off: a playlist is one object.
+    public var hls = HLSPolicy()
 
     public init(manifestOptions: PayloadOptions) {
         self.manifestOptions = manifestOptions
@@ -164,6 +167,7 @@ public struct PreloadPolicy: Sendable, Equatable {
         try need(receiptJitterWindowMicroseconds >= 0 && receiptJitterWindowMicroseconds <= 86_400_000_000, .receiptJitterWindow,
                  "receiptJitterWindowMicroseconds", receiptJitterWindowMicroseconds, "0...86400000000 (one day)")
         try need(requestTimeoutMicroseconds <= 3_600_000_000, .requestTimeout, "requestTimeoutMicroseconds", requestTimeoutMicroseconds, "<= 3600000000 (one hour)")
+        try hls.validate()
         do {
             try decision.validate()
         } catch {
@@ -185,6 +189,8 @@ public enum PolicyKnob: Hashable, Sendable {
     case assetBytesMax, manifestBytesMax, freeStorageFloorBytes, attachmentLimits, receiptJitterWindow, manifestOptions
     // decision kinds
     case decision
+    // HLS
+    case hls
 }
 
 /// A policy knob out of range: which field, its value, what was expected.

@@ -40,7 +40,7 @@ extension PreloadSession {
         if !revalidation { startedBlockingFetch = true }
         emit(.startFetch(FetchRequest(id: id, url: url, purpose: purpose, byteLimit: byteLimit,
                                       timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation,
-                                      ifNoneMatch: validator)))
+                                      ifNoneMatch: validator, returnsBody: readsHLS && slot >= 0 && slots[slot].hls.readsBody)))
         return id
     }
 
@@ -169,6 +169,15 @@ extension PreloadSession {
             }
             return reject(index, rejection, received: received, completed: true, now: now)
         }
+        // An HLS playlist the session reads: parse it (and choose the variant) before storing it.
+        var hlsParts: [HLSPlannedPart] = []
+        if readsHLS && slots[slotIndex].hls.readsBody, case .bytes(let body) = c.body {
+            do throws(HLSRejection) {
+                hlsParts = try planHLS(slotIndex, body)
+            } catch {
+                return reject(index, .playlist(error), received: received, completed: true, now: now)
+            }
+        }
         guard let request,
               let life = PreloadStore.lifetime(of: cacheControl(c.headers.cacheControl ?? ""),
                                                ttlSeconds: request.ttlSeconds, storedAt: now)
@@ -194,6 +203,7 @@ extension PreloadSession {
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slotBlocking { emit(.paintReady(slotKey)) }
+        if !hlsParts.isEmpty { addHLSParts(hlsParts, of: slotIndex) }
         pump(now: now)
         settle(now: now)
     }

@@ -62,6 +62,20 @@ extension PreloadSession {
     /// Makes asset `i` (resolved to `url`/`key`/`declaredBytes` for the device's network) a slot:
     /// consults the store and queues a fetch if the gates pass (`CriticalAssetSelection`).
     mutating func selected(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?) {
+        if readsHLS && type == .playlist {
+            // Read as HLS: the declared `bytes` is the whole pre-stage's size (the article's 320 000
+            // for a playlist and its first segment), not the playlist's; its fetch is bounded by the
+            // playlist limit instead.
+            return addSlot(i, type: type, url: url, key: key, declaredBytes: nil, limitMax: Int64(policy.hls.playlistBytesMax),
+                           hls: .playlist, bandwidth: 0)
+        }
+        addSlot(i, type: type, url: url, key: key, declaredBytes: declaredBytes, limitMax: .max, hls: .none, bandwidth: 0)
+    }
+
+    /// `selected`, for a slot that may be part of an HLS asset (`hls`, with the chosen variant's
+    /// `bandwidth` for its media playlist), its byte limit at most `limitMax`.
+    mutating func addSlot(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?, limitMax: Int64,
+                          hls: HLSPart, bandwidth: Int64) {
         guard let context else { return }
         let now = lastNow
         var blocking = false
@@ -75,7 +89,7 @@ extension PreloadSession {
             store.touch(key, at: now)
             log(.storeHit(assetIndex: i, .stale))
             if case .fetch(let limitBytes) = gateAsset(declaredBytes: declaredBytes) {
-                byteLimit = limitBytes
+                byteLimit = min(limitBytes, limitMax)
                 state = .queued
             }
         case .missing:
@@ -83,13 +97,14 @@ extension PreloadSession {
             case .skip(let reason):
                 log(.assetSkipped(assetIndex: i, reason))
             case .fetch(let limitBytes):
-                byteLimit = limitBytes
+                byteLimit = min(limitBytes, limitMax)
                 blocking = true
                 state = .queued
             }
         }
         if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
-        slots.append(Slot(assetIndex: i, url: url, key: key, type: type, byteLimit: byteLimit, blocking: blocking, state: state))
+        slots.append(Slot(assetIndex: i, url: url, key: key, type: type, byteLimit: byteLimit, blocking: blocking, state: state,
+                          hls: hls, hlsBandwidth: bandwidth))
     }
 
     /// Asset `i` is not selected (not critical, a duplicate, over the limit).

@@ -64,6 +64,25 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         /// Delivery waits for this slot's fetch (false for a background revalidation).
         let blocking: Bool
         var state: SlotState
+        /// What the slot is to an HLS asset read under `PreloadPolicy.hls` (`.none` otherwise).
+        var hls: HLSPart = .none
+        /// The chosen variant's `BANDWIDTH` (bits/s) for a variant's media playlist; 0 otherwise.
+        var hlsBandwidth: Int64 = 0
+    }
+
+    /// A slot's part in an HLS asset the session reads.
+    enum HLSPart: UInt8 {
+        /// Not read (any asset, or a playlist while `PreloadPolicy.hls` is off).
+        case none
+        /// The asset's playlist: a master or a media playlist.
+        case playlist
+        /// The media playlist of the variant chosen from a master playlist.
+        case variantPlaylist
+        /// An initialization section or a segment.
+        case segment
+
+        /// The session reads the body (`FetchRequest.returnsBody`).
+        var readsBody: Bool { self == .playlist || self == .variantPlaylist }
     }
 
     @usableFromInline
@@ -106,6 +125,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
     /// Whether `policy.decision` is a kind that decides (anything but `criticalOnly`), computed
     /// once: under `criticalOnly` the gates, `begin` and `reset` test this flag only.
     let decides: Bool
+    /// `policy.hls.isEnabled`, computed once: with it off, the only cost is this flag's test per
+    /// selected asset.
+    let readsHLS: Bool
     /// The device's preload store; take it back when the session is finished. (The setters of the
     /// session's public state are internal only so that the extension files can apply effects.)
     public internal(set) var store: PreloadStore
@@ -161,6 +183,7 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         self.policy = policy
         self.concurrencyLimit = policy.effectiveConcurrency
         if case .criticalOnly = policy.decision { decides = false } else { decides = true }
+        readsHLS = policy.hls.isEnabled
         self.store = store
     }
 
@@ -363,6 +386,9 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
 
     @inline(__always)
     func validate(_ c: DeviceContext) throws(SessionError) {
+        if readsHLS, let bps = c.estimatedThroughputBitsPerSecond, bps < 0 {
+            throw .invalidContext(field: "estimatedThroughputBitsPerSecond", value: "\(bps)", expected: ">= 0 or nil")
+        }
         if c.freeStorageBytes < 0 {
             throw .invalidContext(field: "freeStorageBytes", value: "\(c.freeStorageBytes)", expected: ">= 0")
         }
@@ -428,8 +454,13 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
             throw .invalidFetchReport(f.id, field: "contentLength", value: "\(length)", expected: ">= 0")
         }
         switch (f.slot < 0, c.body) {
-        case (true, .bytes), (true, .parsedManifest), (false, .none): break
-        case (true, .none), (false, .bytes), (false, .parsedManifest): throw .bodyMismatch(f.id)
+        case (true, .bytes), (true, .parsedManifest): break
+        case (false, .none):
+            // A playlist the session reads comes with its body when it is a 200 answer.
+            if readsHLS && slots[f.slot].hls.readsBody && c.headers.status == 200 { throw .bodyMismatch(f.id) }
+        case (false, .bytes):
+            if !(readsHLS && slots[f.slot].hls.readsBody) { throw .bodyMismatch(f.id) }
+        case (true, .none), (false, .parsedManifest): throw .bodyMismatch(f.id)
         }
     }
 

@@ -43,6 +43,10 @@ public struct FetchRequest: Sendable, Equatable {
     /// `ETag` text. The server may then answer 304 Not Modified without a body; report it as a
     /// completion with status 304 and no body bytes.
     public var ifNoneMatch: EntityTag? = nil
+    /// An HLS playlist the session reads (`PreloadPolicy.hls`): besides streaming the body to the
+    /// temporary file as for any asset, return it in `FetchCompletion.body` as `.bytes` (at most
+    /// `byteLimit` bytes). A completion of such a fetch without a body is a protocol error.
+    public var returnsBody: Bool = false
 }
 
 /// Response metadata, as received.
@@ -72,7 +76,7 @@ public struct FetchHeaders: Sendable, Equatable {
 public enum FetchBody: Sendable, Equatable {
     /// Asset fetches: the body is in the driver's temporary file.
     case none
-    /// Manifest fetches: the whole document.
+    /// Manifest fetches, and asset fetches with `FetchRequest.returnsBody`: the whole document.
     case bytes([UInt8])
     /// Manifest fetches from a driver that parsed the document itself (the simulator parses a
     /// campaign's manifest once with `PayloadParser.parseReferencedManifest`). Only a value
@@ -206,6 +210,9 @@ public enum FetchRejection: Sendable, Equatable {
     /// driver follows no redirect (its 3xx is refused as `httpStatus`); an app's foreground loader
     /// does, and says so (`PreloadStore.admitForeground(…redirected:…)`).
     case redirected
+    /// An HLS playlist the session reads (`PreloadPolicy.hls`) is malformed, over a limit, or
+    /// names a URI that is not an acceptable asset URL.
+    case playlist(HLSRejection)
 }
 
 /// Why the session cancelled a fetch. The driver stops the transfer if it is still running and

@@ -53,6 +53,10 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var buffer: [UInt8] = []
         /// The body went past `byteLimit`: reading stopped and the task was cancelled.
         var cut = false
+        /// An asset whose body the session reads (`FetchRequest.returnsBody`, an HLS playlist):
+        /// besides the file, the whole body (at most `byteLimit` bytes) is kept in `kept`.
+        let keepsBody: Bool
+        var kept: [UInt8] = []
     }
 
     private let lock = NSLock()
@@ -112,7 +116,8 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         if case .manifest = request.purpose { isManifest = true } else { isManifest = false }
         let bufferBytes = Int(clamping: max(1, min(request.bufferBytes, 64 * 1_048_576)))
         transfers[task.taskIdentifier] = Transfer(id: id, task: task, isManifest: isManifest, byteLimit: request.byteLimit,
-                                                  bufferBytes: bufferBytes, fd: fd, temporary: temporary)
+                                                  bufferBytes: bufferBytes, fd: fd, temporary: temporary,
+                                                  keepsBody: request.returnsBody && !isManifest)
         taskByID[id] = task.taskIdentifier
         lock.unlock()
         task.resume()
@@ -185,6 +190,7 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             return
         }
         t.buffer.append(contentsOf: data)
+        if t.keepsBody { t.kept.append(contentsOf: data) }
         if !t.isManifest && t.buffer.count >= t.bufferBytes {
             if let problem = FileStore.writeAll(t.fd, t.buffer[...]) {
                 transfers.removeValue(forKey: dataTask.taskIdentifier)
@@ -210,7 +216,7 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         guard let t = transfers.removeValue(forKey: task.taskIdentifier) else { return }
         taskByID.removeValue(forKey: t.id)
         let headers = t.headers ?? FetchHeaders(status: 0)
-        let body: FetchBody = t.isManifest ? .bytes(t.buffer) : .none
+        let body: FetchBody = t.isManifest ? .bytes(t.buffer) : t.keepsBody ? .bytes(t.kept) : .none
         if t.cut {
             if t.fd >= 0 { close(t.fd) }
             sink(t.id, .completed(FetchCompletion(headers: headers, bytesReceived: t.received, prefix: t.prefix, body: body)))

@@ -537,6 +537,7 @@ public actor PreloadDriver {
         case .m4a: return "m4a"
         case .json: return "json"
         case .m3u8: return "m3u8"
+        case .ts: return "ts"
         }
     }
 

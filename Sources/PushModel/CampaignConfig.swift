@@ -41,6 +41,18 @@ package struct AssetConfig: Sendable, Equatable {
     /// (a follow-up push linking the same article). The asset must match the earlier one (type,
     /// bytes, variants); its CDN object keeps the earlier campaign's cache policy and purges.
     package var urlCampaign: String? = nil
+    /// An `hls` asset as a playlist of variants: each variant's `BANDWIDTH` in kbit/s, in master
+    /// playlist order. Empty (the default): the asset is one object, the playlist alone.
+    package var variantsKbps: [Int] = []
+    /// Each segment's duration (`#EXTINF`), seconds. Default 6: Apple's HLS Authoring
+    /// Specification's recommended target duration.
+    package var segmentSeconds: Double = 6
+    /// Segments in each variant's media playlist. Default 10 (judgement: a one-minute trailer at
+    /// 6-s segments).
+    package var segmentCount: Int = 10
+
+    /// True for an `hls` asset served as a master playlist, media playlists and segments.
+    package var isHLSPlaylist: Bool { !variantsKbps.isEmpty }
 
     package init(name: String = "hero", type: AssetTypeConfig = .image, priority: AssetPriorityConfig = .critical,
                 bytes: Int64 = 48_200, variants: [AssetVariantConfig] = []) {

@@ -22,7 +22,8 @@ package enum CampaignPayload {
     /// The push is bound to the campaign (`campaign_id`) and, with `expirySeconds`, expires then
     /// (`exp`, whole seconds on PreloadKit's `Instant` timeline), both covered by the signature.
     package static func pushDocument(_ campaign: CampaignConfig, form: PayloadFormConfig, assets: [Int], silent: Bool, expirySeconds: Int64?,
-                                    manifestURL: String = "", openPercent: Int? = nil, url: @escaping (AssetConfig, String?) -> String) -> Document {
+                                    manifestURL: String = "", openPercent: Int? = nil, extraAssets: String = "",
+                                    url: @escaping (AssetConfig, String?) -> String) -> Document {
         let aps = silent ? #""aps":{"content-available":1}"# : #""aps":{"alert":{"title":"New","body":"Tap to see"},"mutable-content":1}"#
         let replay = replayMembers(campaign, expirySeconds: expirySeconds) + hintMember(openPercent)
         return { signature in
@@ -30,7 +31,7 @@ package enum CampaignPayload {
             switch form {
             case .inline:
                 s += #""cdn_preload":"# + inlineManifest(campaign, assets: assets, expirySeconds: expirySeconds, openPercent: openPercent,
-                                                         signature: signature, url: url)
+                                                         signature: signature, extraAssets: extraAssets, url: url)
             case .manifestReference:
                 s += #""cdn_preload":{"manifest_id":"\#(campaign.name)","manifest_url":"\#(manifestURL)""# + replay
                     + signatureMember(signature) + "}"
@@ -81,8 +82,9 @@ package enum CampaignPayload {
     }
 
     /// The members of an inline manifest object, `{` to `}`.
+    /// `extraAssets`: further asset members (JSON objects, comma-separated) after `assets`.
     static func inlineManifest(_ campaign: CampaignConfig, assets: [Int], expirySeconds: Int64?, openPercent: Int? = nil, signature: String?,
-                               url: (AssetConfig, String?) -> String) -> String {
+                               extraAssets: String = "", url: (AssetConfig, String?) -> String) -> String {
         var s = #"{"manifest_id":"\#(campaign.name)","assets":["#
         for (i, a) in assets.enumerated() {
             let asset = campaign.assets[a]
@@ -99,6 +101,7 @@ package enum CampaignPayload {
             }
             s += "}"
         }
+        if !extraAssets.isEmpty { s += (assets.isEmpty ? "" : ",") + extraAssets }
         s += #"],"ttl":\#(campaign.ttlSeconds)"# + replayMembers(campaign, expirySeconds: expirySeconds) + hintMember(openPercent)
             + signatureMember(signature)
         return s + "}"

@@ -54,8 +54,14 @@ struct CampaignPlans {
     /// `hinted[c][part][percent]`: the push carrying open-probability hint `percent`
     /// (`CampaignPlans+Hints.swift`); empty without `users.openHint`.
     var hinted: [[[PreStageRequest]]] = []
+    /// Some asset is an HLS playlist of variants (`CampaignPlans+HLS.swift`): the app reads
+    /// playlists (`PreloadPolicy.hls`).
+    var hasHLSPlaylists = false
 
-    init(campaigns: [CampaignConfig]) throws {
+    init(campaigns: [CampaignConfig], hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
+        var hls = HLSPolicy()
+        hls.isEnabled = true
+        hls.segmentsToPreStage = hlsSegmentsToPreStage
         let urlPolicy = URLPolicy(allowlist: [CampaignPlans.cdnHost])
         payloadOptions = PayloadOptions(urlPolicy: urlPolicy, signingKey: CampaignPlans.signingKey, signatureRequirement: .required)
         // A whole campaign as one manifest (the paint set, a referenced manifest) is bounded by
@@ -77,6 +83,10 @@ struct CampaignPlans {
                     let network = variantIndex == 0 ? nil : asset.variants[variantIndex - 1].network
                     let url = CampaignPlans.url(campaign: campaign.name, asset: asset, network: network, token: nil)
                     let key = StoreKey(cacheKey: try CampaignPlans.cacheKey(url, path: "\(path).assets[\(a)]"))
+                    if asset.isHLSPlaylist {
+                        objects += try addHLSObjects(asset, of: campaign, c: c, key: key, policy: policy, table: &table, path: "\(path).assets[\(a)]")
+                        continue
+                    }
                     if asset.urlCampaign != nil, let shared = objectOfKey[key] {
                         guard catalog.bytes[Int(shared)] == bytes, objectKind[Int(shared)] == CampaignPlans.mediaKind(asset.type) else {
                             throw PushModelError(path: "\(path).assets[\(a)]", reason: "expected the type and bytes of campaign \(asset.urlCampaign ?? "")'s asset \(asset.name) whose URL it names")
@@ -135,7 +145,8 @@ struct CampaignPlans {
             // PreloadKit's answer (`PreloadStore.paintSetAnswer` over `paintRequests[c]`, in this
             // order); the keys and objects here map its answer to foreground fetches.
             let whole = try CampaignPlans.parsedPayload(campaign, assets: Array(campaign.assets.indices), silent: false,
-                                                        expirySeconds: nil, options: manifestOptions, path: path)
+                                                        expirySeconds: nil, options: manifestOptions, path: path,
+                                                        extraAssets: CampaignPlans.hlsPaintParts(campaign, hls: hls))
             var ks: [StoreKey] = []
             var os: [UInt32] = []
             let critical = whole.assets.filter { $0.priority == .critical }
@@ -224,9 +235,9 @@ struct CampaignPlans {
     /// A signed inline-manifest payload for `assets` of `campaign`, parsed by `PayloadParser`,
     /// bound to the campaign (`campaign_id`) and, with `expirySeconds`, expiring then (`exp`).
     static func parsedPayload(_ campaign: CampaignConfig, assets: [Int], silent: Bool, expirySeconds: Int64?, options: PayloadOptions,
-                              path: String) throws -> PreStageRequest {
+                              path: String, extraAssets: String = "") throws -> PreStageRequest {
         let document = CampaignPayload.pushDocument(campaign, form: .inline, assets: assets, silent: silent, expirySeconds: expirySeconds,
-                                                    url: assetURL(campaign))
+                                                    extraAssets: extraAssets, url: assetURL(campaign))
         return try parse(document, options: options, path: path)
     }
 

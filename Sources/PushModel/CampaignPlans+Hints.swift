@@ -7,8 +7,8 @@ import PreloadKit
 /// parse per push.
 extension CampaignPlans {
     /// Plans for `campaigns`, with the hinted pushes when `hinted`.
-    init(campaigns: [CampaignConfig], hinted: Bool) throws {
-        try self.init(campaigns: campaigns)
+    init(campaigns: [CampaignConfig], hinted: Bool, hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
+        try self.init(campaigns: campaigns, hlsSegmentsToPreStage: hlsSegmentsToPreStage)
         if hinted { try addHintedRequests(campaigns: campaigns) }
     }
 

@@ -53,6 +53,9 @@ package struct PreloadPolicyConfig: Sendable, Equatable {
     // decision kinds
     /// Which pushes are worth pre-staging (`PreloadPolicy.decision`); nil: `criticalOnly`.
     package var decision: DecisionConfig?
+    /// Segments pre-staged after an HLS playlist (`PreloadPolicy.hls.segmentsToPreStage`); read
+    /// when a campaign asset has `variantsKbps` (which turns `PreloadPolicy.hls` on).
+    package var hlsSegmentsToPreStage: Int = kit.hls.segmentsToPreStage
 
     package init() {}
 
@@ -84,6 +87,7 @@ package struct PreloadPolicyConfig: Sendable, Equatable {
         p.fallbackOnHandlerDeadline = fallbackOnHandlerDeadline
         p.emitsLogEvents = false  // the driver ignores them
         if let decision { p.decision = decision.kit(clockAtStartSeconds: clockAtStartSeconds) }
+        p.hls.segmentsToPreStage = hlsSegmentsToPreStage
         return p
     }
 

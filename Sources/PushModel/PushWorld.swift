@@ -56,9 +56,12 @@ struct PushWorld: EventHandler {
                                     purpose: StreamPurpose("push.replication").rawValue)
         horizonTicks = SimDuration.seconds(config.horizonSeconds).ticks
         population = try Population(config: config, runSeed: runSeed)
-        plans = try CampaignPlans(campaigns: config.campaigns, hinted: config.users.openHint != nil)
-        let policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions,
+        plans = try CampaignPlans(campaigns: config.campaigns, hinted: config.users.openHint != nil,
+                                  hlsSegmentsToPreStage: config.preloadPolicy.hlsSegmentsToPreStage)
+        var policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions,
                                                         clockAtStartSeconds: config.population.dozeNight.clockAtStartSeconds)
+        // HLS assets served as playlists of variants: the app reads them (PreloadKit's HLS policy).
+        policy.hls.isEnabled = plans.hasHLSPlaylists
         rt = config.campaigns.map(CampaignRuntime.init)
         let rules = RulesRuntime(config)
         driver = try SessionDriver(config: config, policy: policy, rules: rules, rt: rt, plans: plans)

@@ -1,6 +1,8 @@
 /// The asset types PreloadKit pre-stages.
 public enum MediaKind: String, Sendable, Codable, CaseIterable {
     case jpeg, png, gif, webp, heic, mp4, mp3, m4a, json, m3u8
+    /// An MPEG-2 transport stream: the classic HLS media segment (RFC 8216 §3.2).
+    case ts
 
     /// Lowercase MIME types that announce this kind (matched case-insensitively, parameters ignored).
     /// Allocates an array per call; matching uses `MediaSniffer.mimeType(_:matches:)`, which does not.
@@ -24,6 +26,7 @@ public enum MediaKind: String, Sendable, Codable, CaseIterable {
         case .m4a: return ("audio/mp4", "audio/x-m4a")
         case .json: return ("application/json", nil)
         case .m3u8: return ("application/vnd.apple.mpegurl", "application/x-mpegurl")
+        case .ts: return ("video/mp2t", nil)
         }
     }
 }
@@ -41,7 +44,9 @@ public enum MediaSniffer {
     ///
     /// Signatures: JPEG `FF D8 FF`; PNG `89 50 4E 47 0D 0A 1A 0A`; GIF `GIF87a`/`GIF89a`; WebP
     /// `RIFF????WEBP`; ISO BMFF `????ftyp` + major brand (`heic`/`heix`/`mif1` HEIC, `isom`/`iso2`/
-    /// `mp41`/`mp42`/`avc1`/`M4V ` MP4, `M4A ` M4A); MP3 `ID3` or an MPEG audio Layer III frame header
+    /// `mp41`/`mp42`/`avc1`/`M4V ` MP4, `M4A ` M4A); fragmented MP4 segments `????styp` or
+    /// `????moof` MP4; MPEG-2 TS sync byte `47` with the transport-error bit clear (at least 4 bytes, not
+    /// `GIF`, and `47` again at byte 188 when the prefix is that long); MP3 `ID3` or an MPEG audio Layer III frame header
     /// (11 sync bits, valid version, bitrate and sample-rate fields); M3U8 `#EXTM3U`; JSON first
     /// non-whitespace byte `{` or `[`. A UTF-8 byte-order mark before M3U8 or JSON is skipped.
     /// - Complexity: O(1) for binary kinds, O(min(n, jsonLeadingWhitespaceMax)) for JSON; no allocation.
@@ -65,6 +70,16 @@ public enum MediaSniffer {
         }
         if head.count >= 12, head.matches(at: 4, 0x6674_7970, byteCount: 4) {  // "ftyp"
             return isoBrandKind(head.word(at: 8))
+        }
+        // Fragmented MP4 media segments (HLS fMP4, RFC 8216 §3.3) start with a "styp" or "moof" box.
+        if head.count >= 8, head.matches(at: 4, 0x7374_7970, byteCount: 4) || head.matches(at: 4, 0x6D6F_6F66, byteCount: 4) {
+            return .mp4
+        }
+        // MPEG-2 TS: sync byte 0x47, a clear transport-error bit, and 0x47 again at the second
+        // packet (byte 188) when the prefix reaches it; "GIF" (the other 0x47 signature) is not TS.
+        if first == 0x47, head.count >= 4, head[1] & 0x80 == 0, !head.matches(at: 0, 0x474946, byteCount: 3) {
+            if let second = prefix.dropFirst(188).first, second != 0x47 { return nil }
+            return .ts
         }
         switch first {
         case 0x49: return head.matches(at: 0, 0x494433, byteCount: 3) ? .mp3 : nil  // "ID3"

@@ -51,13 +51,43 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("bytes", \.bytes, assetBytes),
             .init("variants", \.variants, .counts(0...payloadLimits.variantsMax, "at most \(payloadLimits.variantsMax) variants")),
             .init("urlCampaign", optional: \.urlCampaign, nameRule(colon: false)),
+            // HLS playlists of variants (written only when set: other assets encode as before)
+            .init("variantsKbps", \.variantsKbps, unwritten: defaultValue.variantsKbps, hlsVariantRule),
+            .init("segmentSeconds", \.segmentSeconds, unwritten: defaultValue.segmentSeconds, .numbers(0.5...60, unit: "seconds")),
+            .init("segmentCount", \.segmentCount, unwritten: defaultValue.segmentCount, .integers(1...1_000)),
         ]
     }
 
+    /// At most 16 variants of 1...100 000 kbit/s (100 Mbit/s).
+    private static var hlsVariantRule: ConfigRule<[Int]> {
+        let element = ConfigRule<Int>.integers(1...100_000)
+        return ConfigRule<[Int]>.counts(0...16, "at most 16 variant bit rates (kbit/s)", found: { "\($0.count) values" })
+            .then { values in values.lazy.compactMap(element.verdict).first }
+            .adding(["items": .object(element.schema)])
+    }
+
     static func relations(_ a: AssetConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
         let nets = a.variants.map(\.network)
-        guard Set(nets).count != nets.count else { return [] }
-        return [ConfigIssue(key: "variants", expected: "at most one variant per network", found: "\(nets.sorted())")]
+        if Set(nets).count != nets.count {
+            issues.append(ConfigIssue(key: "variants", expected: "at most one variant per network", found: "\(nets.sorted())"))
+        }
+        if a.isHLSPlaylist {
+            if a.type != .hls {
+                issues.append(ConfigIssue(key: "variantsKbps", expected: "only on an asset of type \"hls\"", found: "type \"\(a.type.rawValue)\""))
+            }
+            if !a.variants.isEmpty {
+                issues.append(ConfigIssue(key: "variantsKbps", expected: "no per-network \"variants\" as well (the playlist's variants are chosen by bandwidth)",
+                                          found: "\(a.variants.count) variants"))
+            }
+            if a.urlCampaign != nil {
+                issues.append(ConfigIssue(key: "variantsKbps", expected: "no \"urlCampaign\" as well", found: "urlCampaign \"\(a.urlCampaign ?? "")\""))
+            }
+            if Set(a.variantsKbps).count != a.variantsKbps.count {
+                issues.append(ConfigIssue(key: "variantsKbps", expected: "distinct bit rates", found: "\(a.variantsKbps)"))
+            }
+        }
+        return issues
     }
 }
 

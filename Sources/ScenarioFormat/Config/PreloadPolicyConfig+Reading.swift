@@ -40,6 +40,8 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
                   .numbers(0...86_400, unit: "seconds")),
             // decision kinds
             .init("decision", optional: \.decision),
+            // HLS (written only when set, like receipts)
+            .init("hlsSegmentsToPreStage", \.hlsSegmentsToPreStage, unwritten: defaultValue.hlsSegmentsToPreStage, .integers(1...16)),
         ]
     }
 
@@ -78,6 +80,7 @@ extension PreloadPolicyConfig: Codable, ConfigReadable {
         case .freeStorageFloorBytes: return "freeStorageFloorBytes"
         case .receiptJitterWindow: return "receiptJitterWindowSeconds"
         case .decision: return "decision"
+        case .hls: return "hlsSegmentsToPreStage"
         case .manifestBytesMax, .attachmentLimits, .manifestOptions, nil: return nil
         }
     }

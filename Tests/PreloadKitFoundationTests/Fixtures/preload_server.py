@@ -16,7 +16,8 @@ Routes (GET unless noted):
   /wrongtype/<name>.png        PNG bytes served as text/html
   /wrongmagic/<name>.png       HTML bytes served as image/png
   /redirect/<name>.png         302 to /asset/<name>.png
-  /doc/<name>                  a document stored with PUT /doc/<name> (served as application/json)
+  /doc/<name>                  a document stored with PUT /doc/<name> (served as application/json;
+                               names ending .m3u8 as application/vnd.apple.mpegurl, .ts as video/mp2t)
   /__log                       JSON list of {"method","path","bodyBytes","sha256"} (not logged itself)
 """
 import argparse
@@ -183,7 +184,9 @@ class Handler(BaseHTTPRequestHandler):
             if data is None:
                 self.send_body(404, "text/plain", b"no such document")
             else:
-                self.send_body(200, "application/json", data, cc="max-age=60")
+                ctype = ("application/vnd.apple.mpegurl" if parts.path.endswith(".m3u8")
+                         else "video/mp2t" if parts.path.endswith(".ts") else "application/json")
+                self.send_body(200, ctype, data, cc="max-age=60")
         else:
             self.send_body(404, "text/plain", b"not found")
 

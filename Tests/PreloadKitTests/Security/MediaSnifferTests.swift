@@ -198,6 +198,10 @@ final class MediaSnifferTests: XCTestCase {
         if p.count >= 12 && at(4, bytes("ftyp")) {
             return MediaSniffer.isoBrandKind(p[8...11].reduce(0) { $0 << 8 | UInt32($1) })
         }
+        if at(4, bytes("styp")) || at(4, bytes("moof")) { return .mp4 }
+        if p.count >= 4 && p[0] == 0x47 && p[1] & 0x80 == 0 && !at(0, bytes("GIF")) {
+            return p.count > 188 && p[188] != 0x47 ? nil : .ts
+        }
         if at(0, bytes("ID3")) { return .mp3 }
         if p.count >= 3 && p[0] == 0xFF && p[1] & 0xE0 == 0xE0 && (p[1] >> 3) & 3 != 1 && (p[1] >> 1) & 3 == 1
             && p[2] >> 4 != 0x0F && (p[2] >> 2) & 3 != 3 { return .mp3 }

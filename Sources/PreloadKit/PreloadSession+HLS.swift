@@ -1,0 +1,83 @@
+/// HLS assets read under `PreloadPolicy.hls`: a playlist that arrived is parsed and its variant
+/// chosen before it is stored (`planHLS`, a refusal names the problem); once stored, the parts it
+/// leads to become slots after it (`addHLSParts`): the chosen variant's media playlist, or the
+/// initialization section and first segments, in playback order, so the fetch queue starts them
+/// in that order. The parts pass the asset gates like any selected asset (`addSlot`), and a tap
+/// answer counts each one.
+extension PreloadSession {
+    /// One part a playlist leads to.
+    struct HLSPlannedPart {
+        let url: AssetURL
+        let type: AssetType
+        let declaredBytes: Int64?
+        /// The byte limit's bound (playlists: `playlistBytesMax`; initialization sections: `initSectionBytesMax`).
+        let limitMax: Int64
+        let part: HLSPart
+        let bandwidth: Int64
+    }
+
+    /// What stored playlist slot `slotIndex` (body `body`) leads to.
+    /// - Throws: `HLSRejection` for a malformed playlist, a limit, a URI that is not an acceptable
+    ///   asset URL, or a master playlist where a variant's media playlist was expected.
+    mutating func planHLS(_ slotIndex: Int, _ body: [UInt8]) throws(HLSRejection) -> [HLSPlannedPart] {
+        let hls = policy.hls
+        let part = slots[slotIndex].hls
+        let playlist = try HLSPlaylist.parse(body, segmentsWanted: hls.segmentsToPreStage, variantsMax: hls.variantsMax,
+                                             playlistBytesMax: hls.playlistBytesMax)
+        let base = slots[slotIndex].url
+        let urlPolicy = policy.manifestOptions.urlPolicy
+        func url(_ uri: String) throws(HLSRejection) -> AssetURL {
+            do throws(URLRejection) {
+                return try AssetURL.parse(HLSPlaylist.resolve(uri, against: base), policy: urlPolicy)
+            } catch {
+                throw .uri(error)
+            }
+        }
+        switch playlist {
+        case .master(let variants):
+            guard part == .playlist else { throw .nestedMaster }
+            guard let context,
+                  let chosen = HLSPlaylist.chooseVariant(variants, usableBitsPerSecond: hls.usableBitsPerSecond(for: context)) else { return [] }
+            return [HLSPlannedPart(url: try url(variants[chosen].uri), type: .playlist, declaredBytes: nil,
+                                   limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: variants[chosen].bandwidthBitsPerSecond)]
+        case .media(let initURI, let segments):
+            let bandwidth = slots[slotIndex].hlsBandwidth
+            var parts: [HLSPlannedPart] = []
+            parts.reserveCapacity(segments.count + 1)
+            if let initURI {
+                // An initialization section (ftyp + moov) is a few kilobytes: `initSectionBytesMax` bounds it.
+                parts.append(HLSPlannedPart(url: try url(initURI), type: .hlsSegment, declaredBytes: nil,
+                                            limitMax: Int64(hls.initSectionBytesMax), part: .segment, bandwidth: 0))
+            }
+            for s in segments {
+                parts.append(HLSPlannedPart(url: try url(s.uri), type: .hlsSegment,
+                                            declaredBytes: Self.segmentBytesMax(bandwidth: bandwidth, durationMicroseconds: s.durationMicroseconds),
+                                            limitMax: .max, part: .segment, bandwidth: 0))
+            }
+            return parts
+        }
+    }
+
+    /// The most bytes a segment of `durationMicroseconds` can hold in a variant of `bandwidth`
+    /// bits/s (`BANDWIDTH` is the peak segment bit rate, RFC 8216 §4.3.4.2), rounded up; nil
+    /// when the bandwidth is unknown (a media playlist pushed directly).
+    static func segmentBytesMax(bandwidth: Int64, durationMicroseconds: Int64) -> Int64? {
+        guard bandwidth > 0 else { return nil }
+        // Both factors are bounded (10 Gbit/s, one hour): bits = bw × µs / 10⁶ fits in Int64 after
+        // dividing first by 1 000 twice with round-up.
+        let (product, overflow) = bandwidth.multipliedReportingOverflow(by: durationMicroseconds)
+        if !overflow { return (product + 7_999_999) / 8_000_000 }
+        return (bandwidth / 1_000 + 1) * ((durationMicroseconds + 999) / 1_000) / 8 + 1
+    }
+
+    /// Appends `parts` (from slot `slotIndex`'s playlist) as slots, each gated as an asset; a part
+    /// already selected (a segment shared by two assets) is not repeated.
+    mutating func addHLSParts(_ parts: [HLSPlannedPart], of slotIndex: Int) {
+        let assetIndex = slots[slotIndex].assetIndex
+        for p in parts {
+            let key = p.url.storeKey
+            if hasSelected(key) { continue }
+            addSlot(assetIndex, type: p.type, url: p.url, key: key, declaredBytes: p.declaredBytes, limitMax: p.limitMax, hls: p.part, bandwidth: p.bandwidth)
+        }
+    }
+}
