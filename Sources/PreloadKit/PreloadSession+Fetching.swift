@@ -170,7 +170,8 @@ extension PreloadSession {
             return reject(index, rejection, received: received, completed: true, now: now)
         }
         // An HLS playlist the session reads: parse it (and choose the variant) before storing it.
-        var hlsParts: [HLSPlannedPart] = []
+        // Optional, so a fetch of any other asset holds no array (nothing to release).
+        var hlsParts: [HLSPlannedPart]? = nil
         if readsHLS && slots[slotIndex].hls.readsBody, case .bytes(let body) = c.body {
             do throws(HLSRejection) {
                 hlsParts = try planHLS(slotIndex, body)
@@ -203,7 +204,7 @@ extension PreloadSession {
         emit(.storeAsset(StoreCommit(fetchID: id, entry: entry, kind: kind)))
         log(.assetStored(id, bytes: received))
         if tapped && slotBlocking { emit(.paintReady(slotKey)) }
-        if !hlsParts.isEmpty { addHLSParts(hlsParts, of: slotIndex) }
+        if let hlsParts, !hlsParts.isEmpty { addHLSParts(hlsParts, of: slotIndex) }
         pump(now: now)
         settle(now: now)
     }

@@ -74,6 +74,7 @@ extension PreloadSession {
 
     /// `selected`, for a slot that may be part of an HLS asset (`hls`, with the chosen variant's
     /// `bandwidth` for its media playlist), its byte limit at most `limitMax`.
+    @inline(__always)
     mutating func addSlot(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?, limitMax: Int64,
                           hls: HLSPart, bandwidth: Int64) {
         guard let context else { return }
