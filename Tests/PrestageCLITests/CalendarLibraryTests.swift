@@ -8,19 +8,6 @@ import ReportKit
 
 /// The campaign calendar in the scenario library.
 final class CalendarLibraryTests: XCTestCase {
-    /// A scenario without calendar fields encodes (and so hashes) as before they existed: none of
-    /// their keys is written, for every library scenario but the ones that use them.
-    func testScenariosWithoutTheCalendarEncodeAsBefore() throws {
-        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
-        for entry in library.entries() where !["time-zone-waves", "black-friday-day"].contains(entry.name) {
-            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
-            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
-            for key in ["\"utcOffsetSeconds\"", "\"sendAtLocalSeconds\"", "\"sendOnLocalDay\"", "\"audience\""] {
-                XCTAssertFalse(text.contains(key), "\(entry.name): \(key)")
-            }
-        }
-    }
-
     /// time-zone-waves: regions in at least 3 time zones, a 09:00-local campaign sending one wave
     /// per offset, a disjoint and a nested audience, and notes with the command.
     func testTimeZoneWavesUsesTheCalendar() throws {

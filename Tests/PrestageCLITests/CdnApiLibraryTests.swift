@@ -5,16 +5,6 @@ import InfraModel
 
 /// The CDN API profiles in the scenario library.
 final class CdnApiLibraryTests: XCTestCase {
-    /// A scenario without `infra.cdnApi` encodes (and so hashes) as before the field existed.
-    func testScenariosWithoutAProfileEncodeAsBefore() throws {
-        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
-        for entry in library.entries() where entry.name != "purge-on-cloudflare" {
-            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
-            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
-            XCTAssertFalse(text.contains("\"cdnApi\""), entry.name)
-        }
-    }
-
     /// purge-on-cloudflare: a Cloudflare Enterprise profile, a creative swap seconds before the
     /// send, and notes giving the command and the CloudFront variant.
     func testPurgeOnCloudflare() throws {

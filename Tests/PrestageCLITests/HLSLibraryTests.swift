@@ -5,19 +5,6 @@ import XCTest
 
 /// HLS playlists of variants in the scenario library.
 final class HLSLibraryTests: XCTestCase {
-    /// A scenario without the HLS fields encodes (and so hashes) as before they existed, for
-    /// every library scenario but the one that uses them.
-    func testScenariosWithoutHLSFieldsEncodeAsBefore() throws {
-        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
-        for entry in library.entries() where entry.name != "hls-trailer" {
-            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
-            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
-            for key in ["\"variantsKbps\"", "\"segmentSeconds\"", "\"segmentCount\"", "\"hlsSegmentsToPreStage\""] {
-                XCTAssertFalse(text.contains(key), "\(entry.name): \(key)")
-            }
-        }
-    }
-
     /// hls-trailer: an hls asset with a ladder of variants, more than one segment pre-staged,
     /// and notes with the command.
     func testHLSTrailerUsesPlaylistsOfVariants() throws {

@@ -44,16 +44,4 @@ final class ProviderValidateTests: XCTestCase {
         XCTAssertTrue(err.contains("campaigns[0].provider"), err)
         XCTAssertTrue(err.contains("pigeon"), err)
     }
-
-    /// A scenario without `providers` encodes (and so hashes) as before the layer existed: neither
-    /// `providers` nor a campaign's default `provider` is written, for every library scenario but
-    /// the ones that use them.
-    func testScenariosWithoutProvidersEncodeAsBefore() throws {
-        let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])
-        for entry in library.entries() where !["shared-fcm-quota", "black-friday-day", "provider-day"].contains(entry.name) {
-            let scenario = try ScenarioLoader.load(entry.url.path, library: library).scenario
-            let text = String(decoding: try CanonicalJSON.encode(scenario), as: UTF8.self)
-            XCTAssertFalse(text.contains("\"provider\"") || text.contains("\"providers\""), entry.name)
-        }
-    }
 }

@@ -12,15 +12,7 @@ final class CampaignCalendarTests: XCTestCase {
     /// the audience, whose pushes arrive after the horizon (the run costs the sender alone).
     func calendarWorld(devices: Int = 3_000) -> PushWorldConfig {
         var c = smallWorld(devices: devices)
-        c.horizonSeconds = 8 * 3_600
-        c.infra.metricsHorizonSeconds = 8 * 3_600
-        c.infra.topology = TopologyConfig(popCount: 3, shieldCount: 1,
-                                          regions: [RegionConfig(popIndex: 0), RegionConfig(popIndex: 1), RegionConfig(popIndex: 2)])
-        c.infra.topology.regionNames = ["east", "central", "west"]
-        c.infra.topology.regions[0].utcOffsetSeconds = 3_600
-        c.infra.topology.regions[1].utcOffsetSeconds = 0
-        c.infra.topology.regions[2].utcOffsetSeconds = -5 * 3_600
-        c.population.dozeNight.clockAtStartSeconds = 8 * 3_600
+        placeInThreeTimeZones(&c, clockAtStartSeconds: 8 * 3_600)
         c.campaigns[0].sendAtLocalSeconds = 9 * 3_600
         c.campaigns[0].sendStartSeconds = 0
         c.campaigns[0].sendRatePerMinute = 6e6

@@ -12,15 +12,7 @@ final class CampaignCalendarWarmTests: XCTestCase {
     /// stale-while-revalidate), so a copy warmed for the first wave has expired by the second.
     func wavesWorld(devices: Int = 1_500) -> PushWorldConfig {
         var c = oneAssetWorld(devices: devices)
-        c.horizonSeconds = 8 * 3_600
-        c.infra.metricsHorizonSeconds = 8 * 3_600
-        c.infra.topology = TopologyConfig(popCount: 3, shieldCount: 1,
-                                          regions: [RegionConfig(popIndex: 0), RegionConfig(popIndex: 1), RegionConfig(popIndex: 2)])
-        c.infra.topology.regionNames = ["east", "central", "west"]
-        c.infra.topology.regions[0].utcOffsetSeconds = 3_600
-        c.infra.topology.regions[1].utcOffsetSeconds = 0
-        c.infra.topology.regions[2].utcOffsetSeconds = -5 * 3_600
-        c.population.dozeNight.clockAtStartSeconds = 7.5 * 3_600
+        placeInThreeTimeZones(&c, clockAtStartSeconds: 7.5 * 3_600)
         c.campaigns[0].sendAtLocalSeconds = 9 * 3_600
         c.campaigns[0].sendStartSeconds = 0
         c.campaigns[0].sendRatePerMinute = 600_000

@@ -29,6 +29,20 @@ func oneAssetWorld(devices: Int = 1_000) -> PushWorldConfig {
     return c
 }
 
+/// Three named regions ("east", "central", "west") at UTC+1, UTC and UTC−5, one PoP each, over
+/// 8 hours of virtual time, the UTC clock reading `clockAtStartSeconds` at t = 0.
+func placeInThreeTimeZones(_ c: inout PushWorldConfig, clockAtStartSeconds: Double) {
+    c.horizonSeconds = 8 * 3_600
+    c.infra.metricsHorizonSeconds = 8 * 3_600
+    c.infra.topology = TopologyConfig(popCount: 3, shieldCount: 1,
+                                      regions: [RegionConfig(popIndex: 0), RegionConfig(popIndex: 1), RegionConfig(popIndex: 2)])
+    c.infra.topology.regionNames = ["east", "central", "west"]
+    c.infra.topology.regions[0].utcOffsetSeconds = 3_600
+    c.infra.topology.regions[1].utcOffsetSeconds = 0
+    c.infra.topology.regions[2].utcOffsetSeconds = -5 * 3_600
+    c.population.dozeNight.clockAtStartSeconds = clockAtStartSeconds
+}
+
 func simulate(_ c: PushWorldConfig, seed: UInt64, replication: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws -> ReplicationResult {
     do {
         return try PushSimulation.run(c, masterSeed: seed, replication: replication)
