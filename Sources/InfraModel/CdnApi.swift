@@ -141,15 +141,20 @@ struct CdnApiState {
     /// Sends one purge batch of `items` no earlier than `t`, retrying failures with exponential
     /// backoff and jitter; the instant the API accepted it, or nil when every attempt failed.
     /// One sender: a failed request is retried before the next batch is sent (judgement).
-    mutating func sendPurgeBatch(items: Int, from t: Int64) -> Int64? {
-        let cost = Double(min(items, config.purgeItemsPerRequest))
+    mutating func sendPurgeBatch(items: Int, from t: Int64) -> Int64? { sendBatch(.purge(items: items), from: t) }
+
+    /// Sends one warm API batch no earlier than `t` (same retries); nil when abandoned.
+    mutating func sendWarmBatch(from t: Int64) -> Int64? { sendBatch(.warm, from: t) }
+
+    /// An API call: a purge batch of `items`, or a warm batch.
+    enum Batch { case purge(items: Int), warm }
+
+    /// Sends `batch` no earlier than `t`, each attempt in the API's next slot, a failed one retried
+    /// after `backoffTicks`; the instant the API accepted it, or nil when every attempt failed.
+    private mutating func sendBatch(_ batch: Batch, from t: Int64) -> Int64? {
         var ready = t
         for attempt in 1...config.attemptsMax {
-            let at = max(purgeRequestBucket.earliest(1, from: ready), purgeItemBucket.earliest(cost, from: ready),
-                         inProgressEarliest(items, from: ready))
-            purgeRequestBucket.take(1, at: at)
-            purgeItemBucket.take(cost, at: at)
-            counters.purgeRequests += 1
+            let at = reserve(batch, from: ready)
             if attempt > 1 { counters.retries += 1 }
             guard failed() else { return at }
             ready = at + backoffTicks(attempt)
@@ -158,19 +163,24 @@ struct CdnApiState {
         return nil
     }
 
-    /// Sends one warm API batch no earlier than `t` (same retries); nil when abandoned.
-    mutating func sendWarmBatch(from t: Int64) -> Int64? {
-        var ready = t
-        for attempt in 1...config.attemptsMax {
+    /// Takes `batch`'s request (and, for a purge, its items) from the buckets at the earliest
+    /// instant at or after `ready` they allow, counting the request; that instant.
+    private mutating func reserve(_ batch: Batch, from ready: Int64) -> Int64 {
+        switch batch {
+        case .purge(let items):
+            let cost = Double(min(items, config.purgeItemsPerRequest))
+            let at = max(purgeRequestBucket.earliest(1, from: ready), purgeItemBucket.earliest(cost, from: ready),
+                         inProgressEarliest(items, from: ready))
+            purgeRequestBucket.take(1, at: at)
+            purgeItemBucket.take(cost, at: at)
+            counters.purgeRequests += 1
+            return at
+        case .warm:
             let at = warmBucket.earliest(1, from: ready)
             warmBucket.take(1, at: at)
             counters.warmRequests += 1
-            if attempt > 1 { counters.retries += 1 }
-            guard failed() else { return at }
-            ready = at + backoffTicks(attempt)
+            return at
         }
-        counters.batchesAbandoned += 1
-        return nil
     }
 
     /// The next warm lookup's slot at or after `t` (no warm API: the campaign service's pace).
