@@ -171,7 +171,7 @@ enum FitReplay {
                             logged: w.flatMap { logged(all.deliveredWithin($0, level: level).map { ($0.estimate, $0.lower, $0.upper) }) },
                             simulated: sim { notDelivered($0).map { 1 - $0 } },
                             differentQuantities: nil,
-                            dependsOn: "campaigns[].deliveryLatencySeconds, campaigns[].messageTtlSeconds, campaigns[].androidPriority, population.doze, population.iosForceQuitShare (silent pushes)"))
+                            dependsOn: "campaigns[].deliveryLatencySeconds, providers.*.deliveryLatencySeconds, providers.*.unregisteredShare, campaigns[].messageTtlSeconds, campaigns[].androidPriority, population.doze, population.iosForceQuitShare (silent pushes)"))
         }
         return rows
     }
