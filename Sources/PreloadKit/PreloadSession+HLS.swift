@@ -5,6 +5,21 @@
 /// in that order. The parts pass the asset gates like any selected asset (`addSlot`), and a tap
 /// answer counts each one.
 extension PreloadSession {
+    /// A slot's part in an HLS asset the session reads.
+    enum HLSPart: UInt8 {
+        /// Not read (any asset, or a playlist while `PreloadPolicy.hls` is off).
+        case none
+        /// The asset's playlist: a master or a media playlist.
+        case playlist
+        /// The media playlist of the variant chosen from a master playlist.
+        case variantPlaylist
+        /// An initialization section or a segment.
+        case segment
+
+        /// The session reads the body (`FetchRequest.returnsBody`).
+        var readsBody: Bool { self == .playlist || self == .variantPlaylist }
+    }
+
     /// One part a playlist leads to.
     struct HLSPlannedPart {
         let url: AssetURL

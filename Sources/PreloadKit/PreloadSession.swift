@@ -70,21 +70,6 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         var hlsBandwidth: Int64 = 0
     }
 
-    /// A slot's part in an HLS asset the session reads.
-    enum HLSPart: UInt8 {
-        /// Not read (any asset, or a playlist while `PreloadPolicy.hls` is off).
-        case none
-        /// The asset's playlist: a master or a media playlist.
-        case playlist
-        /// The media playlist of the variant chosen from a master playlist.
-        case variantPlaylist
-        /// An initialization section or a segment.
-        case segment
-
-        /// The session reads the body (`FetchRequest.returnsBody`).
-        var readsBody: Bool { self == .playlist || self == .variantPlaylist }
-    }
-
     @usableFromInline
     enum FetchState: Equatable, Sendable {
         case inFlight
