@@ -17,16 +17,25 @@ import Glibc
 /// stands for an estimate in (6, 7] s: the bound is met when some value in that second is within
 /// ±30 % (shown ≥ 0.7 × left and shown − 1 ≤ 1.3 × left); the bound itself is not widened.
 ///
-/// Why a loaded machine cannot make it flake: progress counts events, not time, and the ETA is work
+/// Why a loaded machine does not make it flake: progress counts events, not time, and the ETA is work
 /// left over work per second. On the wall clock a uniformly slower machine cancels (both the rate and
 /// the time left stretch by the same factor), but a load that changes during the run does not (seen
 /// on a shared 2-core machine: a 48 s run whose ETA read 33 % low for 12 s while another build
 /// started). The CPU time of the run's own process advances only while the run computes, so other
 /// processes' load moves neither the estimate nor the time left; one job keeps the run on one core.
-/// It is not wholly immune: a heavy load that changes during the run (on 2 cores, load average 8–10
-/// from three parallel builds starting) changes the CPU time each event costs (shared caches), and
-/// one such run read 0.70 of the time left at one redraw; on an otherwise idle machine every redraw
-/// is within 0.89–1.03 of it.
+/// It is not wholly immune: a load that changes during the run changes the CPU time each event costs
+/// (shared caches and memory bandwidth; seen: an intermittent memory-copy load made one redraw read
+/// 0.68 of the time left, and a CI run read 1.37 early in its first replication and 0.69 early in its
+/// second). No estimate of the past can foresee that, so the bound is judged on a run whose pace held:
+/// its two replications are the same work (same scenario, another seed: event counts within about
+/// 1 %), so their CPU times agree within `paceShareMax` when the pace held, and a load that comes
+/// and goes within the run seldom leaves them that close. On an idle machine every shown ETA more
+/// than 2 s from the end is within 0.90–1.18 of the time left (the estimator's own error: the send's
+/// events cost more CPU than the taps'); a pace that moves by up to 10 % keeps that inside ±30 %
+/// (1.18 × 1.10 ≈ 1.30, 0.90 / 1.10 ≈ 0.82). A run whose replications differ by more is repeated, at
+/// most `attemptsMax` times in all; the last one is judged whatever its pace, so a machine that is
+/// never steady still fails loudly rather than skipping. The pace check cannot hide a wrong estimate:
+/// the display does not change the run's pace.
 final class ProgressETATerminalTests: XCTestCase {
     static let binary = TestEnvironment.packageRoot.appendingPathComponent(".build/debug/prestage")
 
@@ -40,11 +49,30 @@ final class ProgressETATerminalTests: XCTestCase {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    func testETAIsWithin30PercentOfTheTimeLeftAtEveryRedrawAfterTheFirstTenth() throws {
-        #if canImport(Glibc)
-        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
-            throw XCTSkip("\(Self.binary.path) is not built (swift build --build-tests builds it)")
+    /// Largest difference between the two replications' CPU times (as a share) at which the
+    /// machine's pace counts as held (see the type's note for why 10 %).
+    static let paceShareMax = 0.10
+    /// Runs in all at most, the last judged whatever its pace.
+    static let attemptsMax = 3
+
+    /// One run as the terminal saw it.
+    struct Run {
+        var status: Int32
+        /// Each redraw with the run's CPU time when it reached the terminal.
+        var redraws: [(cpu: Double, line: String)]
+        /// All the terminal printed.
+        var all: String
+        /// The second replication's CPU time over the first's (nil without both boundaries).
+        var paceShare: Double? {
+            guard let first = redraws.first(where: { $0.line.contains(" 1/2 replications") })?.cpu,
+                  let end = redraws.first(where: { $0.line.contains("] 100% ") })?.cpu, first > 0, end > first else { return nil }
+            return (end - first) / first
         }
+    }
+
+    /// Runs the flash sale once on a pseudo-terminal and records its redraws.
+    static func runOnce() throws -> Run {
+        #if canImport(Glibc)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("prestage-eta-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         var master: Int32 = -1, slave: Int32 = -1
@@ -85,7 +113,29 @@ final class ProgressETATerminalTests: XCTestCase {
             }
         }
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, all)
+        return Run(status: process.terminationStatus, redraws: redraws, all: all)
+        #else
+        throw XCTSkip("needs openpty and /proc (Linux)")
+        #endif
+    }
+
+    func testETAIsWithin30PercentOfTheTimeLeftAtEveryRedrawAfterTheFirstTenth() throws {
+        #if canImport(Glibc)
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw XCTSkip("\(Self.binary.path) is not built (swift build --build-tests builds it)")
+        }
+        var attempt = 0
+        var run: Run
+        var unsteady: [String] = []
+        repeat {
+            attempt += 1
+            run = try Self.runOnce()
+            XCTAssertEqual(run.status, 0, run.all)
+            guard let share = run.paceShare, abs(share - 1) > Self.paceShareMax, attempt < Self.attemptsMax else { break }
+            unsteady.append(String(format: "attempt %d: second replication %.2f × the first's CPU time", attempt, share))
+        } while true
+        let (redraws, all) = (run.redraws, run.all)
+        print("ETA judged on attempt \(attempt) of \(Self.attemptsMax)" + (unsteady.isEmpty ? "" : " (" + unsteady.joined(separator: ", ") + ")"))
         let end = try XCTUnwrap(redraws.first { $0.line.contains("] 100% ") }?.cpu, "a final redraw at 100 %:\n\(all.suffix(2000))")
         XCTAssertGreaterThan(end, 10, "a run long enough for whole-second ETAs to be checked")
         var checked: [String] = [], failures: [String] = []
@@ -103,7 +153,9 @@ final class ProgressETATerminalTests: XCTestCase {
         }
         XCTAssertGreaterThan(checked.count, 20, "redraws checked:\n\(all.suffix(3000))")
         // The redraws beyond the bound come last, so that the end of a long log shows them.
-        XCTAssertTrue(failures.isEmpty, "ETA beyond ±30 % of the time left (run \(String(format: "%.1f", end)) s CPU); every checked redraw:\n"
+        XCTAssertTrue(failures.isEmpty, "ETA beyond ±30 % of the time left (run \(String(format: "%.1f", end)) s CPU, "
+                      + (run.paceShare.map { String(format: "second replication %.2f × the first's CPU time", $0) } ?? "no replication boundary seen")
+                      + (unsteady.isEmpty ? "" : "; repeated after: " + unsteady.joined(separator: ", ")) + "); every checked redraw:\n"
                       + checked.joined(separator: "\n") + "\n\(failures.count) beyond ±30 %:\n" + failures.joined(separator: "\n"))
         #else
         throw XCTSkip("needs openpty and /proc (Linux)")
