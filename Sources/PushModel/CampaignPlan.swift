@@ -57,6 +57,9 @@ struct CampaignPlans {
     /// Some asset is an HLS playlist of variants (`CampaignPlans+HLS.swift`): the app reads
     /// playlists (`PreloadPolicy.hls`).
     var hasHLSPlaylists = false
+    /// Each HLS playlist's parts (media playlists, initialization sections, segments) by object
+    /// id: what a stored entry is, for the `hls.*` metrics (`CampaignPlans+HLS.swift`).
+    var hlsParts: [UInt32: HLSObjectPart] = [:]
 
     init(campaigns: [CampaignConfig], hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
         var hls = HLSPolicy()

@@ -90,11 +90,15 @@ extension CampaignPlans {
             func partKey(_ part: Int?) throws -> StoreKey {
                 StoreKey(cacheKey: try Self.cacheKey(Self.hlsPartURL(campaign: campaign, asset: asset, kbps: kbps, part: part), path: path))
             }
+            let top = kbps == asset.variantsKbps.max()
             try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try partKey(nil))
+            hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .mediaPlaylist, kbps: Int32(kbps), topVariant: top)
             try add(Self.fragmentResponse(bytes: Self.hlsInitBytes, initSection: true, cacheControl: cacheControl), kind: .mp4, key: try partKey(0))
+            hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .initSection, kbps: Int32(kbps), topVariant: top)
             for i in 0..<asset.segmentCount {
                 try add(Self.fragmentResponse(bytes: Self.hlsSegmentBytes(asset, kbps: kbps), initSection: false, cacheControl: cacheControl),
                         kind: .mp4, key: try partKey(i + 1))
+                hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .segment, kbps: Int32(kbps), topVariant: top)
             }
         }
         hasHLSPlaylists = true
@@ -144,4 +148,15 @@ extension CampaignPlans {
         }
         return members.joined(separator: ",")
     }
+}
+
+/// What an object of an HLS playlist is: a variant's media playlist, initialization section or
+/// segment, at the variant's bit rate.
+struct HLSObjectPart: Sendable, Equatable {
+    enum Role: UInt8, Sendable { case mediaPlaylist, initSection, segment }
+    let role: Role
+    /// The variant's `BANDWIDTH`, kbit/s.
+    let kbps: Int32
+    /// The variant is the master playlist's highest.
+    let topVariant: Bool
 }

@@ -193,6 +193,13 @@ package enum MetricID: String, Sendable, CaseIterable {
     case cdnApiFailures = "cdnApi.failures"
     case cdnApiRetries = "cdnApi.retries"
     case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
+    // HLS playlists of variants (emitted only when an asset has `variantsKbps`).
+    case hlsMediaPlaylistsStored = "hls.mediaPlaylistsStored"
+    case hlsSegmentsStored = "hls.segmentsStored"
+    case hlsInitSectionsStored = "hls.initSectionsStored"
+    case hlsSegmentsPerVariantChosen = "hls.segmentsPerVariantChosen"
+    case hlsChosenBitsPerSecondMean = "hls.chosenBitsPerSecondMean"
+    case hlsTopVariantShare = "hls.topVariantShare"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -507,6 +514,9 @@ package enum MetricTable {
         case .cdnApiPurgeCalls, .cdnApiPurgeRequests, .cdnApiPurgeItems, .cdnApiPurgeCompleteSeconds, .cdnApiWarmRequests,
              .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned:
             return cdnApiSpec(id)
+        case .hlsMediaPlaylistsStored, .hlsSegmentsStored, .hlsInitSectionsStored, .hlsSegmentsPerVariantChosen,
+             .hlsChosenBitsPerSecondMean, .hlsTopVariantShare:
+            return hlsSpec(id)
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
         case .osSilentCoalesced: return MetricSpec(n, .count, .lower, "Held silent pushes coalesced")

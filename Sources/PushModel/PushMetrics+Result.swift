@@ -229,6 +229,7 @@ extension PushMetrics {
         appendDecisionMetrics(to: &m, bytes: b)
         appendBandwidthMetrics(to: &m, timeSeries: infra.timeSeries, horizonSeconds: s.pushesSent.horizonSeconds)
         appendCdnApiMetrics(to: &m, infra: infra)
+        appendHLSMetrics(to: &m)
         appendEnergyMetrics(to: &m)
         appendCostAndUserDataMetrics(to: &m, infra: infra)
         appendProviderMetrics(to: &m)

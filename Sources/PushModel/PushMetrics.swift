@@ -39,6 +39,9 @@ struct PushMetrics {
     var providerOutagesScheduled = false
     /// A provider's `unregisteredShare` is > 0: the stale-token counts are emitted only then.
     var providerStaleTokens = false
+    /// What pre-stage sessions stored of HLS playlists (`PushMetrics+HLS.swift`); nil when no
+    /// asset is a playlist of variants (the `hls.*` metrics are emitted only then).
+    var hls: HLSTally?
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -102,6 +105,7 @@ struct PushMetrics {
         pushBytes = PushBytesSample(devices: config.population.devices, campaigns: config.campaigns.count)
         costs = config.costs
         placeholderEnabled = config.infra.placeholder.enabled
+        hls = config.campaigns.contains { $0.assets.contains(where: \.isHLSPlaylist) } ? HLSTally() : nil
         faultsScheduled = !config.infra.faults.isEmpty
         providerOutagesScheduled = !(config.providers?.outages.isEmpty ?? true)
         providerStaleTokens = config.providers.map { $0.fcm.unregisteredShare > 0 || $0.apns.unregisteredShare > 0 } ?? false

@@ -74,5 +74,31 @@ final class HLSPlaylistWorldTests: XCTestCase {
         XCTAssertGreaterThan(h.value("taps.instantShare"), 0, "seed \(seed)")
         XCTAssertGreaterThan(h.value("bytes.background"), 2 * o.value("bytes.background"), "segments cost bytes (seed \(seed))")
     }
-}
 
+    /// The `hls.*` metrics count what that run stored: per master stored, one media playlist, one
+    /// initialization section and two segments; the variant is 800 kbit/s on Wi-Fi and 4G (the
+    /// highest within their usable rate) and 200 on 3G, so the mean lies between them and the share
+    /// at the top is the non-3G share. Absent without a playlist of variants.
+    func testHLSMetricsCountTheVariantsChosenAndTheSegmentsPreStaged() throws {
+        let seed: UInt64 = 5
+        var hls = oneAssetWorld(devices: 1_500)
+        hls.campaigns[0].assets = [Self.trailer([200, 800])]
+        hls.preloadPolicy.hlsSegmentsToPreStage = 2
+        var one = hls
+        one.campaigns[0].assets = [Self.trailer([])]
+        one.campaigns[0].assets[0].bytes = 2_000
+        let h = try simulate(hls, seed: seed), o = try simulate(one, seed: seed)
+        let masters = o.value("extension.assetsStored")
+        XCTAssertGreaterThan(masters, 0, "seed \(seed)")
+        XCTAssertEqual(h.value("hls.mediaPlaylistsStored"), masters, "seed \(seed)")
+        XCTAssertEqual(h.value("hls.initSectionsStored"), masters, "seed \(seed)")
+        XCTAssertEqual(h.value("hls.segmentsStored"), 2 * masters, "seed \(seed)")
+        XCTAssertEqual(h.value("hls.segmentsPerVariantChosen"), 2, "seed \(seed)")
+        let mean = h.value("hls.chosenBitsPerSecondMean"), top = h.value("hls.topVariantShare")
+        XCTAssertGreaterThan(top, 0, "seed \(seed)")
+        XCTAssertLessThanOrEqual(top, 1, "seed \(seed)")
+        // The mean is the top share's mix of the two rates, exactly.
+        XCTAssertEqual(mean, 800_000 * top + 200_000 * (1 - top), accuracy: 1e-6, "seed \(seed)")
+        XCTAssertFalse(o.metrics.contains { $0.name.hasPrefix("hls.") }, "no playlist of variants: no hls.* metrics")
+    }
+}

@@ -38,6 +38,8 @@ final class MetricTableTests: XCTestCase {
         c.infra.faults = [InfraFault(kind: .originOutage, startSeconds: 0, durationSeconds: 10)]
         // The CDN APIs' metrics are emitted only with a profile.
         c.infra.cdnApi = CdnApiConfig.standard(.akamai)
+        // The HLS metrics are emitted only with a playlist of variants.
+        c.campaigns[0].assets.insert(HLSPlaylistWorldTests.trailer([200, 800]), at: 0)
         let r = try simulate(c, seed: 7)
         for m in r.metrics {
             guard let spec = MetricTable.spec(named: m.name) else { return XCTFail("\(m.name) is not in MetricTable") }
