@@ -52,6 +52,9 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     /// `--pilot-scale K` and the margin its brackets were widened by (nil without pilots).
     package var pilotScale: Int? = nil
     package var pilotMargin: Double? = nil
+    /// `--for-trend`: how the user stated the objectives move with the `--for` knob (nil without
+    /// one: no verdict was carried).
+    package var forTrend: PlanForTrend? = nil
 
     package init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
                 scenarioDevices: Int, overrides: [String], knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
@@ -97,12 +100,13 @@ package struct PlanDocument: Codable, Sendable, Equatable {
 
     /// plan.csv: one row per evaluation; per objective its mean, interval and verdict.
     package var csv: String {
-        var header = ["for", "value", "replications", "verdict"]
+        var header = ["for", "value", "replications", "verdict"] + (forTrend == nil ? [] : ["carried from"])
         for o in objectives { header += ["\(o.metric) mean", "\(o.metric) lower", "\(o.metric) upper", "\(o.metric) verdict"] }
         var lines = [header.map(csvField).joined(separator: ",")]
         for p in frontier {
             for e in p.evaluations {
                 var row = [p.forValue.map(ScenarioKnob.numberText) ?? "", ScenarioKnob.numberText(e.value), "\(e.replications)", e.verdict.rawValue]
+                if forTrend != nil { row.append(e.carriedFrom.map(ScenarioKnob.numberText) ?? "") }
                 for s in e.slo.evaluations {
                     row += [s.mean.map(ResultFiles.csvNumber) ?? "", s.lower.map(ResultFiles.csvNumber) ?? "",
                             s.upper.map(ResultFiles.csvNumber) ?? "", s.verdict.rawValue]
@@ -129,7 +133,7 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
                        + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
                        + "common random numbers: replication r uses the same streams at every value)."),
-        ] + answerLines.map { ReportBlock.paragraph($0) }))
+        ] + answerLines.map { ReportBlock.paragraph($0) } + (trendText.map { [ReportBlock.paragraph($0)] } ?? [])))
         for p in frontier {
             let title = p.forValue.map { "\(forKnob?.path ?? "") = \(ScenarioKnob.numberText($0))" } ?? "Evaluations"
             var blocks: [ReportBlock] = [.table(evaluationTable(p, caption: title))]
@@ -193,12 +197,26 @@ package struct PlanDocument: Codable, Sendable, Equatable {
         // a chance constraint reads "22 of 22 within (P 90.1 % – 100.0 %) pass".
         for o in objectives { columns.append(Table.Column(SLOReport.displayObjective(o))) }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
-            [.text(tolerance.display(e.value)), .count(e.replications), .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
+            [.text(tolerance.display(e.value)),
+             e.carriedFrom.map { .text("\(e.replications), carried from \(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0))") } ?? .count(e.replications),
+             .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
                 .text(s.withinThreshold.map { "\($0) of \(s.n) within (" + SLOReport.displayInterval(s) + ") " + s.verdictText }
                       ?? ((s.mean.map { SLOReport.displayScale(s).text($0) } ?? "—")
                           + (s.lower == nil ? "" : " (" + SLOReport.displayInterval(s) + ")") + " " + s.verdictText))
             }
         }
         return Table(caption: caption, columns: columns, rows: rows)
+    }
+}
+
+extension PlanDocument {
+    /// With `--for-trend`: what was carried and on whose word (nil without).
+    var trendText: String? {
+        guard let forTrend, let path = forKnob?.path else { return nil }
+        let carried = frontier.reduce(0) { $0 + $1.evaluations.filter { $0.carriedFrom != nil }.count }
+        let way = forTrend == .better ? "no worse" : "no better"
+        return "Stated, not checked: the objectives get \(way) as \(path) grows (--for-trend \(forTrend.rawValue)). "
+            + "\(carried) verdict\(carried == 1 ? "" : "s") carried from the previous \(path) value without running replications "
+            + "(its last pass where the objectives improve, its first fail where they worsen); every other verdict ran here."
     }
 }

@@ -39,12 +39,14 @@ extension PlanSearch {
     /// brackets the boundary within the tolerance as a search without a pilot does.
     /// - Parameter previousPilot: the previous `--for` value's pilot answer, carried into this pilot.
     /// - Returns: the full-size evaluations (in the order tried), the answer, and the pilot's record.
-    package func runPiloted<E: Error>(previousPilot: PlanAnswer? = nil, scale: Int, margin: Double = Self.pilotMarginDefault,
+    /// - Parameter verdicts: full-size verdicts carried from the previous `--for` value (`--for-trend`).
+    package func runPiloted<E: Error>(previousPilot: PlanAnswer? = nil, verdicts: CarriedVerdicts = CarriedVerdicts(), scale: Int,
+                                      margin: Double = Self.pilotMarginDefault,
                                       pilot: (Double, Int) throws(E) -> SLOReport,
                                       full: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer, pilot: PlanPilotRecord) {
         let guide = try run(from: previousPilot, pilot)
         let bracket = widened(guide.answer, margin: margin)
-        let decided = try run(bracket: bracket, full)
+        let decided = try run(bracket: bracket, verdicts: verdicts, full)
         var contradicted = false
         if let bracket {
             let passed = decided.evaluations.first { $0.value == bracket.pass }?.verdict == .pass

@@ -86,8 +86,20 @@ package struct PlanEvaluation: Codable, Sendable, Equatable {
     package let replications: Int
     /// Every objective's interval and verdict.
     package let slo: SLOReport
+    /// The `--for` value whose evaluation this repeats without running it (`plan --for-trend`: the
+    /// user states how the objectives move with the `--for` knob, and a verdict carried the way
+    /// it cannot change is not re-run); nil for an evaluation run here.
+    package var carriedFrom: Double? = nil
     /// `slo.verdict`.
     package var verdict: SLOVerdict { slo.verdict }
+    /// The replications run for this evaluation here (0 for a carried one).
+    package var replicationsRun: Int { carriedFrom == nil ? replications : 0 }
+
+    package init(value: Double, replications: Int, slo: SLOReport) {
+        self.value = value
+        self.replications = replications
+        self.slo = slo
+    }
 }
 
 /// What a plan found.
@@ -175,16 +187,18 @@ package struct PlanSearch: Sendable {
     /// is assumed about how the answer moves with the second knob: every value in the answer is
     /// evaluated here, with the same replications and confidence as without a bracket.
     /// - Returns: every evaluation (final replication count per value, in the order tried) and the answer.
-    package func run<E: Error>(from previous: PlanAnswer? = nil,
+    /// `verdicts` (from `carriedVerdicts`, `plan --for-trend`) are taken as evaluated: a value
+    /// among them is never run, and a carried fail bounds the bisection as a run one would.
+    package func run<E: Error>(from previous: PlanAnswer? = nil, verdicts: CarriedVerdicts = CarriedVerdicts(),
                                _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
-        try run(bracket: carried(previous), evaluate)
+        try run(bracket: carried(previous), verdicts: verdicts, evaluate)
     }
 
     /// The search, `bracket` (a passing end strictly on the safe side of a non-passing one, both
     /// in the range) tried first as `run(from:)` tries a carried bracket; nil: from the range's ends.
-    func run<E: Error>(bracket seed: (pass: Double, notPassing: Double)?,
+    func run<E: Error>(bracket seed: (pass: Double, notPassing: Double)?, verdicts: CarriedVerdicts = CarriedVerdicts(),
                        _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
-        var evaluations: [PlanEvaluation] = []
+        var evaluations: [PlanEvaluation] = verdicts.inRange(lower...upper)
         func decide(_ value: Double) throws(E) -> PlanEvaluation {
             if let done = evaluations.first(where: { $0.value == value }) { return done }
             let step = max(1, replicationStep)
@@ -227,6 +241,16 @@ package struct PlanSearch: Sendable {
         } else {
             let safeEval = try decide(safe)
             guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+        }
+        // A carried pass further toward the far end, or a carried fail nearer than the far end,
+        // narrows the bracket as a run verdict would.
+        if let p = verdicts.pass?.value, (lower...upper).contains(p), goal == .maximize ? p > pass : p < pass,
+           farEval.map({ goal == .maximize ? p < $0.value : p > $0.value }) ?? true {
+            pass = p
+        }
+        if let f = verdicts.fail, (lower...upper).contains(f.value), goal == .maximize ? f.value > pass : f.value < pass,
+           farEval.map({ goal == .maximize ? f.value < $0.value : f.value > $0.value }) ?? true {
+            farEval = f
         }
         // The far end is run only once a value between has passed (or no value is left between):
         // when the first midpoint does not pass, monotonicity says the far end does not either,

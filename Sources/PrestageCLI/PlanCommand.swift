@@ -32,13 +32,16 @@ struct PlanCommand: ParsableCommand {
                                                help: "run nothing: write the sweep file of the next step's replications not stored yet (for a cluster)")
     /// `--no-carry`.
     static let noCarryOption = Option.flag("no-carry", help: "search every --for value from its range's ends (default: first try the previous value's bracket there)")
+    /// `--for-trend better|worse`.
+    static let forTrendOption = Option.string("for-trend", valueName: "better|worse",
+                                              help: "the objectives get no worse (better) or no better (worse) as the --for value grows: a verdict that cannot change is carried, not run")
     /// `--ingest DIR`.
     static let ingestOption = Option.string("ingest", valueName: "DIR", help: "first store the replications of merged sweep results DIR")
 
     static let configuration = CommandSpec(
         "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
         positionals: ["SCENARIO"], declaring: [
-            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, replicationsOption, replicationsMaxOption,
+            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, forTrendOption, replicationsOption, replicationsMaxOption,
             pilotScaleOption, pilotMarginOption,
             ScenarioOptions.seed,
             ScenarioOptions.devices,
@@ -67,7 +70,10 @@ struct PlanCommand: ParsableCommand {
     --tolerance bisects on a log scale; the far end runs only after a value between has passed.
     With --for, each value's search first evaluates the previous value's bracket (its passing end,
     then its other end) and bisects on only where a verdict changed; --no-carry searches each from
-    the range's ends.
+    the range's ends. --for-trend states how the objectives move with the --for value (warming
+    further ahead never adds origin load: better); the previous value's last pass (moving the way
+    they improve) or first fail (the way they worsen) is then carried without replications, marked
+    "carried from" in the plan. The plan does not check the trend: it is the user's statement.
     --pilot-scale K first searches at 1/K of the devices with send rates, provider quotas, origin
     workers, and PoPs and shields (with an explicit topology: shared network capacities) scaled by
     1/K (docs/experiments.md lists what is and is not scaled); that bracket, widened by
@@ -98,6 +104,8 @@ struct PlanCommand: ParsableCommand {
     let forText: String?
     /// `--no-carry`.
     let noCarry: Bool
+    /// `--for-trend` as given.
+    let forTrendText: String?
     /// `--replications`.
     let replications: Int?
     /// `--replications-max`.
@@ -124,6 +132,7 @@ struct PlanCommand: ParsableCommand {
         toleranceText = parsed[Self.toleranceOption]
         forText = parsed[Self.forOption]
         noCarry = parsed[Self.noCarryOption]
+        forTrendText = parsed[Self.forTrendOption]
         replications = parsed[Self.replicationsOption]
         replicationsMax = parsed[Self.replicationsMaxOption]
         pilotScale = parsed[Self.pilotScaleOption]
@@ -163,6 +172,15 @@ struct PlanCommand: ParsableCommand {
             }
         } catch { return bad(error.description) }
         if let forKnob, forKnob.path == knob.path { return bad("--for: \(forKnob.path) is the knob --vary varies") }
+        var forTrend: PlanForTrend? = nil
+        if let text = forTrendText {
+            guard let t = PlanForTrend(rawValue: text) else {
+                return bad("--for-trend: expected \(PlanForTrend.allCases.map(\.rawValue).joined(separator: " or ")), found \"\(text)\"")
+            }
+            guard forKnob != nil else { return bad("--for-trend: needs --for (the trend is along the --for knob)") }
+            guard !noCarry else { return bad("--for-trend: carries verdicts from the previous --for value; --no-carry asks for none") }
+            forTrend = t
+        }
         var tolerance = Self.toleranceDefault
         if let text = toleranceText {
             guard let t = PlanTolerance.parse(text) else { return bad("--tolerance: expected a number > 0 or a percentage (e.g. 5000 or 10%), found \"\(text)\"") }
@@ -220,6 +238,8 @@ struct PlanCommand: ParsableCommand {
         var frontier: [PlanFrontierPoint] = []
         // Each --for value's search starts from the previous value's bracket, evaluated afresh here.
         var previous: PlanAnswer? = nil, previousPilot: PlanAnswer? = nil
+        // With --for-trend: the previous value's evaluations, for the verdicts it lends the next.
+        var previousPoint: PlanFrontierPoint? = nil
         // Pilot replications are kept next to the full-size ones (their scenario hash differs), counted apart.
         let pilotEvaluator = PlanEvaluator(directory: results.evaluationsURL, jobs: jobs) { err.write($0) }
         for forValue in forKnob.map({ $0.values.map { Optional($0) } }) ?? [nil] {
@@ -245,23 +265,28 @@ struct PlanCommand: ParsableCommand {
                     }
                 }
             }
+            var verdicts = CarriedVerdicts()
+            if let forTrend, let p = previousPoint, let from = p.forValue, let to = forValue {
+                verdicts = PlanSearch.carriedVerdicts(answer: p.answer, evaluations: p.evaluations, from: from, to: to, trend: forTrend)
+            }
             do throws(PlanCommandFailure) {
                 let evaluations: [PlanEvaluation], answer: PlanAnswer, pilotRecord: PlanPilotRecord?
                 if let piloting {
-                    let r = try search.runPiloted(previousPilot: noCarry ? nil : previousPilot, scale: piloting.pilot.scale, margin: piloting.margin,
-                                                  pilot: evaluate(piloting.pilot), full: evaluate(nil))
+                    let r = try search.runPiloted(previousPilot: noCarry ? nil : previousPilot, verdicts: verdicts, scale: piloting.pilot.scale,
+                                                  margin: piloting.margin, pilot: evaluate(piloting.pilot), full: evaluate(nil))
                     (evaluations, answer, pilotRecord) = (r.evaluations, r.answer, r.pilot)
                     previousPilot = r.pilot.answer
                 } else {
-                    (evaluations, answer) = try search.run(from: noCarry ? nil : previous, evaluate(nil))
+                    (evaluations, answer) = try search.run(from: noCarry ? nil : previous, verdicts: verdicts, evaluate(nil))
                     pilotRecord = nil
                 }
                 previous = answer
                 var point = PlanFrontierPoint(forValue: forValue, evaluations: evaluations, answer: answer,
-                                              replicationsUsed: evaluations.reduce(0) { $0 + $1.replications },
+                                              replicationsUsed: evaluations.reduce(0) { $0 + $1.replicationsRun },
                                               gridReplications: search.gridReplications(answer: answer))
                 point.pilot = pilotRecord
                 frontier.append(point)
+                previousPoint = point
             } catch {
                 switch error {
                 case let .badInput(m):
@@ -298,6 +323,7 @@ struct PlanCommand: ParsableCommand {
                                     seed: base.run.seed, devices: base.world.population.devices, scenarioDevices: asWritten, overrides: overrides, knob: knob, goal: goal, tolerance: tolerance,
                                     forKnob: forKnob, objectives: base.slo, initialReplications: initial, maxReplications: cap, frontier: frontier)
         document.pilotScale = piloting?.pilot.scale
+        document.forTrend = forTrend
         document.pilotMargin = piloting?.margin
         let commit = {
             try results.commit(document: try CanonicalJSON.encode(document), csv: Data(document.csv.utf8),

@@ -114,6 +114,47 @@ final class PlanCommandTests: XCTestCase {
         }
     }
 
+    /// `--for-trend better` along the origin's workers (more workers never add 503s): the second
+    /// value's search carries the first one's last pass instead of running it, reaches the same
+    /// answer with fewer replications, and the plan says what it carried and on whose word.
+    func testForTrendCarriesTheLastPassAndSaysSo() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("plan-tiny.json", Self.scenario)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%",
+                    "--replications-max", "4", "--for", "infra.origin.workers=4,8"]
+        let plain = t.root.appendingPathComponent("plain").path, trend = t.root.appendingPathComponent("trend").path
+        XCTAssertEqual(t.run(args + ["--out", plain]), .ok, t.err.text)
+        XCTAssertEqual(t.run(args + ["--for-trend", "better", "--out", trend]), .ok, t.err.text)
+        let a = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: plain + "/plan.json")))
+        let b = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: trend + "/plan.json")))
+        XCTAssertNil(a.forTrend)
+        XCTAssertEqual(b.forTrend, .better)
+        XCTAssertEqual(b.frontier.map(\.answer), a.frontier.map(\.answer))
+        let carried = b.frontier[1].evaluations.filter { $0.carriedFrom != nil }
+        XCTAssertEqual(carried.map(\.value), [try XCTUnwrap(a.frontier[0].answer.lastPass)])
+        XCTAssertEqual(carried.first?.carriedFrom, 4)
+        XCTAssertTrue(b.frontier[0].evaluations.allSatisfy { $0.carriedFrom == nil }, "nothing carries into the first value")
+        XCTAssertLessThan(b.frontier[1].replicationsUsed, a.frontier[1].replicationsUsed)
+        XCTAssertEqual(b.frontier[1].replicationsUsed, b.frontier[1].evaluations.filter { $0.carriedFrom == nil }.reduce(0) { $0 + $1.replications })
+        let csv = try String(contentsOfFile: trend + "/plan.csv", encoding: .utf8)
+        XCTAssertTrue(csv.hasPrefix("for,value,replications,verdict,carried from,"), csv)
+        XCTAssertFalse(try String(contentsOfFile: plain + "/plan.csv", encoding: .utf8).contains("carried from"))
+        let md = try String(contentsOfFile: trend + "/plan.md", encoding: .utf8)
+        XCTAssertTrue(md.contains("Stated, not checked: the objectives get no worse as infra.origin.workers grows (--for-trend better). 1 verdict carried"), md)
+        XCTAssertTrue(md.contains("carried from infra.origin.workers=4"), md)
+        for (extra, message) in [(["--for-trend", "up"], "--for-trend: expected better or worse, found \"up\""),
+                                 (["--for-trend", "better", "--no-carry"], "--for-trend: carries verdicts from the previous --for value; --no-carry asks for none")] {
+            let before = t.err.text.count
+            XCTAssertEqual(t.run(args + extra + ["--out", t.root.appendingPathComponent("x").path]), .badInput, "\(extra)")
+            XCTAssertTrue(String(t.err.text.dropFirst(before)).contains(message), "\(extra): \(t.err.text.dropFirst(before))")
+        }
+        let before = t.err.text.count
+        XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--for-trend", "better",
+                              "--out", t.root.appendingPathComponent("y").path]), .badInput)
+        XCTAssertTrue(String(t.err.text.dropFirst(before)).contains("--for-trend: needs --for"), t.err.text)
+    }
+
     func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
