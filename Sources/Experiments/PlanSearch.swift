@@ -238,6 +238,10 @@ package struct PlanSearch: Sendable {
                 let safeEval = try decide(safe)
                 guard safeEval.verdict == .pass else { return nonePass(safeEval) }
             }
+        } else if let p = verdicts.pass?.value, (lower...upper).contains(p) {
+            // A carried pass: the safe end passes too (objectives are monotone in the knob), so it
+            // is not run.
+            pass = p
         } else {
             let safeEval = try decide(safe)
             guard safeEval.verdict == .pass else { return nonePass(safeEval) }

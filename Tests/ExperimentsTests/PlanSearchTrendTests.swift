@@ -57,6 +57,24 @@ final class PlanSearchTrendTests: XCTestCase {
         XCTAssertEqual(trend.ran[1], [plain.points[0].answer.firstNotPassing!])
     }
 
+    /// Where every rate passes from some w on (warm-ahead 120 s and more in `black-friday-plan`),
+    /// the far end's pass carries: the next values run nothing at all, not even the safe end
+    /// (objectives are monotone in the knob, so a carried pass vouches for every value before it).
+    func testAnAllPassCarriesWithoutRunningAnything() {
+        let search = PlanSearch(lower: 1, upper: 1000, isInteger: false, goal: .maximize, tolerance: .relative(0.10),
+                                initialReplications: 2, maxReplications: 2)
+        let ws: [Double] = [0, 120, 300, 600]
+        let threshold = { (w: Double) in w == 0 ? 80.0 : 5_000 }
+        let plain = frontier(search, forValues: ws, threshold: threshold, trend: nil)
+        let trend = frontier(search, forValues: ws, threshold: threshold, trend: .better)
+        XCTAssertEqual(trend.points.map(\.answer), plain.points.map(\.answer))
+        XCTAssertEqual(trend.points[2].answer.status, .allPass)
+        XCTAssertEqual(trend.ran[2], [], "w = 300: the far end's pass carried from 120")
+        XCTAssertEqual(trend.ran[3], [])
+        XCTAssertEqual(trend.points[3].evaluations.map(\.carriedFrom), [120], "carried on, naming where it ran")
+        XCTAssertGreaterThan(plain.ran[2].count, 0)
+    }
+
     /// Objectives that worsen with w (trend worse): the first fail carries, never a pass; and with
     /// the --for values given in decreasing order a stated `better` carries fails too (moving down
     /// a `better` knob is moving the way the objectives worsen).
