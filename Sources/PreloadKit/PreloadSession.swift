@@ -389,6 +389,10 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         if let used = c.inputs.cellularBytesUsedToday, used < 0 {
             throw .invalidContext(field: "inputs.cellularBytesUsedToday", value: "\(used)", expected: ">= 0 or nil")
         }
+        if abs(Int(c.inputs.utcOffsetSeconds)) > Int(DeviceInputs.utcOffsetSecondsMax) {
+            throw .invalidContext(field: "inputs.utcOffsetSeconds", value: "\(c.inputs.utcOffsetSeconds)",
+                                  expected: "-\(DeviceInputs.utcOffsetSecondsMax)...\(DeviceInputs.utcOffsetSecondsMax)")
+        }
         if !(c.ledger.spentEnergyJoules >= 0 && c.ledger.spentEnergyJoules.isFinite) || c.ledger.spentDataBytes < 0
             || !(c.ledger.dataWeightSecondsPerMegabyte >= 0 && c.ledger.dataWeightSecondsPerMegabyte.isFinite)
             || !(c.ledger.energyWeightSecondsPerJoule >= 0 && c.ledger.energyWeightSecondsPerJoule.isFinite) {

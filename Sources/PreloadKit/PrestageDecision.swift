@@ -18,13 +18,23 @@ public struct DeviceInputs: Sendable, Equatable {
     public var lowPowerMode: Bool
     /// Cellular bytes the device (all apps) used since the start of today; nil when unknown.
     public var cellularBytesUsedToday: Int64?
+    /// Seconds the device's local time is ahead of UTC now (`TimeZone.current.secondsFromGMT()`,
+    /// Java's `ZoneId.systemDefault().rules.getOffset(now)`): the `budgeted` kind's day starts at
+    /// the device's local midnight. 0: UTC. At most `utcOffsetSecondsMax` either way.
+    public var utcOffsetSeconds: Int32
+
+    /// The largest UTC offset accepted, seconds: 18 h (ISO 8601 and `java.time.ZoneOffset`'s
+    /// bound; real zones span −12 h … +14 h).
+    public static let utcOffsetSecondsMax: Int32 = 64_800
 
     @inlinable
-    public init(batteryLevel: Double? = nil, isCharging: Bool = false, lowPowerMode: Bool = false, cellularBytesUsedToday: Int64? = nil) {
+    public init(batteryLevel: Double? = nil, isCharging: Bool = false, lowPowerMode: Bool = false, cellularBytesUsedToday: Int64? = nil,
+                utcOffsetSeconds: Int32 = 0) {
         self.batteryLevel = batteryLevel
         self.isCharging = isCharging
         self.lowPowerMode = lowPowerMode
         self.cellularBytesUsedToday = cellularBytesUsedToday
+        self.utcOffsetSeconds = utcOffsetSeconds
     }
 
     /// Nothing known: full-power defaults. (Computed and inlinable, so a driver that passes it
@@ -143,8 +153,9 @@ public struct BudgetedPolicy: Sendable, Equatable {
     /// When the budgets should be spent, seconds after the day start (≤ one day). 86 400: the
     /// day's end.
     public var goalAfterDayStartSeconds: Int64 = 86_400
-    /// Where days start on the `Instant` timeline, microseconds after a multiple of one day (an
-    /// app passes its UTC offset to reset at local midnight). 0.
+    /// Where UTC days start on the `Instant` timeline, microseconds after a multiple of one day
+    /// (0 for Unix time). Each device's day starts its `DeviceInputs.utcOffsetSeconds` earlier: at
+    /// its local midnight. 0.
     public var dayStartOffsetMicroseconds: Int64 = 0
     /// Open probability assumed for a push without a hint. 0.2: non-messaging notifications
     /// convert at ≈ 15–25 % (Pielot et al., MobileHCI 2018).
@@ -187,18 +198,25 @@ public struct BudgetedPolicy: Sendable, Equatable {
         }
     }
 
-    /// The index of the day holding `now`.
-    public func dayIndex(_ now: Instant) -> Int64 {
-        let shifted = now.microseconds &- dayStartOffsetMicroseconds
+    /// Where a device `utcOffsetSeconds` ahead of UTC starts its days on the `Instant` timeline.
+    @inline(__always)
+    func dayStartMicroseconds(utcOffsetSeconds: Int32) -> Int64 {
+        dayStartOffsetMicroseconds &- Int64(utcOffsetSeconds) &* 1_000_000
+    }
+
+    /// The index of the day holding `now` on a device `utcOffsetSeconds` ahead of UTC.
+    public func dayIndex(_ now: Instant, utcOffsetSeconds: Int32 = 0) -> Int64 {
+        let shifted = now.microseconds &- dayStartMicroseconds(utcOffsetSeconds: utcOffsetSeconds)
         let q = shifted / BudgetedPolicy.dayMicroseconds
         return shifted < 0 && shifted % BudgetedPolicy.dayMicroseconds != 0 ? q - 1 : q
     }
 
-    /// The share of the day's budget due by `now`: elapsed time since the day start over the goal
-    /// time, in (0, 1] (at least 1/1440, one minute of a day, so the first push of a day is not
-    /// measured against an empty budget).
-    public func proRataShare(_ now: Instant) -> Double {
-        let dayStart = dayIndex(now) &* BudgetedPolicy.dayMicroseconds &+ dayStartOffsetMicroseconds
+    /// The share of the day's budget due by `now`: elapsed time since the (device's local) day
+    /// start over the goal time, in (0, 1] (at least 1/1440, one minute of a day, so the first
+    /// push of a day is not measured against an empty budget).
+    public func proRataShare(_ now: Instant, utcOffsetSeconds: Int32 = 0) -> Double {
+        let dayStart = dayIndex(now, utcOffsetSeconds: utcOffsetSeconds) &* BudgetedPolicy.dayMicroseconds
+            &+ dayStartMicroseconds(utcOffsetSeconds: utcOffsetSeconds)
         let elapsed = Double(now.microseconds &- dayStart) / 1e6
         return min(1, max(1.0 / 1440, elapsed / Double(goalAfterDayStartSeconds)))
     }
@@ -265,8 +283,8 @@ public struct PrestageLedger: Sendable, Equatable {
     /// spending so far: each weight is
     /// multiplied by exp(g × clamp(spent / (budget × proRataShare) − 1, −1, 1)). A zero budget
     /// leaves its weight at the maximum (the budget check refuses every cellular byte anyway).
-    public mutating func adapt(_ policy: BudgetedPolicy, now: Instant) {
-        let day = policy.dayIndex(now)
+    public mutating func adapt(_ policy: BudgetedPolicy, now: Instant, utcOffsetSeconds: Int32 = 0) {
+        let day = policy.dayIndex(now, utcOffsetSeconds: utcOffsetSeconds)
         if day != dayIndex {
             dayIndex = day
             spentDataBytes = 0
@@ -276,7 +294,7 @@ public struct PrestageLedger: Sendable, Equatable {
         if decisionsToday < Int.max { decisionsToday += 1 }
         if !(dataWeightSecondsPerMegabyte > 0) { dataWeightSecondsPerMegabyte = policy.initialDataWeightSecondsPerMegabyte }
         if !(energyWeightSecondsPerJoule > 0) { energyWeightSecondsPerJoule = policy.initialEnergyWeightSecondsPerJoule }
-        let share = policy.proRataShare(now)
+        let share = policy.proRataShare(now, utcOffsetSeconds: utcOffsetSeconds)
         func step(_ w: Double, spent: Double, budget: Double) -> Double {
             guard budget > 0 else { return policy.weightMax }
             let error = min(1, max(-1, spent / (budget * share) - 1))
@@ -346,7 +364,7 @@ public enum PrestageDecision {
             return hint < p ? .skip(.belowThreshold(hint: hint, min: p)) : .prestage
         case .budgeted(let b):
             if let skip = powerSkip(context.inputs, floor: b.batteryFloor) { return .skip(skip) }
-            ledger.adapt(b, now: now)
+            ledger.adapt(b, now: now, utcOffsetSeconds: context.inputs.utcOffsetSeconds)
             if let cap = b.cellularDayCapBytes, let used = context.inputs.cellularBytesUsedToday, context.network.isCellular, used >= cap {
                 return .skip(.cellularDayCapReached(usedBytes: used, capBytes: cap))
             }
@@ -364,7 +382,7 @@ public enum PrestageDecision {
             }
             let latencySaved = c.setupSeconds + megabytes * 8 / c.throughputMbps
             let benefit = (hint ?? b.assumedOpenProbability) * latencySaved
-            let share = b.proRataShare(now)
+            let share = b.proRataShare(now, utcOffsetSeconds: context.inputs.utcOffsetSeconds)
             let later = Double(ledger.decisionsToday) * (1 - share) / share
             let dataSlack = Double(b.dailyDataBytes - ledger.spentDataBytes - dataBytes) >= later * Double(dataBytes)
             let energySlack = b.dailyEnergyJoules - ledger.spentEnergyJoules - joules >= later * joules

@@ -23,8 +23,9 @@ package struct DecisionConfig: Sendable, Equatable {
 
     package init() {}
 
-    /// PreloadKit's decision kind; days start at the local midnight of a world whose clock reads
-    /// `clockAtStartSeconds` at t = 0.
+    /// PreloadKit's decision kind in a world whose UTC clock reads `clockAtStartSeconds` at t = 0
+    /// (UTC days start there; each device's day starts at its local midnight, from the time zone
+    /// it reports, `DeviceInputs.utcOffsetSeconds`).
     package func kit(clockAtStartSeconds: Double) -> PrestageDecisionKind {
         switch kind {
         case .criticalOnly: return .criticalOnly

@@ -37,13 +37,17 @@ struct CompactLedger {
 struct DecisionState {
     let budget: BudgetedPolicy?
     var ledgers: [CompactLedger]
+    /// Per region: its `utcOffsetSeconds`, what each device's OS reports as its time zone (the
+    /// `budgeted` day starts at the device's local midnight).
+    let regionUTCOffsets: [Int32]
     /// Sessions that ended, and those in which the decision kind skipped at least one asset or
     /// manifest.
     var sessionsEnded: UInt64 = 0
     var sessionsSkipped: UInt64 = 0
 
-    init?(policy: PreloadPolicy, devices: Int, configured: Bool) {
+    init?(policy: PreloadPolicy, devices: Int, configured: Bool, regionUTCOffsets: [Int32]) {
         guard configured else { return nil }
+        self.regionUTCOffsets = regionUTCOffsets
         if case .budgeted(let b) = policy.decision {
             budget = b
             ledgers = [CompactLedger](repeating: CompactLedger(), count: devices)
@@ -69,7 +73,8 @@ struct DecisionState {
 
 extension SessionDriver {
     /// The device inputs and ledger of device `d` (attributes `a`) for its push: battery, charging
-    /// and Low Power Mode as drawn (`population.devicePower`; unknown without it). The simulation
+    /// and Low Power Mode as drawn (`population.devicePower`; unknown without it), the time zone
+    /// its region's `utcOffsetSeconds`. The simulation
     /// models no other apps' traffic, so the day's cellular use stays unknown (no cellular cap).
     /// Without a decision kind it tests one stored flag (`decisionOn`), nothing else. Mutating
     /// (though it changes nothing) so that calling it from `start` passes the driver by address:
@@ -82,7 +87,9 @@ extension SessionDriver {
     @inline(never)
     mutating func decisionInputs(_ context: inout DeviceContext, device d: Int, attributes a: DeviceAttributes) {
         guard let decision else { return }
-        context.inputs = DeviceInputs(batteryLevel: a.batteryLevel, isCharging: a.charging, lowPowerMode: a.lowPowerMode)
+        let r = Int(a.region)
+        context.inputs = DeviceInputs(batteryLevel: a.batteryLevel, isCharging: a.charging, lowPowerMode: a.lowPowerMode,
+                                      utcOffsetSeconds: r < decision.regionUTCOffsets.count ? decision.regionUTCOffsets[r] : 0)
         if !decision.ledgers.isEmpty { context.ledger = decision.ledgers[d].ledger }
     }
 

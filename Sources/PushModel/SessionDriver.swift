@@ -114,7 +114,8 @@ struct SessionDriver {
         if config.campaigns.contains(where: { $0.creativeSwap != nil }) { staleStored = [CampaignBits](repeating: 0, count: n) }
         if plans.manifestObject.contains(where: { $0 != .max }) { manifestHeld = [CampaignBits](repeating: 0, count: n) }
         networks = try NetworkChanges(config: config)
-        decision = DecisionState(policy: policy, devices: n, configured: config.preloadPolicy.decision != nil)
+        decision = DecisionState(policy: policy, devices: n, configured: config.preloadPolicy.decision != nil,
+                                 regionUTCOffsets: config.infra.topology.effectiveRegions.map { Int32(clamping: $0.utcOffsetSeconds) })
         decisionOn = decision != nil
     }
 

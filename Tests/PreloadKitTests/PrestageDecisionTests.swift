@@ -153,6 +153,37 @@ final class PrestageDecisionTests: XCTestCase {
         XCTAssertEqual(PrestageDecision.decideManifest(kind, hint: 1, context: Self.context(.wifi, DeviceInputs(lowPowerMode: true))), .skip(.lowPowerMode))
     }
 
+    /// The `budgeted` day starts at the device's local midnight (`DeviceInputs.utcOffsetSeconds`):
+    /// at 23:30 UTC a device an hour ahead of UTC is 30 minutes into its next day (its spending
+    /// reset, its pro-rata share 1 800 s of the goal), one an hour behind is at 22:30 of the same
+    /// day; the UTC day is the one an offset of 0 sees.
+    func testTheBudgetDayStartsAtTheDevicesLocalMidnight() {
+        var b = BudgetedPolicy()
+        b.controllerGain = 0
+        let utc2330 = Instant(microseconds: 84_600_000_000)
+        XCTAssertEqual(b.dayIndex(utc2330), 0)
+        XCTAssertEqual(b.dayIndex(utc2330, utcOffsetSeconds: 3_600), 1)
+        XCTAssertEqual(b.dayIndex(utc2330, utcOffsetSeconds: -3_600), 0)
+        XCTAssertEqual(b.proRataShare(utc2330, utcOffsetSeconds: 3_600), 1_800.0 / 86_400, accuracy: 1e-12)
+        XCTAssertEqual(b.proRataShare(utc2330, utcOffsetSeconds: -3_600), 81_000.0 / 86_400, accuracy: 1e-12)
+        // Seen on the policy's own UTC-day offset too: the app on Unix time keeps 0 and reports its zone.
+        b.dayStartOffsetMicroseconds = 3_600_000_000
+        XCTAssertEqual(b.dayIndex(Instant(microseconds: 3_600_000_000 - 1), utcOffsetSeconds: 0), -1)
+        XCTAssertEqual(b.dayIndex(Instant(microseconds: 1), utcOffsetSeconds: 3_600), 0)
+        b.dayStartOffsetMicroseconds = 0
+        // A ledger spent at 22:50 UTC: a device at UTC+1 starts afresh at 23:10 UTC, one at UTC does not.
+        let kind = PrestageDecisionKind.budgeted(b)
+        for (offset, resets) in [(Int32(3_600), true), (0, false)] {
+            var ledger = PrestageLedger()
+            let inputs = DeviceInputs(utcOffsetSeconds: offset)
+            _ = decide(kind, hint: 1, Self.context(.cellular4G, inputs), ledger: &ledger, now: Instant(microseconds: 82_200_000_000))
+            XCTAssertEqual(ledger.spentDataBytes, 100_000, "offset \(offset)")
+            _ = decide(kind, hint: 0, Self.context(.cellular4G, inputs), ledger: &ledger, now: Instant(microseconds: 83_400_000_000))
+            XCTAssertEqual(ledger.spentDataBytes == 0, resets, "offset \(offset): spending after the device's midnight")
+            XCTAssertEqual(ledger.decisionsToday, resets ? 1 : 2, "offset \(offset)")
+        }
+    }
+
     func testValidationNamesTheField() {
         XCTAssertThrowsError(try PrestageDecisionKind.threshold(openProbabilityMin: 1.5).validate()) { error in
             XCTAssertEqual((error as? PolicyError)?.field, "decision.openProbabilityMin")
@@ -300,6 +331,10 @@ final class PrestageDecisionTests: XCTestCase {
             XCTAssertEqual(error as? SessionError, .invalidContext(field: "inputs.batteryLevel", value: "1.5", expected: "a level in [0, 1] or nil"))
         }
         XCTAssertThrowsError(try h.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(cellularBytesUsedToday: -1))), at: ms(0)))
+        XCTAssertThrowsError(try h.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(utcOffsetSeconds: 64_801))), at: ms(0))) { error in
+            XCTAssertEqual(error as? SessionError, .invalidContext(field: "inputs.utcOffsetSeconds", value: "64801", expected: "-64800...64800"))
+        }
+        XCTAssertThrowsError(try h.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(utcOffsetSeconds: .min))), at: ms(0)))
         var plain = try Harness(policy: Fixtures.policy(.none))
         XCTAssertNoThrow(try plain.feed(.pushReceived(r, Self.context(.wifi, DeviceInputs(batteryLevel: 1.5))), at: ms(0)))
     }

@@ -159,6 +159,26 @@ final class DecisionPolicyTests: XCTestCase {
         XCTAssertEqual(midnight.dayStartOffsetMicroseconds, 0)
     }
 
+    /// Each device's day starts at its own local midnight: on the budget day (UTC clock at
+    /// midnight at t = 0), devices 12 h ahead of UTC start a new day at 12:00 UTC, so they spend a
+    /// budget on each side of it (the first local day is already half gone at t = 0, so its
+    /// pro-rata budget is due by 12:00 UTC), about twice the bytes of devices on UTC. Seen failing
+    /// while every device's day started at the UTC midnight (both runs spent the same).
+    func testEachDevicesBudgetDayStartsAtItsRegionsLocalMidnight() throws {
+        let utc = budgetDay()
+        var ahead = utc
+        ahead.infra.topology.regions = ahead.infra.topology.effectiveRegions.map { r in
+            var r = r
+            r.utcOffsetSeconds = 43_200
+            return r
+        }
+        let a = try simulate(utc, seed: 3), b = try simulate(ahead, seed: 3)
+        let budget = 2_000_000 * Double(utc.population.devices)
+        XCTAssertLessThanOrEqual(a.value("bytes.background"), budget)
+        XCTAssertGreaterThan(b.value("bytes.background"), 1.5 * a.value("bytes.background"))
+        XCTAssertLessThanOrEqual(b.value("bytes.background"), 2 * budget, "two local days, each within its budget")
+    }
+
     /// The OS's power readings reach the decision: every device in Low Power Mode and none
     /// charging, `threshold` pre-stages nothing; every device charging, the power rows never apply
     /// and the run is the one without readings (their draws have a stream of their own).
