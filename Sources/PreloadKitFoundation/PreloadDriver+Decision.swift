@@ -1,7 +1,9 @@
+import Foundation
 import PreloadKit
 
 /// The policy's decision kind (`PreloadPolicy.decision`) in the real driver: the caller passes
-/// the OS's device inputs (battery, charging, Low Power Mode, cellular bytes today) in
+/// the OS's device inputs (battery, charging, Low Power Mode, cellular bytes today, the time zone's
+/// offset: `DeviceInputs.utcOffsetSeconds(of:at:)`) in
 /// `DeviceContext.inputs` with each push, and the session decides with them and the push's
 /// signed `open_pct` hint. The `budgeted` kind's ledger is carried from push to push by the
 /// driver; an app whose handler runs in a fresh process per push (an iOS extension) persists
@@ -17,5 +19,15 @@ extension PreloadDriver {
         var c = context
         c.ledger = budgetLedger
         return c
+    }
+}
+
+extension DeviceInputs {
+    /// `zone`'s offset from UTC at `date`, seconds (daylight saving included), for
+    /// `utcOffsetSeconds`: the driver's clock is Unix time, whose days start at the UTC midnight,
+    /// so the `budgeted` day then starts at the device's local midnight. Clamped to
+    /// ±`utcOffsetSecondsMax`.
+    public static func utcOffsetSeconds(of zone: TimeZone = .current, at date: Date = Date()) -> Int32 {
+        Int32(clamping: max(-Int(utcOffsetSecondsMax), min(Int(utcOffsetSecondsMax), zone.secondsFromGMT(for: date))))
     }
 }

@@ -89,4 +89,41 @@ final class PreloadDriverDecisionTests: DriverFixtureTestCase {
         XCTAssertEqual(three.fetches.count, 1)
         _ = try await driver.finished()
     }
+
+    /// The budget day at the device's local midnight through the real driver (Unix time): a
+    /// ledger that spent 5 000 of 8 000 bytes today (UTC) refuses a 5 000-byte asset on a device
+    /// reporting UTC, and fetches it on one whose zone puts it in another local day already.
+    func testBudgetedDayFollowsTheReportedTimeZone() async throws {
+        var b = BudgetedPolicy()
+        b.dailyDataBytes = 8_000
+        b.initialDataWeightSecondsPerMegabyte = 1e-6
+        b.initialEnergyWeightSecondsPerJoule = 1e-6
+        b.controllerGain = 0
+        let driver = try makeDriver(.budgeted(b))
+        let now = Date()
+        let secondOfDay = Int(now.timeIntervalSince1970.rounded(.down)) % 86_400
+        // An offset that moves the local clock across a midnight (into tomorrow, or back into
+        // yesterday), within ±18 h, a minute clear of it.
+        let offset: Int32 = secondOfDay >= 21_660 ? Int32(86_400 - secondOfDay + 60) : -Int32(secondOfDay + 60)
+        let utcDay = b.dayIndex(Instant(microseconds: Int64(now.timeIntervalSince1970 * 1e6)))
+        func spentContext(_ utcOffset: Int32) -> DeviceContext {
+            var c = context(.cellular4G, DeviceInputs(utcOffsetSeconds: utcOffset))
+            c.ledger = PrestageLedger(dayIndex: utcDay, spentDataBytes: 5_000, spentEnergyJoules: 0,
+                                      dataWeightSecondsPerMegabyte: 1e-6, energyWeightSecondsPerJoule: 1e-6)
+            return c
+        }
+        let (first, _) = try payload("utc", openPercent: 90)
+        let refused = try await driver.run(payload: first, context: spentContext(0))
+        XCTAssertEqual(refused.fetches.count, 0, "\(refused.log)")
+        _ = try await driver.finished()
+        let (second, _) = try payload("zoned", openPercent: 90)
+        let fetched = try await driver.run(payload: second, context: spentContext(offset))
+        XCTAssertEqual(fetched.fetches.count, 1, "offset \(offset) s: another local day, its budget unspent (\(fetched.log))")
+        _ = try await driver.finished()
+        let ledger = await driver.ledger
+        XCTAssertNotEqual(ledger.dayIndex, utcDay)
+        XCTAssertEqual(ledger.spentDataBytes, 5_000)
+        // The helper reads a zone's offset (a fixed one: named zones need the system's tzdata).
+        XCTAssertEqual(DeviceInputs.utcOffsetSeconds(of: TimeZone(secondsFromGMT: -18_000)!, at: now), -18_000)
+    }
 }
