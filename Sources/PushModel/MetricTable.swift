@@ -193,6 +193,12 @@ package enum MetricID: String, Sendable, CaseIterable {
     case cdnApiFailures = "cdnApi.failures"
     case cdnApiRetries = "cdnApi.retries"
     case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
+    case cdnApiWarmCalls = "cdnApi.warmCalls"
+    case cdnApiWarmItems = "cdnApi.warmItems"
+    case cdnApiPurgeAfterSendSeconds = "cdnApi.purgeAfterSendSeconds"
+    case cdnApiPurgeBeforeSendSeconds = "cdnApi.purgeBeforeSendSeconds"
+    case cdnApiWarmAfterSendSeconds = "cdnApi.warmAfterSendSeconds"
+    case cdnApiWarmBeforeSendSeconds = "cdnApi.warmBeforeSendSeconds"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -505,7 +511,8 @@ package enum MetricTable {
         case .extensionPlaceholderRedirects, .tapsPlaceholderPainted, .tapsPlaceholderShare:
             return placeholderSpec(id)
         case .cdnApiPurgeCalls, .cdnApiPurgeRequests, .cdnApiPurgeItems, .cdnApiPurgeCompleteSeconds, .cdnApiWarmRequests,
-             .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned:
+             .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned, .cdnApiWarmCalls, .cdnApiWarmItems,
+             .cdnApiPurgeAfterSendSeconds, .cdnApiPurgeBeforeSendSeconds, .cdnApiWarmAfterSendSeconds, .cdnApiWarmBeforeSendSeconds:
             return cdnApiSpec(id)
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
