@@ -89,10 +89,17 @@ extension CdnApiConfig {
     }
 
     /// "3 000 URLs/s (180 000/min), 50 requests/s, 500 URLs per request".
-    var purgeLimitsText: String {
+    package var purgeLimitsText: String {
         let perSecond = purgeItemsPerSecond >= CdnApiConfig.ratePerSecondMax ? "no \(purgeBy == .url ? "URL" : "key") rate limit"
             : "\(PushWorldConfig.count(purgeItemsPerSecond)) \(itemNoun)/s (\(PushWorldConfig.count(purgeItemsPerSecond * 60))/min)"
         return "\(perSecond), \(PushWorldConfig.count(purgeRequestsPerSecond)) requests/s, \(PushWorldConfig.count(Double(purgeItemsPerRequest))) \(itemNoun) per request"
+    }
+
+    /// "a prefetch API (500 URLs per request, 50 requests/s)", "no warm API: lookups at 100/s".
+    package var warmLimitsText: String {
+        warmMethod == .api
+            ? "a prefetch API (\(PushWorldConfig.count(Double(warmItemsPerRequest))) URLs per request, \(PushWorldConfig.count(warmRequestsPerSecond)) requests/s)"
+            : "no warm API: the campaign service's lookups at \(PushWorldConfig.count(warmRequestsPerSecond))/s"
     }
 
     /// The purge call's warnings: pacing that binds, the in-progress limit exceeded, and a purge
