@@ -92,14 +92,15 @@ extension CdnApiConfig {
     package var purgeLimitsText: String {
         let perSecond = purgeItemsPerSecond >= CdnApiConfig.ratePerSecondMax ? "no \(purgeBy == .url ? "URL" : "key") rate limit"
             : "\(PushWorldConfig.count(purgeItemsPerSecond)) \(itemNoun)/s (\(PushWorldConfig.count(purgeItemsPerSecond * 60))/min)"
-        return "\(perSecond), \(PushWorldConfig.count(purgeRequestsPerSecond)) requests/s, \(PushWorldConfig.count(Double(purgeItemsPerRequest))) \(itemNoun) per request"
+        let requests = "\(PushWorldConfig.count(purgeRequestsPerSecond)) request\(purgeRequestsPerSecond == 1 ? "" : "s")/s"
+        return "\(perSecond), \(requests), \(PushWorldConfig.count(Double(purgeItemsPerRequest))) \(itemNoun) per request"
     }
 
     /// "a prefetch API (500 URLs per request, 50 requests/s)", "no warm API: lookups at 100/s".
     package var warmLimitsText: String {
         warmMethod == .api
             ? "a prefetch API (\(PushWorldConfig.count(Double(warmItemsPerRequest))) URLs per request, \(PushWorldConfig.count(warmRequestsPerSecond)) requests/s)"
-            : "no warm API: the campaign service's lookups at \(PushWorldConfig.count(warmRequestsPerSecond))/s"
+            : "no warm API, the campaign service's lookups at \(PushWorldConfig.count(warmRequestsPerSecond))/s"
     }
 
     /// The purge call's warnings: pacing that binds, the in-progress limit exceeded, and a purge

@@ -1,4 +1,5 @@
 import Foundation
+import ReportKitTesting
 import XCTest
 @testable import PrestageCLI
 
@@ -54,21 +55,37 @@ final class CdnApiReportTests: XCTestCase {
         let md = try String(contentsOfFile: out + "/report.md", encoding: .utf8)
         let section = try XCTUnwrap(md.components(separatedBy: "## CDN API\n").dropFirst().first?.components(separatedBy: "\n## ").first, md)
         XCTAssertTrue(section.contains("fastly profile"), section)
-        // The table: a row per figure, the pooled mean then each campaign's, as the summary has them.
-        let rows = section.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
-        func row(_ metric: String) -> [String]? { rows.first { $0.count >= 5 && $0[1] == "`\(metric)`" } }
-        let header = try XCTUnwrap(rows.first { $0.first == "CDN API" })
-        XCTAssertEqual(Array(header.suffix(3)), ["all campaigns", "early", "late"])
-        for m in ["cdnApi.warmRequests", "cdnApi.purgeRequests", "cdnApi.retries"] {
-            let r = try XCTUnwrap(row(m), m)
-            XCTAssertEqual(r.suffix(3).map { Double($0.replacingOccurrences(of: ",", with: "")) }, [pooled[m], early[m], late[m]], m)
+        // The tables: the pooled row, then each campaign's, as the summary has them.
+        func column(_ title: String) throws -> [String: String] {
+            let tables = section.components(separatedBy: "\n\n").map { $0.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } } }
+            let table = try XCTUnwrap(tables.first { $0.first?.contains(title) == true }, title)
+            let index = try XCTUnwrap(table[0].firstIndex(of: title))
+            XCTAssertEqual(table.dropFirst(2).map { $0[0] }, ["all campaigns", "early", "late"], title)
+            return Dictionary(uniqueKeysWithValues: table.dropFirst(2).map { ($0[0], $0[index]) })
+        }
+        for (m, title) in [("cdnApi.warmRequests", "warm requests"), ("cdnApi.purgeRequests", "purge requests"), ("cdnApi.retries", "retries")] {
+            let cells = try column(title)
+            for (name, values) in [("all campaigns", pooled), ("early", early), ("late", late)] {
+                XCTAssertEqual(Double(cells[name]?.replacingOccurrences(of: ",", with: "") ?? ""), values[m], "\(m) \(name)")
+            }
         }
         // The latest warm: the re-warm, 5 s before the send, its 8 lookups per URL done well before it.
-        let warm = try XCTUnwrap(row("cdnApi.warmAfterSendSeconds"))
-        XCTAssertTrue(warm.suffix(3).allSatisfy { $0.hasSuffix(" s before") }, "\(warm)")
+        XCTAssertTrue(try column("latest warm done").values.allSatisfy { $0.hasSuffix(" s before") }, section)
         XCTAssertTrue(section.contains("fastly has no pre-warm API: campaign early's warm is requests to each of 8 PoPs"), section)
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains(">CDN API<"), "the HTML report has the section")
+    }
+
+    /// The section's tables fit the page in Chromium at desktop and phone width, like every report
+    /// (one campaign: the Campaigns section's table is not there to judge).
+    func testTheSectionIsLaidOutInChromium() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let out = t.root.appendingPathComponent("poc").path
+        XCTAssertEqual(t.run(["run", "purge-on-cloudflare", "--devices", "400", "--replications", "2", "--out", out]), .ok, t.err.text)
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains(">CDN API<"))
+        try assertReportLayout(html: html, name: "run-cdn-api", expectedCharts: html.components(separatedBy: "<figure").count - 1)
     }
 
     func testNoProfileNoSection() throws {
