@@ -6,17 +6,19 @@ import Stochastic
 /// as warnings for `prestage validate`, computed from the configuration alone: each campaign's
 /// creative-swap purge (the URLs tagged with its key, or its one key) and each of its warm calls
 /// (one per wave, and the re-warm after a swap: its objects into its targeted caches). Each call
-/// is bounded on its own, from full buckets; calls close together also share the buckets, which
-/// only the run counts (`cdnApi.*`).
+/// is bounded on its own, from full buckets; the warm calls are also swept in time order over the
+/// one warm pace they share. Purge calls close together also share the buckets, which only the
+/// run counts (`cdnApi.*`).
 extension PushWorldConfig {
-    /// One line per limit that binds or is exceeded, in campaign order (purge, then warm); empty
-    /// without `infra.cdnApi` or when nothing binds.
+    /// One line per limit that binds or is exceeded, in campaign order (purge, then warm), then
+    /// the warms queued late behind others; empty without `infra.cdnApi` or when nothing binds.
     package func cdnApiLimitWarnings() -> [String] {
         guard let api = infra.cdnApi, let plans = try? CampaignPlans(campaigns: campaigns, hlsSegmentsToPreStage: preloadPolicy.hlsSegmentsToPreStage)
         else { return [] }
         var keyObjects = [Int](repeating: 0, count: plans.catalog.surrogateKeyCount)
         for k in plans.catalog.surrogateKey where Int(k) < keyObjects.count { keyObjects[Int(k)] += 1 }
         var warnings: [String] = []
+        var shared: [CdnApiConfig.WarmCall] = []
         for (c, campaign) in campaigns.enumerated() {
             let timing = campaign.timing
             if let swap = timing.swapSeconds, swap < horizonSeconds {
@@ -30,12 +32,14 @@ extension PushWorldConfig {
             // The warm calls and the sends they are for: one before each wave, and the re-warm.
             var calls: [(at: Double, send: Double)] = warmCallSeconds(c).map { ($0.call, $0.send) }
             if let rewarm = timing.rewarmSeconds, rewarm < horizonSeconds { calls.append((rewarm, timing.sendStartSeconds)) }
-            if let line = api.warmWarning(campaign: campaign.name, objects: objects, targets: targets, target: campaign.warm.mode,
-                                          calls: calls.filter { $0.at < horizonSeconds }) {
+            calls = calls.filter { $0.at < horizonSeconds }
+            if let line = api.warmWarning(campaign: campaign.name, objects: objects, targets: targets, target: campaign.warm.mode, calls: calls) {
                 warnings.append(line)
             }
+            let requests = api.warmMethod == .requests ? objects * targets : (objects + api.warmItemsPerRequest - 1) / api.warmItemsPerRequest
+            shared += calls.map { CdnApiConfig.WarmCall(campaign: campaign.name, at: $0.at, send: $0.send, requests: requests) }
         }
-        return warnings
+        return warnings + api.sharedWarmWarnings(shared)
     }
 
     /// The caches one warm call of `warm` targets.
@@ -157,6 +161,46 @@ extension CdnApiConfig {
         let arrive = last + (warmMethod == .api ? Swift.max(0, warmPropagationSeconds.supportLowerBound) : 0)
         let callCount = calls.count > 1 ? " (\(calls.count) warm calls)" : ""
         return text + callCount + "." + (lateText(campaign: campaign, lastSeconds: arrive, calls: calls).map { " " + $0 } ?? "")
+    }
+
+    /// One warm call of the plan: its campaign, instant, the send it is for and its requests
+    /// (API batches, or lookups without a warm API).
+    struct WarmCall {
+        let campaign: String
+        let at: Double
+        let send: Double
+        let requests: Int
+    }
+
+    /// The warm calls that end after their send only because they wait behind earlier calls on
+    /// the one warm pace (`warmRequestsPerSecond`, shared by every campaign; the API serves calls
+    /// in the order made): the pace swept over the calls in time order (ties in campaign order),
+    /// each request 1 / rate after the one before. One line per campaign, its latest call.
+    func sharedWarmWarnings(_ calls: [WarmCall]) -> [String] {
+        let ordered = calls.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        let gap = 1 / warmRequestsPerSecond
+        let propagation = warmMethod == .api ? Swift.max(0, warmPropagationSeconds.supportLowerBound) : 0
+        var free = -Double.infinity
+        var worst: [String: (call: WarmCall, wait: Double, late: Double)] = [:]
+        var order: [String] = []
+        for call in ordered where call.requests > 0 {
+            let start = Swift.max(call.at, free)
+            let last = start + Double(call.requests - 1) * gap
+            free = last + gap
+            let late = last + propagation - call.send
+            guard start > call.at + 1e-9, call.at <= call.send, late > 0, late > (worst[call.campaign]?.late ?? 0) else { continue }
+            // Late on its own already (warmWarning says so): only the wait behind others is news.
+            guard call.at + Double(call.requests - 1) * gap + propagation <= call.send else { continue }
+            if worst[call.campaign] == nil { order.append(call.campaign) }
+            worst[call.campaign] = (call, start - call.at, late)
+        }
+        return order.compactMap { name in
+            worst[name].map { w in
+                "warning: campaign \(name)'s warm called at t = \(CdnApiConfig.seconds(w.call.at)) s waits ≥ \(CdnApiConfig.seconds(w.wait)) s behind "
+                    + "earlier warm calls on \(profile.rawValue)'s one warm pace (\(PushWorldConfig.count(warmRequestsPerSecond))/s, shared by every campaign): "
+                    + "it ends ≥ \(CdnApiConfig.seconds(w.late)) s after its send."
+            }
+        }
     }
 
     /// "…'s warm called 3 s before its send ends ≥ 2.6 s after it." for the calls whose last warm

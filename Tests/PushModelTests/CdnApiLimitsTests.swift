@@ -125,6 +125,28 @@ final class CdnApiLimitsTests: XCTestCase {
         XCTAssertEqual(world(nil, swapLead: 3).cdnApiLimitWarnings(), [])
     }
 
+    /// Campaigns share the one warm pace: on 280 PoPs a one-object warm is 280 lookups at 100/s
+    /// (2.79 s). "a" warms at 0 for its send at 300 s; "b" at 0 for its send at 3 s, fine alone
+    /// (2.79 ≤ 3) but queued behind "a": its lookups start at 2.80 s and end at 5.59 s, 2.59 s
+    /// after its send. The run's figure is the same (`cdnApi.warmAfterSendSeconds` of "b").
+    func testWarmsQueueBehindOtherCampaignsOnTheOneWarmPace() throws {
+        var w = world(.fastly)
+        w.infra.topology = TopologyConfig(popCount: 280, shieldCount: 8)
+        w.campaigns[0].name = "a"
+        var b = w.campaigns[0]
+        b.name = "b"
+        b.sendStartSeconds = 3
+        b.warm = WarmConfig(mode: .allPops, aheadSeconds: 3)
+        w.campaigns.append(b)
+        let lines = w.cdnApiLimitWarnings()
+        XCTAssertEqual(lines.last, "warning: campaign b's warm called at t = 0.00 s waits ≥ 2.80 s behind earlier warm calls on fastly's one warm pace "
+                       + "(100/s, shared by every campaign): it ends ≥ 2.59 s after its send.")
+        XCTAssertEqual(lines.count, 3, "each campaign's lookups, then the queueing: \(lines)")
+        let r = try simulate(w, seed: 3)
+        XCTAssertEqual(r.value(MetricTable.campaignMetricName("b", "cdnApi.warmAfterSendSeconds")), 2.59, accuracy: 1e-6)
+        XCTAssertEqual(r.value(MetricTable.campaignMetricName("a", "cdnApi.warmBeforeSendSeconds")), 300 - 2.79, accuracy: 1e-6)
+    }
+
     /// A prefetch API binds when a warm call needs more than one request: 3 URLs at 1 per request
     /// and 50 requests/s are 3 requests, the last ≥ 2 / 50 = 0.04 s after the call.
     func testPrefetchApiBatches() {
