@@ -190,15 +190,15 @@ package enum MetricID: String, Sendable, CaseIterable {
     case cdnApiPurgeCompleteSeconds = "cdnApi.purgeCompleteSeconds"
     case cdnApiWarmRequests = "cdnApi.warmRequests"
     case cdnApiWarmCompleteSeconds = "cdnApi.warmCompleteSeconds"
-    case cdnApiFailures = "cdnApi.failures"
-    case cdnApiRetries = "cdnApi.retries"
-    case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
     case cdnApiWarmCalls = "cdnApi.warmCalls"
     case cdnApiWarmItems = "cdnApi.warmItems"
     case cdnApiPurgeAfterSendSeconds = "cdnApi.purgeAfterSendSeconds"
     case cdnApiPurgeBeforeSendSeconds = "cdnApi.purgeBeforeSendSeconds"
     case cdnApiWarmAfterSendSeconds = "cdnApi.warmAfterSendSeconds"
     case cdnApiWarmBeforeSendSeconds = "cdnApi.warmBeforeSendSeconds"
+    case cdnApiFailures = "cdnApi.failures"
+    case cdnApiRetries = "cdnApi.retries"
+    case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
     case osSilentForceQuit = "os.silentForceQuit"
     case osSilentOverBudget = "os.silentOverBudget"
     case osSilentCoalesced = "os.silentCoalesced"
@@ -510,9 +510,11 @@ package enum MetricTable {
             return faultSpec(id)
         case .extensionPlaceholderRedirects, .tapsPlaceholderPainted, .tapsPlaceholderShare:
             return placeholderSpec(id)
+        case .cdnApiWarmCalls, .cdnApiWarmItems, .cdnApiPurgeAfterSendSeconds, .cdnApiPurgeBeforeSendSeconds, .cdnApiWarmAfterSendSeconds,
+             .cdnApiWarmBeforeSendSeconds:
+            return cdnApiSpec(id)
         case .cdnApiPurgeCalls, .cdnApiPurgeRequests, .cdnApiPurgeItems, .cdnApiPurgeCompleteSeconds, .cdnApiWarmRequests,
-             .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned, .cdnApiWarmCalls, .cdnApiWarmItems,
-             .cdnApiPurgeAfterSendSeconds, .cdnApiPurgeBeforeSendSeconds, .cdnApiWarmAfterSendSeconds, .cdnApiWarmBeforeSendSeconds:
+             .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned:
             return cdnApiSpec(id)
         case .osSilentForceQuit: return MetricSpec(n, .count, .none, "Silent pushes to force-quit apps")
         case .osSilentOverBudget: return MetricSpec(n, .count, .lower, "Silent pushes over budget")
