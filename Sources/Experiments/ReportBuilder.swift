@@ -49,6 +49,7 @@ package enum ReportBuilder {
         sections.append(ReportSection(title: "Preload outcomes", blocks: [.chart(.breakdown(outcomeChart(aggregate)))]))
         sections.append(ReportSection(title: "Bytes", blocks: [.chart(.groupedBars(bytesChart(aggregate)))]))
         if let faults = faultsSection(scenario: scenario, aggregate: aggregate) { sections.append(faults) }
+        if let cdnApi = cdnApiSection(scenario: scenario, aggregate: aggregate) { sections.append(cdnApi) }
         if let uncertain = uncertaintySection(scenario: scenario, aggregate: aggregate) { sections.append(uncertain) }
         if let energy = energySection(aggregate) { sections.append(energy) }
         if let cost = costSection(scenario: scenario, aggregate: aggregate) { sections.append(cost) }

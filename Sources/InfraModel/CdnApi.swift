@@ -47,6 +47,8 @@ package struct CdnApiCounters: Sendable, Equatable {
     package var purgeCompleteTicksMax: Int64 = 0
     /// Warm calls.
     package var warmCalls = 0
+    /// URLs (objects) the warm calls named, once per call whatever the caches targeted.
+    package var warmItems = 0
     /// Warm API requests (retries included), or warm lookups sent when the CDN has no warm API.
     package var warmRequests = 0
     /// The longest warm call → last warm request reaching its cache, ticks.
@@ -57,6 +59,9 @@ package struct CdnApiCounters: Sendable, Equatable {
     package var retries = 0
     /// Batches abandoned after `attemptsMax` failed attempts (their caches are not purged or warmed).
     package var batchesAbandoned = 0
+
+    /// No call yet.
+    package init() {}
 }
 
 /// The run's API state: one account's buckets, shared by every campaign.

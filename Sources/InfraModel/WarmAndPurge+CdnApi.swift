@@ -122,6 +122,7 @@ extension CdnApiState {
     /// without one, one lookup per (target, object), target by target, at `warmRequestsPerSecond`.
     mutating func warm(objects: [UInt32], atTicks: Int64, targets: [Int], kernel: inout Kernel) throws {
         counters.warmCalls += 1
+        counters.warmItems += objects.count
         var last = atTicks
         switch config.warmMethod {
         case .api:

@@ -36,6 +36,8 @@ struct ValidateCommand: ParsableCommand {
                 }
                 // The published push-provider limits the plan would exceed (warnings: still valid).
                 for line in scenario.world.providerLimitWarnings() { env.standardOutput.write("  \(line)\n") }
+                // The published CDN API limits (`infra.cdnApi`) its purges and warms would exceed or that bind.
+                for line in scenario.world.cdnApiLimitWarnings() { env.standardOutput.write("  \(line)\n") }
             } catch {
                 bad += 1
                 let count = error.problemCount

@@ -16,7 +16,7 @@ extension MetricTable {
         .tapsCount, .tapsInstantShare, .tapToPaintCount, .tapToPaintP50, .tapToPaintP90, .tapToPaintP95, .tapToPaintP99,
         .tapToPaintShareUnder500ms, .tapsAbandoned, .tapsAbandonedShare, .readsCount,
         .bytesBackground, .bytesForeground, .bytesCellular, .bytesNeverOpened,
-    ]
+    ] + cdnApiPerCampaign
 
     /// Campaign `campaign`'s `metric`: `campaign:NAME/METRIC`, the pooled row's unit, direction and
     /// ratio (numerator and denominator both restricted to the campaign).

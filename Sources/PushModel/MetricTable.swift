@@ -190,6 +190,12 @@ package enum MetricID: String, Sendable, CaseIterable {
     case cdnApiPurgeCompleteSeconds = "cdnApi.purgeCompleteSeconds"
     case cdnApiWarmRequests = "cdnApi.warmRequests"
     case cdnApiWarmCompleteSeconds = "cdnApi.warmCompleteSeconds"
+    case cdnApiWarmCalls = "cdnApi.warmCalls"
+    case cdnApiWarmItems = "cdnApi.warmItems"
+    case cdnApiPurgeAfterSendSeconds = "cdnApi.purgeAfterSendSeconds"
+    case cdnApiPurgeBeforeSendSeconds = "cdnApi.purgeBeforeSendSeconds"
+    case cdnApiWarmAfterSendSeconds = "cdnApi.warmAfterSendSeconds"
+    case cdnApiWarmBeforeSendSeconds = "cdnApi.warmBeforeSendSeconds"
     case cdnApiFailures = "cdnApi.failures"
     case cdnApiRetries = "cdnApi.retries"
     case cdnApiBatchesAbandoned = "cdnApi.batchesAbandoned"
@@ -511,6 +517,9 @@ package enum MetricTable {
             return faultSpec(id)
         case .extensionPlaceholderRedirects, .tapsPlaceholderPainted, .tapsPlaceholderShare:
             return placeholderSpec(id)
+        case .cdnApiWarmCalls, .cdnApiWarmItems, .cdnApiPurgeAfterSendSeconds, .cdnApiPurgeBeforeSendSeconds, .cdnApiWarmAfterSendSeconds,
+             .cdnApiWarmBeforeSendSeconds:
+            return cdnApiSpec(id)
         case .cdnApiPurgeCalls, .cdnApiPurgeRequests, .cdnApiPurgeItems, .cdnApiPurgeCompleteSeconds, .cdnApiWarmRequests,
              .cdnApiWarmCompleteSeconds, .cdnApiFailures, .cdnApiRetries, .cdnApiBatchesAbandoned:
             return cdnApiSpec(id)

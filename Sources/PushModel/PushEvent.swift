@@ -32,7 +32,8 @@ enum PushEvent: KernelEncodable {
     case bucketFlush(BucketID)
     /// Creative swap: the campaign's objects are purged by surrogate key.
     case creativeSwap(CampaignID)
-    /// Re-warm of the campaign's objects after its creative swap.
+    /// Re-warm of the campaign's objects after its creative swap; through a CDN API profile, also
+    /// each warm call before a send (made at its instant).
     case rewarm(CampaignID)
     /// The device of the slot's session of `generation` changes network.
     case networkChange(SessionSlot, generation: UInt32)

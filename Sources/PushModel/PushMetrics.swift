@@ -66,6 +66,8 @@ struct PushMetrics {
     let horizonSeconds: Double
     /// The per-campaign counters (`PushMetrics+Campaigns.swift`); empty with one campaign.
     var campaignTally: CampaignTally
+    /// The CDN API calls per campaign (`CdnApiTally.swift`); empty without `infra.cdnApi`.
+    var cdnApiTally = CdnApiTally()
 
     static let histogramMaxMicroseconds: Int64 = 3_600_000_000
     /// The window of tap time the tap-to-paint quantiles over time are read per (k6 and Gatling bin

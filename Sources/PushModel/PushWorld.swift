@@ -82,6 +82,7 @@ struct PushWorld: EventHandler {
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
+        if config.infra.cdnApi != nil { metrics.cdnApiTally = CdnApiTally(campaigns: config.campaigns.count, enabled: true) }
     }
 
     // MARK: - Run
@@ -101,6 +102,12 @@ struct PushWorld: EventHandler {
             let start = firstSendTicks(c)
             if let target = warmTarget(campaign.warm) {
                 for at in warmCallTicks(c) {
+                    // Through a CDN API the call is made at its instant: the API serves calls in
+                    // the order made, so one made now for later would hold back earlier ones.
+                    if metrics.cdnApiTally.enabled {
+                        if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(CampaignID(c)), at: SimTime(ticks: at)) }
+                        continue
+                    }
                     try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: at), target: target, kernel: &kernel)
                 }
             }
@@ -222,7 +229,7 @@ struct PushWorld: EventHandler {
         case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
         case .creativeSwap(let campaign):
             let c = campaign.index
-            try infra.purge(surrogateKey: UInt32(c), kernel: &kernel)
+            try purgeCampaign(c, kernel: &kernel)
             metrics.counters.creativeSwaps += 1
             let timing = config.campaigns[c].timing
             if timing.warms {
@@ -233,7 +240,7 @@ struct PushWorld: EventHandler {
         case .rewarm(let campaign):
             let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
-                try infra.warm(objects: plans.warmObjects[c], at: kernel.now, target: target, kernel: &kernel)
+                try warmCampaign(c, at: kernel.now, target: target, sendTicks: warmSendTicks(c, from: kernel.now.ticks), kernel: &kernel)
             }
         }
     }

@@ -36,6 +36,10 @@ final class MetricTableTests: XCTestCase {
         c.infra.placeholder.enabled = true
         // The faults' metrics are emitted only with scheduled faults.
         c.infra.faults = [InfraFault(kind: .originOutage, startSeconds: 0, durationSeconds: 10)]
+        // The latest purge's and warm's times against the send (`cdnApi.*SendSeconds`) are
+        // emitted only with a warm call and a creative swap's purge.
+        c.campaigns[0].warm = WarmConfig(mode: .topPops, aheadSeconds: 120, topPops: 2)
+        c.campaigns[0].creativeSwap = CreativeSwapConfig(secondsBeforeSend: 5, rewarmDelaySeconds: 2)
         // The CDN APIs' metrics are emitted only with a profile.
         c.infra.cdnApi = CdnApiConfig.standard(.akamai)
         // The HLS metrics are emitted only with a playlist of variants.
