@@ -1,18 +1,20 @@
 /// A small, bounded M3U8 reader (RFC 8216): what pre-staging an HLS asset needs, nothing more.
 ///
-/// A master playlist yields its variants (`#EXT-X-STREAM-INF` `BANDWIDTH` and the URI line that
-/// follows); a media playlist yields its initialization section (`#EXT-X-MAP` `URI`), if any,
-/// and its first segments (`#EXTINF` duration and the URI line that follows). Every other tag is
-/// skipped (alternative renditions `#EXT-X-MEDIA`, I-frame playlists, keys, program dates).
+/// A master playlist yields its variants (`#EXT-X-STREAM-INF` `BANDWIDTH`, its `AUDIO` group and
+/// the URI line that follows) and its audio renditions (`#EXT-X-MEDIA` `TYPE=AUDIO` with a `URI`:
+/// `GROUP-ID`, `DEFAULT`); a media playlist yields its initialization section (`#EXT-X-MAP`
+/// `URI`), if any, and its first segments (`#EXTINF` duration and the URI line that follows).
+/// Every other tag is skipped (subtitle and video renditions, I-frame playlists, keys, program
+/// dates).
 /// Segments addressed by byte range (`#EXT-X-BYTERANGE`) are refused: a pre-stage stores whole
 /// objects under one URL's key.
 ///
 /// Bounded: the document is at most `HLSPolicy.playlistBytesMax` bytes, a line at most
-/// `lineBytesMax`, at most `variantsMax` variants; reading a media playlist stops after the
-/// segments asked for. The bytes are scanned in place; a `String` is made only for each URI kept.
+/// `lineBytesMax`, at most `variantsMax` variants and as many audio renditions; reading a media
+/// playlist stops after the segments asked for. The bytes are scanned in place; a `String` is made only for each URI kept.
 public enum HLSPlaylist: Sendable, Equatable {
-    /// A multivariant ("master") playlist, variants in document order.
-    case master([HLSVariant])
+    /// A multivariant ("master") playlist: variants and audio renditions, each in document order.
+    case master([HLSVariant], audio: [HLSRendition])
     /// A media playlist: its initialization section's URI (fMP4), if any, and its first segments.
     case media(initURI: String?, segments: [HLSSegment])
 
@@ -36,10 +38,12 @@ public enum HLSPlaylist: Sendable, Equatable {
             throw .notM3U8
         }
         var variants: [HLSVariant] = []
+        var audio: [HLSRendition] = []
         var segments: [HLSSegment] = []
         var initURI: String?
         var sawMedia = false
         var pendingBandwidth: Int64?
+        var pendingAudioGroup: String?
         var pendingDuration: Int64?
         while let line = try reader.next() {
             let n = reader.lineNumber
@@ -52,8 +56,20 @@ public enum HLSPlaylist: Sendable, Equatable {
                     guard let value = reader.attribute(named: attrBandwidth, in: attributes) else { throw .missingBandwidth(line: n) }
                     guard let bw = reader.decimal(value), bw > 0, bw <= bandwidthBitsPerSecondMax else { throw .badBandwidth(line: n) }
                     pendingBandwidth = bw
+                    pendingAudioGroup = reader.attribute(named: attrAudio, in: attributes).flatMap(reader.quoted)
+                } else if reader.has(line, prefix: tagMedia) {
+                    if sawMedia { throw .mixedMasterAndMedia(line: n) }
+                    let attributes = line.lowerBound + tagMedia.count..<line.upperBound
+                    // Audio renditions with their own playlist; one without a URI is in the variants' streams.
+                    guard let type = reader.attribute(named: attrType, in: attributes), reader.has(type, prefix: valueAudio),
+                          type.count == valueAudio.count, let uriValue = reader.attribute(named: attrURI, in: attributes) else { continue }
+                    guard let uri = reader.quoted(uriValue) else { throw .missingURI(line: n) }
+                    guard let group = reader.attribute(named: attrGroupID, in: attributes).flatMap(reader.quoted) else { throw .missingGroupID(line: n) }
+                    if audio.count == variantsMax { throw .tooManyRenditions(max: variantsMax) }
+                    let isDefault = reader.attribute(named: attrDefault, in: attributes).map { reader.has($0, prefix: valueYes) && $0.count == valueYes.count } ?? false
+                    audio.append(HLSRendition(groupID: group, uri: uri, isDefault: isDefault))
                 } else if reader.has(line, prefix: tagEXTINF) {
-                    if !variants.isEmpty || pendingBandwidth != nil { throw .mixedMasterAndMedia(line: n) }
+                    if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
                     if pendingDuration != nil { throw .missingURI(line: n) }
                     sawMedia = true
                     let rest = line.lowerBound + tagEXTINF.count..<line.upperBound
@@ -63,7 +79,7 @@ public enum HLSPlaylist: Sendable, Equatable {
                     }
                     pendingDuration = d
                 } else if reader.has(line, prefix: tagMap) {
-                    if !variants.isEmpty || pendingBandwidth != nil { throw .mixedMasterAndMedia(line: n) }
+                    if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
                     sawMedia = true
                     let attributes = line.lowerBound + tagMap.count..<line.upperBound
                     if reader.attribute(named: attrByteRange, in: attributes) != nil { throw .byteRangeNotSupported(line: n) }
@@ -73,7 +89,7 @@ public enum HLSPlaylist: Sendable, Equatable {
                 } else if reader.has(line, prefix: tagByteRange) {
                     throw .byteRangeNotSupported(line: n)
                 } else if reader.has(line, prefix: tagTargetDuration) || reader.has(line, prefix: tagMediaSequence) {
-                    if !variants.isEmpty || pendingBandwidth != nil { throw .mixedMasterAndMedia(line: n) }
+                    if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
                     sawMedia = true
                 }
                 continue
@@ -81,8 +97,9 @@ public enum HLSPlaylist: Sendable, Equatable {
             // A URI line.
             if let bw = pendingBandwidth {
                 if variants.count == variantsMax { throw .tooManyVariants(max: variantsMax) }
-                variants.append(HLSVariant(bandwidthBitsPerSecond: bw, uri: reader.string(line)))
+                variants.append(HLSVariant(bandwidthBitsPerSecond: bw, uri: reader.string(line), audioGroup: pendingAudioGroup))
                 pendingBandwidth = nil
+                pendingAudioGroup = nil
             } else if let d = pendingDuration {
                 segments.append(HLSSegment(durationMicroseconds: d, uri: reader.string(line)))
                 pendingDuration = nil
@@ -92,7 +109,7 @@ public enum HLSPlaylist: Sendable, Equatable {
             }
         }
         if pendingBandwidth != nil || pendingDuration != nil { throw .missingURI(line: reader.lineNumber) }
-        if !variants.isEmpty { return .master(variants) }
+        if !variants.isEmpty { return .master(variants, audio: audio) }
         if segments.isEmpty { throw sawMedia ? .noSegments : .noVariantsOrSegments }
         return .media(initURI: initURI, segments: segments)
     }
@@ -109,6 +126,20 @@ public enum HLSPlaylist: Sendable, Equatable {
             if bw <= usableBitsPerSecond && (best == nil || bw > variants[best!].bandwidthBitsPerSecond) { best = i }
         }
         return best ?? lowest
+    }
+
+    /// The audio rendition `variant` plays with: in its `AUDIO` group, the one marked `DEFAULT=YES`,
+    /// else the group's first (RFC 8216 §4.3.4.2.1: a client chooses within the group); nil when
+    /// the variant names no group or the group has no rendition with a playlist of its own (its
+    /// audio is in the variant's segments).
+    public static func audioRendition(for variant: HLSVariant, in audio: [HLSRendition]) -> Int? {
+        guard let group = variant.audioGroup else { return nil }
+        var first: Int?
+        for i in audio.indices where audio[i].groupID == group {
+            if audio[i].isDefault { return i }
+            if first == nil { first = i }
+        }
+        return first
     }
 
     /// `uri` (from a playlist at `base`) as an absolute URL string (RFC 3986 §5.2 for the forms
@@ -138,7 +169,14 @@ public enum HLSPlaylist: Sendable, Equatable {
     static let tagByteRange = Array("#EXT-X-BYTERANGE".utf8)
     static let tagTargetDuration = Array("#EXT-X-TARGETDURATION".utf8)
     static let tagMediaSequence = Array("#EXT-X-MEDIA-SEQUENCE".utf8)
+    static let tagMedia = Array("#EXT-X-MEDIA:".utf8)
     static let attrBandwidth = Array("BANDWIDTH".utf8)
+    static let attrAudio = Array("AUDIO".utf8)
+    static let attrType = Array("TYPE".utf8)
+    static let attrGroupID = Array("GROUP-ID".utf8)
+    static let attrDefault = Array("DEFAULT".utf8)
+    static let valueAudio = Array("AUDIO".utf8)
+    static let valueYes = Array("YES".utf8)
     static let attrURI = Array("URI".utf8)
     static let attrByteRange = Array("BYTERANGE".utf8)
 }
@@ -149,10 +187,29 @@ public struct HLSVariant: Sendable, Equatable {
     public let bandwidthBitsPerSecond: Int64
     /// The media playlist's URI as written (resolve with `HLSPlaylist.resolve`).
     public let uri: String
+    /// `AUDIO`: the group of audio renditions it plays with (nil: its audio is in its segments).
+    public let audioGroup: String?
 
-    public init(bandwidthBitsPerSecond: Int64, uri: String) {
+    public init(bandwidthBitsPerSecond: Int64, uri: String, audioGroup: String? = nil) {
         self.bandwidthBitsPerSecond = bandwidthBitsPerSecond
         self.uri = uri
+        self.audioGroup = audioGroup
+    }
+}
+
+/// An audio rendition of a master playlist (`#EXT-X-MEDIA:TYPE=AUDIO` with a `URI`).
+public struct HLSRendition: Sendable, Equatable {
+    /// `GROUP-ID`, which variants name in their `AUDIO` attribute.
+    public let groupID: String
+    /// Its media playlist's URI as written.
+    public let uri: String
+    /// `DEFAULT=YES`.
+    public let isDefault: Bool
+
+    public init(groupID: String, uri: String, isDefault: Bool) {
+        self.groupID = groupID
+        self.uri = uri
+        self.isDefault = isDefault
     }
 }
 
@@ -182,11 +239,15 @@ public enum HLSRejection: Error, Sendable, Equatable, CustomStringConvertible {
     case badDuration(line: Int)
     /// A tag that must be followed by a URI line is not (or `#EXT-X-MAP` without a quoted `URI`).
     case missingURI(line: Int)
+    /// An audio rendition (`#EXT-X-MEDIA:TYPE=AUDIO` with a `URI`) without a quoted `GROUP-ID`.
+    case missingGroupID(line: Int)
     /// A URI line no `#EXT-X-STREAM-INF` or `#EXTINF` announced.
     case uriWithoutTag(line: Int)
     case mixedMasterAndMedia(line: Int)
     case byteRangeNotSupported(line: Int)
     case tooManyVariants(max: Int)
+    /// More audio renditions than `HLSPolicy.variantsMax` (the same bound).
+    case tooManyRenditions(max: Int)
     /// A master playlist's variant is itself a master playlist.
     case nestedMaster
     case noVariantsOrSegments
@@ -204,10 +265,12 @@ public enum HLSRejection: Error, Sendable, Equatable, CustomStringConvertible {
         case .badBandwidth(let line): return "line \(line): BANDWIDTH is not a decimal integer in 1...\(HLSPlaylist.bandwidthBitsPerSecondMax)"
         case .badDuration(let line): return "line \(line): #EXTINF duration is not a decimal number of seconds in (0, 3600]"
         case .missingURI(let line): return "line \(line): a tag that needs a URI has none"
+        case .missingGroupID(let line): return "line \(line): #EXT-X-MEDIA has no quoted GROUP-ID"
         case .uriWithoutTag(let line): return "line \(line): a URI line without #EXT-X-STREAM-INF or #EXTINF before it"
         case .mixedMasterAndMedia(let line): return "line \(line): master and media playlist tags in one playlist"
         case .byteRangeNotSupported(let line): return "line \(line): byte-range segments are not pre-staged"
         case .tooManyVariants(let max): return "more than \(max) variants"
+        case .tooManyRenditions(let max): return "more than \(max) audio renditions"
         case .nestedMaster: return "a variant's playlist is a master playlist, expected a media playlist"
         case .noVariantsOrSegments: return "neither variants nor segments"
         case .noSegments: return "a media playlist without segments"
@@ -311,4 +374,10 @@ struct LineReader {
     }
 
     func string(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+
+    /// A quoted-string value's text without its quotes; nil when the value is not quoted.
+    func quoted(_ value: Range<Int>) -> String? {
+        guard value.count >= 2, bytes[value.lowerBound] == 0x22, bytes[value.upperBound - 1] == 0x22 else { return nil }
+        return string(value.lowerBound + 1..<value.upperBound - 1)
+    }
 }

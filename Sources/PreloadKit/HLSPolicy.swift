@@ -4,7 +4,9 @@
 /// On, the session reads the playlist it fetched (the driver hands it the body, see
 /// `FetchRequest.returnsBody`): for a master playlist it picks the variant the network allows
 /// (`HLSPlaylist.chooseVariant` with `usableBitsPerSecond(for:)`) and fetches that variant's
-/// media playlist; for a media playlist it fetches the initialization section (`#EXT-X-MAP`), if
+/// media playlist, and the media playlist of the audio rendition the variant plays with
+/// (`#EXT-X-MEDIA:TYPE=AUDIO` in its `AUDIO` group, the group's `DEFAULT=YES` one, else its
+/// first); for a media playlist it fetches the initialization section (`#EXT-X-MAP`), if
 /// any, and the first `segmentsToPreStage` segments, in order. Every derived fetch passes the
 /// same gates as an asset (network, Low Data Mode, Save-Data, storage, metered budget, decision
 /// kind) and the same deadline, and is one more selected part of the push: a tap paints the

@@ -1,6 +1,7 @@
 /// HLS assets read under `PreloadPolicy.hls`: a playlist that arrived is parsed and its variant
 /// chosen before it is stored (`planHLS`, a refusal names the problem); once stored, the parts it
-/// leads to become slots after it (`addHLSParts`): the chosen variant's media playlist, or the
+/// leads to become slots after it (`addHLSParts`): the chosen variant's media playlist and that of
+/// the audio rendition it plays with (`HLSPlaylist.audioRendition`), or a media playlist's
 /// initialization section and first segments, in playback order, so the fetch queue starts them
 /// in that order. The parts pass the asset gates like any selected asset (`addSlot`), and a tap
 /// answer counts each one.
@@ -49,12 +50,19 @@ extension PreloadSession {
             }
         }
         switch playlist {
-        case .master(let variants):
+        case .master(let variants, let audio):
             guard part == .playlist else { throw .nestedMaster }
             guard let context,
                   let chosen = HLSPlaylist.chooseVariant(variants, usableBitsPerSecond: hls.usableBitsPerSecond(for: context)) else { return [] }
-            return [HLSPlannedPart(url: try url(variants[chosen].uri), type: .playlist, declaredBytes: nil,
-                                   limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: variants[chosen].bandwidthBitsPerSecond)]
+            var parts = [HLSPlannedPart(url: try url(variants[chosen].uri), type: .playlist, declaredBytes: nil,
+                                        limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: variants[chosen].bandwidthBitsPerSecond)]
+            // The audio the variant plays with, when it has a playlist of its own: playback needs
+            // its first segments as much as the video's (its segments' sizes are unknown: no BANDWIDTH).
+            if let a = HLSPlaylist.audioRendition(for: variants[chosen], in: audio) {
+                parts.append(HLSPlannedPart(url: try url(audio[a].uri), type: .playlist, declaredBytes: nil,
+                                            limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: 0))
+            }
+            return parts
         case .media(let initURI, let segments):
             let bandwidth = slots[slotIndex].hlsBandwidth
             var parts: [HLSPlannedPart] = []

@@ -34,7 +34,51 @@ final class HLSPlaylistTests: XCTestCase {
             HLSVariant(bandwidthBitsPerSecond: 400_000, uri: "v400/index.m3u8"),
             HLSVariant(bandwidthBitsPerSecond: 1_500_000, uri: "v1500/index.m3u8"),
             HLSVariant(bandwidthBitsPerSecond: 5_000_000, uri: "https://cdn.example.com/trailer/v5000/index.m3u8"),
-        ]), "BANDWIDTH anywhere in the list, not AVERAGE-BANDWIDTH; I-frame and rendition tags skipped")
+        ], audio: [HLSRendition(groupID: "aud", uri: "audio/en.m3u8", isDefault: false)]),
+        "BANDWIDTH anywhere in the list, not AVERAGE-BANDWIDTH; I-frame tags skipped; the audio rendition kept")
+    }
+
+    /// Audio renditions (`#EXT-X-MEDIA:TYPE=AUDIO` with a URI) and the group each variant names:
+    /// the variant's rendition is its group's DEFAULT=YES one, else the group's first; none for a
+    /// variant without `AUDIO`, or whose group has no playlist of its own (muxed audio).
+    /// Subtitles and renditions without a URI are skipped.
+    func testAudioRenditionsAndTheVariantsGroups() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="lo",NAME="en",LANGUAGE="en",URI="audio/lo-en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="hi",NAME="de",URI="audio/hi-de.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="hi",NAME="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio/hi-en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="muxed",NAME="main",DEFAULT=YES
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="en",URI="subs/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=400000,AUDIO="lo",SUBTITLES="subs"
+            v400.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,AUDIO="hi"
+            v3000.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="muxed"
+            v800.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000
+            v200.m3u8
+            """
+        guard case .master(let variants, let audio) = try parse(text) else { return XCTFail("a master playlist") }
+        XCTAssertEqual(audio, [HLSRendition(groupID: "lo", uri: "audio/lo-en.m3u8", isDefault: false),
+                               HLSRendition(groupID: "hi", uri: "audio/hi-de.m3u8", isDefault: false),
+                               HLSRendition(groupID: "hi", uri: "audio/hi-en.m3u8", isDefault: true)])
+        XCTAssertEqual(variants.map(\.audioGroup), ["lo", "hi", "muxed", nil])
+        XCTAssertEqual(variants.map { HLSPlaylist.audioRendition(for: $0, in: audio) }, [0, 2, nil, nil])
+        // Refused: a rendition's URI or GROUP-ID unquoted, a media tag in a media playlist, too many.
+        XCTAssertThrowsError(try parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",URI=a.m3u8\n")) { XCTAssertEqual($0 as? HLSRejection, .missingURI(line: 2)) }
+        XCTAssertThrowsError(try parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,URI=\"a.m3u8\"\n")) { XCTAssertEqual($0 as? HLSRejection, .missingGroupID(line: 2)) }
+        XCTAssertThrowsError(try parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",URI=\"a.m3u8\"\n#EXTINF:4,\ns.ts\n")) {
+            XCTAssertEqual($0 as? HLSRejection, .mixedMasterAndMedia(line: 3))
+        }
+        XCTAssertThrowsError(try parse("#EXTM3U\n#EXTINF:4,\ns.ts\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",URI=\"a.m3u8\"\n")) {
+            XCTAssertEqual($0 as? HLSRejection, .mixedMasterAndMedia(line: 4))
+        }
+        let many = "#EXTM3U\n" + (0..<3).map { "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",URI=\"a\($0).m3u8\"\n" }.joined()
+        XCTAssertThrowsError(try parse(many, variantsMax: 2)) { XCTAssertEqual($0 as? HLSRejection, .tooManyRenditions(max: 2)) }
+        XCTAssertThrowsError(try parse("#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",URI=\"a.m3u8\"\n")) {
+            XCTAssertEqual($0 as? HLSRejection, .noVariantsOrSegments, "renditions without a variant")
+        }
     }
 
     func testMediaPlaylistStopsAfterTheSegmentsWantedAndKeepsTheMap() throws {
@@ -105,7 +149,7 @@ final class HLSPlaylistTests: XCTestCase {
             do {
                 let p = try HLSPlaylist.parse(bytes, segmentsWanted: 3, variantsMax: 8, playlistBytesMax: 4_096)
                 if case .media(_, let segments) = p { XCTAssertLessThanOrEqual(segments.count, 3, "trial \(trial)") }
-                if case .master(let variants) = p { XCTAssertLessThanOrEqual(variants.count, 8, "trial \(trial)") }
+                if case .master(let variants, _) = p { XCTAssertLessThanOrEqual(variants.count, 8, "trial \(trial)") }
             } catch {
                 _ = error.description
             }

@@ -87,6 +87,40 @@ final class SessionHLSTests: XCTestCase {
         XCTAssertEqual(h.session.store.entries.count, 5)
     }
 
+    /// A variant with an audio group: after the master, the variant's media playlist and its
+    /// group's default audio rendition's; each then leads to its first segments (the audio's
+    /// without a size bound: no BANDWIDTH); delivery and an instant tap need all of them.
+    func testTheVariantsAudioRenditionIsPreStagedWithIt() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="de",URI="audio/de.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="en",DEFAULT=YES,URI="audio/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=400000,AUDIO="aac"
+            v400/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=5000000,AUDIO="aac"
+            /mix/wk42/v5000/index.m3u8
+
+            """
+        let r = try article()
+        var h = try Harness(policy: policy(segments: 1))
+        let first = Sessions.starts(try h.feed(.pushReceived(r, Sessions.context()), at: ms(0)))
+        _ = try h.feed(.fetchCompleted(first[0].id, Sessions.completion(48_200, "image/webp", Fixtures.webpPrefix)), at: ms(100))
+        let playlists = Sessions.starts(try h.feed(.fetchCompleted(first[1].id, body(master)), at: ms(200)))
+        XCTAssertEqual(playlists.map(\.url.absoluteString), [url("v5000/index.m3u8"), url("audio/en.m3u8")], "the variant, then its default audio")
+        XCTAssertEqual(playlists.map(\.returnsBody), [true, true])
+        let video = Sessions.starts(try h.feed(.fetchCompleted(playlists[0].id, body(Self.media("6.006"))), at: ms(300)))
+        XCTAssertEqual(video.map(\.url.absoluteString), [url("v5000/seg0.ts")])
+        let audio = Sessions.starts(try h.feed(.fetchCompleted(playlists[1].id, body(Self.media("6.006"))), at: ms(350)))
+        XCTAssertEqual(audio.map(\.url.absoluteString), [url("audio/seg0.ts")])
+        XCTAssertEqual(try tap(&h, at: ms(400))?.paintsInstantly, false, "segments missing")
+        _ = try h.feed(.fetchCompleted(video[0].id, segment(3_000_000)), at: ms(900))
+        XCTAssertEqual(try tap(&h, at: ms(950))?.paintsInstantly, false, "the audio's segment is missing")
+        let done = try h.feed(.fetchCompleted(audio[0].id, segment(96_000)), at: ms(1_000))
+        XCTAssertEqual(Sessions.deliveries(done).map(\.selectedAssets), [6], "cover, master, two playlists, two segments")
+        XCTAssertEqual(Sessions.deliveries(done).map(\.readyAssets), [6])
+        XCTAssertEqual(try tap(&h, at: ms(1_100))?.paintsInstantly, true)
+    }
+
     /// The variant follows the network: 3G (700 kbit/s assumed: 560 kbit/s usable) takes the
     /// 400 kbit/s one; an explicit estimate of 2 Mbit/s on Wi-Fi (1.6 usable) the 1.5 Mbit/s one.
     func testVariantFollowsTheNetworkAndAnExplicitEstimate() throws {

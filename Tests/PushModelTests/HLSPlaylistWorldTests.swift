@@ -28,7 +28,7 @@ final class HLSPlaylistWorldTests: XCTestCase {
         XCTAssertEqual(plans.catalog.bytes.count, 1 + 3 * 7 + 1, "master, 3 × (playlist, init, 5 segments), the token endpoint")
         guard case .bytes(let master) = plans.responses[0].completion.body else { return XCTFail("the master's body is served") }
         XCTAssertEqual(try HLSPlaylist.parse(master, segmentsWanted: 2, variantsMax: 32, playlistBytesMax: 262_144),
-                       .master([200, 800, 6_000].map { HLSVariant(bandwidthBitsPerSecond: Int64($0) * 1_000, uri: "trailer-v\($0)/index.m3u8") }))
+                       .master([200, 800, 6_000].map { HLSVariant(bandwidthBitsPerSecond: Int64($0) * 1_000, uri: "trailer-v\($0)/index.m3u8") }, audio: []))
         // 800 kbit/s × 2 s / 8 = 200 000 bytes a segment.
         XCTAssertEqual(CampaignPlans.hlsSegmentBytes(c.assets[0], kbps: 800), 200_000)
         let n = plans.criticalCount[0]
