@@ -72,4 +72,44 @@ final class PreloadDriverHLSTests: DriverFixtureTestCase {
         let paths = try await server.requests().map(\.path).dropFirst(expected.count)
         XCTAssertEqual(Array(paths), ["/doc/trailer/master.m3u8", "/doc/trailer/low/index.m3u8", "/doc/trailer/low/l0.ts", "/doc/trailer/low/l1.ts"])
     }
+
+    /// A variant that plays with a separate audio rendition: the real driver fetches and stores
+    /// the rendition's playlist and first segment next to the variant's (the session's plan, as
+    /// in the simulator), and the push is ready only with both.
+    func testTheVariantsAudioRenditionIsStoredWithIt() async throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="en",DEFAULT=YES,URI="audio/index.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,AUDIO="aac"
+            high/index.m3u8
+
+            """
+        func media(_ prefix: String) -> String {
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + (0..<3).map { "#EXTINF:0.1,\n\(prefix)\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n"
+        }
+        try await server.putDocument("movie/master.m3u8", Data(master.utf8))
+        try await server.putDocument("movie/high/index.m3u8", Data(media("h").utf8))
+        try await server.putDocument("movie/audio/index.m3u8", Data(media("a").utf8))
+        for i in 0..<3 {
+            try await server.putDocument("movie/high/h\(i).ts", Self.transportStream(18_800, seed: UInt8(i)))
+            try await server.putDocument("movie/audio/a\(i).ts", Self.transportStream(1_880, seed: UInt8(50 + i)))
+        }
+        var policy = try testPolicy()
+        policy.hls.isEnabled = true
+        policy.hls.segmentsToPreStage = 1
+        var configuration = PreloadDriverConfiguration(policy: policy, storeDirectory: directory.appendingPathComponent("store"))
+        configuration.attachmentDirectory = directory.appendingPathComponent("attachments")
+        let driver = try PreloadDriver(configuration: configuration)
+        drivers.append(driver)
+        let payload = try signedJSON(inlinePayload(manifestID: "movie_1", assets: [(server.url("/doc/movie/master.m3u8"), "hls", 320_000)]))
+        let result = try await driver.run(payload: payload, context: nseContext) { _ in }
+        XCTAssertEqual(result.delivery.reason, .assetsSettled)
+        XCTAssertEqual(result.delivery.selectedAssets, 5, "master, two media playlists, a segment of each")
+        XCTAssertEqual(result.delivery.readyAssets, 5)
+        let paths = Set(try await server.requests().map(\.path))
+        XCTAssertEqual(paths, ["/doc/movie/master.m3u8", "/doc/movie/high/index.m3u8", "/doc/movie/audio/index.m3u8",
+                               "/doc/movie/high/h0.ts", "/doc/movie/audio/a0.ts"])
+        let stored = try fileNames(directory.appendingPathComponent("store"))
+        XCTAssertTrue(stored.contains(try storeKey(server.url("/doc/movie/audio/a0.ts")).fileName), "\(stored)")
+    }
 }
