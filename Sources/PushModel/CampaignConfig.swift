@@ -50,6 +50,11 @@ package struct AssetConfig: Sendable, Equatable {
     /// Segments in each variant's media playlist. Default 10 (judgement: a one-minute trailer at
     /// 6-s segments).
     package var segmentCount: Int = 10
+    /// With `variantsKbps`: the audio as a separate rendition of this bit rate, kbit/s (an
+    /// `#EXT-X-MEDIA:TYPE=AUDIO` playlist in every variant's `AUDIO` group, as Apple's HLS
+    /// Authoring Specification packages audio), pre-staged with the chosen variant. nil (the
+    /// default): the audio is in the variants' segments.
+    package var audioKbps: Int? = nil
 
     /// True for an `hls` asset served as a master playlist, media playlists and segments.
     package var isHLSPlaylist: Bool { !variantsKbps.isEmpty }

@@ -8,7 +8,9 @@ import PreloadKit
 /// segments (`segI.m4s`) of `segmentSeconds`, sized variant bit rate × duration / 8 (the
 /// variant's `BANDWIDTH` is its peak rate, so no segment exceeds PreloadKit's bound for it). The
 /// playlists are served with their text as the body (`FetchBody.bytes`): PreloadKit reads them and
-/// decides, as in an app. Deterministic: the text is a function of the asset's fields.
+/// decides, as in an app. With `audioKbps`, the master also names an audio rendition
+/// (`NAME-audio/index.m3u8`, the same layout at the audio's bit rate) in every variant's `AUDIO`
+/// group. Deterministic: the text is a function of the asset's fields.
 extension CampaignPlans {
     /// An initialization section's bytes (ftyp + moov of one H.264/AAC track pair: about a
     /// kilobyte; judgement).
@@ -17,7 +19,11 @@ extension CampaignPlans {
     /// The master playlist's text for `asset`.
     static func hlsMaster(_ asset: AssetConfig) -> String {
         var s = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n"
-        for kbps in asset.variantsKbps { s += "#EXT-X-STREAM-INF:BANDWIDTH=\(kbps * 1_000)\n\(asset.name)-v\(kbps)/index.m3u8\n" }
+        let group = asset.audioKbps == nil ? "" : ",AUDIO=\"audio\""
+        if asset.audioKbps != nil {
+            s += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"main\",DEFAULT=YES,AUTOSELECT=YES,URI=\"\(asset.name)-audio/index.m3u8\"\n"
+        }
+        for kbps in asset.variantsKbps { s += "#EXT-X-STREAM-INF:BANDWIDTH=\(kbps * 1_000)\(group)\n\(asset.name)-v\(kbps)/index.m3u8\n" }
         return s
     }
 
@@ -43,10 +49,19 @@ extension CampaignPlans {
     /// The URL of a variant's part (`nil`: its media playlist; 0: the initialization section;
     /// i + 1: segment i) for asset `asset` of `campaign`.
     static func hlsPartURL(campaign: CampaignConfig, asset: AssetConfig, kbps: Int, part: Int?) -> String {
+        hlsPartURL(campaign: campaign, asset: asset, rendition: "\(asset.name)-v\(kbps)", part: part)
+    }
+
+    /// The URL of the audio rendition's part (as `hlsPartURL(campaign:asset:kbps:part:)`).
+    static func hlsAudioPartURL(campaign: CampaignConfig, asset: AssetConfig, part: Int?) -> String {
+        hlsPartURL(campaign: campaign, asset: asset, rendition: "\(asset.name)-audio", part: part)
+    }
+
+    private static func hlsPartURL(campaign: CampaignConfig, asset: AssetConfig, rendition: String, part: Int?) -> String {
         let master = url(campaign: campaign.name, asset: asset, network: nil, token: nil)
         let directory = master[..<(master.lastIndex(of: "/").map { master.index(after: $0) } ?? master.endIndex)]
         let file = part.map { $0 == 0 ? "init.mp4" : "seg\($0 - 1).m4s" } ?? "index.m3u8"
-        return "\(directory)\(asset.name)-v\(kbps)/\(file)"
+        return "\(directory)\(rendition)/\(file)"
     }
 
     /// The response of a playlist: its text as the body.
@@ -101,6 +116,19 @@ extension CampaignPlans {
                 hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .segment, kbps: Int32(kbps), topVariant: top)
             }
         }
+        if let audio = asset.audioKbps {
+            // The audio rendition: the same media playlist text, init section and segments at its rate
+            // (not in `hlsParts`: the hls.* metrics count the video variant's parts).
+            func audioKey(_ part: Int?) throws -> StoreKey {
+                StoreKey(cacheKey: try Self.cacheKey(Self.hlsAudioPartURL(campaign: campaign, asset: asset, part: part), path: path))
+            }
+            try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try audioKey(nil))
+            try add(Self.fragmentResponse(bytes: Self.hlsInitBytes, initSection: true, cacheControl: cacheControl), kind: .mp4, key: try audioKey(0))
+            for i in 0..<asset.segmentCount {
+                try add(Self.fragmentResponse(bytes: Self.hlsSegmentBytes(asset, kbps: audio), initSection: false, cacheControl: cacheControl),
+                        kind: .mp4, key: try audioKey(i + 1))
+            }
+        }
         hasHLSPlaylists = true
         return ids
     }
@@ -144,6 +172,14 @@ extension CampaignPlans {
                 }
                 if !variants.isEmpty { s += #","variants":{"# + variants.joined(separator: ",") + "}" }
                 members.append(s + "}")
+            }
+            // The audio rendition's parts: the same on every network.
+            if let audio = asset.audioKbps {
+                for part in parts {
+                    let bytes = part == nil ? Int64(hlsMedia(asset).utf8.count) : part == 0 ? hlsInitBytes : hlsSegmentBytes(asset, kbps: audio)
+                    members.append(#"{"url":"\#(hlsAudioPartURL(campaign: campaign, asset: asset, part: part))","type":"\#(part == nil ? "hls" : "video")","#
+                                   + #""priority":"critical","bytes":\#(bytes)}"#)
+                }
             }
         }
         return members.joined(separator: ",")

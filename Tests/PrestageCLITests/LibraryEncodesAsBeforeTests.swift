@@ -12,7 +12,7 @@ final class LibraryEncodesAsBeforeTests: XCTestCase {
         ("the campaign calendar", ["utcOffsetSeconds", "sendAtLocalSeconds", "sendOnLocalDay", "audience"], ["time-zone-waves", "black-friday-day"]),
         ("the push providers", ["provider", "providers"], ["shared-fcm-quota", "black-friday-day", "provider-day"]),
         ("the CDN API profile", ["cdnApi"], ["purge-on-cloudflare"]),
-        ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage"], ["hls-trailer"]),
+        ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer"]),
     ]
 
     func testScenariosWithoutASectionEncodeAsBefore() throws {

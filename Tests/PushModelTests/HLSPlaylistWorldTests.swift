@@ -101,4 +101,36 @@ final class HLSPlaylistWorldTests: XCTestCase {
         XCTAssertEqual(mean, 800_000 * top + 200_000 * (1 - top), accuracy: 1e-6, "seed \(seed)")
         XCTAssertFalse(o.metrics.contains { $0.name.hasPrefix("hls.") }, "no playlist of variants: no hls.* metrics")
     }
+
+    /// With `audioKbps` the master names an audio rendition in every variant's group: on Wi-Fi each
+    /// stored master leads to the variant's four parts and the audio's four (its media playlist,
+    /// initialization section and two segments), and taps paint instantly only with all of them.
+    func testAnAudioRenditionIsServedAndPreStagedWithTheVariant() throws {
+        let seed: UInt64 = 5
+        var hls = oneAssetWorld(devices: 1_500)
+        hls.population.networkMix = NetworkMixConfig(wifi: 1, fiveG: 0, lte: 0, fourG: 0, threeG: 0, twoG: 0, slow2G: 0)
+        hls.population.regionNetworkMix = []
+        hls.campaigns[0].assets = [Self.trailer([200, 800])]
+        hls.preloadPolicy.hlsSegmentsToPreStage = 2
+        var audio = hls
+        audio.campaigns[0].assets[0].audioKbps = 64
+        let plans = try CampaignPlans(campaigns: audio.campaigns, hlsSegmentsToPreStage: 2)
+        guard case .bytes(let master) = plans.responses[0].completion.body,
+              case .master(let variants, let renditions) = try HLSPlaylist.parse(master, segmentsWanted: 2, variantsMax: 32, playlistBytesMax: 262_144)
+        else { return XCTFail("the master's body is a master playlist") }
+        XCTAssertEqual(renditions, [HLSRendition(groupID: "audio", uri: "trailer-audio/index.m3u8", isDefault: true)])
+        XCTAssertEqual(variants.map(\.audioGroup), ["audio", "audio"])
+        XCTAssertEqual(plans.catalog.bytes.count, 1 + 2 * 7 + 7 + 1, "master, 2 × (playlist, init, 5 segments), the audio's 7, the token endpoint")
+        // 64 kbit/s × 2 s / 8 = 16 000 bytes an audio segment.
+        XCTAssertEqual(CampaignPlans.hlsSegmentBytes(audio.campaigns[0].assets[0], kbps: 64), 16_000)
+        XCTAssertEqual(plans.criticalCount[0], 9, "master, the variant's four parts, the audio's four")
+
+        let h = try simulate(hls, seed: seed), a = try simulate(audio, seed: seed)
+        let stored = h.value("extension.assetsStored")
+        XCTAssertGreaterThan(stored, 0)
+        XCTAssertEqual(a.value("extension.assetsStored"), stored / 5 * 9, "seed \(seed): 9 parts per master instead of 5")
+        XCTAssertEqual(a.value("hls.segmentsStored"), h.value("hls.segmentsStored"), "the hls.* counts are the video variant's")
+        XCTAssertGreaterThan(a.value("taps.instantShare"), 0, "seed \(seed)")
+        XCTAssertGreaterThan(a.value("bytes.background"), h.value("bytes.background"))
+    }
 }

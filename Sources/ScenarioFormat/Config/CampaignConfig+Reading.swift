@@ -55,6 +55,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("variantsKbps", \.variantsKbps, unwritten: defaultValue.variantsKbps, hlsVariantRule),
             .init("segmentSeconds", \.segmentSeconds, unwritten: defaultValue.segmentSeconds, .numbers(0.5...60, unit: "seconds")),
             .init("segmentCount", \.segmentCount, unwritten: defaultValue.segmentCount, .integers(1...1_000)),
+            .init("audioKbps", optional: \.audioKbps, .integers(1...1_000)),
         ]
     }
 
@@ -72,6 +73,9 @@ extension AssetConfig: Codable, ConfigReadable {
         if Set(nets).count != nets.count {
             issues.append(ConfigIssue(key: "variants", expected: "at most one variant per network", found: "\(nets.sorted())"))
         }
+        if a.audioKbps != nil && !a.isHLSPlaylist {
+            issues.append(ConfigIssue(key: "audioKbps", expected: "only with \"variantsKbps\" (an audio rendition of a playlist of variants)", found: "no variantsKbps"))
+        }
         if a.isHLSPlaylist {
             if a.type != .hls {
                 issues.append(ConfigIssue(key: "variantsKbps", expected: "only on an asset of type \"hls\"", found: "type \"\(a.type.rawValue)\""))
@@ -82,6 +86,10 @@ extension AssetConfig: Codable, ConfigReadable {
             }
             if a.urlCampaign != nil {
                 issues.append(ConfigIssue(key: "variantsKbps", expected: "no \"urlCampaign\" as well", found: "urlCampaign \"\(a.urlCampaign ?? "")\""))
+            }
+            if let audio = a.audioKbps, a.variantsKbps.contains(where: { $0 <= audio }) {
+                issues.append(ConfigIssue(key: "audioKbps", expected: "below every variant's bit rate (a variant's BANDWIDTH includes its audio)",
+                                          found: "\(audio) with variants \(a.variantsKbps)"))
             }
             if Set(a.variantsKbps).count != a.variantsKbps.count {
                 issues.append(ConfigIssue(key: "variantsKbps", expected: "distinct bit rates", found: "\(a.variantsKbps)"))

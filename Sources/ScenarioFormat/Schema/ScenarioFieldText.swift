@@ -10,6 +10,7 @@ enum ScenarioFieldText {
         "analytics|queueMax": "Receipts waiting at most (0–10⁹; 0: a receipt beyond the second's capacity is rejected). Judgement: a backlog bound of the order a load balancer's or a worker pool's defaults give.",
         "campaigns[].assets[].variants[]|bytes": "Its size (1 … 50 000 000).",
         "campaigns[].assets[].variants[]|network": "PreloadKit network key the rendition is for.",
+        "campaigns[].assets[]|audioKbps": "The audio as a separate rendition of this bit rate, 1 … 1 000, below every variant's: the master playlist names an `#EXT-X-MEDIA:TYPE=AUDIO` playlist (an initialization section and `segmentCount` segments of bit rate × duration / 8 bytes) in every variant's `AUDIO` group, as Apple's HLS Authoring Specification packages audio; PreloadKit pre-stages its playlist and first `preloadPolicy.hlsSegmentsToPreStage` segments with the chosen variant's, and a tap paints instantly only when those are stored too. Absent: the audio is in the variants' segments. Only with `variantsKbps`.",
         "campaigns[].assets[]|bytes": "Size of the full rendition (1 … 50 000 000, PreloadKit's largest declared asset).",
         "campaigns[].assets[]|name": "URL path segment, 1–64 characters from `[A-Za-z0-9._-]`.",
         "campaigns[].assets[]|priority": "Manifest priority; PreloadKit pre-stages critical assets (up to `preloadPolicy.criticalAssetsMax`).",
