@@ -10,7 +10,7 @@ package struct ProviderOfflineConfig: Sendable, Equatable {
     /// Share of the devices that go offline once in the run (0–1). Default 0.1: judgement (a night
     /// with the phone off or in airplane mode for one user in ten; measure it from the app's own
     /// reconnect telemetry).
-    package var share: Double = 0.1
+    package var deviceShare: Double = 0.1
     /// When the first windows start, seconds of virtual time. Default 0: judgement (offline from
     /// the start of the run, as a send at night finds them).
     package var startSeconds: Double = 0

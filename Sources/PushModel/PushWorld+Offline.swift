@@ -73,7 +73,7 @@ struct OfflineState {
         inactiveShare = config.providers?.fcm.inactiveShare ?? 0
         windows = offline != nil
         enabled = windows || inactiveShare > 0
-        share = offline?.share ?? 0
+        share = offline?.deviceShare ?? 0
         startTicks = SimDuration.seconds(offline?.startSeconds ?? 0).ticks
         spreadSeconds = offline?.startSpreadSeconds ?? 0
         duration = try offline.map { try Population.sampler($0.durationSeconds, "providers.offline.durationSeconds") }

@@ -13,7 +13,7 @@ final class ProviderOfflineTests: XCTestCase {
         c.population.iosShare = 0.3
         c.providers = ProvidersConfig()
         var o = ProviderOfflineConfig()
-        o.share = share
+        o.deviceShare = share
         o.durationSeconds = .constant(value: 1_800)
         c.providers?.offline = o
         return c

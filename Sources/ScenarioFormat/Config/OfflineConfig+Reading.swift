@@ -8,7 +8,7 @@ extension ProviderOfflineConfig: Codable, ConfigReadable {
     static var defaultValue: ProviderOfflineConfig { ProviderOfflineConfig() }
     static var fields: [ConfigField<ProviderOfflineConfig>] {
         [
-            .init("share", \.share, .probability),
+            .init("deviceShare", \.deviceShare, .probability),
             .init("startSeconds", \.startSeconds, .numbers(0...604_800, unit: "seconds")),
             .init("startSpreadSeconds", \.startSpreadSeconds, .numbers(0...604_800, unit: "seconds")),
             .init("durationSeconds", \.durationSeconds, .durations(atMost: ProviderOfflineConfig.durationSecondsMax)),
