@@ -178,4 +178,26 @@ final class ProviderOfflineTests: XCTestCase {
         XCTAssertEqual(try OfflineState(offlineWorld(devices: 1_000)).slots.count, 1_000)
         XCTAssertEqual(PerDeviceStateBytes.offlineStore, 8)
     }
+
+    /// `validate` warns when an offline Android device can be sent more than FCM's 100 pending
+    /// non-collapsible messages (8 campaigns × 16 parts = 128), and not when they are collapsible
+    /// or without offline windows.
+    func testValidateWarnsAboveOneHundredNonCollapsibleMessagesPerDevice() {
+        var c = offlineWorld(devices: 100, share: 1)
+        var campaign = c.campaigns[0]
+        campaign.assets = (0..<16).map { AssetConfig(name: "a\($0)") }
+        campaign.carouselIntervalSeconds = 1
+        c.campaigns = (0..<8).map { i in
+            var k = campaign
+            k.name = "c\(i)"
+            return k
+        }
+        XCTAssertEqual(c.nonCollapsibleFcmMessagesPerDeviceMax, 128)
+        XCTAssertTrue(c.providerLimitWarnings().contains { $0.contains("up to 128 non-collapsible FCM messages") }, "\(c.providerLimitWarnings())")
+        var collapsible = c
+        for i in collapsible.campaigns.indices { collapsible.campaigns[i].collapsible = true }
+        XCTAssertFalse(collapsible.providerLimitWarnings().contains { $0.contains("non-collapsible") })
+        c.providers?.offline = nil
+        XCTAssertFalse(c.providerLimitWarnings().contains { $0.contains("non-collapsible") })
+    }
 }
