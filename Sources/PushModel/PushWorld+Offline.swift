@@ -19,6 +19,8 @@ import Stochastic
 // scheduled in the kernel itself, FIFO for simultaneous events), so the per-device state is four
 // counters (`OfflineSlot`, 8 bytes), allocated only when `providers.offline` is set: which stored
 // message was replaced or dropped follows from how many were stored and how many were handed over.
+// A device gets at most `campaignsMax` × 16 carousel parts (1 024) in a run, so the counters never
+// wrap.
 // A message stored for a device reconnecting at or after the horizon is counted `notDelivered`
 // when stored (it stays pending in the Data API unless replaced or dropped later).
 
@@ -146,6 +148,9 @@ extension PushWorld {
             providers.tally.dataApi.storedOffline += 1
         }
         if ios { offline.tally.iosStored += 1 } else { offline.tally.androidStored += 1 }
+        // An Android push a campaign routes through APNs (`provider: apns`) is kept as it is, with
+        // no storage limit (judgement: no provider stores Android pushes under APNs' rules).
+        if !ios && !dataApi { return }
         if ios || offline.collapsible[w.campaign] {
             if offline.slots[d].newest > 0 {
                 // The stored one is replaced by this newer one.
@@ -173,7 +178,9 @@ extension PushWorld {
     @inline(__always)
     mutating func handOver(_ d: Int, _ w: PushWord, ios: Bool, dataApi: Bool, now: Int64) -> Bool {
         let c = w.campaign
-        if ios || offline.collapsible[c] {
+        if !ios && !dataApi {
+            // Kept as it is (see `store`).
+        } else if ios || offline.collapsible[c] {
             offline.slots[d].newestHandedOver &+= 1
             // All but the last stored were replaced (counted when it happened).
             if offline.slots[d].newestHandedOver < offline.slots[d].newest {

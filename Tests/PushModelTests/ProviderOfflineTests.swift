@@ -200,4 +200,23 @@ final class ProviderOfflineTests: XCTestCase {
         c.providers?.offline = nil
         XCTAssertFalse(c.providerLimitWarnings().contains { $0.contains("non-collapsible") })
     }
+
+    /// Campaigns routed through one provider for every device (`provider: apns` reaches Android
+    /// too; `provider: fcm` relays iOS to APNs): the stores follow the device's platform and
+    /// FCM's Data API sees only Android through FCM; nothing traps, every push in one outcome.
+    func testRoutesThroughOneProviderKeepTheIdentities() throws {
+        var c = offlineWorld(devices: 1_000, share: 1)
+        c.campaigns = [CampaignProviderConfig.apns, .fcm, .apns].enumerated().map { i, route in
+            var k = c.campaigns[0]
+            k.name = "c\(i)"
+            k.provider = route
+            k.collapsible = i == 1
+            k.sendStartSeconds = 300 + Double(i) * 120
+            return k
+        }
+        let r = try simulate(c, seed: 8)
+        assertDataApiPartition(r)
+        XCTAssertGreaterThan(r.value("provider.fcm.dataApi.delayedDeviceOffline"), 0)
+        XCTAssertGreaterThan(r.value("provider.apns.offline.coalesced"), 0)
+    }
 }
