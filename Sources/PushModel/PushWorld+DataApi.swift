@@ -1,8 +1,10 @@
 // The FCM Data API's view of a run (`provider.fcm.dataApi.*`, with `providers`): every message
 // FCM accepted for an Android device lands in exactly one of its message outcomes -- delivered
-// (without delay, or delayed by Doze), pending (not delivered by the horizon), or expired (held
-// by Doze past its TTL) -- so a team can hold the simulation against its FCM dashboard. The Data
-// API reports Android app instances only; iOS pushes FCM relays to APNs are not in it.
+// (without delay, delayed by Doze, or delayed by the device being offline), pending (not delivered
+// by the horizon), expired (held past its TTL), or, with offline windows and inactive devices
+// (`PushWorld+Offline.swift`), collapsed or dropped -- so a team can hold the simulation against
+// its FCM dashboard. The Data API reports Android app instances only; iOS pushes FCM relays to
+// APNs are not in it.
 
 /// What the Data API counts. `accepted` = `deliveredNoDelay` + `delayedDeviceDoze` +
 /// `delayedDeviceOffline` + `ttlExpired` + `collapsed` + `droppedTooManyPendingMessages` +
