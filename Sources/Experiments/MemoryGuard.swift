@@ -25,11 +25,14 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     var budgetedLedgers: Bool?
     /// Campaigns counted one by one (two or more: the per-campaign results); nil with one.
     var campaignTallies: Int?
+    /// True with offline windows in the provider layer (`providers.offline`): every device holds
+    /// its offline store slot. nil otherwise.
+    var offlineStores: Bool?
 
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
                 replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false,
-                campaigns: Int = 1) {
+                campaigns: Int = 1, offlineStores: Bool = false) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
@@ -39,6 +42,7 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
         self.radioEnergy = radioEnergy ? true : nil
         self.budgetedLedgers = budgetedLedgers ? true : nil
         self.campaignTallies = campaigns >= 2 ? campaigns : nil
+        self.offlineStores = offlineStores ? true : nil
     }
 }
 
@@ -86,6 +90,9 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         if inputs.budgetedLedgers == true {
             parts.append(Part(name: "budgeted ledgers", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceBudgetedLedger)))
         }
+        if inputs.offlineStores == true {
+            parts.append(Part(name: "offline stores", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceOfflineStore)))
+        }
         if let n = inputs.campaignTallies {
             let each = CampaignTallyBytes.fixedPerCampaign &+ times(inputs.horizonSeconds, CampaignTallyBytes.perCampaignPerSecond)
             parts.append(Part(name: "per-campaign counters", bytes: concurrent &* times(n, each)))
@@ -123,6 +130,9 @@ package struct MemoryModel: Sendable, Equatable, Codable {
     /// Per device per concurrent replication under the `budgeted` decision kind: its ledger
     /// (`PerDeviceStateBytes.budgetedLedger`, the stride of the compact ledger: 24 bytes).
     var bytesPerDeviceBudgetedLedger = UInt64(PerDeviceStateBytes.budgetedLedger)
+    /// Per device per concurrent replication with offline windows: its store slot
+    /// (`PerDeviceStateBytes.offlineStore`, four 16-bit counters: 8 bytes).
+    var bytesPerDeviceOfflineStore = UInt64(PerDeviceStateBytes.offlineStore)
     /// Per targeted push per concurrent replication (the preload-store entries it leaves parked,
     /// its far-future tap and delivery entries).
     var bytesPerPush: UInt64 = 45

@@ -169,7 +169,8 @@ struct RunCommand: ParsableCommand {
         return MemoryInputs(devices: devices, pushesTargeted: Int(min(pushes, 1e15)), activeSessionsPeak: Int(min(sessions, 1e15)),
                             horizonSeconds: Int(s.world.horizonSeconds.rounded(.up)), replications: s.run.replications,
                             concurrentReplications: concurrentReplications, radioEnergy: s.world.energy.enabled,
-                            budgetedLedgers: s.world.preloadPolicy.decision?.kind == .budgeted, campaigns: s.world.campaigns.count)
+                            budgetedLedgers: s.world.preloadPolicy.decision?.kind == .budgeted, campaigns: s.world.campaigns.count,
+                            offlineStores: s.world.providers?.offline != nil)
     }
 
     /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not

@@ -220,6 +220,10 @@ package struct CampaignConfig: Sendable, Equatable {
     /// Which push provider the campaign's pushes go through when the scenario has `providers`
     /// (default: by the device's platform, Android → FCM, iOS → APNs).
     package var provider: CampaignProviderConfig = .platform
+    /// With `providers.offline`: the campaign's FCM messages carry the collapse key the app's
+    /// collapsible campaigns share, so FCM keeps only the newest for an offline device (default
+    /// false: non-collapsible, at most 100 stored per offline device).
+    package var collapsible: Bool = false
     // calendar
     /// Send at this local time, seconds after local midnight: one wave per distinct region UTC
     /// offset, each starting when the region's local clock first reads it at or after t = 0, all at

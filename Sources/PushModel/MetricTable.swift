@@ -326,6 +326,16 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerFcmDataApiTtlExpired = "provider.fcm.dataApi.ttlExpired"
     case providerFcmDataApiDeliveredNoDelay = "provider.fcm.dataApi.deliveredNoDelay"
     case providerFcmDataApiDelayedDeviceDoze = "provider.fcm.dataApi.delayedDeviceDoze"
+    // offline windows and inactive devices (with `providers.offline` or `providers.fcm.inactiveShare`; MetricTable+Offline.swift)
+    case providerFcmDataApiDelayedDeviceOffline = "provider.fcm.dataApi.delayedDeviceOffline"
+    case providerFcmDataApiCollapsed = "provider.fcm.dataApi.collapsed"
+    case providerFcmDataApiDroppedTooManyPendingMessages = "provider.fcm.dataApi.droppedTooManyPendingMessages"
+    case providerFcmDataApiDroppedDeviceInactive = "provider.fcm.dataApi.droppedDeviceInactive"
+    case providerFcmOfflineStored = "provider.fcm.offline.stored"
+    case providerApnsOfflineStored = "provider.apns.offline.stored"
+    case providerApnsOfflineCoalesced = "provider.apns.offline.coalesced"
+    case providerApnsOfflineDeliveredAfterReconnect = "provider.apns.offline.deliveredAfterReconnect"
+    case providerOfflineExpiredInStore = "provider.offline.expiredInStore"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -638,6 +648,10 @@ package enum MetricTable {
         case .providerFcmUnregistered, .providerApnsUnregistered, .providerFcmDataApiAccepted, .providerFcmDataApiDelivered,
              .providerFcmDataApiPending, .providerFcmDataApiTtlExpired, .providerFcmDataApiDeliveredNoDelay, .providerFcmDataApiDelayedDeviceDoze:
             return dataApiSpec(id)
+        case .providerFcmDataApiDelayedDeviceOffline, .providerFcmDataApiCollapsed, .providerFcmDataApiDroppedTooManyPendingMessages,
+             .providerFcmDataApiDroppedDeviceInactive, .providerFcmOfflineStored, .providerApnsOfflineStored, .providerApnsOfflineCoalesced,
+             .providerApnsOfflineDeliveredAfterReconnect, .providerOfflineExpiredInStore:
+            return offlineSpec(id)
         }
     }
 

@@ -7,4 +7,8 @@ package enum PerDeviceStateBytes {
     /// The `budgeted` decision kind (`preloadPolicy.decision.kind`): one ledger a device
     /// (`CompactLedger`): 24 bytes.
     package static let budgetedLedger = MemoryLayout<CompactLedger>.stride
+    /// Offline windows in the provider layer (`providers.offline`): one store slot a device
+    /// (`OfflineSlot`, four 16-bit counters: messages stored and handed over under FCM's
+    /// 100-pending rule and under the keep-the-newest rule of APNs and FCM collapse keys): 8 bytes.
+    package static let offlineStore = MemoryLayout<OfflineSlot>.stride
 }

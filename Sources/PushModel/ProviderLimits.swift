@@ -69,6 +69,7 @@ extension PushWorldConfig {
                                 + "\(PushWorldConfig.oneDecimal(needSeconds / 60)) min from t = \(PushWorldConfig.count(w.start)) s.")
             }
         }
+        warnings += offlineLimitWarnings()
         return warnings
     }
 

@@ -12,6 +12,8 @@ package struct ProvidersConfig: Sendable, Equatable {
     package var retry = ProviderRetryConfig()
     /// Scheduled outages of a provider (at most `ProviderOutageConfig.outagesMax`); empty: none.
     package var outages: [ProviderOutageConfig] = []
+    /// Devices offline for a window (`OfflineConfig.swift`); nil (default): none.
+    package var offline: ProviderOfflineConfig?
 
     package init() {}
 }
@@ -59,6 +61,10 @@ package struct FCMProviderConfig: Sendable, Equatable {
     /// Default 0: judgement ("off unless measured"; a team reads it off its own send log, and
     /// published figures vary with token hygiene).
     package var unregisteredShare: Double = 0
+    /// Share of the Android devices FCM deems inactive (not connected for over 28 days, token not
+    /// yet expired): FCM accepts their messages and drops them (`droppedDeviceInactive`). Drawn per
+    /// (seed, device, purpose). Default 0: judgement ("off unless measured").
+    package var inactiveShare: Double = 0
     /// Delivery latency, seconds, from FCM's acceptance to the device, for pushes through FCM of a
     /// campaign that leaves its own `deliveryLatencySeconds` at the default. nil (default): the
     /// campaign's latency (`ProviderLatency.swift`).

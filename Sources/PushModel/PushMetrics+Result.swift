@@ -233,6 +233,7 @@ extension PushMetrics {
         appendEnergyMetrics(to: &m)
         appendCostAndUserDataMetrics(to: &m, infra: infra)
         appendProviderMetrics(to: &m)
+        appendOfflineMetrics(to: &m)
         appendCampaignMetrics(to: &m)
         m.sort { $0.name < $1.name }
         return m

@@ -29,6 +29,9 @@ struct PushMetrics {
     var decisionTally: DecisionTally?
     /// The push providers' counts (`PushMetrics+Providers.swift`), set at the end; nil without `providers`.
     var providerTally: ProviderTally?
+    /// The offline stores' counts (`PushWorld+Offline.swift`); nil when offline windows and
+    /// inactive devices are off.
+    var offlineTally: OfflineTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
     var analytics: AnalyticsEndpoint?
     /// `infra.placeholder.enabled`: the placeholder's metrics are emitted only then.

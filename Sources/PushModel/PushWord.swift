@@ -17,6 +17,9 @@ struct PushWord {
     static let flagHighPriority: UInt8 = 4
     /// Android: a fallback WorkManager job PreloadKit enqueued at the FCM handler's deadline.
     static let flagFallback: UInt8 = 8
+    /// The provider stored the push while the device was offline; it comes back at the reconnect
+    /// (`PushWorld+Offline.swift`; cleared before the OS sees the push).
+    static let flagStored: UInt8 = 16
     /// Bits of the campaign field (56–63).
     static let campaignBits = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).

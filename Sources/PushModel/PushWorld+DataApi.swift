@@ -1,11 +1,15 @@
 // The FCM Data API's view of a run (`provider.fcm.dataApi.*`, with `providers`): every message
 // FCM accepted for an Android device lands in exactly one of its message outcomes -- delivered
-// (without delay, or delayed by Doze), pending (not delivered by the horizon), or expired (held
-// by Doze past its TTL) -- so a team can hold the simulation against its FCM dashboard. The Data
-// API reports Android app instances only; iOS pushes FCM relays to APNs are not in it.
+// (without delay, delayed by Doze, or delayed by the device being offline), pending (not delivered
+// by the horizon), expired (held past its TTL), or, with offline windows and inactive devices
+// (`PushWorld+Offline.swift`), collapsed or dropped -- so a team can hold the simulation against
+// its FCM dashboard. The Data API reports Android app instances only; iOS pushes FCM relays to
+// APNs are not in it.
 
-/// What the Data API counts. `accepted` = `deliveredNoDelay` + `delayedDeviceDoze` + `ttlExpired`
-/// + `pending`, replication by replication.
+/// What the Data API counts. `accepted` = `deliveredNoDelay` + `delayedDeviceDoze` +
+/// `delayedDeviceOffline` + `ttlExpired` + `collapsed` + `droppedTooManyPendingMessages` +
+/// `droppedDeviceInactive` + `pending`, replication by replication (the offline categories,
+/// `PushWorld+Offline.swift`, stay 0 without `providers.offline` and `providers.fcm.inactiveShare`).
 struct DataApiTally: Sendable, Equatable {
     /// Messages FCM accepted for an Android device (stale tokens, answered 404, are not accepted).
     var accepted: UInt64 = 0
@@ -20,10 +24,20 @@ struct DataApiTally: Sendable, Equatable {
     /// On the way to the device, or held by Doze, now.
     var inFlight: UInt64 = 0
     var held: UInt64 = 0
+    /// Stored by FCM for an offline device, then reached the handler after the device reconnected.
+    var delayedDeviceOffline: UInt64 = 0
+    /// Stored for an offline device and replaced by a newer message of the same collapse key.
+    var collapsed: UInt64 = 0
+    /// Stored for an offline device and dropped with the others when a 101st was pending.
+    var droppedTooManyPendingMessages: UInt64 = 0
+    /// For a device FCM deems inactive, and dropped.
+    var droppedDeviceInactive: UInt64 = 0
+    /// Stored for an offline device now.
+    var storedOffline: UInt64 = 0
 
-    var delivered: UInt64 { deliveredNoDelay + delayedDeviceDoze }
+    var delivered: UInt64 { deliveredNoDelay + delayedDeviceDoze + delayedDeviceOffline }
     /// Not delivered and not dropped by the end of the run.
-    var pending: UInt64 { pendingAtHorizon + inFlight + held }
+    var pending: UInt64 { pendingAtHorizon + inFlight + held + storedOffline }
 }
 
 extension ProviderState {
@@ -37,11 +51,13 @@ extension ProviderState {
     @inline(__always)
     func androidViaFcm(campaign c: Int) -> Bool { enabled && Int(route[c]) != ProviderState.apns }
 
-    /// An Android push through FCM reached the device's OS, which decided `decision`.
-    mutating func noteDataApiArrival(_ decision: DeliveryDecision) {
+    /// An Android push through FCM reached the device's OS, which decided `decision`
+    /// (`reconnected`: FCM stored it while the device was offline).
+    mutating func noteDataApiArrival(_ decision: DeliveryDecision, reconnected: Bool = false) {
         tally.dataApi.inFlight -= 1
         switch decision {
-        case .runMessageHandler, .handleNow: tally.dataApi.deliveredNoDelay += 1
+        case .runMessageHandler, .handleNow:
+            if reconnected { tally.dataApi.delayedDeviceOffline += 1 } else { tally.dataApi.deliveredNoDelay += 1 }
         case .deferUntil, .holdUntil: tally.dataApi.held += 1
         case .drop(.expired): tally.dataApi.ttlExpired += 1
         case .drop(.pastHorizon), .drop(.notDelivered): tally.dataApi.pendingAtHorizon += 1

@@ -40,6 +40,8 @@ struct PushWorld: EventHandler {
     var sendWave: [Int]
     /// The push-provider layer (`PushWorld+Providers.swift`); off without `providers`.
     var providers: ProviderState
+    /// Offline windows and inactive devices in the provider layer (`PushWorld+Offline.swift`).
+    var offline: OfflineState
 
     /// The kernel's pending-event count and the far-event buckets' size, sampled at every
     /// progress report (for the benchmark; not part of the result).
@@ -80,6 +82,7 @@ struct PushWorld: EventHandler {
         calendars = try CampaignCalendars(config)
         sendWave = [Int](repeating: 0, count: config.campaigns.count)
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
+        offline = try OfflineState(config)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
         if config.infra.cdnApi != nil { metrics.cdnApiTally = CdnApiTally(campaigns: config.campaigns.count, enabled: true) }
@@ -139,6 +142,7 @@ struct PushWorld: EventHandler {
         }
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
+        if offline.enabled { metrics.offlineTally = offline.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)
@@ -191,12 +195,16 @@ struct PushWorld: EventHandler {
             }
         case .sessionTimer(let s, let generation):
             if let s = driver.timerFired(s, generation: generation) { try feed(s, .timerFired, kernel: &kernel) }
-        case .pushArrive(let device, let w):
+        case .pushArrive(let device, var w):
             metrics.notePushInProvider(campaign: w.campaign, entering: false)
+            var reconnected = false
+            if offline.enabled { guard try offlineArrival(device, &w, reconnected: &reconnected, kernel: &kernel) else { return } }
             let a = population.device(device)
             let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
-            if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) { providers.noteDataApiArrival(decision) }
+            if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
+                providers.noteDataApiArrival(decision, reconnected: reconnected)
+            }
             try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
         case .osDeadline(let s, let generation, let deadline):

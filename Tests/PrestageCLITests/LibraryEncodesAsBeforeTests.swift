@@ -10,7 +10,8 @@ final class LibraryEncodesAsBeforeTests: XCTestCase {
     /// Each optional section: the keys it writes when used, and the library scenarios using it.
     static let sections: [(name: String, keys: [String], usedBy: Set<String>)] = [
         ("the campaign calendar", ["utcOffsetSeconds", "sendAtLocalSeconds", "sendOnLocalDay", "audience"], ["time-zone-waves", "black-friday-day"]),
-        ("the push providers", ["provider", "providers"], ["shared-fcm-quota", "black-friday-day", "provider-day"]),
+        ("the push providers", ["provider", "providers"], ["shared-fcm-quota", "black-friday-day", "provider-day", "offline-overnight"]),
+        ("offline windows and storage rules", ["offline", "collapsible", "inactiveShare"], ["offline-overnight"]),
         ("the CDN API profile", ["cdnApi"], ["purge-on-cloudflare"]),
         ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer"]),
     ]

@@ -29,6 +29,9 @@ final class MetricTableTests: XCTestCase {
         providers.outages = [ProviderOutageConfig(provider: .apns, startSeconds: 3_000, durationSeconds: 10)]
         // The stale-token counts are emitted only with an unregistered share.
         providers.fcm.unregisteredShare = 0.01
+        // The offline stores' counts are emitted only with offline windows (or an inactive share).
+        providers.offline = ProviderOfflineConfig()
+        providers.fcm.inactiveShare = 0.01
         c.providers = providers
         // The analytics endpoint's queue metrics are emitted only with `analytics`.
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)

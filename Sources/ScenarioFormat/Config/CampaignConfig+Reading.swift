@@ -157,6 +157,8 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("payloadForm", \.payloadForm),
             // providers: written only when set, so scenarios without it encode and hash as before.
             .init("provider", \.provider, unwritten: .platform),
+            // offline windows: written only when set, so scenarios without it encode and hash as before.
+            .init("collapsible", \.collapsible, unwritten: false),
             // calendar: written only when set, so scenarios without it encode and hash as before.
             .init("sendAtLocalSeconds", optional: \.sendAtLocalSeconds, .numbers(CalendarRules.sendAtLocalSecondsRange, unit: "seconds after local midnight")),
             .init("sendOnLocalDay", optional: \.sendOnLocalDay, .integers(0...6)),

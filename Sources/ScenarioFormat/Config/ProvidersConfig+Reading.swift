@@ -15,6 +15,7 @@ extension ProvidersConfig: Codable, ConfigReadable {
             .init("retry", \.retry),
             // outages: written only when set, so scenarios without them encode and hash as before.
             .init("outages", \.outages, unwritten: [], .counts(0...ProviderOutageConfig.outagesMax, "0…\(ProviderOutageConfig.outagesMax) outages")),
+            .init("offline", optional: \.offline),
         ]
     }
 }
@@ -41,6 +42,7 @@ extension FCMProviderConfig: Codable, ConfigReadable {
             // Added later: written only when set, so scenarios without them encode and hash as before.
             .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
+            .init("inactiveShare", \.inactiveShare, unwritten: 0, .numbers(0...1)),
         ]
     }
 }
