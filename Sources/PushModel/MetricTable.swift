@@ -313,6 +313,13 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerFcmDataApiTtlExpired = "provider.fcm.dataApi.ttlExpired"
     case providerFcmDataApiDeliveredNoDelay = "provider.fcm.dataApi.deliveredNoDelay"
     case providerFcmDataApiDelayedDeviceDoze = "provider.fcm.dataApi.delayedDeviceDoze"
+    // FCM topic fan-out and APNs priority-5 bursts (MetricTable+FanOut.swift)
+    case providerFcmTopicRequests = "provider.fcm.topicRequests"
+    case providerFcmFanOutMessages = "provider.fcm.fanOutMessages"
+    case providerFcmFanOutLastSendSeconds = "provider.fcm.fanOutLastSendSeconds"
+    case providerApnsPriority5Pushes = "provider.apns.priority5Pushes"
+    case providerApnsPriority5Delayed = "provider.apns.priority5Delayed"
+    case providerApnsPriority5DelayMeanSeconds = "provider.apns.priority5DelayMeanSeconds"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -619,6 +626,9 @@ package enum MetricTable {
         case .providerFcmUnregistered, .providerApnsUnregistered, .providerFcmDataApiAccepted, .providerFcmDataApiDelivered,
              .providerFcmDataApiPending, .providerFcmDataApiTtlExpired, .providerFcmDataApiDeliveredNoDelay, .providerFcmDataApiDelayedDeviceDoze:
             return dataApiSpec(id)
+        case .providerFcmTopicRequests, .providerFcmFanOutMessages, .providerFcmFanOutLastSendSeconds, .providerApnsPriority5Pushes,
+             .providerApnsPriority5Delayed, .providerApnsPriority5DelayMeanSeconds:
+            return fanOutSpec(id)
         }
     }
 

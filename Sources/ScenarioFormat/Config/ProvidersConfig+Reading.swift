@@ -41,6 +41,7 @@ extension FCMProviderConfig: Codable, ConfigReadable {
             // Added later: written only when set, so scenarios without them encode and hash as before.
             .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
+            .init("fanOutPerSecond", \.fanOutPerSecond, unwritten: FCMProviderConfig().fanOutPerSecond, .integers(1...1_000_000_000)),
         ]
     }
 }
@@ -54,6 +55,8 @@ extension APNsProviderConfig: Codable, ConfigReadable {
             .init("requestSeconds", \.requestSeconds, .numbers(0.001...60, unit: "seconds")),
             .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
+            .init("priority5BurstIntervalSeconds", \.priority5BurstIntervalSeconds, unwritten: APNsProviderConfig().priority5BurstIntervalSeconds,
+                  .numbers(1...86_400, unit: "seconds")),
         ]
     }
 }
