@@ -4,7 +4,9 @@ import SimKernel
 // condition) message, which takes one message a part of the FCM project's quota, and FCM fans it
 // out to the audience itself at `providers.fcm.fanOutPerSecond`. Firebase ("Throttling and
 // quotas", fan-out throttling) divides a project's fan-out capacity among its fan-outs in
-// progress, so each topic send in flight gets an equal share of the rate (two at once: each half).
+// progress, so each topic send in flight gets an equal share of the rate (two at once: each half),
+// and every fan-out send takes its messages from one bucket refilled at that rate (one second
+// deep, judgement), so the fan-outs together never exceed it whatever order their seconds run in.
 // A campaign's topic send is one fan-out per pass over the audience (per wave with a calendar).
 // Without a topic campaign `onSendBatch` never comes here.
 
@@ -30,6 +32,9 @@ struct FanOutPacer: Sendable {
     var active = 0
     /// The project's fan-out rate, messages a second.
     var perSecond: Double = 0
+    /// The project's fan-out capacity: refilled at `perSecond`, one second deep (at least 16
+    /// messages, a carousel's most parts).
+    var bucket = ProviderBucket(ratePerMinute: 1, capacityMessages: 1)
 
     init() {}
 
@@ -37,7 +42,9 @@ struct FanOutPacer: Sendable {
         isTopic = campaigns.map { $0.sendAs == .topic }
         any = isTopic.contains(true)
         fanningOut = [Bool](repeating: false, count: campaigns.count)
-        perSecond = Double(max(1, fcm.fanOutPerSecond))
+        let rate = max(1, fcm.fanOutPerSecond)
+        perSecond = Double(rate)
+        bucket = ProviderBucket(ratePerMinute: rate * 60, capacityMessages: max(16, rate))
     }
 
     /// One fan-out's share of the rate now, messages a second.
@@ -48,7 +55,8 @@ extension PushWorld {
     /// One second of topic campaign `c`'s send. Before its fan-out starts, the sender's topic
     /// message goes through FCM's project bucket (a 429 or an outage retries it as a per-token
     /// send would be); then the next audience devices up to the campaign's share of the fan-out
-    /// rate get their pushes through FCM, spaced evenly over the second.
+    /// rate get their pushes through FCM, spaced evenly over the second, each taking its messages
+    /// from the fan-out bucket (an empty bucket ends the second's pass).
     mutating func onFanOutBatch(_ c: Int, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         let parts = rt[c].pushesPerDevice
@@ -80,6 +88,11 @@ extension PushWorld {
                 : population.inAudience(DeviceID(d), campaign: CampaignID(c), audienceShare: share)
             if member {
                 let send = now + SimDuration.seconds(k / rate).ticks
+                // The fan-outs together are at the project's rate: past it, this one waits a second.
+                guard providers.fanOut.bucket.take(Int64(parts), at: send) else {
+                    sendCredit[c] = 0
+                    break
+                }
                 sendCredit[c] -= cost
                 k += cost
                 providers.tally.fanOut.messages += UInt64(parts)
