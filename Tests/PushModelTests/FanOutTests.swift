@@ -67,6 +67,26 @@ final class FanOutTests: XCTestCase {
         XCTAssertGreaterThan(Double(both.series.pushesSent[last - 1]), rate / 2, "both still fanning out near the end")
     }
 
+    /// The two share the rate equally (Firebase: "each fanout will only see half"), so neither
+    /// finishes first: with pushes delivered 1 s after their send, each campaign's 99 % is
+    /// delivered ≈ 0.99 · 2N/R after its first send (198 s for N = 10 000 at R = 100), where a
+    /// first-come split would deliver the first campaign's 99 % at 0.99 · N/R = 99 s. ± 3 s: the
+    /// 1 s latency, the one-second batches and the first second, which the first campaign has
+    /// alone.
+    func testConcurrentFanOutsShareTheRateEqually() throws {
+        let n = 10_000.0, rate = 100.0
+        var c = topicWorld(devices: Int(n), perSecond: Int64(rate))
+        c.campaigns[0].deliveryLatencySeconds = .constant(value: 1)
+        c.campaigns[0].preStage = false
+        var second = c.campaigns[0]
+        second.name = "second"
+        c.campaigns.append(second)
+        let r = try simulate(c, seed: 12)
+        for name in ["campaign", "second"] {
+            XCTAssertEqual(r.value("campaign:\(name)/delivery.secondsTo99Percent"), 0.99 * 2 * n / rate, accuracy: 3, name)
+        }
+    }
+
     /// Per-token sends of the same audience at a sender rate above the fan-out rate take the
     /// project's HTTP v1 quota per device; the topic send takes one message and is paced by the
     /// fan-out instead (the metric moves the expected way: later for a slower fan-out).
@@ -81,6 +101,35 @@ final class FanOutTests: XCTestCase {
         let perToken = try simulate(tokens, seed: 4)
         XCTAssertEqual(perToken.value("provider.fcm.messages"), 10_000)
         XCTAssertNil(perToken.metric("provider.fcm.fanOutMessages"), "no topic campaign, no fan-out metrics")
+    }
+
+    /// The topic request goes through the project like any send: refused with a 5xx during an FCM
+    /// outage, it is retried after the backoff (60 s, stretched by ≤ 20 % jitter), so the fan-out
+    /// starts after the outage and ends (N − 1)/R after that start.
+    func testTopicRequestRetriedAfterAnOutage() throws {
+        var c = topicWorld(devices: 5_000, perSecond: 100)
+        c.providers?.outages = [ProviderOutageConfig(provider: .fcm, startSeconds: 290, durationSeconds: 30)]
+        let r = try simulate(c, seed: 6)
+        XCTAssertEqual(r.value("provider.fcm.outageRefused"), 1)
+        XCTAssertEqual(r.value("provider.fcm.topicRequests"), 1)
+        // Retried at 300 + 60·(1 + 0.2u) s, u in [0, 1): the end is 49.99 s after that.
+        let end = fanOutEnd(r)
+        XCTAssertGreaterThanOrEqual(end, 60 + 4_999 / 100.0 - 1e-3)
+        XCTAssertLessThan(end, 72 + 4_999 / 100.0 + 1e-3)
+    }
+
+    /// Stale tokens in a topic: FCM's fan-out still sends to them (they take fan-out capacity),
+    /// they count in `provider.fcm.unregistered` and are not delivered. Share 0.1 of 10 000
+    /// devices: binomial sd √(10 000 · 0.09) = 30; 5 sd either side.
+    func testStaleTokensInATopicAreNotDelivered() throws {
+        var c = topicWorld(devices: 10_000, perSecond: 1_000)
+        c.providers?.fcm.unregisteredShare = 0.1
+        let r = try simulate(c, seed: 9)
+        let stale = r.value("provider.fcm.unregistered")
+        XCTAssertEqual(stale, 1_000, accuracy: 150)
+        XCTAssertEqual(r.value("provider.fcm.fanOutMessages"), 10_000)
+        XCTAssertEqual(r.value("provider.fcm.dataApi.accepted"), 10_000 - stale, "stale tokens are not accepted")
+        XCTAssertEqual(r.outcomes.total, r.pushesTargeted)
     }
 
     /// `validate`: a fan-out that cannot finish by the horizon, and two that overlap, are named
