@@ -44,6 +44,14 @@ extension PushWorldConfig {
         return warnings
     }
 
+    /// Audience devices a second campaign `c`'s send passes when it is sent as a topic with
+    /// `providers` and fans out alone (the fan-out rate over its parts); nil for a per-token send.
+    /// For estimates (progress, the report's send bands), not the simulation.
+    package func fanOutDevicesPerSecond(_ c: CampaignConfig) -> Double? {
+        guard let p = providers, c.sendAs == .topic else { return nil }
+        return Double(max(1, p.fcm.fanOutPerSecond)) / Double(max(1, c.pushesPerDevice))
+    }
+
     /// "5 000 000 topic messages at 10 000/s need ≥ 8.3 min."
     static func fanOutText(_ messages: Double, rate: Double, rateText: String) -> String {
         "\(count(messages)) topic messages at \(rateText) need ≥ \(oneDecimal(messages / rate / 60)) min."

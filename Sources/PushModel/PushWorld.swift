@@ -158,7 +158,8 @@ struct PushWorld: EventHandler {
             // Devices the send passes by the horizon: the audience is drawn per device, so at the
             // rate r the cursor moves r / share devices a second.
             let window = max(0, config.horizonSeconds - timing.sendStartSeconds)
-            let reach = timing.audienceShare > 0 ? min(n, timing.sendRatePerSecond * window / timing.audienceShare) : n
+            let rate = config.fanOutDevicesPerSecond(campaign) ?? timing.sendRatePerSecond
+            let reach = timing.audienceShare > 0 ? min(n, rate * window / timing.audienceShare) : n
             let cursor = calendarCursor(c) ?? Double(sendCursor[c])
             sent += cursor * perDevice
             planned += (cursor >= n ? n : reach) * perDevice
