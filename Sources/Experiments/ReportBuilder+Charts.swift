@@ -80,7 +80,11 @@ extension ReportBuilder {
     static func sendBands(_ scenario: ScenarioFile) -> [TimeBand] {
         scenario.world.campaigns.enumerated().flatMap { i, c in
             if let waves = calendarSendBands(scenario.world, campaign: i) { return waves }
-            let end = c.timing.sendEndSeconds(devices: scenario.world.population.devices, partsAfterFirst: c.assets.count - 1)
+            var end = c.timing.sendEndSeconds(devices: scenario.world.population.devices, partsAfterFirst: c.assets.count - 1)
+            if let rate = scenario.world.fanOutDevicesPerSecond(c) {
+                // A topic send: FCM's fan-out paces it (alone), not the campaign's send rate.
+                end = c.sendStartSeconds + Double(scenario.world.population.devices) * c.audienceShare / rate
+            }
             return [TimeBand(fromSeconds: c.sendStartSeconds, toSeconds: min(end, scenario.world.horizonSeconds), label: "send \(c.name)")]
         }
     }

@@ -224,6 +224,12 @@ package struct CampaignConfig: Sendable, Equatable {
     /// collapsible campaigns share, so FCM keeps only the newest for an offline device (default
     /// false: non-collapsible, at most 100 stored per offline device).
     package var collapsible: Bool = false
+    /// How the campaign is sent with `providers`: per device token (default) or as one FCM topic
+    /// message FCM fans out (`CampaignSendAsConfig`).
+    package var sendAs: CampaignSendAsConfig = .tokens
+    /// The APNs priority of the campaign's iOS pushes with `providers`: 10 (default, at once) or 5
+    /// (grouped into the device's bursts, `APNsProviderConfig.priority5BurstIntervalSeconds`).
+    package var apnsPriority: Int = 10
     // calendar
     /// Send at this local time, seconds after local midnight: one wave per distinct region UTC
     /// offset, each starting when the region's local clock first reads it at or after t = 0, all at

@@ -336,6 +336,13 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerApnsOfflineCoalesced = "provider.apns.offline.coalesced"
     case providerApnsOfflineDeliveredAfterReconnect = "provider.apns.offline.deliveredAfterReconnect"
     case providerOfflineExpiredInStore = "provider.offline.expiredInStore"
+    // FCM topic fan-out and APNs priority-5 bursts (MetricTable+FanOut.swift)
+    case providerFcmTopicRequests = "provider.fcm.topicRequests"
+    case providerFcmFanOutMessages = "provider.fcm.fanOutMessages"
+    case providerFcmFanOutLastSendSeconds = "provider.fcm.fanOutLastSendSeconds"
+    case providerApnsPriority5Pushes = "provider.apns.priority5Pushes"
+    case providerApnsPriority5Delayed = "provider.apns.priority5Delayed"
+    case providerApnsPriority5DelayMeanSeconds = "provider.apns.priority5DelayMeanSeconds"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -652,6 +659,9 @@ package enum MetricTable {
              .providerFcmDataApiDroppedDeviceInactive, .providerFcmOfflineStored, .providerApnsOfflineStored, .providerApnsOfflineCoalesced,
              .providerApnsOfflineDeliveredAfterReconnect, .providerOfflineExpiredInStore:
             return offlineSpec(id)
+        case .providerFcmTopicRequests, .providerFcmFanOutMessages, .providerFcmFanOutLastSendSeconds, .providerApnsPriority5Pushes,
+             .providerApnsPriority5Delayed, .providerApnsPriority5DelayMeanSeconds:
+            return fanOutSpec(id)
         }
     }
 

@@ -13,6 +13,8 @@ extension PushWorldConfig {
 
     /// The expected FCM messages of campaign `c` (its Android share when routed by platform).
     func fcmMessages(_ c: CampaignConfig) -> Double {
+        // A topic send is one request of the quota; its fan-out has its own limit (`fanOutLimitWarnings`).
+        if providers != nil && c.sendAs == .topic { return 0 }
         let share: Double
         switch c.provider {
         case .platform: share = 1 - population.iosShare
@@ -22,7 +24,8 @@ extension PushWorldConfig {
         return c.timing.pushesTargeted(devices: population.devices) * share
     }
 
-    /// One line per limit exceeded, in campaign order; empty when none is.
+    /// One line per limit exceeded, in campaign order (the HTTP v1 quota's, then the topic fan-out's);
+    /// empty when none is.
     package func providerLimitWarnings() -> [String] {
         let quota = providers.map { Double($0.fcm.projectQuotaPerMinute) } ?? PushWorldConfig.fcmDefaultQuotaPerMinute
         let quotaText = providers == nil || quota == PushWorldConfig.fcmDefaultQuotaPerMinute
@@ -70,7 +73,7 @@ extension PushWorldConfig {
             }
         }
         warnings += offlineLimitWarnings()
-        return warnings
+        return warnings + fanOutLimitWarnings()
     }
 
     /// "20 000 000 sends at the default FCM quota (600 000/min) need ≥ 33.3 min; an increase is at

@@ -69,6 +69,10 @@ package struct FCMProviderConfig: Sendable, Equatable {
     /// campaign that leaves its own `deliveryLatencySeconds` at the default. nil (default): the
     /// campaign's latency (`ProviderLatency.swift`).
     package var deliveryLatencySeconds: Distribution?
+    /// FCM's fan-out of topic messages (`sendAs: topic`), messages a second, shared by every topic
+    /// send in flight (`PushWorld+FanOut.swift`). Default 10 000: the rate Firebase's "Throttling
+    /// and quotas" (fan-out throttling) calls not uncommon for one project (not guaranteed).
+    package var fanOutPerSecond: Int64 = 10_000
 
     package init() {}
 
@@ -99,6 +103,10 @@ package struct APNsProviderConfig: Sendable, Equatable {
     package var unregisteredShare: Double = 0
     /// Delivery latency, seconds, for pushes through APNs, as `FCMProviderConfig.deliveryLatencySeconds`.
     package var deliveryLatencySeconds: Distribution?
+    /// Seconds between the burst instants at which an iOS device takes its priority-5 pushes
+    /// (`apnsPriority: 5`; `PushWorld+Priority5.swift`). Default 900: judgement -- Apple says
+    /// priority-5 notifications may be grouped and delivered in bursts and publishes no interval.
+    package var priority5BurstIntervalSeconds: Double = 900
 
     package init() {}
 

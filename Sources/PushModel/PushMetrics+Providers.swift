@@ -21,6 +21,7 @@ extension PushMetrics {
             add(.providerFcmUnregistered, Double(t.fcmUnregistered))
             add(.providerApnsUnregistered, Double(t.apnsUnregistered))
         }
+        appendFanOutMetrics(t, to: &m)
         // The FCM Data API's categories: accepted = delivered + pending + ttlExpired, and
         // delivered = deliveredNoDelay + delayedDeviceDoze.
         let api = t.dataApi

@@ -45,6 +45,9 @@ struct PushMetrics {
     /// What pre-stage sessions stored of HLS playlists (`PushMetrics+HLS.swift`); nil when no
     /// asset is a playlist of variants (the `hls.*` metrics are emitted only then).
     var hls: HLSTally?
+    /// Whether a campaign is sent as an FCM topic / at APNs priority 5 (their metrics are emitted only then).
+    var providerTopics = false
+    var providerPriority5 = false
 
     // Resolution counters for pushes not yet resolved (for conservation at any stop).
     var inProvider: UInt64 = 0
@@ -114,6 +117,8 @@ struct PushMetrics {
         faultsScheduled = !config.infra.faults.isEmpty
         providerOutagesScheduled = !(config.providers?.outages.isEmpty ?? true)
         providerStaleTokens = config.providers.map { $0.fcm.unregisteredShare > 0 || $0.apns.unregisteredShare > 0 } ?? false
+        providerTopics = config.providers != nil && config.campaigns.contains { $0.sendAs == .topic }
+        providerPriority5 = config.providers != nil && config.campaigns.contains { $0.apnsPriority == 5 }
         campaignNames = config.campaigns.map(\.name)
         horizonSeconds = config.horizonSeconds
         campaignTally = CampaignTally(campaigns: config.campaigns.count, sendStartTicks: config.campaigns.map { SimDuration.seconds($0.sendStartSeconds).ticks },

@@ -30,6 +30,9 @@ struct ProviderState {
     /// `hasStaleTokens` when either is > 0 (`PushWorld+StaleTokens.swift`).
     var unregisteredShare: [Double] = [0, 0]
     var hasStaleTokens = false
+    /// FCM topic fan-out (`PushWorld+FanOut.swift`) and APNs priority-5 bursts (`PushWorld+Priority5.swift`).
+    var fanOut = FanOutPacer()
+    var priority5 = Priority5Bursts()
 
     static let purposeBackoff = StreamPurpose("push.provider.backoff")
 
@@ -41,7 +44,9 @@ struct ProviderState {
         buckets = [ProviderBucket(ratePerMinute: p.fcm.projectQuotaPerMinute, capacityMessages: p.fcm.bucketMessages),
                    ProviderBucket(ratePerMinute: p.apns.throughputPerMinute, capacityMessages: p.apns.inFlightMessages)]
         route = campaigns.map { c in
-            switch c.provider {
+            // A topic message reaches every audience device through FCM (iOS by FCM's relay to APNs).
+            if c.sendAs == .topic { return Int8(ProviderState.fcm) }
+            return switch c.provider {
             case .platform: -1
             case .fcm: Int8(ProviderState.fcm)
             case .apns: Int8(ProviderState.apns)
@@ -52,6 +57,8 @@ struct ProviderState {
         hasOutages = !p.outages.isEmpty
         unregisteredShare = [p.fcm.unregisteredShare, p.apns.unregisteredShare]
         hasStaleTokens = unregisteredShare.contains { $0 > 0 }
+        fanOut = FanOutPacer(p.fcm, campaigns: campaigns)
+        priority5 = Priority5Bursts(p.apns, campaigns: campaigns)
         jitter = campaigns.indices.map { RandomStream(masterSeed: runSeed, entity: UInt64($0), purpose: ProviderState.purposeBackoff) }
     }
 
@@ -109,6 +116,9 @@ struct ProviderTally: Sendable, Equatable {
     var apnsUnregistered: UInt64 = 0
     /// The FCM Data API's categories (`PushWorld+DataApi.swift`).
     var dataApi = DataApiTally()
+    /// FCM's topic fan-out and APNs' priority-5 bursts.
+    var fanOut = FanOutTally()
+    var priority5 = Priority5Tally()
     /// The last accepted send (its last carousel part), ticks; -1 before any.
     var lastSendTicks: Int64 = -1
 }

@@ -169,7 +169,8 @@ struct PushWorld: EventHandler {
             // Devices the send passes by the horizon: the audience is drawn per device, so at the
             // rate r the cursor moves r / share devices a second.
             let window = max(0, config.horizonSeconds - timing.sendStartSeconds)
-            let reach = timing.audienceShare > 0 ? min(n, timing.sendRatePerSecond * window / timing.audienceShare) : n
+            let rate = config.fanOutDevicesPerSecond(campaign) ?? timing.sendRatePerSecond
+            let reach = timing.audienceShare > 0 ? min(n, rate * window / timing.audienceShare) : n
             let cursor = calendarCursor(c) ?? Double(sendCursor[c])
             sent += cursor * perDevice
             planned += (cursor >= n ? n : reach) * perDevice
@@ -263,6 +264,7 @@ struct PushWorld: EventHandler {
     /// current wave's audience and, at its end, the next wave is scheduled.
     mutating func onSendBatch(_ campaignID: CampaignID, kernel: inout Kernel) throws {
         let c = campaignID.index
+        if providers.fanOut.any && providers.fanOut.isTopic[c] { return try onFanOutBatch(c, kernel: &kernel) }
         let campaign = config.campaigns[c]
         let perSecond = campaign.timing.sendRatePerSecond
         sendCredit[c] += perSecond
@@ -333,7 +335,8 @@ struct PushWorld: EventHandler {
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-            let arrive = partSend + SimDuration.seconds(latency).ticks
+            var arrive = partSend + SimDuration.seconds(latency).ticks
+            if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
             if arrive >= horizonTicks {
                 metrics.countOutcome(.notDelivered, campaign: c)
                 if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }

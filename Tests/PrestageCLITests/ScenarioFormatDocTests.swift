@@ -26,6 +26,7 @@ final class ScenarioFormatDocTests: XCTestCase {
                  "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9, "openHint": {} },
       "campaigns": [ {
         "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600, "provider": "fcm", "collapsible": true,
+        "sendAs": "topic", "apnsPriority": 5,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" },
                                             { "name": "clip", "type": "hls", "variantsKbps": [400, 1200], "segmentSeconds": 4, "segmentCount": 5, "audioKbps": 128 } ],
@@ -33,9 +34,11 @@ final class ScenarioFormatDocTests: XCTestCase {
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" }, "hlsSegmentsToPreStage": 2 },
       "energy": { "enabled": true },
       "providers": { "outages": [ { "provider": "apns", "startSeconds": 0, "durationSeconds": 1 } ],
-                     "fcm": { "unregisteredShare": 0.05, "deliveryLatencySeconds": { "kind": "constant", "value": 2 }, "inactiveShare": 0.01 },
+                     "fcm": { "unregisteredShare": 0.05, "deliveryLatencySeconds": { "kind": "constant", "value": 2 }, "inactiveShare": 0.01,
+                              "fanOutPerSecond": 5000 },
                      "offline": { "deviceShare": 0.2, "startSeconds": 0, "startSpreadSeconds": 60, "durationSeconds": { "kind": "constant", "value": 600 } },
-                     "apns": { "unregisteredShare": 0.05, "deliveryLatencySeconds": { "kind": "constant", "value": 1 } } },
+                     "apns": { "unregisteredShare": 0.05, "deliveryLatencySeconds": { "kind": "constant", "value": 1 },
+                               "priority5BurstIntervalSeconds": 600 } },
       "analytics": { "capacityPerSecond": 100, "queueMax": 1000 },
       "infra": { "cdnApi": { "profile": "akamai", "purgeBy": "url", "purgeRequestsPerSecond": 50, "purgeRequestBurst": 100,
                              "purgeItemsPerRequest": 500, "purgeItemsPerSecond": 200, "purgeItemsBurst": 10000, "purgeItemsInProgressMax": 0,

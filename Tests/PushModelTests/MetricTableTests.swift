@@ -33,6 +33,9 @@ final class MetricTableTests: XCTestCase {
         providers.offline = ProviderOfflineConfig()
         providers.fcm.inactiveShare = 0.01
         c.providers = providers
+        // The fan-out and priority-5 metrics are emitted only with a topic / priority-5 campaign.
+        c.campaigns[0].sendAs = .topic
+        c.campaigns[0].apnsPriority = 5
         // The analytics endpoint's queue metrics are emitted only with `analytics`.
         c.analytics = AnalyticsConfig(capacityPerSecond: 50)
         // The placeholder's metrics are emitted only with it on.

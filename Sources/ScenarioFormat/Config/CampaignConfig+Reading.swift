@@ -131,6 +131,8 @@ extension CreativeSwapConfig: Codable, ConfigReadable {
     }
 }
 
+extension CampaignSendAsConfig: Codable {}
+
 extension CampaignConfig: Codable, ConfigReadable {
     static var defaultValue: CampaignConfig { CampaignConfig() }
     static var fields: [ConfigField<CampaignConfig>] {
@@ -159,6 +161,8 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("provider", \.provider, unwritten: .platform),
             // offline windows: written only when set, so scenarios without it encode and hash as before.
             .init("collapsible", \.collapsible, unwritten: false),
+            .init("sendAs", \.sendAs, unwritten: .tokens),
+            .init("apnsPriority", \.apnsPriority, unwritten: CampaignConfig().apnsPriority, apnsPriorityRule),
             // calendar: written only when set, so scenarios without it encode and hash as before.
             .init("sendAtLocalSeconds", optional: \.sendAtLocalSeconds, .numbers(CalendarRules.sendAtLocalSecondsRange, unit: "seconds after local midnight")),
             .init("sendOnLocalDay", optional: \.sendOnLocalDay, .integers(0...6)),
@@ -167,6 +171,9 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("audience", \.audience, unwritten: CampaignAudienceConfig()),
         ]
     }
+
+    /// APNs' two priorities a campaign may send with (`apns-priority` 10 or 5).
+    static var apnsPriorityRule: ConfigRule<Int> { ConfigRule<Int>("10 or 5", schema: ["enum": .array([.integer(10), .integer(5)])]) { $0 == 10 || $0 == 5 } }
 
     /// Distinct asset names; warming and a creative swap not before t = 0.
     static func relations(_ c: CampaignConfig) -> [ConfigIssue] {
@@ -178,6 +185,10 @@ extension CampaignConfig: Codable, ConfigReadable {
         if c.warm.mode != .none, c.warm.aheadSeconds > c.sendStartSeconds {
             issues.append(ConfigIssue(key: "warm", expected: "warm.aheadSeconds ≤ sendStartSeconds (\(c.sendStartSeconds)) so the warm call is not before t = 0",
                                       found: "\(c.warm.aheadSeconds)"))
+        }
+        if c.sendAs == .topic, c.provider == .apns {
+            issues.append(ConfigIssue(key: "sendAs", expected: "provider \"platform\" or \"fcm\" with sendAs \"topic\" (topics are FCM's; APNs has none)",
+                                      found: "\"topic\" with provider \"apns\""))
         }
         if let swap = c.creativeSwap, swap.secondsBeforeSend > c.sendStartSeconds {
             issues.append(ConfigIssue(key: "creativeSwap", expected: "creativeSwap.secondsBeforeSend ≤ sendStartSeconds (\(c.sendStartSeconds))",

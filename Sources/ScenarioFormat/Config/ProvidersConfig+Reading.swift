@@ -43,6 +43,7 @@ extension FCMProviderConfig: Codable, ConfigReadable {
             .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
             .init("inactiveShare", \.inactiveShare, unwritten: 0, .numbers(0...1)),
+            .init("fanOutPerSecond", \.fanOutPerSecond, unwritten: FCMProviderConfig().fanOutPerSecond, .integers(1...1_000_000_000)),
         ]
     }
 }
@@ -56,6 +57,8 @@ extension APNsProviderConfig: Codable, ConfigReadable {
             .init("requestSeconds", \.requestSeconds, .numbers(0.001...60, unit: "seconds")),
             .init("unregisteredShare", \.unregisteredShare, unwritten: 0, .numbers(0...1)),
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
+            .init("priority5BurstIntervalSeconds", \.priority5BurstIntervalSeconds, unwritten: APNsProviderConfig().priority5BurstIntervalSeconds,
+                  .numbers(1...86_400, unit: "seconds")),
         ]
     }
 }
