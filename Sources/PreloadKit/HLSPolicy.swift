@@ -32,6 +32,12 @@ public struct HLSPolicy: Sendable, Equatable {
     /// 64 KiB (judgement: an fMP4 `ftyp` + `moov` for a video and an audio track is 1-3 KB;
     /// DRM `pssh` boxes add a few more). 1...4 MiB.
     public var initSectionBytesMax: Int = 65_536
+    /// The highest bit rate assumed for an audio rendition, bits per second: its segments' size
+    /// bound (duration × the lower of this and the variant's `BANDWIDTH`, which RFC 8216 §4.3.4.2
+    /// makes cover audio and video together), since `#EXT-X-MEDIA` states no rate of its own.
+    /// Default 640 000: AC-3 5.1's highest rate (ETSI TS 102 366, as AWS MediaConvert lists it);
+    /// stereo AAC and AC-3 stay below it. Without a bound a metered budget cannot admit the segments.
+    public var audioBitsPerSecondMax: Int64 = 640_000
     /// The share of the throughput a variant's `BANDWIDTH` may use, percent. Default 80
     /// (judgement; players leave headroom the same way, e.g. hls.js' default
     /// `abrBandWidthFactor` 0.95 and `abrBandWidthUpFactor` 0.7). 1...100.
@@ -74,6 +80,8 @@ public struct HLSPolicy: Sendable, Equatable {
         try need(playlistBytesMax >= 1 && playlistBytesMax <= 4_194_304, "playlistBytesMax", Int64(playlistBytesMax), "1...4194304")
         try need(initSectionBytesMax >= 1 && initSectionBytesMax <= 4_194_304, "initSectionBytesMax", Int64(initSectionBytesMax), "1...4194304")
         try need(bandwidthSharePercent >= 1 && bandwidthSharePercent <= 100, "bandwidthSharePercent", Int64(bandwidthSharePercent), "1...100")
+        try need(audioBitsPerSecondMax >= 1 && audioBitsPerSecondMax <= HLSPlaylist.bandwidthBitsPerSecondMax, "audioBitsPerSecondMax",
+                 audioBitsPerSecondMax, "1...\(HLSPlaylist.bandwidthBitsPerSecondMax)")
         for (name, value) in [("wifiBitsPerSecond", wifiBitsPerSecond), ("cellular5GBitsPerSecond", cellular5GBitsPerSecond),
                               ("cellular4GBitsPerSecond", cellular4GBitsPerSecond), ("cellular3GBitsPerSecond", cellular3GBitsPerSecond)] {
             try need(value >= 0 && value <= HLSPlaylist.bandwidthBitsPerSecondMax, name, value, "0...\(HLSPlaylist.bandwidthBitsPerSecondMax)")

@@ -57,10 +57,11 @@ extension PreloadSession {
             var parts = [HLSPlannedPart(url: try url(variants[chosen].uri), type: .playlist, declaredBytes: nil,
                                         limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: variants[chosen].bandwidthBitsPerSecond)]
             // The audio the variant plays with, when it has a playlist of its own: playback needs
-            // its first segments as much as the video's (its segments' sizes are unknown: no BANDWIDTH).
+            // its first segments as much as the video's (bounded by `audioBitsPerSecondMax`).
             if let a = HLSPlaylist.audioRendition(for: variants[chosen], in: audio) {
                 parts.append(HLSPlannedPart(url: try url(audio[a].uri), type: .playlist, declaredBytes: nil,
-                                            limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist, bandwidth: 0))
+                                            limitMax: Int64(hls.playlistBytesMax), part: .variantPlaylist,
+                                            bandwidth: min(variants[chosen].bandwidthBitsPerSecond, hls.audioBitsPerSecondMax)))
             }
             return parts
         case .media(let initURI, let segments):

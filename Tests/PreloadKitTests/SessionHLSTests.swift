@@ -89,7 +89,7 @@ final class SessionHLSTests: XCTestCase {
 
     /// A variant with an audio group: after the master, the variant's media playlist and its
     /// group's default audio rendition's; each then leads to its first segments (the audio's
-    /// without a size bound: no BANDWIDTH); delivery and an instant tap need all of them.
+    /// bounded by `audioBitsPerSecondMax`); delivery and an instant tap need all of them.
     func testTheVariantsAudioRenditionIsPreStagedWithIt() throws {
         let master = """
             #EXTM3U
@@ -112,6 +112,8 @@ final class SessionHLSTests: XCTestCase {
         XCTAssertEqual(video.map(\.url.absoluteString), [url("v5000/seg0.ts")])
         let audio = Sessions.starts(try h.feed(.fetchCompleted(playlists[1].id, body(Self.media("6.006"))), at: ms(350)))
         XCTAssertEqual(audio.map(\.url.absoluteString), [url("audio/seg0.ts")])
+        // 640 000 bit/s (audioBitsPerSecondMax, below the variant's 5 Mbit/s) × 6.006 s / 8.
+        XCTAssertEqual(audio.map(\.byteLimit), [480_480], "an audio segment's bound")
         XCTAssertEqual(try tap(&h, at: ms(400))?.paintsInstantly, false, "segments missing")
         _ = try h.feed(.fetchCompleted(video[0].id, segment(3_000_000)), at: ms(900))
         XCTAssertEqual(try tap(&h, at: ms(950))?.paintsInstantly, false, "the audio's segment is missing")
@@ -243,6 +245,9 @@ final class SessionHLSTests: XCTestCase {
         p = policy()
         p.hls.playlistBytesMax = 0
         XCTAssertThrowsError(try PreloadSession(policy: p, store: PreloadStore())) { XCTAssertEqual(($0 as? PolicyError)?.knob, .hls) }
+        p = policy()
+        p.hls.audioBitsPerSecondMax = 0
+        XCTAssertThrowsError(try PreloadSession(policy: p, store: PreloadStore())) { XCTAssertEqual(($0 as? PolicyError)?.field, "hls.audioBitsPerSecondMax") }
         var h = try? Harness(policy: policy())
         var c = Sessions.context()
         c.estimatedThroughputBitsPerSecond = -1
