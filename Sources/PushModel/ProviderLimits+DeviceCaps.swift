@@ -61,7 +61,7 @@ extension PushWorldConfig {
                             + "more than FCM's burst of \(fcm.collapsibleBurstMessages) refilled 1 every \(PushWorldConfig.count(refill)) s "
                             + "allows: FCM holds \(held) of them (provider.fcm.collapsibleThrottled), the last sent at t = "
                             + "\(PushWorldConfig.count(lastSend)) s leaves FCM at t = \(PushWorldConfig.count(lastRelease)) s. "
-                            + "Send collapsible updates at most every \(PushWorldConfig.count(refill)) s, or make them non-collapsible.")
+                            + "Send collapsible updates at most every \(PushWorldConfig.count(refill)) s, or send them without a collapse key.")
         }
         return warnings
     }
