@@ -75,16 +75,18 @@ struct DeviceCapsState {
         refillTicks = max(1, SimDuration.seconds(fcm.collapsibleRefillSeconds).ticks)
         burstMinusOneTicks = (max(1, fcm.collapsibleBurstMessages) - 1) * refillTicks
         collapsible = config.campaigns.map(\.collapsible)
-        guard config.providers != nil else {
-            rate = false
-            collapsibleOn = false
-            return
-        }
-        let (plain, folded) = DeviceCapsState.messagesPerDeviceMax(config)
-        rate = plain > min(fcm.deviceMessagesPerMinuteMax, fcm.deviceMessagesPerHourMax)
-        collapsibleOn = folded > fcm.collapsibleBurstMessages
+        (rate, collapsibleOn) = DeviceCapsState.kept(config)
         if rate { slots = [DeviceRateSlot](repeating: DeviceRateSlot(), count: config.population.devices) }
         if collapsibleOn { tat = [Int64](repeating: DeviceCapsState.never, count: config.population.devices) }
+    }
+
+    /// Which per-device state `config` keeps: the rate windows when a device's non-collapsible FCM
+    /// messages can exceed the smaller rate cap, the collapsible bucket when its collapsible ones
+    /// can exceed the burst; neither without `providers`.
+    static func kept(_ config: PushWorldConfig) -> (rate: Bool, collapsible: Bool) {
+        guard let fcm = config.providers?.fcm else { return (false, false) }
+        let (plain, folded) = messagesPerDeviceMax(config)
+        return (plain > min(fcm.deviceMessagesPerMinuteMax, fcm.deviceMessagesPerHourMax), folded > fcm.collapsibleBurstMessages)
     }
 
     /// The most non-collapsible and collapsible FCM messages one Android device can get in a run:
@@ -133,6 +135,14 @@ struct DeviceCapsState {
             tally.collapsibleHeldTicks += release - t
         }
         return release
+    }
+}
+
+extension PushWorldConfig {
+    /// Bytes a device FCM's per-device limits keep for this plan (`PerDeviceStateBytes`; 0: none).
+    package var deviceCapsBytesPerDevice: Int {
+        let (rate, collapsible) = DeviceCapsState.kept(self)
+        return (rate ? PerDeviceStateBytes.deviceRateCaps : 0) + (collapsible ? PerDeviceStateBytes.collapsibleBurst : 0)
     }
 }
 
