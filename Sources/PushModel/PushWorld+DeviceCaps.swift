@@ -14,8 +14,10 @@ import Stochastic
 //   service retries that device's messages after its exponential backoff with jitter
 //   (`providers.retry`, the campaign's jitter stream; `Retry-After` is not given for a device's
 //   rate; an event `deviceRetry` a refused device), again until accepted or past the horizon
-//   (then not delivered); the resend is not charged to the project quota or checked against an
-//   outage again (judgement: at most 240 a minute per device against a project's 600 000).
+//   (then not delivered). Each message takes the project quota once, at its first attempt
+//   (FCM does not count 429s toward the quota; taking it at the first attempt rather than the
+//   accepted one is judgement: at most 240 a minute per device against a project's 600 000), and
+//   a resend is not checked against a provider outage.
 // - Collapsible messages: a token bucket of `collapsibleBurstMessages` per device, refilled one
 //   message every `collapsibleRefillSeconds`; a message finding it empty is accepted and held by
 //   FCM until a token refills ("throttled"), then goes on to the device. Held messages are
@@ -53,7 +55,7 @@ struct DeviceCapsState {
     let rate: Bool
     /// Collapsible buckets kept (a device's collapsible FCM messages can exceed the burst).
     let collapsibleOn: Bool
-    var enabled: Bool { rate || collapsibleOn }
+    let enabled: Bool
     let minuteMax: UInt32
     let hourMax: UInt32
     let burstMinusOneTicks: Int64
@@ -76,6 +78,7 @@ struct DeviceCapsState {
         burstMinusOneTicks = (max(1, fcm.collapsibleBurstMessages) - 1) * refillTicks
         collapsible = config.campaigns.map(\.collapsible)
         (rate, collapsibleOn) = DeviceCapsState.kept(config)
+        enabled = rate || collapsibleOn
         if rate { slots = [DeviceRateSlot](repeating: DeviceRateSlot(), count: config.population.devices) }
         if collapsibleOn { tat = [Int64](repeating: DeviceCapsState.never, count: config.population.devices) }
     }
@@ -167,7 +170,7 @@ extension PushWorld {
 
     /// The campaign service resends device `d`'s messages of the campaign of `w` (its part field:
     /// the refusals so far): accepted when the device's windows hold them now, else refused again.
-    /// The resend is not charged to the project quota again (judgement: see the file's head).
+    /// The resend does not take the project quota again (see the file's head).
     mutating func onDeviceRetry(_ d: Int, _ w: PushWord, kernel: inout Kernel) throws {
         let c = w.campaign
         let parts = rt[c].pushesPerDevice
