@@ -83,6 +83,21 @@ final class DeviceCapsTests: XCTestCase {
         XCTAssertTrue(s.takeRate(0, parts: 240, at: 60_000_000))
     }
 
+    /// The hour: 240 messages at the start of each of 21 minutes (t = 0, 60, …, 1 200 s) is 5 040
+    /// in the hour that opened at 0 s; 20 minutes take 4 800, so the 21st minute takes 200 (to
+    /// 5 000) and refuses 40; an hour after the first, both windows open afresh.
+    func testTheHourCapBindsAfterTwentyFullMinutes() {
+        let c = capsWorld(campaigns: 20, parts: 15, interval: 0, spacing: 3, collapsible: false)
+        var s = DeviceCapsState(c)
+        var accepted = [Int](repeating: 0, count: 21)
+        for minute in 0..<21 {
+            for _ in 0..<240 where s.takeRate(0, parts: 1, at: Int64(minute) * 60_000_000) { accepted[minute] += 1 }
+        }
+        XCTAssertEqual(Array(accepted[0..<20]), [Int](repeating: 240, count: 20))
+        XCTAssertEqual(accepted[20], 200)
+        XCTAssertTrue(s.takeRate(0, parts: 240, at: 3_600_000_000))
+    }
+
     /// Through a world: 20 campaigns of 15 parts every 3 s (t = 0…57 s, 300 messages in a minute),
     /// each device's parts charged together: campaigns 1–16 (240) are accepted, 17–20 (60) answered
     /// 429 and retried after the backoff (60 s × (1 + 0.2u) ≥ 60 s later, so at ≥ 108 s, in a
