@@ -28,11 +28,14 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// True with offline windows in the provider layer (`providers.offline`): every device holds
     /// its offline store slot. nil otherwise.
     var offlineStores: Bool?
+    /// Bytes a device of FCM's per-device limit state (`PushWorldConfig.deviceCapsBytesPerDevice`:
+    /// 24 for the rate windows, 8 for the collapsible burst) when the plan keeps it; nil otherwise.
+    var deviceCapsBytesPerDevice: Int?
 
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
                 replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false,
-                campaigns: Int = 1, offlineStores: Bool = false) {
+                campaigns: Int = 1, offlineStores: Bool = false, deviceCapsBytesPerDevice: Int = 0) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
@@ -43,6 +46,7 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
         self.budgetedLedgers = budgetedLedgers ? true : nil
         self.campaignTallies = campaigns >= 2 ? campaigns : nil
         self.offlineStores = offlineStores ? true : nil
+        self.deviceCapsBytesPerDevice = deviceCapsBytesPerDevice > 0 ? deviceCapsBytesPerDevice : nil
     }
 }
 
@@ -92,6 +96,9 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         }
         if inputs.offlineStores == true {
             parts.append(Part(name: "offline stores", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceOfflineStore)))
+        }
+        if let b = inputs.deviceCapsBytesPerDevice {
+            parts.append(Part(name: "FCM per-device limits", bytes: concurrent &* times(inputs.devices, UInt64(max(0, b)))))
         }
         if let n = inputs.campaignTallies {
             let each = CampaignTallyBytes.fixedPerCampaign &+ times(inputs.horizonSeconds, CampaignTallyBytes.perCampaignPerSecond)

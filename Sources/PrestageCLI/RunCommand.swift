@@ -170,7 +170,8 @@ struct RunCommand: ParsableCommand {
                             horizonSeconds: Int(s.world.horizonSeconds.rounded(.up)), replications: s.run.replications,
                             concurrentReplications: concurrentReplications, radioEnergy: s.world.energy.enabled,
                             budgetedLedgers: s.world.preloadPolicy.decision?.kind == .budgeted, campaigns: s.world.campaigns.count,
-                            offlineStores: s.world.providers?.offline != nil)
+                            offlineStores: s.world.providers?.offline != nil,
+                            deviceCapsBytesPerDevice: s.world.deviceCapsBytesPerDevice)
     }
 
     /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not

@@ -343,6 +343,11 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerApnsPriority5Pushes = "provider.apns.priority5Pushes"
     case providerApnsPriority5Delayed = "provider.apns.priority5Delayed"
     case providerApnsPriority5DelayMeanSeconds = "provider.apns.priority5DelayMeanSeconds"
+    // FCM per-device limits (MetricTable+DeviceCaps.swift)
+    case providerFcmDeviceRateRejected = "provider.fcm.deviceRateRejected"
+    case providerFcmDeviceRateRetriedAccepted = "provider.fcm.deviceRateRetriedAccepted"
+    case providerFcmCollapsibleThrottled = "provider.fcm.collapsibleThrottled"
+    case providerFcmCollapsibleHeldMeanSeconds = "provider.fcm.collapsibleHeldMeanSeconds"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }
@@ -662,6 +667,9 @@ package enum MetricTable {
         case .providerFcmTopicRequests, .providerFcmFanOutMessages, .providerFcmFanOutLastSendSeconds, .providerApnsPriority5Pushes,
              .providerApnsPriority5Delayed, .providerApnsPriority5DelayMeanSeconds:
             return fanOutSpec(id)
+        case .providerFcmDeviceRateRejected, .providerFcmDeviceRateRetriedAccepted, .providerFcmCollapsibleThrottled,
+             .providerFcmCollapsibleHeldMeanSeconds:
+            return deviceCapsSpec(id)
         }
     }
 

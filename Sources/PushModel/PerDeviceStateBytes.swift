@@ -11,4 +11,11 @@ package enum PerDeviceStateBytes {
     /// (`OfflineSlot`, four 16-bit counters: messages stored and handed over under FCM's
     /// 100-pending rule and under the keep-the-newest rule of APNs and FCM collapse keys): 8 bytes.
     package static let offlineStore = MemoryLayout<OfflineSlot>.stride
+    /// FCM's per-device rate caps (`providers.fcm.deviceMessagesPerMinuteMax`, `...PerHourMax`),
+    /// kept only when a device's non-collapsible FCM messages in the run can exceed the smaller:
+    /// one `DeviceRateSlot` a device (when its minute and hour opened, and their counts): 24 bytes.
+    package static let deviceRateCaps = MemoryLayout<DeviceRateSlot>.stride
+    /// FCM's collapsible burst (`providers.fcm.collapsibleBurstMessages`), kept only when a device's
+    /// collapsible FCM messages in the run can exceed it: one instant a device: 8 bytes.
+    package static let collapsibleBurst = MemoryLayout<Int64>.stride
 }

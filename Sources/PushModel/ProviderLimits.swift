@@ -73,6 +73,7 @@ extension PushWorldConfig {
             }
         }
         warnings += offlineLimitWarnings()
+        warnings += deviceCapsLimitWarnings()
         return warnings + fanOutLimitWarnings()
     }
 

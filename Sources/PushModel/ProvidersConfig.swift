@@ -73,6 +73,20 @@ package struct FCMProviderConfig: Sendable, Equatable {
     /// send in flight (`PushWorld+FanOut.swift`). Default 10 000: the rate Firebase's "Throttling
     /// and quotas" (fan-out throttling) calls not uncommon for one project (not guaranteed).
     package var fanOutPerSecond: Int64 = 10_000
+    /// Per Android device: messages a minute FCM accepts (`PushWorld+DeviceCaps.swift`); over it a
+    /// non-collapsible message is refused with a 429 for that device and the sender retries it after
+    /// its backoff. Default 240: Firebase "Throttling and quotas" (maximum message rate to a single
+    /// device: 240 messages a minute and 5 000 an hour on Android).
+    package var deviceMessagesPerMinuteMax: Int64 = 240
+    /// Per Android device: messages an hour FCM accepts, as `deviceMessagesPerMinuteMax`. Default
+    /// 5 000: the same source.
+    package var deviceMessagesPerHourMax: Int64 = 5_000
+    /// Per Android device: collapsible messages FCM sends at once before it throttles (holds) them.
+    /// Default 20: Firebase "Throttling and quotas" (collapsible messages: a burst of 20 messages
+    /// per app per device, refilled 1 message every 3 minutes).
+    package var collapsibleBurstMessages: Int64 = 20
+    /// Seconds per collapsible message refilled into a device's burst. Default 180: the same source.
+    package var collapsibleRefillSeconds: Double = 180
 
     package init() {}
 

@@ -37,6 +37,9 @@ enum PushEvent: KernelEncodable {
     case rewarm(CampaignID)
     /// The device of the slot's session of `generation` changes network.
     case networkChange(SessionSlot, generation: UInt32)
+    /// The campaign service retries a device's messages FCM refused for the device's rate; the
+    /// word's part field carries the attempts so far (`PushWorld+DeviceCaps.swift`).
+    case deviceRetry(DeviceID, PushWord)
 
     /// The kind numbers (within `PushEventKind.range`).
     enum Kind {
@@ -54,6 +57,7 @@ enum PushEvent: KernelEncodable {
         static let creativeSwap = EventKind(0x020B)
         static let rewarm = EventKind(0x020C)
         static let networkChange = EventKind(0x020D)
+        static let deviceRetry = EventKind(0x020E)
     }
 
     /// The event a kernel event of a PushModel kind means; nil for any other kind.
@@ -79,6 +83,7 @@ enum PushEvent: KernelEncodable {
         case Kind.creativeSwap.rawValue: self = .creativeSwap(CampaignID(rawValue: t))
         case Kind.rewarm.rawValue: self = .rewarm(CampaignID(rawValue: t))
         case Kind.networkChange.rawValue: self = .networkChange(SessionSlot(rawValue: t), generation: UInt32(truncatingIfNeeded: p))
+        case Kind.deviceRetry.rawValue: self = .deviceRetry(DeviceID(rawValue: t), PushWord(p))
         default: return nil
         }
     }
@@ -108,6 +113,7 @@ enum PushEvent: KernelEncodable {
         case .creativeSwap(let c): return (Kind.creativeSwap, c.rawValue, 0)
         case .rewarm(let c): return (Kind.rewarm, c.rawValue, 0)
         case .networkChange(let s, let g): return (Kind.networkChange, s.rawValue, UInt64(g))
+        case .deviceRetry(let d, let w): return (Kind.deviceRetry, d.rawValue, w.raw)
         }
     }
 

@@ -22,6 +22,7 @@ extension PushMetrics {
             add(.providerApnsUnregistered, Double(t.apnsUnregistered))
         }
         appendFanOutMetrics(t, to: &m)
+        appendDeviceCapsMetrics(to: &m)
         // The FCM Data API's categories: accepted = delivered + pending + ttlExpired, and
         // delivered = deliveredNoDelay + delayedDeviceDoze.
         let api = t.dataApi

@@ -42,6 +42,8 @@ struct PushWorld: EventHandler {
     var providers: ProviderState
     /// Offline windows and inactive devices in the provider layer (`PushWorld+Offline.swift`).
     var offline: OfflineState
+    /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`); off unless a device's plan can exceed one.
+    var deviceCaps: DeviceCapsState
 
     /// The kernel's pending-event count and the far-event buckets' size, sampled at every
     /// progress report (for the benchmark; not part of the result).
@@ -83,6 +85,7 @@ struct PushWorld: EventHandler {
         sendWave = [Int](repeating: 0, count: config.campaigns.count)
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         offline = try OfflineState(config)
+        deviceCaps = DeviceCapsState(config)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
         if config.infra.cdnApi != nil { metrics.cdnApiTally = CdnApiTally(campaigns: config.campaigns.count, enabled: true) }
@@ -143,6 +146,7 @@ struct PushWorld: EventHandler {
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
         if offline.enabled { metrics.offlineTally = offline.tally }
+        if deviceCaps.enabled { metrics.deviceCapsTally = deviceCaps.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)
@@ -246,6 +250,7 @@ struct PushWorld: EventHandler {
                 if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(campaign), at: SimTime(ticks: at)) }
             }
         case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
+        case .deviceRetry(let device, let w): try onDeviceRetry(device.index, w, kernel: &kernel)
         case .rewarm(let campaign):
             let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
@@ -287,6 +292,7 @@ struct PushWorld: EventHandler {
                 let send = now + SimDuration.seconds(k / perSecond).ticks
                 var latency = c
                 var dataApi = false
+                var throttled = false
                 if viaProviders {
                     let p = provider(device: d, route: route)
                     if let retry = takeFromProvider(device: d, campaign: c, provider: p, parts: parts, at: send, every: interval) {
@@ -303,12 +309,24 @@ struct PushWorld: EventHandler {
                     }
                     latency = latencyByProvider[2 * c + p]
                     dataApi = providers.inDataApi(device: d, route: route, provider: p, population: population)
+                    if dataApi && deviceCaps.enabled {
+                        if deviceCaps.collapsible[c] {
+                            throttled = deviceCaps.collapsibleOn
+                        } else if deviceCaps.rate && !deviceCaps.takeRate(d, parts: parts, at: send) {
+                            // Over the device's rate: a 429 for it, retried after the backoff.
+                            try refuseForDeviceRate(device: d, campaign: c, parts: parts, attempts: 0, at: send, kernel: &kernel)
+                            sendCredit[c] -= 1
+                            k += 1
+                            d += 1
+                            continue
+                        }
+                    }
                     if dataApi { providers.tally.dataApi.accepted += UInt64(parts) }
                 }
                 sendCredit[c] -= 1
                 k += 1
                 try sendParts(device: d, campaign: c, parts: parts, from: send, every: interval, latency: latency, dataApi: dataApi,
-                              kernel: &kernel)
+                              throttled: throttled, kernel: &kernel)
             }
             d += 1
         }
@@ -328,14 +346,16 @@ struct PushWorld: EventHandler {
     /// or, past the horizon, not delivered (`dataApi`: counted in the FCM Data API's categories).
     @inline(__always)
     mutating func sendParts(device d: Int, campaign c: Int, parts: Int, from send: Int64, every interval: Int64,
-                            latency latencyIndex: Int, dataApi: Bool, kernel: inout Kernel) throws {
+                            latency latencyIndex: Int, dataApi: Bool, throttled: Bool = false, kernel: inout Kernel) throws {
         for part in 0..<parts {
             metrics.countTargeted(campaign: c)
             let partSend = send + Int64(part) * interval
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-            var arrive = partSend + SimDuration.seconds(latency).ticks
+            // A collapsible message over the device's burst leaves FCM when a token refills.
+            let release = throttled ? deviceCaps.collapsibleRelease(d, at: partSend) : partSend
+            var arrive = release + SimDuration.seconds(latency).ticks
             if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
             if arrive >= horizonTicks {
                 metrics.countOutcome(.notDelivered, campaign: c)

@@ -10,9 +10,12 @@ final class LibraryEncodesAsBeforeTests: XCTestCase {
     /// Each optional section: the keys it writes when used, and the library scenarios using it.
     static let sections: [(name: String, keys: [String], usedBy: Set<String>)] = [
         ("the campaign calendar", ["utcOffsetSeconds", "sendAtLocalSeconds", "sendOnLocalDay", "audience"], ["time-zone-waves", "black-friday-day"]),
-        ("the push providers", ["provider", "providers"], ["shared-fcm-quota", "black-friday-day", "provider-day", "offline-overnight", "topic-fanout"]),
-        ("offline windows and storage rules", ["offline", "collapsible", "inactiveShare"], ["offline-overnight"]),
+        ("the push providers", ["provider", "providers"], ["shared-fcm-quota", "black-friday-day", "provider-day", "offline-overnight", "topic-fanout",
+                                                  "live-score-updates"]),
+        ("offline windows and storage rules", ["offline", "collapsible", "inactiveShare"], ["offline-overnight", "live-score-updates"]),
         ("FCM topic fan-out and APNs priority 5", ["sendAs", "apnsPriority", "fanOutPerSecond", "priority5BurstIntervalSeconds"], ["topic-fanout"]),
+        ("FCM per-device limits", ["collapsible", "deviceMessagesPerMinuteMax", "deviceMessagesPerHourMax", "collapsibleBurstMessages",
+                                   "collapsibleRefillSeconds"], ["offline-overnight", "live-score-updates"]),
         ("the CDN API profile", ["cdnApi"], ["purge-on-cloudflare"]),
         ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer"]),
     ]

@@ -32,6 +32,15 @@ final class MetricTableTests: XCTestCase {
         // The offline stores' counts are emitted only with offline windows (or an inactive share).
         providers.offline = ProviderOfflineConfig()
         providers.fcm.inactiveShare = 0.01
+        // FCM's per-device cap metrics are emitted only when a device's plan can exceed a cap: two
+        // collapsible per-token campaigns against a burst of 1.
+        providers.fcm.collapsibleBurstMessages = 1
+        for name in ["score-1", "score-2"] {
+            var fold = c.campaigns[0]
+            fold.name = name
+            fold.collapsible = true
+            c.campaigns.append(fold)
+        }
         c.providers = providers
         // The fan-out and priority-5 metrics are emitted only with a topic / priority-5 campaign.
         c.campaigns[0].sendAs = .topic

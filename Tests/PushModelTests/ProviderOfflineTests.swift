@@ -89,6 +89,9 @@ final class ProviderOfflineTests: XCTestCase {
         XCTAssertEqual(r.value(a + "delivered") + r.value(a + "pending") + r.value(a + "ttlExpired"), 27 * devices)
 
         for i in c.campaigns.indices { c.campaigns[i].collapsible = true }
+        // FCM's collapsible burst (20 a device by default) would hold most of the 128 past the
+        // reconnect (DeviceCapsTests); here only the storage rule is under test.
+        c.providers?.fcm.collapsibleBurstMessages = 128
         let collapsible = try simulate(c, seed: 3)
         assertDataApiPartition(collapsible)
         XCTAssertEqual(collapsible.value(a + "droppedTooManyPendingMessages"), 0)

@@ -24,6 +24,7 @@ final class PushEventTests: XCTestCase {
             (.creativeSwap(CampaignID(1)), 0x020B, 1, 0),
             (.rewarm(CampaignID(1)), 0x020C, 1, 0),
             (.networkChange(SessionSlot(2), generation: 13), 0x020D, 2, 13),
+            (.deviceRetry(DeviceID(7), w), 0x020E, 7, w.raw),
         ]
         for (e, kind, target, payload) in cases {
             let r = e.encoded
@@ -36,7 +37,7 @@ final class PushEventTests: XCTestCase {
             XCTAssertEqual(back.encoded.target, r.target)
             XCTAssertEqual(back.encoded.payload, r.payload)
         }
-        XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x020E), target: 0)))
+        XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x020F), target: 0)))
         XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x0100), target: 0)))
     }
 

@@ -44,6 +44,14 @@ extension FCMProviderConfig: Codable, ConfigReadable {
             .init("deliveryLatencySeconds", optional: \.deliveryLatencySeconds, .durations(atMost: SampledBounds.deliveryLatencySecondsMax)),
             .init("inactiveShare", \.inactiveShare, unwritten: 0, .numbers(0...1)),
             .init("fanOutPerSecond", \.fanOutPerSecond, unwritten: FCMProviderConfig().fanOutPerSecond, .integers(1...1_000_000_000)),
+            .init("deviceMessagesPerMinuteMax", \.deviceMessagesPerMinuteMax, unwritten: FCMProviderConfig().deviceMessagesPerMinuteMax,
+                  .integers(1...1_000_000)),
+            .init("deviceMessagesPerHourMax", \.deviceMessagesPerHourMax, unwritten: FCMProviderConfig().deviceMessagesPerHourMax,
+                  .integers(1...1_000_000)),
+            .init("collapsibleBurstMessages", \.collapsibleBurstMessages, unwritten: FCMProviderConfig().collapsibleBurstMessages,
+                  .integers(1...1_000_000)),
+            .init("collapsibleRefillSeconds", \.collapsibleRefillSeconds, unwritten: FCMProviderConfig().collapsibleRefillSeconds,
+                  .numbers(0.001...86_400, unit: "seconds")),
         ]
     }
 }
