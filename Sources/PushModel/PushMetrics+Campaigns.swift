@@ -156,10 +156,10 @@ extension PushMetrics {
         if campaignTally.enabled { campaignTally.tapToPaint[c].record(latency) }
     }
 
-    /// A pre-stage fetch of campaign `c`'s push started.
+    /// A pre-stage fetch of campaign `c`'s push started: its per-campaign count (the run's total,
+    /// `counters.fetchesStarted`, is counted by the driver; this is called only under `requestHooks`).
     @inline(__always)
     mutating func noteFetchStarted(campaign c: Int) {
-        counters.fetchesStarted += 1
         if campaignTally.enabled { campaignTally.fetchesStarted[c] &+= 1 }
     }
 

@@ -15,4 +15,15 @@ extension PushMetrics {
         energy.noteRequest(id, device: d, network: request.networkClass, foreground: foreground, neverOpened: neverOpened)
         return id
     }
+
+    /// Issues pre-stage `request` of device `d` when `requestHooks` is on: the per-campaign count,
+    /// then the request with or without the radio model.
+    @inline(never)
+    mutating func hookedPrestageFetch(_ request: InfraFetchRequest, device d: Int, neverOpened: Bool, campaign c: Int,
+                                      infra: inout InfraWorld, kernel: inout Kernel) throws -> UInt32 {
+        noteFetchStarted(campaign: c)
+        return try energy.enabled
+            ? energyFetch(request, device: d, foreground: false, neverOpened: neverOpened, infra: &infra, kernel: &kernel)
+            : infra.fetch(request, kernel: &kernel).rawValue
+    }
 }

@@ -60,6 +60,9 @@ struct PushMetrics {
     var reqFlags: [UInt8] = []
     /// The radio energy model (per-device state only when the scenario turns it on).
     var energy: RadioEnergy
+    /// The energy model or the per-campaign tally is on: one test per pre-stage request start and end
+    /// when both are off.
+    var requestHooks = false
     /// Per InfraWorld request id: the issuer's campaign (`reqFlags` bits 2–4 hold its network class).
     var reqCampaign: [UInt8] = []
     /// Bytes by purpose per campaign × region × class, and pushes reached (`ByteAttribution`).
@@ -125,6 +128,7 @@ struct PushMetrics {
         horizonSeconds = config.horizonSeconds
         campaignTally = CampaignTally(campaigns: config.campaigns.count, sendStartTicks: config.campaigns.map { SimDuration.seconds($0.sendStartSeconds).ticks },
                                       histogram: tapToPaint, deliveries: series.deliveries)
+        requestHooks = energy.enabled || campaignTally.enabled
     }
 
     /// Records who issued InfraWorld request `id` (ids are dense and recycled).
@@ -144,8 +148,10 @@ struct PushMetrics {
     /// sessions that have ended: the request's own region and flags, recorded when it was issued).
     mutating func countPrestageTransfer(_ result: FetchResult, request r: Int) {
         recordPrestage(result, region: Int(reqRegion[r]))
-        notePrestageLookup(result, request: r)
-        if energy.enabled { energy.close(result, request: r) }
+        if _slowPath(requestHooks) {
+            notePrestageLookup(result, request: r)
+            if energy.enabled { energy.close(result, request: r) }
+        }
         if result.bytes > 0 {
             bytes.backgroundBytes += UInt64(result.bytes)
             if reqFlags[r] & PushMetrics.requestCellular != 0 { bytes.cellularBytes += UInt64(result.bytes) }

@@ -284,8 +284,8 @@ struct SessionDriver {
                                         replyTag: ReplyTag(generation: generation(s), index: r.id.rawValue).raw,
                                         ifNoneMatch: SessionDriver.condition(r.ifNoneMatch))
         if r.ifNoneMatch != nil { metrics.counters.conditionalRequests += 1 }
-        let requestID = try metrics.energy.enabled
-            ? metrics.energyFetch(request, device: d, foreground: false, neverOpened: !slot[s].opens, infra: &infra, kernel: &kernel)
+        let requestID = try _slowPath(metrics.requestHooks)
+            ? metrics.hookedPrestageFetch(request, device: d, neverOpened: !slot[s].opens, campaign: w.campaign, infra: &infra, kernel: &kernel)
             : infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: slot[s].region, cellular: slot[s].network != .wifi, neverOpened: !slot[s].opens,
                             campaign: w.campaign, network: slot[s].network)
@@ -293,7 +293,7 @@ struct SessionDriver {
         slot[s].openFetches |= 1 << UInt64(r.id.rawValue)
         sFetchObject[s &* 64 &+ Int(r.id.rawValue)] = object
         sFetchRequest[s &* 64 &+ Int(r.id.rawValue)] = requestID
-        metrics.noteFetchStarted(campaign: w.campaign)
+        metrics.counters.fetchesStarted += 1
     }
 
     /// PreloadKit cancels slot `s`'s fetch `id`.

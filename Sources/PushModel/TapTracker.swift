@@ -224,7 +224,7 @@ struct TapTracker {
                                         signedToken: PushWorld.token(device, CampaignID(c)),
                                         timeout: rules.foregroundTimeout, replyKind: reply.kind,
                                         replyTarget: reply.target, replyTag: ReplyTag(generation: generation(t), index: UInt32(index & 0xFF)).raw)
-        let requestID = try metrics.energy.enabled
+        let requestID = try _slowPath(metrics.energy.enabled)
             ? metrics.energyFetch(request, device: d, foreground: true, neverOpened: false, infra: &infra, kernel: &kernel)
             : infra.fetch(request, kernel: &kernel).rawValue
         metrics.noteRequest(requestID, region: tRegion[t], cellular: tNetwork[t] != .wifi, neverOpened: false,
