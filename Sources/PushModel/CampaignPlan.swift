@@ -57,9 +57,10 @@ struct CampaignPlans {
     /// Some asset is an HLS playlist of variants (`CampaignPlans+HLS.swift`): the app reads
     /// playlists (`PreloadPolicy.hls`).
     var hasHLSPlaylists = false
-    /// Each HLS playlist's parts (media playlists, initialization sections, segments) by object
-    /// id: what a stored entry is, for the `hls.*` metrics (`CampaignPlans+HLS.swift`).
-    var hlsParts: [UInt32: HLSObjectPart] = [:]
+    /// Indexed by object id (up to the last HLS part): what an HLS playlist's part (media
+    /// playlist, initialization section, segment) is, nil for any other object; for the `hls.*`
+    /// metrics (`CampaignPlans+HLS.swift`). Empty without a playlist of variants.
+    var hlsParts: [HLSObjectPart?] = []
 
     init(campaigns: [CampaignConfig], hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
         var hls = HLSPolicy()

@@ -107,13 +107,13 @@ extension CampaignPlans {
             }
             let top = kbps == asset.variantsKbps.max()
             try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try partKey(nil))
-            hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .mediaPlaylist, kbps: Int32(kbps), topVariant: top)
+            noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .mediaPlaylist, kbps: Int32(kbps), topVariant: top))
             try add(Self.fragmentResponse(bytes: Self.hlsInitBytes, initSection: true, cacheControl: cacheControl), kind: .mp4, key: try partKey(0))
-            hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .initSection, kbps: Int32(kbps), topVariant: top)
+            noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .initSection, kbps: Int32(kbps), topVariant: top))
             for i in 0..<asset.segmentCount {
                 try add(Self.fragmentResponse(bytes: Self.hlsSegmentBytes(asset, kbps: kbps), initSection: false, cacheControl: cacheControl),
                         kind: .mp4, key: try partKey(i + 1))
-                hlsParts[ids[ids.count - 1]] = HLSObjectPart(role: .segment, kbps: Int32(kbps), topVariant: top)
+                noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .segment, kbps: Int32(kbps), topVariant: top))
             }
         }
         if let audio = asset.audioKbps {
@@ -132,6 +132,17 @@ extension CampaignPlans {
         hasHLSPlaylists = true
         return ids
     }
+
+    /// Records object `id` as HLS part `part` (`hlsParts`, grown to hold it).
+    mutating func noteHLSPart(_ id: UInt32, _ part: HLSObjectPart) {
+        let i = Int(id)
+        if hlsParts.count <= i { hlsParts.append(contentsOf: repeatElement(nil, count: i + 1 - hlsParts.count)) }
+        hlsParts[i] = part
+    }
+
+    /// The HLS part object `id` is, nil for any other object.
+    @inline(__always)
+    func hlsPart(_ id: UInt32) -> HLSObjectPart? { Int(id) < hlsParts.count ? hlsParts[Int(id)] : nil }
 
     /// The variant PreloadKit pre-stages on `network` (`HLSPlaylist.chooseVariant` with the HLS
     /// policy's usable rate for the class, the device giving no estimate of its own).

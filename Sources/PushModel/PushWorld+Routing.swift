@@ -102,7 +102,7 @@ extension PushWorld {
                 try driver.cancelFetch(slotID, id, reason: reason, infra: &infra, metrics: &metrics, kernel: &kernel)
             case .storeAsset(let commit):
                 metrics.countStored(notModified: commit.notModified)
-                if metrics.hls != nil, !commit.notModified, let o = plans.object(for: commit.entry.key), let part = plans.hlsParts[o] {
+                if metrics.hls != nil, !commit.notModified, let o = plans.object(for: commit.entry.key), let part = plans.hlsPart(o) {
                     metrics.hls?.noteStored(part)
                 }
             case .evict(_, .space):
