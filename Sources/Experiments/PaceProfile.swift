@@ -1,6 +1,7 @@
 /// One replication's pace: wall seconds since it started against the events it had processed,
-/// recorded at its progress reports and closed when it finishes (the time after its last event,
-/// building its result, included).
+/// recorded at its progress reports and closed when it finishes. The time after its last event
+/// (building its result) is kept apart as `resultSeconds`: it is done only when a replication
+/// finishes, so a replication still running is never credited with it, whatever its events.
 ///
 /// Events are not all equally costly: an arrival costs several taps, and a flash sale's taps come
 /// after its send. Once one replication has finished, the others (same scenario, another seed) are
@@ -20,13 +21,16 @@ package struct PaceProfile: Sendable, Equatable {
     private(set) var points: [(events: Double, seconds: Double)] = [(0, 0)]
     /// Least events between kept points (doubles when the points fill up).
     private var spacing = 1.0
-    /// Set once the replication finished: its last point is then (events in all, seconds in all).
+    /// Set once the replication finished: its last point is then (events in all, the seconds its
+    /// events took), and `resultSeconds` the rest of its time.
     private(set) var closed = false
+    /// Seconds from the replication's last event to its end (building its result), once closed.
+    private(set) var resultSeconds = 0.0
 
     package init() {}
 
     package static func == (a: PaceProfile, b: PaceProfile) -> Bool {
-        a.closed == b.closed && a.spacing == b.spacing && a.points.count == b.points.count
+        a.closed == b.closed && a.resultSeconds == b.resultSeconds && a.spacing == b.spacing && a.points.count == b.points.count
             && zip(a.points, b.points).allSatisfy { $0.events == $1.events && $0.seconds == $1.seconds }
     }
 
@@ -42,25 +46,38 @@ package struct PaceProfile: Sendable, Equatable {
         }
     }
 
-    /// Closes the profile with the replication's totals.
+    /// Closes the profile with the replication's totals. The events after the last recorded point
+    /// are taken at the pace between the last two points (the pace of its last events); what the
+    /// total has beyond them is the result's time.
     package mutating func close(events: Double, seconds: Double) {
         guard !closed else { return }
         let last = points.last ?? (0, 0)
-        points.append((max(events, last.events), max(seconds, last.seconds)))
+        let total = max(seconds, last.seconds), allEvents = max(events, last.events)
+        var eventsEnd = total
+        if points.count >= 2, allEvents > last.events {
+            let before = points[points.count - 2]
+            let perEvent = last.events > before.events ? (last.seconds - before.seconds) / (last.events - before.events) : 0
+            eventsEnd = min(total, last.seconds + perEvent * (allEvents - last.events))
+        } else if allEvents == last.events {
+            eventsEnd = last.seconds
+        }
+        if allEvents > last.events { points.append((allEvents, eventsEnd)) }
+        resultSeconds = total - eventsEnd
         closed = true
     }
 
-    /// Seconds the whole replication took (once closed).
-    package var totalSeconds: Double { points.last?.seconds ?? 0 }
+    /// Seconds the whole replication took (once closed), its result's included.
+    package var totalSeconds: Double { (points.last?.seconds ?? 0) + resultSeconds }
 
-    /// Seconds of this replication's pace that `events` stand for: interpolated between the points;
-    /// past the last one, at the replication's average pace, but never the total (a replication that
-    /// has done more events than this one did is not done until it finishes).
+    /// Seconds of this replication's pace that `events` of a replication still running stand for:
+    /// interpolated between the points; past the last one, the seconds of the last, short of the
+    /// total by the result's time (or by 0.1 % without one): a replication is not done until it
+    /// finishes, however many events it has processed.
     package func seconds(atEvents events: Double) -> Double {
         guard let last = points.last, last.events > 0 else { return 0 }
         let e = max(0, events)
         if e >= last.events {
-            return last.seconds * (1 - 1e-3)
+            return min(last.seconds, totalSeconds * (1 - 1e-3))
         }
         // The first point at or past `e` (points are increasing in events).
         var low = 0, high = points.count - 1

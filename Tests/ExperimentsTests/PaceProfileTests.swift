@@ -15,10 +15,23 @@ final class PaceProfileTests: XCTestCase {
         for e in [0.0, 50, 4_321, 10_000, 12_345, 19_999.0 - 99] {
             XCTAssertEqual(pace.seconds(atEvents: e), seconds(e), accuracy: 1e-9, "at \(e) events")
         }
-        // Between the last report and the close the result's 2 s are spread over the last events;
-        // past the events of the finished replication it is not done.
-        XCTAssertLessThan(pace.seconds(atEvents: 20_000 + 5), 42)
-        XCTAssertGreaterThan(pace.seconds(atEvents: 20_000 + 5), 41.9)
+        // The result's 2 s are kept apart: a running replication at or past the finished one's
+        // events is credited the seconds its events took, never the result's.
+        XCTAssertEqual(pace.resultSeconds, 2, accuracy: 1e-9)
+        XCTAssertEqual(pace.seconds(atEvents: 20_000), 40, accuracy: 1e-9)
+        XCTAssertEqual(pace.seconds(atEvents: 20_000 + 5), 40, accuracy: 1e-9)
+    }
+
+    /// Events after the last report are taken at the pace of the last reports; the rest of the
+    /// total is the result's (reports every 1 000 events at 1 ms each, 400 events more, then 1.5 s).
+    func testEventsAfterTheLastReportAreNotTheResultsTime() {
+        var pace = PaceProfile()
+        for e in stride(from: 1_000.0, through: 10_000, by: 1_000) { pace.record(events: e, seconds: e / 1_000) }
+        pace.close(events: 10_400, seconds: 10.4 + 1.5)
+        XCTAssertEqual(pace.totalSeconds, 11.9, accuracy: 1e-9)
+        XCTAssertEqual(pace.resultSeconds, 1.5, accuracy: 1e-9)
+        XCTAssertEqual(pace.seconds(atEvents: 10_200), 10.2, accuracy: 1e-9)
+        XCTAssertEqual(pace.seconds(atEvents: 50_000), 10.4, accuracy: 1e-9)
     }
 
     /// A million reports keep at most `samplesMax` points, the first and last among them, and the

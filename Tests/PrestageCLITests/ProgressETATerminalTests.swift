@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// The ETA as a user reads it, through a pseudo-terminal, on a real run whose event count is known
-/// in advance (a flash sale of 50 000 devices, two replications one after the other, about a minute
-/// in a debug build): at every redraw after the first tenth of the run it is within ±30 % of the
+/// in advance (a flash sale of 50 000 devices, two replications one after the other, about 15 s
+/// of CPU in a debug build): at every redraw after the first tenth of the run it is within ±30 % of the
 /// time the run really had left.
 ///
 /// How "time left" is measured: the run draws with `PRESTAGE_PROGRESS_CLOCK=cpu`, its own CPU time as

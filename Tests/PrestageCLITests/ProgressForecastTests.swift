@@ -172,6 +172,33 @@ final class ProgressForecastTests: XCTestCase {
         print("worst ETA error in the second replication: \(worst)")
     }
 
+    /// The time after a replication's last event (building its result) is left to do until the
+    /// replication finishes: with a 3 s result per replication, the ETA at every frame of the second
+    /// replication, its last ones included, is within ±30 % of the time left, whichever of the two
+    /// traces runs second (one has 891 events more than the other). Before, the first replication's
+    /// result time was spread over its last events, so a second replication with more events was
+    /// credited with it while still running: the ETA read 1 s with 3.1 s left.
+    func testTheResultsTimeIsLeftUntilTheReplicationFinishes() throws {
+        let traces = try Self.traces()
+        XCTAssertNotEqual(traces[0].events, traces[1].events, "two seeds, two event counts")
+        for order in [[0, 1], [1, 0]] {
+            let inTurn = order.map { traces[$0] }
+            // About 80 s a replication, so every report (2 000 events, 0.3 s apart in the taps) is drawn.
+            let perEvent = 60.0 / Double(inTurn[0].events)
+            let (frames, total) = Self.replayInTurn(inTurn, arrivalSeconds: perEvent * 0.7, otherSeconds: perEvent * 1.4, resultSeconds: 3)
+            let secondStarts = frames.first { $0.wall > total / 2 }?.wall ?? total
+            var checked = 0
+            for frame in frames where frame.wall >= secondStarts && frame.wall < total {
+                let left = total - frame.wall
+                let eta = try XCTUnwrap(frame.eta, "an ETA at \(frame.wall) s")
+                XCTAssertTrue(eta >= 0.7 * left && eta - 1 <= 1.3 * left,
+                              "order \(order), at \(frame.wall) s of \(total): ETA \(eta) s, left \(left) s")
+                checked += 1
+            }
+            XCTAssertGreaterThan(checked, 50, "frames in the second replication")
+        }
+    }
+
     /// The measure used before (virtual time over the horizon until a replication finished) fails
     /// the same bound on the same trace: it sat at 12-13 % through the send and jumped at the end.
     func testVirtualTimeShareFailsTheBound() throws {
