@@ -65,7 +65,8 @@ extension PushWorldConfig {
 extension CdnApiConfig {
     /// What one purge call of `items` costs from full buckets, seconds after the call: the
     /// earliest its last request can be accepted (the request bucket: requests beyond its burst at
-    /// `purgeRequestsPerSecond`; the item bucket: items beyond its size at `purgeItemsPerSecond`),
+    /// `purgeRequestsPerSecond`; the item bucket: items beyond its size at `purgeItemsPerSecond`;
+    /// a moving average: every item at `purgeItemsPerSecond`, the last request's included),
     /// the item budget it spends (`items / purgeItemsPerSecond`) and the earliest it can have reached
     /// every cache (the last acceptance plus the least propagation; with an in-progress limit
     /// below `items`, each item is in progress for at least the least propagation, so the call
@@ -73,7 +74,8 @@ extension CdnApiConfig {
     package func purgeBounds(items: Int) -> (requests: Int, lastAcceptedSeconds: Double, budgetSeconds: Double, completeSeconds: Double) {
         let requests = (items + purgeItemsPerRequest - 1) / purgeItemsPerRequest
         let itemBucket = Double(Swift.max(purgeItemsBurst, purgeItemsPerRequest))
-        let byItems = Swift.max(0, (Double(items) - itemBucket) / purgeItemsPerSecond)
+        let byItems = purgeItemsPacing == .movingAverage ? Double(items) / purgeItemsPerSecond
+            : Swift.max(0, (Double(items) - itemBucket) / purgeItemsPerSecond)
         let byRequests = Swift.max(0, Double(requests - purgeRequestBurst) / purgeRequestsPerSecond)
         let last = Swift.max(byItems, byRequests)
         let propagation = Swift.max(0, purgePropagationSeconds.supportLowerBound)
@@ -92,10 +94,11 @@ extension CdnApiConfig {
         PushWorldConfig.count(Double(n)) + " " + singular + (n == 1 ? "" : "s")
     }
 
-    /// "3 000 URLs/s (180 000/min), 50 requests/s, 500 URLs per request".
+    /// "3 000 URLs/s (180 000/min) as a moving average, 50 requests/s, 500 URLs per request".
     package var purgeLimitsText: String {
         let perSecond = purgeItemsPerSecond >= CdnApiConfig.ratePerSecondMax ? "no \(purgeBy == .url ? "URL" : "key") rate limit"
             : "\(PushWorldConfig.count(purgeItemsPerSecond)) \(itemNoun)/s (\(PushWorldConfig.count(purgeItemsPerSecond * 60))/min)"
+                + (purgeItemsPacing == .movingAverage ? " as a moving average" : "")
         let requests = "\(PushWorldConfig.count(purgeRequestsPerSecond)) request\(purgeRequestsPerSecond == 1 ? "" : "s")/s"
         return "\(perSecond), \(requests), \(PushWorldConfig.count(Double(purgeItemsPerRequest))) \(itemNoun) per request"
     }
@@ -107,14 +110,16 @@ extension CdnApiConfig {
             : "no warm API, the campaign service's lookups at \(PushWorldConfig.count(warmRequestsPerSecond))/s"
     }
 
-    /// The purge call's warnings: pacing that binds, the in-progress limit exceeded, and a purge
-    /// that cannot reach every cache before the send.
+    /// The purge call's warnings: pacing that binds (a call of more than one request whose last
+    /// waits; one request of a moving average waits only its own items' share, which the
+    /// lead-time lines still weigh), the in-progress limit exceeded, and a purge that cannot reach
+    /// every cache before the send.
     func purgeWarnings(campaign: String, items: Int, secondsBeforeSend lead: Double) -> [String] {
         let b = purgeBounds(items: items)
         let propagation = purgePropagationSeconds.supportBounds
         let what = "campaign \(campaign)'s creative-swap purge of \(CdnApiConfig.counted(items, purgeBy == .url ? "URL" : "key")) on \(profile.rawValue)"
         var out: [String] = []
-        if b.lastAcceptedSeconds > 0 {
+        if b.requests > 1 && b.lastAcceptedSeconds > 0 {
             out.append("warning: \(what) (\(purgeLimitsText)) takes ≥ \(CdnApiConfig.seconds(b.completeSeconds)) s: its last of "
                        + "\(CdnApiConfig.counted(b.requests, "request")) is accepted ≥ \(CdnApiConfig.seconds(b.lastAcceptedSeconds)) s after the call "
                        + "and the call spends \(CdnApiConfig.seconds(b.budgetSeconds)) s of the \(purgeBy == .url ? "URL" : "key") budget.")
