@@ -4,8 +4,9 @@ import Stochastic
 
 /// The published CDN API limits (`infra.cdnApi`) a scenario's plan would exceed or that will bind,
 /// as warnings for `prestage validate`, computed from the configuration alone: each campaign's
-/// creative-swap purge (the URLs tagged with its key, or its one key) and each of its warm calls
-/// (one per wave, and the re-warm after a swap: its objects into its targeted caches). Each call
+/// creative-swap purge (the URLs tagged with its key, or its one key; one per wave) and each of
+/// its warm calls (one per wave, and the re-warm after each swap: its objects into its targeted
+/// caches). Each call
 /// is bounded on its own, from full buckets; the warm calls are also swept in time order over the
 /// one warm pace they share. Purge calls close together also share the buckets, which only the
 /// run counts (`cdnApi.*`).
@@ -21,17 +22,18 @@ extension PushWorldConfig {
         var shared: [CdnApiConfig.WarmCall] = []
         for (c, campaign) in campaigns.enumerated() {
             let timing = campaign.timing
-            if let swap = timing.swapSeconds, swap < horizonSeconds {
+            // One swap per wave, the same purge each time: bounded once, at its shortest lead.
+            let swaps = CalendarRules.swapCallSeconds(self, campaign: c).filter { $0.call < horizonSeconds }
+            if let lead = swaps.map({ $0.send - $0.call }).min() {
                 let items = api.purgeBy == .url ? max(1, c < keyObjects.count ? keyObjects[c] : 0) : 1
-                let lead = timing.sendStartSeconds - swap
                 warnings += api.purgeWarnings(campaign: campaign.name, items: items, secondsBeforeSend: lead)
             }
             guard timing.warms else { continue }
             let targets = warmTargetCount(campaign.warm)
             let objects = plans.warmObjects[c].count
-            // The warm calls and the sends they are for: one before each wave, and the re-warm.
+            // The warm calls and the sends they are for: one before each wave, and each swap's re-warm.
             var calls: [(at: Double, send: Double)] = warmCallSeconds(c).map { ($0.call, $0.send) }
-            if let rewarm = timing.rewarmSeconds, rewarm < horizonSeconds { calls.append((rewarm, timing.sendStartSeconds)) }
+            for swap in swaps { calls.append((swap.call + timing.rewarmDelaySeconds, swap.send)) }
             calls = calls.filter { $0.at < horizonSeconds }
             if let line = api.warmWarning(campaign: campaign.name, objects: objects, targets: targets, target: campaign.warm.mode, calls: calls) {
                 warnings.append(line)
