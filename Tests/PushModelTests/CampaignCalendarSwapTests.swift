@@ -71,4 +71,17 @@ final class CampaignCalendarSwapTests: XCTestCase {
         XCTAssertEqual(e.value("creative.stalePrestages"), 0)
         XCTAssertEqual(e.value("campaigns.creativeSwaps"), 3)
     }
+
+    /// Through a CDN API profile (CloudFront, no warm API), `validate` counts a warm call before
+    /// each wave and a re-warm after each wave's swap (6 for three waves), and the run makes a
+    /// purge call per wave and those 6 warm calls.
+    func testAPurgeAndReWarmPerWaveThroughTheCdnApi() throws {
+        var c = swapWorld(lead: 60, devices: 300)
+        c.infra.cdnApi = CdnApiConfig.standard(.cloudfront)
+        let lines = c.cdnApiLimitWarnings()
+        XCTAssertTrue(lines.contains { $0.contains("no pre-warm API") && $0.contains("(6 warm calls)") }, "\(lines)")
+        let r = try simulate(c, seed: 3)
+        XCTAssertEqual(r.value("cdnApi.purgeCalls"), 3)
+        XCTAssertEqual(r.value("cdnApi.warmCalls"), 6)
+    }
 }
