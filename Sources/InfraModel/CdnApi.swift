@@ -24,7 +24,7 @@ struct CdnTokenBucket: Sendable {
         let t0 = max(t, atTicks)
         let have = level(at: t0)
         if have >= cost { return t0 }
-        return t0 + Int64(((cost - have) / perTick).rounded(.up))
+        return min(cdnNeverTicks, t0 + cdnWaitTicks((cost - have) / perTick))
     }
 
     /// Take `cost` tokens at `t` (an instant `earliest` gave).
@@ -34,6 +34,16 @@ struct CdnTokenBucket: Sendable {
         atTicks = t0
     }
 }
+
+/// A wait of `ticks` (≥ 0) rounded up, held below 2⁶⁰ ticks (36 000 years: past any horizon) so
+/// that a rate as small as the reader accepts cannot overflow the clock.
+func cdnWaitTicks(_ ticks: Double) -> Int64 {
+    ticks < 1.15e18 ? Int64(ticks.rounded(.up)) : 1 << 60
+}
+
+/// The latest instant a bucket or average gives (2⁶¹ ticks): waits added to it stay far from
+/// overflowing.
+let cdnNeverTicks: Int64 = 1 << 61
 
 /// The purge item limit (`CdnItemPacing`): a token bucket, or a moving average of the items
 /// since the call began. Calls overlapping in time share the average: a call made before the
@@ -55,7 +65,7 @@ struct CdnItemLimit: Sendable {
     }
 
     /// Ticks `items` take at the rate (items × 10⁶ / rate, up: exact for whole rates).
-    private func ticks(_ items: Double) -> Int64 { Int64((items * 1e6 / ratePerSecond).rounded(.up)) }
+    private func ticks(_ items: Double) -> Int64 { cdnWaitTicks(items * 1e6 / ratePerSecond) }
 
     /// A purge call begins at `t`: with a moving average, a new average unless the items
     /// already counted are still within their budget.
@@ -67,7 +77,7 @@ struct CdnItemLimit: Sendable {
 
     /// The earliest instant ≥ `t` at which a request of `cost` items is within the limit.
     func earliest(_ cost: Double, from t: Int64) -> Int64 {
-        isMovingAverage ? max(t, windowStartTicks + ticks(windowItems + cost)) : bucket.earliest(cost, from: t)
+        isMovingAverage ? min(cdnNeverTicks, max(t, windowStartTicks + ticks(windowItems + cost))) : bucket.earliest(cost, from: t)
     }
 
     /// A request of `cost` items accepted at `t` (an instant `earliest` gave).

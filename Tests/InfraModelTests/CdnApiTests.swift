@@ -83,6 +83,24 @@ final class CdnApiTests: XCTestCase {
         XCTAssertEqual(akamai.earliest(10_000, from: 0), 0)
     }
 
+    /// Rates as small as the reader accepts (10⁻³⁰⁰ per second) hold the purge past any horizon
+    /// without overflowing the clock, for the moving average and the token buckets alike.
+    func testTinyRatesDoNotOverflowTheClock() throws {
+        var average = try world(.cloudflareEnterprise, objects: 5_000) { $0.purgeItemsPerSecond = 1e-300 }
+        var buckets = try world(.akamai, objects: 5_000) {
+            $0.purgeItemsPerSecond = 1e-300
+            $0.purgeRequestsPerSecond = 1e-300
+            $0.purgeRequestBurst = 1
+            $0.purgeItemsPerRequest = 100
+            $0.purgeItemsBurst = 100
+        }
+        var k = Kernel()
+        try average.purge(surrogateKey: 0, kernel: &k)
+        try buckets.purge(surrogateKey: 0, kernel: &k)
+        XCTAssertGreaterThan(try XCTUnwrap(average.cdnApiLastPurge).lastBatchTicks, Int64(1) << 59)
+        XCTAssertGreaterThan(try XCTUnwrap(buckets.cdnApiLastPurge).lastBatchTicks, Int64(1) << 59)
+    }
+
     /// Akamai: 200 URLs/s (12 000/min), a bucket of 10 000 that starts full. 15 000 URLs: the last
     /// batch at (15 000 − 10 000) / 200 = 25 s; with the bucket spent, the next 15 000 take
     /// 15 000 / 200 = 75 s more.

@@ -28,6 +28,15 @@ final class CdnApiLimitsTests: XCTestCase {
         XCTAssertEqual(purge(.cloudflareEnterprise, items: 500, lead: 0.1).count, 1, "its 0.17 s (500 / 3 000) against a 0.1 s lead")
     }
 
+    /// The smallest URL rate the reader accepts gives a wait beyond any clock: stated, not a trap.
+    func testATinyUrlRateIsStatedNotATrap() {
+        var api = CdnApiConfig.standard(.cloudflareEnterprise)
+        api.purgeItemsPerSecond = 1e-300
+        let lines = api.purgeWarnings(campaign: "sale", items: 2, secondsBeforeSend: 3)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines[0].contains("≥ 2e+300 s after the call"), lines[0])
+    }
+
     /// Akamai: 200 URLs/s = 12 000/min, a bucket of 10 000: 15 000 URLs' last batch at
     /// (15 000 − 10 000) / 200 = 25 s, spending 75 s of the budget; removal takes ≥ 1 s more.
     /// A swap 3 s before the send may lose to Akamai's 1–5 s removal.
