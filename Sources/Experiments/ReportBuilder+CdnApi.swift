@@ -48,7 +48,7 @@ extension ReportBuilder {
                        + "\(api.purgeLimitsText); warm: \(api.warmLimitsText); a request fails with probability "
                        + "\(TextNumber.format(api.failureProbability, significant: 3)), retried up to \(api.attemptsMax) attempts. "
                        + "Means over \(aggregate.replications) replication(s); a time against the send is from the send the call is for "
-                       + "(a calendar wave's own start; a creative swap's purge and re-warm, the campaign's first send) to the call's last "
+                       + "(a calendar wave's own start, for its warm call and its creative swap's purge and re-warm; else the campaign's first send) to the call's last "
                        + "effect at a cache, the latest over the calls. Per campaign: its own calls (counts add up to all campaigns')."),
         ] + tables
         blocks.append(.paragraph(warnings.isEmpty

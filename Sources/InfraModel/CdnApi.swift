@@ -24,7 +24,7 @@ struct CdnTokenBucket: Sendable {
         let t0 = max(t, atTicks)
         let have = level(at: t0)
         if have >= cost { return t0 }
-        return t0 + Int64(((cost - have) / perTick).rounded(.up))
+        return min(cdnNeverTicks, t0 + cdnWaitTicks((cost - have) / perTick))
     }
 
     /// Take `cost` tokens at `t` (an instant `earliest` gave).
@@ -32,6 +32,57 @@ struct CdnTokenBucket: Sendable {
         let t0 = max(t, atTicks)
         tokens = level(at: t0) - cost
         atTicks = t0
+    }
+}
+
+/// A wait of `ticks` (≥ 0) rounded up, held below 2⁶⁰ ticks (36 000 years: past any horizon) so
+/// that a rate as small as the reader accepts cannot overflow the clock.
+func cdnWaitTicks(_ ticks: Double) -> Int64 {
+    ticks < 1.15e18 ? Int64(ticks.rounded(.up)) : 1 << 60
+}
+
+/// The latest instant a bucket or average gives (2⁶¹ ticks): waits added to it stay far from
+/// overflowing.
+let cdnNeverTicks: Int64 = 1 << 61
+
+/// The purge item limit (`CdnItemPacing`): a token bucket, or a moving average of the items
+/// since the call began. Calls overlapping in time share the average: a call made before the
+/// items already counted have spent their budget (`windowStart` + items / rate) adds to them,
+/// one made after starts a new average at its own instant (the account's one limit: judgement).
+struct CdnItemLimit: Sendable {
+    private(set) var bucket: CdnTokenBucket
+    let isMovingAverage: Bool
+    let ratePerSecond: Double
+    /// Moving average: where the current average began, and the items counted since.
+    private(set) var windowStartTicks: Int64 = 0
+    private(set) var windowItems: Double = 0
+
+    init(_ config: CdnApiConfig) {
+        bucket = CdnTokenBucket(ratePerSecond: config.purgeItemsPerSecond,
+                                capacity: Double(max(config.purgeItemsBurst, config.purgeItemsPerRequest)))
+        isMovingAverage = config.purgeItemsPacing == .movingAverage
+        ratePerSecond = config.purgeItemsPerSecond
+    }
+
+    /// Ticks `items` take at the rate (items × 10⁶ / rate, up: exact for whole rates).
+    private func ticks(_ items: Double) -> Int64 { cdnWaitTicks(items * 1e6 / ratePerSecond) }
+
+    /// A purge call begins at `t`: with a moving average, a new average unless the items
+    /// already counted are still within their budget.
+    mutating func beginCall(at t: Int64) {
+        guard isMovingAverage, windowStartTicks + ticks(windowItems) <= t else { return }
+        windowStartTicks = t
+        windowItems = 0
+    }
+
+    /// The earliest instant ≥ `t` at which a request of `cost` items is within the limit.
+    func earliest(_ cost: Double, from t: Int64) -> Int64 {
+        isMovingAverage ? min(cdnNeverTicks, max(t, windowStartTicks + ticks(windowItems + cost))) : bucket.earliest(cost, from: t)
+    }
+
+    /// A request of `cost` items accepted at `t` (an instant `earliest` gave).
+    mutating func take(_ cost: Double, at t: Int64) {
+        if isMovingAverage { windowItems += cost } else { bucket.take(cost, at: t) }
     }
 }
 
@@ -68,7 +119,7 @@ package struct CdnApiCounters: Sendable, Equatable {
 struct CdnApiState {
     let config: CdnApiConfig
     var purgeRequestBucket: CdnTokenBucket
-    var purgeItemBucket: CdnTokenBucket
+    var purgeItemLimit: CdnItemLimit
     /// Request slots of the warm API, or of the campaign service's warm lookups.
     var warmBucket: CdnTokenBucket
     /// Purge batches in progress, in order of end (from `inProgressHead`), and their items, for
@@ -95,8 +146,7 @@ struct CdnApiState {
     init(_ config: CdnApiConfig, catalog: ObjectCatalog, nodeCount: Int, masterSeed: UInt64) throws {
         self.config = config
         purgeRequestBucket = CdnTokenBucket(ratePerSecond: config.purgeRequestsPerSecond, capacity: Double(config.purgeRequestBurst))
-        purgeItemBucket = CdnTokenBucket(ratePerSecond: config.purgeItemsPerSecond,
-                                         capacity: Double(max(config.purgeItemsBurst, config.purgeItemsPerRequest)))
+        purgeItemLimit = CdnItemLimit(config)
         warmBucket = CdnTokenBucket(ratePerSecond: config.warmRequestsPerSecond, capacity: 1)
         var counts = [Int](repeating: 0, count: catalog.surrogateKeyCount)
         for k in catalog.surrogateKey where Int(k) < counts.count { counts[Int(k)] += 1 }
@@ -168,16 +218,16 @@ struct CdnApiState {
         return nil
     }
 
-    /// Takes `batch`'s request (and, for a purge, its items) from the buckets at the earliest
+    /// Takes `batch`'s request (and, for a purge, its items) from the buckets (or the moving average) at the earliest
     /// instant at or after `ready` they allow, counting the request; that instant.
     private mutating func reserve(_ batch: Batch, from ready: Int64) -> Int64 {
         switch batch {
         case .purge(let items):
             let cost = Double(min(items, config.purgeItemsPerRequest))
-            let at = max(purgeRequestBucket.earliest(1, from: ready), purgeItemBucket.earliest(cost, from: ready),
+            let at = max(purgeRequestBucket.earliest(1, from: ready), purgeItemLimit.earliest(cost, from: ready),
                          inProgressEarliest(items, from: ready))
             purgeRequestBucket.take(1, at: at)
-            purgeItemBucket.take(cost, at: at)
+            purgeItemLimit.take(cost, at: at)
             counters.purgeRequests += 1
             return at
         case .warm:

@@ -24,6 +24,16 @@ package enum CdnPurgeUnit: String, Sendable, CaseIterable {
     case key
 }
 
+/// How the purge item limit (`purgeItemsPerSecond`) paces a purge call's requests.
+package enum CdnItemPacing: String, Sendable, CaseIterable {
+    /// A token bucket of `purgeItemsBurst` items, full at the start, refilled at the rate (Akamai).
+    case tokenBucket
+    /// A moving average: a request is accepted once the items since the call began, its own
+    /// included, average at most the rate (so request k of n items at k × n / rate after the call);
+    /// `purgeItemsBurst` is unused. Calls overlapping in time share one average (the account's).
+    case movingAverage
+}
+
 /// How a warm reaches the caches.
 package enum CdnWarmMethod: String, Sendable, CaseIterable {
     /// A prefetch API: batches of URLs, each reaching every targeted cache after a propagation draw.
@@ -43,9 +53,12 @@ package struct CdnApiConfig: Sendable, Equatable {
     package var purgeRequestBurst: Int
     /// Items (URLs or keys) per API request: the batch size.
     package var purgeItemsPerRequest: Int
-    /// Items per second (token bucket refill) and the bucket's size (at least one batch).
+    /// Items per second (token bucket refill, or the moving average's bound) and the bucket's
+    /// size (at least one batch; unused by a moving average).
     package var purgeItemsPerSecond: Double
     package var purgeItemsBurst: Int
+    /// How `purgeItemsPerSecond` paces the requests.
+    package var purgeItemsPacing: CdnItemPacing
     /// Items whose purge may be in progress at once (0: no such limit). A batch is in progress
     /// until it has reached every cache.
     package var purgeItemsInProgressMax: Int
@@ -78,7 +91,7 @@ package struct CdnApiConfig: Sendable, Equatable {
     }
 
     private init(profile: CdnApiProfile, purgeBy: CdnPurgeUnit, requestsPerSecond: Double, requestBurst: Int,
-                 itemsPerRequest: Int, itemsPerSecond: Double, itemsBurst: Int, inProgressMax: Int = 0,
+                 itemsPerRequest: Int, itemsPerSecond: Double, itemsBurst: Int, itemsPacing: CdnItemPacing = .tokenBucket, inProgressMax: Int = 0,
                  propagation: Distribution, warm: CdnWarmMethod, warmRate: Double, warmItems: Int = 500,
                  warmPropagation: Distribution = .uniform(lower: 0.5, upper: 5), failure: Double = 0.001,
                  retryBase: Double = 1, attempts: Int = 5) {
@@ -89,6 +102,7 @@ package struct CdnApiConfig: Sendable, Equatable {
         purgeItemsPerRequest = itemsPerRequest
         purgeItemsPerSecond = itemsPerSecond
         purgeItemsBurst = itemsBurst
+        purgeItemsPacing = itemsPacing
         purgeItemsInProgressMax = inProgressMax
         purgePropagationSeconds = propagation
         warmMethod = warm
@@ -107,8 +121,9 @@ package struct CdnApiConfig: Sendable, Equatable {
     ///   URLs per request: the 50 KB body limit at ~100 bytes a URL, 500 (judgement). No warm API:
     ///   requests at 100/s (judgement).
     /// - Cloudflare Enterprise (developers.cloudflare.com/cache/how-to/purge-cache): 50 requests/s,
-    ///   bucket 500; 3 000 URLs/s (a moving average: bucket one request's 500 URLs, judgement);
-    ///   500 URLs per request; Instant Purge under 150 ms (lognormal, median 100 ms, σ 0.5:
+    ///   bucket 500; 3 000 URLs/s, "calculated using a moving average" (the page's words): the URLs
+    ///   since the call began, each request's included, average at most 3 000/s, so 15 000 URLs'
+    ///   30th request is accepted at 5 s (the window, the call's start: judgement); 500 URLs per request; Instant Purge under 150 ms (lognormal, median 100 ms, σ 0.5:
     ///   judgement). Prefetch is Enterprise-only: a warm API at 50 requests/s of 500 URLs (judgement).
     /// - Cloudflare Business (same page): 10 requests/s, bucket 50; 1 500 URLs/s; 100 URLs per
     ///   request; no prefetch.
@@ -132,7 +147,7 @@ package struct CdnApiConfig: Sendable, Equatable {
                                 warm: .requests, warmRate: 100, retryBase: 5)
         case .cloudflareEnterprise:
             return CdnApiConfig(profile: p, purgeBy: .url, requestsPerSecond: 50, requestBurst: 500, itemsPerRequest: 500,
-                                itemsPerSecond: 3_000, itemsBurst: 500, propagation: lognormalMedian(0.100, sigma: 0.5),
+                                itemsPerSecond: 3_000, itemsBurst: 500, itemsPacing: .movingAverage, propagation: lognormalMedian(0.100, sigma: 0.5),
                                 warm: .api, warmRate: 50)
         case .cloudflare:
             return CdnApiConfig(profile: p, purgeBy: .url, requestsPerSecond: 10, requestBurst: 50, itemsPerRequest: 100,

@@ -46,14 +46,15 @@ extension InfraWorld {
 
 extension CdnApiState {
     /// Purge `keys`: their items (a key's URLs, or the key itself) in order, in batches of
-    /// `purgeItemsPerRequest`, each sent when the request and item buckets (and the in-progress
-    /// limit) allow and reaching each cache after its own propagation draw. A key is purged at a
+    /// `purgeItemsPerRequest`, each sent when the request bucket, the item limit (a bucket or a
+    /// moving average) and the in-progress limit allow and reaching each cache after its own propagation draw. A key is purged at a
     /// cache when the last accepted batch holding its items reaches it (with a key spread over
     /// several batches, its objects in the earlier ones are taken as purged with the last:
     /// judgement). A key whose every batch is abandoned is not purged.
     mutating func purge(keys: [Int], nowTicks: Int64, nodeCount: Int, nodes: inout NodeCaches) {
         counters.purgeCalls += 1
         pruneInProgress(at: nowTicks)
+        purgeItemLimit.beginCall(at: nowTicks)
         guard !keys.isEmpty else { return }
         for k in keys { counters.purgeItems += purgeItems(key: k) }
         for n in 0..<nodeCount { nodeEffectTicks[n] = .min }

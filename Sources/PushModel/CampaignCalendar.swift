@@ -77,6 +77,18 @@ package enum CalendarRules {
         return waves(w, campaign: c).startSeconds.map { max(0, $0 - timing.warmAheadSeconds) }
     }
 
+    /// The instants campaign `c`'s creative swap purges, seconds, and the send each precedes (the
+    /// simulation's `PushWorld.swapCallTicks`): `creativeSwap.secondsBeforeSend` before each wave
+    /// (not before 0) for a campaign using a calendar field, else `timing.swapSeconds` before
+    /// `sendStartSeconds`; empty without a swap.
+    package static func swapCallSeconds(_ w: PushWorldConfig, campaign c: Int) -> [(call: Double, send: Double)] {
+        let campaign = w.campaigns[c]
+        let timing = campaign.timing
+        guard let lead = timing.swapBeforeSendSeconds, let swap = timing.swapSeconds else { return [] }
+        guard campaign.usesCalendar else { return [(swap, timing.sendStartSeconds)] }
+        return waves(w, campaign: c).startSeconds.map { (max(0, $0 - lead), $0) }
+    }
+
     /// Campaign `c`'s waves as planned from the configuration: each wave's start, seconds, and its
     /// share of the campaign's expected pushes (its regions' share of the device weights, over the
     /// targeted regions'). An estimate for reports and `validate`, not the run's count.

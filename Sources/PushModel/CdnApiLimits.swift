@@ -4,8 +4,9 @@ import Stochastic
 
 /// The published CDN API limits (`infra.cdnApi`) a scenario's plan would exceed or that will bind,
 /// as warnings for `prestage validate`, computed from the configuration alone: each campaign's
-/// creative-swap purge (the URLs tagged with its key, or its one key) and each of its warm calls
-/// (one per wave, and the re-warm after a swap: its objects into its targeted caches). Each call
+/// creative-swap purge (the URLs tagged with its key, or its one key; one per wave) and each of
+/// its warm calls (one per wave, and the re-warm after each swap: its objects into its targeted
+/// caches). Each call
 /// is bounded on its own, from full buckets; the warm calls are also swept in time order over the
 /// one warm pace they share. Purge calls close together also share the buckets, which only the
 /// run counts (`cdnApi.*`).
@@ -21,17 +22,18 @@ extension PushWorldConfig {
         var shared: [CdnApiConfig.WarmCall] = []
         for (c, campaign) in campaigns.enumerated() {
             let timing = campaign.timing
-            if let swap = timing.swapSeconds, swap < horizonSeconds {
+            // One swap per wave, the same purge each time: bounded once, at its shortest lead.
+            let swaps = CalendarRules.swapCallSeconds(self, campaign: c).filter { $0.call < horizonSeconds }
+            if let lead = swaps.map({ $0.send - $0.call }).min() {
                 let items = api.purgeBy == .url ? max(1, c < keyObjects.count ? keyObjects[c] : 0) : 1
-                let lead = timing.sendStartSeconds - swap
                 warnings += api.purgeWarnings(campaign: campaign.name, items: items, secondsBeforeSend: lead)
             }
             guard timing.warms else { continue }
             let targets = warmTargetCount(campaign.warm)
             let objects = plans.warmObjects[c].count
-            // The warm calls and the sends they are for: one before each wave, and the re-warm.
+            // The warm calls and the sends they are for: one before each wave, and each swap's re-warm.
             var calls: [(at: Double, send: Double)] = warmCallSeconds(c).map { ($0.call, $0.send) }
-            if let rewarm = timing.rewarmSeconds, rewarm < horizonSeconds { calls.append((rewarm, timing.sendStartSeconds)) }
+            for swap in swaps { calls.append((swap.call + timing.rewarmDelaySeconds, swap.send)) }
             calls = calls.filter { $0.at < horizonSeconds }
             if let line = api.warmWarning(campaign: campaign.name, objects: objects, targets: targets, target: campaign.warm.mode, calls: calls) {
                 warnings.append(line)
@@ -65,7 +67,8 @@ extension PushWorldConfig {
 extension CdnApiConfig {
     /// What one purge call of `items` costs from full buckets, seconds after the call: the
     /// earliest its last request can be accepted (the request bucket: requests beyond its burst at
-    /// `purgeRequestsPerSecond`; the item bucket: items beyond its size at `purgeItemsPerSecond`),
+    /// `purgeRequestsPerSecond`; the item bucket: items beyond its size at `purgeItemsPerSecond`;
+    /// a moving average: every item at `purgeItemsPerSecond`, the last request's included),
     /// the item budget it spends (`items / purgeItemsPerSecond`) and the earliest it can have reached
     /// every cache (the last acceptance plus the least propagation; with an in-progress limit
     /// below `items`, each item is in progress for at least the least propagation, so the call
@@ -73,7 +76,8 @@ extension CdnApiConfig {
     package func purgeBounds(items: Int) -> (requests: Int, lastAcceptedSeconds: Double, budgetSeconds: Double, completeSeconds: Double) {
         let requests = (items + purgeItemsPerRequest - 1) / purgeItemsPerRequest
         let itemBucket = Double(Swift.max(purgeItemsBurst, purgeItemsPerRequest))
-        let byItems = Swift.max(0, (Double(items) - itemBucket) / purgeItemsPerSecond)
+        let byItems = purgeItemsPacing == .movingAverage ? Double(items) / purgeItemsPerSecond
+            : Swift.max(0, (Double(items) - itemBucket) / purgeItemsPerSecond)
         let byRequests = Swift.max(0, Double(requests - purgeRequestBurst) / purgeRequestsPerSecond)
         let last = Swift.max(byItems, byRequests)
         let propagation = Swift.max(0, purgePropagationSeconds.supportLowerBound)
@@ -92,10 +96,11 @@ extension CdnApiConfig {
         PushWorldConfig.count(Double(n)) + " " + singular + (n == 1 ? "" : "s")
     }
 
-    /// "3 000 URLs/s (180 000/min), 50 requests/s, 500 URLs per request".
+    /// "3 000 URLs/s (180 000/min) as a moving average, 50 requests/s, 500 URLs per request".
     package var purgeLimitsText: String {
         let perSecond = purgeItemsPerSecond >= CdnApiConfig.ratePerSecondMax ? "no \(purgeBy == .url ? "URL" : "key") rate limit"
             : "\(PushWorldConfig.count(purgeItemsPerSecond)) \(itemNoun)/s (\(PushWorldConfig.count(purgeItemsPerSecond * 60))/min)"
+                + (purgeItemsPacing == .movingAverage ? " as a moving average" : "")
         let requests = "\(PushWorldConfig.count(purgeRequestsPerSecond)) request\(purgeRequestsPerSecond == 1 ? "" : "s")/s"
         return "\(perSecond), \(requests), \(PushWorldConfig.count(Double(purgeItemsPerRequest))) \(itemNoun) per request"
     }
@@ -107,14 +112,16 @@ extension CdnApiConfig {
             : "no warm API, the campaign service's lookups at \(PushWorldConfig.count(warmRequestsPerSecond))/s"
     }
 
-    /// The purge call's warnings: pacing that binds, the in-progress limit exceeded, and a purge
-    /// that cannot reach every cache before the send.
+    /// The purge call's warnings: pacing that binds (a call of more than one request whose last
+    /// waits; one request of a moving average waits only its own items' share, which the
+    /// lead-time lines still weigh), the in-progress limit exceeded, and a purge that cannot reach
+    /// every cache before the send.
     func purgeWarnings(campaign: String, items: Int, secondsBeforeSend lead: Double) -> [String] {
         let b = purgeBounds(items: items)
         let propagation = purgePropagationSeconds.supportBounds
         let what = "campaign \(campaign)'s creative-swap purge of \(CdnApiConfig.counted(items, purgeBy == .url ? "URL" : "key")) on \(profile.rawValue)"
         var out: [String] = []
-        if b.lastAcceptedSeconds > 0 {
+        if b.requests > 1 && b.lastAcceptedSeconds > 0 {
             out.append("warning: \(what) (\(purgeLimitsText)) takes ≥ \(CdnApiConfig.seconds(b.completeSeconds)) s: its last of "
                        + "\(CdnApiConfig.counted(b.requests, "request")) is accepted ≥ \(CdnApiConfig.seconds(b.lastAcceptedSeconds)) s after the call "
                        + "and the call spends \(CdnApiConfig.seconds(b.budgetSeconds)) s of the \(purgeBy == .url ? "URL" : "key") budget.")

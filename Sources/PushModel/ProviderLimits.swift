@@ -85,8 +85,9 @@ extension PushWorldConfig {
             + "and must be requested ≥ \(fcmQuotaIncreaseNoticeDays) days ahead."
     }
 
-    /// A count with thin-space-free thousands groups ("20 000 000").
+    /// A count with thin-space-free thousands groups ("20 000 000"); beyond Int64, "2e+300".
     static func count(_ x: Double) -> String {
+        guard x.isFinite, Swift.abs(x) < 9e18 else { return String(format: "%.3g", x) }
         let digits = String(Int64(x.rounded()))
         var out = ""
         for (i, ch) in digits.reversed().enumerated() {

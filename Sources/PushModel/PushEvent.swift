@@ -30,11 +30,12 @@ enum PushEvent: KernelEncodable {
     case paint(TapID, generation: UInt32)
     /// A far-future bucket of `BucketQueue` is due.
     case bucketFlush(BucketID)
-    /// Creative swap: the campaign's objects are purged by surrogate key.
-    case creativeSwap(CampaignID)
-    /// Re-warm of the campaign's objects after its creative swap; through a CDN API profile, also
-    /// each warm call before a send (made at its instant).
-    case rewarm(CampaignID)
+    /// Creative swap before the campaign's calendar wave `wave` (0 without a calendar): its
+    /// objects are purged by surrogate key.
+    case creativeSwap(CampaignID, wave: UInt32)
+    /// Re-warm of the campaign's objects after wave `wave`'s creative swap; through a CDN API
+    /// profile, also the warm call before wave `wave` (made at its instant).
+    case rewarm(CampaignID, wave: UInt32)
     /// The device of the slot's session of `generation` changes network.
     case networkChange(SessionSlot, generation: UInt32)
     /// The campaign service retries a device's messages FCM refused for the device's rate; the
@@ -80,8 +81,8 @@ enum PushEvent: KernelEncodable {
         case Kind.foregroundReply.rawValue: self = .foregroundReply(TapID(rawValue: t), reply: p)
         case Kind.paint.rawValue: self = .paint(TapID(rawValue: t), generation: UInt32(truncatingIfNeeded: p))
         case Kind.bucketFlush.rawValue: self = .bucketFlush(BucketID(rawValue: t))
-        case Kind.creativeSwap.rawValue: self = .creativeSwap(CampaignID(rawValue: t))
-        case Kind.rewarm.rawValue: self = .rewarm(CampaignID(rawValue: t))
+        case Kind.creativeSwap.rawValue: self = .creativeSwap(CampaignID(rawValue: t), wave: UInt32(truncatingIfNeeded: p))
+        case Kind.rewarm.rawValue: self = .rewarm(CampaignID(rawValue: t), wave: UInt32(truncatingIfNeeded: p))
         case Kind.networkChange.rawValue: self = .networkChange(SessionSlot(rawValue: t), generation: UInt32(truncatingIfNeeded: p))
         case Kind.deviceRetry.rawValue: self = .deviceRetry(DeviceID(rawValue: t), PushWord(p))
         default: return nil
@@ -110,8 +111,8 @@ enum PushEvent: KernelEncodable {
         case .foregroundReply(let t, let reply): return (Kind.foregroundReply, t.rawValue, reply)
         case .paint(let t, let g): return (Kind.paint, t.rawValue, UInt64(g))
         case .bucketFlush(let b): return (Kind.bucketFlush, b.rawValue, 0)
-        case .creativeSwap(let c): return (Kind.creativeSwap, c.rawValue, 0)
-        case .rewarm(let c): return (Kind.rewarm, c.rawValue, 0)
+        case .creativeSwap(let c, let wave): return (Kind.creativeSwap, c.rawValue, UInt64(wave))
+        case .rewarm(let c, let wave): return (Kind.rewarm, c.rawValue, UInt64(wave))
         case .networkChange(let s, let g): return (Kind.networkChange, s.rawValue, UInt64(g))
         case .deviceRetry(let d, let w): return (Kind.deviceRetry, d.rawValue, w.raw)
         }

@@ -23,6 +23,18 @@ extension PushWorld {
         return waves.map { max(0, $0 - ahead) }
     }
 
+    /// The instants campaign `c`'s creative swap purges, ticks: `creativeSwap.secondsBeforeSend`
+    /// before each of its waves (not before 0) with a calendar, else `timing.swapTicks`, the one
+    /// before `sendStartSeconds`; empty without a swap. Each wave's taps get the creative current
+    /// at its own send, the swap made for it.
+    func swapCallTicks(_ c: Int) -> [Int64] {
+        let timing = config.campaigns[c].timing
+        guard let lead = timing.swapBeforeSendSeconds else { return [] }
+        guard let waves = calendars.campaigns[c]?.waveStartTicks else { return timing.swapTicks.map { [$0] } ?? [] }
+        let leadTicks = SimDuration.seconds(lead).ticks
+        return waves.map { max(0, $0 - leadTicks) }
+    }
+
     /// Campaign `c` finished a wave at `now`: moves to the next one and returns the instant its
     /// send starts (its local time, or the next second when the wave ran past it); nil when it was
     /// the last wave.

@@ -18,21 +18,23 @@ extension PushWorld {
         }
     }
 
-    /// Campaign `c`'s creative swap purges its surrogate key now, before its first send.
-    mutating func purgeCampaign(_ c: Int, kernel: inout Kernel) throws {
+    /// Campaign `c`'s creative swap purges its surrogate key now, before its send (or calendar
+    /// wave) at `sendTicks`.
+    mutating func purgeCampaign(_ c: Int, sendTicks: Int64, kernel: inout Kernel) throws {
         guard metrics.cdnApiTally.enabled, let before = infra.cdnApiCounters else {
             return try infra.purge(surrogateKey: UInt32(c), kernel: &kernel)
         }
         try infra.purge(surrogateKey: UInt32(c), kernel: &kernel)
         if let after = infra.cdnApiCounters {
             metrics.cdnApiTally.note(campaign: c, before: before, after: after, isPurge: true, callTicks: kernel.now.ticks,
-                                     completeTicks: infra.cdnApiLastPurge?.completeTicks ?? 0, sendTicks: firstSendTicks(c))
+                                     completeTicks: infra.cdnApiLastPurge?.completeTicks ?? 0, sendTicks: sendTicks)
         }
     }
 
-    /// The send a warm call of campaign `c` at `now` is for: its first calendar wave starting at
-    /// or after `now`, else its first send (a re-warm after a swap: the send the swap precedes).
-    func warmSendTicks(_ c: Int, from now: Int64) -> Int64 {
-        calendars.campaigns[c]?.waveStartTicks.first { $0 >= now } ?? firstSendTicks(c)
+    /// The send a warm call or creative swap of campaign `c` for `wave` is for: that calendar
+    /// wave's start, else (no calendar: wave 0) its first send.
+    func waveSendTicks(_ c: Int, wave: Int) -> Int64 {
+        guard let starts = calendars.campaigns[c]?.waveStartTicks, wave < starts.count else { return firstSendTicks(c) }
+        return starts[wave]
     }
 }

@@ -107,18 +107,18 @@ struct PushWorld: EventHandler {
             let timing = campaign.timing
             let start = firstSendTicks(c)
             if let target = warmTarget(campaign.warm) {
-                for at in warmCallTicks(c) {
+                for (wave, at) in warmCallTicks(c).enumerated() {
                     // Through a CDN API the call is made at its instant: the API serves calls in
                     // the order made, so one made now for later would hold back earlier ones.
                     if metrics.cdnApiTally.enabled {
-                        if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(CampaignID(c)), at: SimTime(ticks: at)) }
+                        if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(CampaignID(c), wave: UInt32(wave)), at: SimTime(ticks: at)) }
                         continue
                     }
                     try infra.warm(objects: plans.warmObjects[c], at: SimTime(ticks: at), target: target, kernel: &kernel)
                 }
             }
-            if let at = timing.swapTicks {
-                if at < horizonTicks { try kernel.schedule(PushEvent.creativeSwap(CampaignID(c)), at: SimTime(ticks: at)) }
+            for (wave, at) in swapCallTicks(c).enumerated() where at < horizonTicks {
+                try kernel.schedule(PushEvent.creativeSwap(CampaignID(c), wave: UInt32(wave)), at: SimTime(ticks: at))
             }
             if start < horizonTicks {
                 try kernel.schedule(PushEvent.sendBatch(CampaignID(c)), at: SimTime(ticks: start))
@@ -240,21 +240,21 @@ struct PushWorld: EventHandler {
             }
             try act(delivery.deferredStart(w), device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .bucketFlush(let b): try far.flush(bucket: b, kernel: &kernel)
-        case .creativeSwap(let campaign):
+        case .creativeSwap(let campaign, let wave):
             let c = campaign.index
-            try purgeCampaign(c, kernel: &kernel)
+            try purgeCampaign(c, sendTicks: waveSendTicks(c, wave: Int(wave)), kernel: &kernel)
             metrics.counters.creativeSwaps += 1
             let timing = config.campaigns[c].timing
             if timing.warms {
                 let at = kernel.now.ticks + timing.rewarmDelayTicks
-                if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(campaign), at: SimTime(ticks: at)) }
+                if at < horizonTicks { try kernel.schedule(PushEvent.rewarm(campaign, wave: wave), at: SimTime(ticks: at)) }
             }
         case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
         case .deviceRetry(let device, let w): try onDeviceRetry(device.index, w, kernel: &kernel)
-        case .rewarm(let campaign):
+        case .rewarm(let campaign, let wave):
             let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
-                try warmCampaign(c, at: kernel.now, target: target, sendTicks: warmSendTicks(c, from: kernel.now.ticks), kernel: &kernel)
+                try warmCampaign(c, at: kernel.now, target: target, sendTicks: waveSendTicks(c, wave: Int(wave)), kernel: &kernel)
             }
         }
     }

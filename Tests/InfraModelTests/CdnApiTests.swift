@@ -22,10 +22,11 @@ final class CdnApiTests: XCTestCase {
 
     private func seconds(_ ticks: Int64) -> Double { Double(ticks) / 1e6 }
 
-    /// Cloudflare Enterprise: 3 000 URLs/s, 500 URLs per request, a bucket of one request. A
-    /// 15 000-URL purge is 30 requests; batch j is accepted at j × 500 / 3 000 s, so the last at
-    /// 14 500 / 3 000 = 4.83 s, and the URL budget it spends lasts 15 000 / 3 000 = 5 s: a purge
-    /// right after is accepted no earlier than 5 s. A 1 500-URL purge ends its batches at 0.33 s.
+    /// Cloudflare Enterprise: 3 000 URLs/s as a moving average, 500 URLs per request. A 15 000-URL
+    /// purge is 30 requests; request k is accepted once the k × 500 URLs since the call average at
+    /// most 3 000/s, at k × 500 / 3 000 s, so the last at 15 000 / 3 000 = 5 s and the purge ends
+    /// (its last cache's effect) after that. A purge called at the same instant joins the average:
+    /// its last at 30 000 / 3 000 = 10 s. A 1 500-URL purge's last request is at 0.5 s.
     func testCloudflareEnterprisePurgeIsPacedByItsUrlRate() throws {
         var w = try world(.cloudflareEnterprise, objects: 15_000)
         var k = Kernel()
@@ -33,20 +34,71 @@ final class CdnApiTests: XCTestCase {
         let big = try XCTUnwrap(w.cdnApiLastPurge)
         XCTAssertEqual(w.cdnApiCounters?.purgeRequests, 30)
         XCTAssertEqual(w.cdnApiCounters?.purgeItems, 15_000)
-        XCTAssertEqual(seconds(big.lastBatchTicks), 14_500.0 / 3_000, accuracy: 1e-5)
+        XCTAssertEqual(seconds(big.lastBatchTicks), 5, accuracy: 1e-6)
         XCTAssertGreaterThan(big.completeTicks, big.lastBatchTicks, "the last batch still propagates")
-        // The next purge waits for the URL budget the first spent: ≥ 5 s after the call.
         try w.purge(surrogateKey: 0, kernel: &k)
         let next = try XCTUnwrap(w.cdnApiLastPurge)
-        XCTAssertGreaterThanOrEqual(seconds(next.lastBatchTicks), 15_000.0 / 3_000 + 14_500.0 / 3_000 - 1e-5)
-        XCTAssertGreaterThanOrEqual(seconds(w.cdnApiCounters!.purgeCompleteTicksMax), 5)
+        XCTAssertEqual(seconds(next.lastBatchTicks), 10, accuracy: 1e-6)
 
         var small = try world(.cloudflareEnterprise, objects: 1_500)
         var k2 = Kernel()
         try small.purge(surrogateKey: 0, kernel: &k2)
         let s = try XCTUnwrap(small.cdnApiLastPurge)
-        XCTAssertEqual(seconds(s.lastBatchTicks), 1_000.0 / 3_000, accuracy: 1e-5)
+        XCTAssertEqual(seconds(s.lastBatchTicks), 1_500.0 / 3_000, accuracy: 1e-6)
         XCTAssertLessThan(s.completeTicks, big.completeTicks)
+    }
+
+    /// The target: a 15 000-URL purge on Cloudflare Enterprise is paced to ≥ 5 s (15 000 URLs at
+    /// 3 000 URLs/s): its last request is accepted, and the purge ends, no earlier than 5 s after
+    /// the call, and its requests are 1 / 6 s apart (500 / 3 000), none early.
+    func testFifteenThousandUrlPurgeOnCloudflareEnterpriseIsPacedToFiveSeconds() throws {
+        var w = try world(.cloudflareEnterprise, objects: 15_000)
+        var k = Kernel()
+        try w.purge(surrogateKey: 0, kernel: &k)
+        let p = try XCTUnwrap(w.cdnApiLastPurge)
+        XCTAssertGreaterThanOrEqual(p.lastBatchTicks, 5_000_000, "the 30th request")
+        XCTAssertGreaterThanOrEqual(p.completeTicks, 5_000_000, "the purge's end")
+        var limit = CdnItemLimit(CdnApiConfig.standard(.cloudflareEnterprise))
+        limit.beginCall(at: 0)
+        for k in 1...30 {
+            let at = limit.earliest(500, from: 0)
+            XCTAssertEqual(at, Int64((Double(k) * 1e6 / 6).rounded(.up)), "request \(k)")
+            limit.take(500, at: at)
+        }
+    }
+
+    /// The moving average is the account's: a call made while the URLs already counted are within
+    /// their budget (15 000 from t = 0: until 5 s) joins it, one made after starts its own.
+    func testCloudflareMovingAverageIsSharedByOverlappingCallsOnly() {
+        var limit = CdnItemLimit(CdnApiConfig.standard(.cloudflareEnterprise))
+        limit.beginCall(at: 0)
+        for _ in 0..<30 { limit.take(500, at: limit.earliest(500, from: 0)) }
+        limit.beginCall(at: 4_000_000)
+        XCTAssertEqual(limit.earliest(500, from: 4_000_000), Int64((15_500 * 1e6 / 3_000).rounded(.up)), "joins: 15 500 URLs since t = 0")
+        limit.beginCall(at: 20_000_000)
+        XCTAssertEqual(limit.earliest(500, from: 20_000_000), 20_000_000 + Int64((500 * 1e6 / 3_000).rounded(.up)), "a new average at 20 s")
+        // Akamai's token bucket is as before: 10 000 URLs at once from the full bucket.
+        var akamai = CdnItemLimit(CdnApiConfig.standard(.akamai))
+        akamai.beginCall(at: 0)
+        XCTAssertEqual(akamai.earliest(10_000, from: 0), 0)
+    }
+
+    /// Rates as small as the reader accepts (10⁻³⁰⁰ per second) hold the purge past any horizon
+    /// without overflowing the clock, for the moving average and the token buckets alike.
+    func testTinyRatesDoNotOverflowTheClock() throws {
+        var average = try world(.cloudflareEnterprise, objects: 5_000) { $0.purgeItemsPerSecond = 1e-300 }
+        var buckets = try world(.akamai, objects: 5_000) {
+            $0.purgeItemsPerSecond = 1e-300
+            $0.purgeRequestsPerSecond = 1e-300
+            $0.purgeRequestBurst = 1
+            $0.purgeItemsPerRequest = 100
+            $0.purgeItemsBurst = 100
+        }
+        var k = Kernel()
+        try average.purge(surrogateKey: 0, kernel: &k)
+        try buckets.purge(surrogateKey: 0, kernel: &k)
+        XCTAssertGreaterThan(try XCTUnwrap(average.cdnApiLastPurge).lastBatchTicks, Int64(1) << 59)
+        XCTAssertGreaterThan(try XCTUnwrap(buckets.cdnApiLastPurge).lastBatchTicks, Int64(1) << 59)
     }
 
     /// Akamai: 200 URLs/s (12 000/min), a bucket of 10 000 that starts full. 15 000 URLs: the last

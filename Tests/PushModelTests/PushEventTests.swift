@@ -21,8 +21,10 @@ final class PushEventTests: XCTestCase {
             (.foregroundReply(TapID(1), reply: 99), 0x0208, 1, 99),
             (.paint(TapID(1), generation: 12), 0x0209, 1, 12),
             (.bucketFlush(BucketID(30)), 0x020A, 30, 0),
-            (.creativeSwap(CampaignID(1)), 0x020B, 1, 0),
-            (.rewarm(CampaignID(1)), 0x020C, 1, 0),
+            (.creativeSwap(CampaignID(1), wave: 0), 0x020B, 1, 0),
+            (.creativeSwap(CampaignID(1), wave: 2), 0x020B, 1, 2),
+            (.rewarm(CampaignID(1), wave: 0), 0x020C, 1, 0),
+            (.rewarm(CampaignID(1), wave: 3), 0x020C, 1, 3),
             (.networkChange(SessionSlot(2), generation: 13), 0x020D, 2, 13),
             (.deviceRetry(DeviceID(7), w), 0x020E, 7, w.raw),
         ]

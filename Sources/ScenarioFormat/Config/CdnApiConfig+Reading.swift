@@ -6,6 +6,7 @@ import Stochastic
 extension CdnApiProfile: Codable {}
 extension CdnPurgeUnit: Codable {}
 extension CdnWarmMethod: Codable {}
+extension CdnItemPacing: Codable {}
 
 /// A rate in (0, `CdnApiConfig.ratePerSecondMax`] per second.
 private var ratePerSecond: ConfigRule<Double> {
@@ -34,6 +35,7 @@ extension CdnApiConfig: Decodable, Encodable, ConfigReadable {
             .init("purgeItemsPerRequest", \.purgeItemsPerRequest, .integers(1...CdnApiConfig.batchMax)),
             .init("purgeItemsPerSecond", \.purgeItemsPerSecond, ratePerSecond),
             .init("purgeItemsBurst", \.purgeItemsBurst, .integers(1...CdnApiConfig.burstMax)),
+            .init("purgeItemsPacing", \.purgeItemsPacing),
             .init("purgeItemsInProgressMax", \.purgeItemsInProgressMax, .integers(0...CdnApiConfig.burstMax)),
             .init("purgePropagationSeconds", \.purgePropagationSeconds, .durations(atMost: sampledSecondsMax)),
             .init("warmMethod", \.warmMethod),
