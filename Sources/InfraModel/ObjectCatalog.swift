@@ -30,9 +30,13 @@ package struct CachePolicy: Sendable, Equatable {
 /// A *range* (``add(rangeOf:bytes:)``) is a byte range of another object, requested with
 /// `Range` (an HLS segment of a single-file variant): its id names what a device asks for and its
 /// `bytes` what the response carries, while the caches and the upstream see only the object it is
-/// a range of (``cacheObject``): one cache entry, filled whole on a miss (the default of the
-/// common CDNs for range requests: CloudFront, Fastly and Cloudflare fetch the whole object, or
-/// large chunks of it, and answer the range from cache), so a range of a cached object is a hit.
+/// a range of (``cacheObject``): one cache entry, filled whole on a miss, so a range of a cached
+/// object is a hit. Whole-object fill is the default where range origin fetch is an option
+/// (Alibaba Cloud CDN: "disabled by default", the POP then fetches the resource without the
+/// `Range` header; Huawei Cloud CDN likewise when it is off); CloudFront answers a range from a
+/// cached object and on a miss forwards the range, possibly widened ("How CloudFront processes
+/// partial requests for an object"), which this model does not follow (judgement: the whole-object
+/// fill is the simpler and more common default).
 package struct ObjectCatalog: Sendable {
     /// Limits: objects and distinct surrogate keys.
     package static let objectsMax = 1 << 24
