@@ -306,6 +306,13 @@ public struct Delivery: Sendable, Equatable {
 public struct AssetReadiness: Sendable, Equatable {
     public let key: StoreKey
     public let freshness: Freshness
+
+    /// A readiness an app computes itself, e.g. for a byte range its player asks the store for
+    /// (`store.freshness(of: url.storeKey(range: r), at: now)`).
+    public init(key: StoreKey, freshness: Freshness) {
+        self.key = key
+        self.freshness = freshness
+    }
 }
 
 /// The answer to a tap: for each selected critical asset, fresh, stale or missing. Emitted by a

@@ -111,6 +111,24 @@ final class SessionHLSByteRangeTests: XCTestCase {
         XCTAssertTrue(out.contains(.cancelFetch(parts[1].id, .rejected(.rangeIgnored))), "\(out)")
     }
 
+    /// The app's player fetching a missing range in the foreground keeps it as a pre-stage would:
+    /// the 206 naming it, under the range's key; a 200 (the whole file) is not kept.
+    func testAForegroundRangeIsKeptUnderItsKey() throws {
+        let r = try Sessions.request(Payloads.inline())
+        let file = try AssetURL.parse("https://cdn.example.com/mix/wk42/main.mp4", policy: Fixtures.urlPolicy())
+        let asked = range(3_000, 800)
+        var store = PreloadStore()
+        var evicted: [StoreKey] = []
+        let whole = partial(asked, prefix: Self.segmentPrefix, contentRange: .some(nil), status: 200, received: 10_000, contentLength: 10_000)
+        XCTAssertEqual(store.admitForeground(whole, key: file.storeKey(range: asked), type: .hlsSegment, request: r, policy: policy(),
+                                             freeStorageBytes: 10_000_000_000, now: ms(100), range: asked, evicted: &evicted), .rejected(.rangeIgnored))
+        let kept = store.admitForeground(partial(asked, prefix: Self.segmentPrefix), key: file.storeKey(range: asked), type: .hlsSegment, request: r,
+                                         policy: policy(), freeStorageBytes: 10_000_000_000, now: ms(100), range: asked, evicted: &evicted)
+        guard case .stored(let entry) = kept else { return XCTFail("\(kept)") }
+        XCTAssertEqual(entry.key, file.storeKey(range: asked))
+        XCTAssertEqual(entry.bytes, 3_000)
+    }
+
     /// A fetch of a whole resource still takes only a 200: a 206 to it is refused by status.
     func testAWholeResourceFetchRefusesA206() throws {
         var h = try Harness(policy: policy())
