@@ -149,7 +149,10 @@ struct CdnApiState {
         purgeItemLimit = CdnItemLimit(config)
         warmBucket = CdnTokenBucket(ratePerSecond: config.warmRequestsPerSecond, capacity: 1)
         var counts = [Int](repeating: 0, count: catalog.surrogateKeyCount)
-        for k in catalog.surrogateKey where Int(k) < counts.count { counts[Int(k)] += 1 }
+        // Cache entries per key: a range is no entry of its own (its object's is).
+        for o in catalog.surrogateKey.indices where Int(catalog.surrogateKey[o]) < counts.count && Int(catalog.cacheObject[o]) == o {
+            counts[Int(catalog.surrogateKey[o])] += 1
+        }
         keyObjectCount = counts
         nodeEffectTicks = [Int64](repeating: 0, count: nodeCount)
         batchNodeTicks = [Int64](repeating: 0, count: nodeCount)

@@ -85,7 +85,10 @@ struct RequestRecord {
     /// The PoP's processing time for the response (drawn with the request's network variates).
     var processingTicks: Int64 = 0
     var bytes: Int64 = 0
+    /// The object whose cache entry serves the request (`ObjectCatalog.cacheObject` of `asked`).
     var object: UInt32 = 0
+    /// The object the device asked for: `object`, or a range of it (its `bytes` are the response's).
+    var asked: UInt32 = 0
     var region: UInt32 = 0
     var pop: UInt32 = 0
     var replyTarget: UInt32 = 0

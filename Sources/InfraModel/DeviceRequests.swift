@@ -57,10 +57,12 @@ extension InfraWorld {
         let rttTicks = sampledTicks(rtt)
 
         let ect = EffectiveConnectionType.classify(rttSeconds: rtt, downlinkBitsPerSecond: downlink)
-        requests[i] = RequestRecord(key: cacheKey(object: r.objectID.rawValue, token: r.signedToken), entity: r.entity,
+        // A range is answered from the cache entry of the object it is a range of.
+        let cached = catalog.cacheObject[r.objectID.index]
+        requests[i] = RequestRecord(key: cacheKey(object: cached, token: r.signedToken), entity: r.entity,
                                     rttTicks: rttTicks, downlinkBps: downlink, startTicks: now, firstByteTicks: now,
                                     endTicks: now, deviceDoneTicks: now, processingTicks: processingTicks, bytes: 0,
-                                    object: r.objectID.rawValue, region: r.regionID.rawValue, pop: pop, replyTarget: r.replyTarget,
+                                    object: cached, asked: r.objectID.rawValue, region: r.regionID.rawValue, pop: pop, replyTarget: r.replyTarget,
                                     replyTag: r.replyTag, condition: r.ifNoneMatch, replyKind: r.replyKind.rawValue, networkClass: UInt8(c),
                                     outcome: FetchOutcome.miss.rawValue, servedBy: Tier.edge.rawValue, ect: ect.rawValue,
                                     edge: EdgeLookup.notReached.rawValue, stall: stalled, followsRedirects: r.followsRedirects)
@@ -171,7 +173,7 @@ extension InfraWorld {
             requests[i].version = nodes.caches[n].version(of: slot)
             requests[i].outcome = (state == .fresh ? FetchOutcome.edgeFreshHit : .edgeStaleHit).rawValue
             requests[i].servedBy = Tier.edge.rawValue
-            requests[i].bytes = catalog.bytes[Int(o)]
+            requests[i].bytes = catalog.bytes[Int(requests[i].asked)]
             try respondToDevice(i, extraTicks: 0, kernel: &kernel)
             if state == .staleWhileRevalidate {
                 try revalidate(node: n, object: o, key: requests[i].key, kernel: &kernel)

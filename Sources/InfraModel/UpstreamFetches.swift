@@ -171,7 +171,7 @@ extension InfraWorld {
                 if requests[i].replied { requests.freeIfDone(i); continue }
                 if ok {
                     requests[i].servedBy = fetches.servedBy[f]
-                    requests[i].bytes = catalog.bytes[Int(o)]
+                    requests[i].bytes = catalog.bytes[Int(requests[i].asked)]
                     requests[i].superseded = nodes.superseded(object: o, originTicks: fetches.originTicks[f])
                     requests[i].version = fetches.version[f]
                 } else if case let s = nodes.staleIfErrorSlot(node: n, object: o, key: key, now: now), s >= 0 {
@@ -179,7 +179,7 @@ extension InfraWorld {
                     requests[i].superseded = nodes.superseded(object: o, originTicks: nodes.caches[n].originTicks(of: s))
                     requests[i].outcome = FetchOutcome.staleIfError.rawValue
                     requests[i].servedBy = Tier.edge.rawValue
-                    requests[i].bytes = catalog.bytes[Int(o)]
+                    requests[i].bytes = catalog.bytes[Int(requests[i].asked)]
                     requests[i].version = nodes.caches[n].version(of: s)
                 } else {
                     nodes.counters[n].errorsServed += 1

@@ -53,7 +53,8 @@ extension InfraWorld {
         }
     }
 
-    mutating func warmAtNode(_ n: Int, object o: UInt32, kernel: inout Kernel) throws {
+    mutating func warmAtNode(_ n: Int, object asked: UInt32, kernel: inout Kernel) throws {
+        let o = catalog.cacheObject[Int(asked)]  // a range warms the object it is a range of
         if faults.hasPop && n < popCount && faults.popDown(n, at: kernel.now.ticks) {
             faultCounters.warmsLost += 1
             return

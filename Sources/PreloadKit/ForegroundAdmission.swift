@@ -33,10 +33,13 @@ extension PreloadStore {
     ///   - redirected: the app's loader reached `completion` by following a redirect (its final
     ///     URL is not the asset's): refused as `.redirected`, so a CDN's placeholder never stands
     ///     in for the asset in the store (a later tap would paint it as if pre-staged).
+    ///   - range: the sub-range the app's player asked for (an HLS byte-range part; `key` is then
+    ///     `AssetURL.storeKey(range:)`): kept only as the 206 naming exactly it, with its length
+    ///     in bytes, as a pre-stage fetch of it (`FetchRequest.range`).
     /// - Complexity: O(e) per eviction for e entries; no allocation once `evicted` has room.
     public mutating func admitForeground(_ completion: FetchCompletion, key: StoreKey, type: AssetType, request: PreStageRequest,
                                          policy: PreloadPolicy, freeStorageBytes: Int64, now: Instant, redirected: Bool = false,
-                                         evicted: inout [StoreKey]) -> ForegroundAdmission {
+                                         range: ByteRange? = nil, evicted: inout [StoreKey]) -> ForegroundAdmission {
         evicted.removeAll(keepingCapacity: true)
         if redirected { return .rejected(.redirected) }
         let (headroom, o1) = freeStorageBytes.subtractingReportingOverflow(policy.freeStorageFloorBytes)
@@ -45,7 +48,7 @@ extension PreloadStore {
         let storeLimit = min(capacityBytes, diskLimit)
         let kind: MediaKind, expiresAt: Instant, staleUntil: Instant
         switch ForegroundAdmission.check(completion, type: type, byteLimit: min(policy.assetBytesMax, storeLimit),
-                                         ttlSeconds: request.ttlSeconds, now: now) {
+                                         ttlSeconds: request.ttlSeconds, now: now, range: range) {
         case .rejected(let rejection): return .rejected(rejection)
         case .kept(let k, let e, let u): (kind, expiresAt, staleUntil) = (k, e, u)
         }
@@ -68,10 +71,20 @@ enum ForegroundCheck {
 extension ForegroundAdmission {
     /// The response checks of `PreloadStore.admitForeground` (everything but room in the store),
     /// in a pre-stage fetch's order; the first failing one is the rejection.
-    static func check(_ c: FetchCompletion, type: AssetType, byteLimit: Int64, ttlSeconds: Int64, now: Instant) -> ForegroundCheck {
+    static func check(_ c: FetchCompletion, type: AssetType, byteLimit: Int64, ttlSeconds: Int64, now: Instant,
+                      range: ByteRange? = nil) -> ForegroundCheck {
         let h = c.headers
         let received = c.bytesReceived
-        if h.status != 200 { return .rejected(.httpStatus(h.status)) }
+        if let range {
+            if h.status == 200 { return .rejected(.rangeIgnored) }
+            if h.status != 206 { return .rejected(.httpStatus(h.status)) }
+            guard let cr = h.contentRange, cr.first == range.offset, cr.last == range.lastByte else {
+                return .rejected(.contentRangeMismatch(expected: range, received: h.contentRange))
+            }
+            if received != range.length { return .rejected(.lengthMismatch(receivedBytes: received, contentLength: range.length)) }
+        } else if h.status != 200 {
+            return .rejected(.httpStatus(h.status))
+        }
         if let length = h.contentLength, length > byteLimit {
             return .rejected(.contentLengthOverLimit(contentLength: length, limitBytes: byteLimit))
         }

@@ -6,8 +6,12 @@
 /// `URI`), if any, and its first segments (`#EXTINF` duration and the URI line that follows).
 /// Every other tag is skipped (subtitle and video renditions, I-frame playlists, keys, program
 /// dates).
-/// Segments addressed by byte range (`#EXT-X-BYTERANGE`) are refused: a pre-stage stores whole
-/// objects under one URL's key.
+/// Byte-range addressing is read (RFC 8216 §4.3.2.2 `#EXT-X-BYTERANGE:<n>[@<o>]`, §4.3.2.5
+/// `#EXT-X-MAP` `BYTERANGE="<n>@<o>"`): a segment is then its URI and a `ByteRange`. An omitted
+/// offset starts at the byte after the previous segment's sub-range, which must exist and be of
+/// the same URI (else `byteRangeWithoutOffset`); the initialization section's range must state
+/// its offset (no segment precedes it). Malformed or out-of-bound numbers (`badByteRange`) and
+/// kept parts of one URI whose bytes overlap (`byteRangeOverlap`) are refused by name.
 ///
 /// Bounded: the document is at most `HLSPolicy.playlistBytesMax` bytes, a line at most
 /// `lineBytesMax`, at most `variantsMax` variants and as many audio renditions; reading a media
@@ -15,8 +19,9 @@
 public enum HLSPlaylist: Sendable, Equatable {
     /// A multivariant ("master") playlist: variants and audio renditions, each in document order.
     case master([HLSVariant], audio: [HLSRendition])
-    /// A media playlist: its initialization section's URI (fMP4), if any, and its first segments.
-    case media(initURI: String?, segments: [HLSSegment])
+    /// A media playlist: its initialization section's URI (fMP4) and sub-range, if any, and its
+    /// first segments.
+    case media(initURI: String?, initRange: ByteRange? = nil, segments: [HLSSegment])
 
     /// The longest line accepted (a URI line is also bounded by the URL policy's length).
     public static let lineBytesMax = 4_096
@@ -41,6 +46,9 @@ public enum HLSPlaylist: Sendable, Equatable {
         var audio: [HLSRendition] = []
         var segments: [HLSSegment] = []
         var initURI: String?
+        var initRange: ByteRange?
+        /// `#EXT-X-BYTERANGE` for the next segment: its length and offset (nil: omitted), and its line.
+        var pendingRange: (length: Int64, offset: Int64?, line: Int)?
         var sawMedia = false
         var pendingBandwidth: Int64?
         var pendingAudioGroup: String?
@@ -82,12 +90,29 @@ public enum HLSPlaylist: Sendable, Equatable {
                     if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
                     sawMedia = true
                     let attributes = line.lowerBound + tagMap.count..<line.upperBound
-                    if reader.attribute(named: attrByteRange, in: attributes) != nil { throw .byteRangeNotSupported(line: n) }
                     guard let uri = reader.attribute(named: attrURI, in: attributes), uri.count >= 2,
                           bytes[uri.lowerBound] == 0x22, bytes[uri.upperBound - 1] == 0x22 else { throw .missingURI(line: n) }
-                    if initURI == nil && segments.isEmpty { initURI = reader.string(uri.lowerBound + 1..<uri.upperBound - 1) }
+                    var range: ByteRange?
+                    if let value = reader.attribute(named: attrByteRange, in: attributes) {
+                        guard value.count >= 2, bytes[value.lowerBound] == 0x22, bytes[value.upperBound - 1] == 0x22,
+                              let parsed = reader.byteRange(value.lowerBound + 1..<value.upperBound - 1) else { throw .badByteRange(line: n) }
+                        // No segment precedes an initialization section: its offset cannot be implied.
+                        guard let offset = parsed.offset else { throw .byteRangeWithoutOffset(line: n) }
+                        guard let r = ByteRange(offset: offset, length: parsed.length) else { throw .badByteRange(line: n) }
+                        range = r
+                    }
+                    if initURI == nil && segments.isEmpty {
+                        initURI = reader.string(uri.lowerBound + 1..<uri.upperBound - 1)
+                        initRange = range
+                    }
                 } else if reader.has(line, prefix: tagByteRange) {
-                    throw .byteRangeNotSupported(line: n)
+                    if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
+                    sawMedia = true
+                    // A second one before the segment's URI line, or not `<n>[@<o>]`.
+                    guard pendingRange == nil, let parsed = reader.byteRange(line.lowerBound + tagByteRange.count..<line.upperBound) else {
+                        throw .badByteRange(line: n)
+                    }
+                    pendingRange = (parsed.length, parsed.offset, n)
                 } else if reader.has(line, prefix: tagTargetDuration) || reader.has(line, prefix: tagMediaSequence) {
                     if !variants.isEmpty || pendingBandwidth != nil || !audio.isEmpty { throw .mixedMasterAndMedia(line: n) }
                     sawMedia = true
@@ -101,7 +126,17 @@ public enum HLSPlaylist: Sendable, Equatable {
                 pendingBandwidth = nil
                 pendingAudioGroup = nil
             } else if let d = pendingDuration {
-                segments.append(HLSSegment(durationMicroseconds: d, uri: reader.string(line)))
+                let uri = reader.string(line)
+                var range: ByteRange?
+                if let p = pendingRange {
+                    range = try Self.segmentRange(p, uri: uri, previous: segments.last)
+                    pendingRange = nil
+                }
+                // Parts kept of one resource must not share bytes (the same whole URI twice is one
+                // part, selected once).
+                if let i = initURI, i == uri, Self.overlap(initRange, range) { throw .byteRangeOverlap(line: n) }
+                for s in segments where s.uri == uri && Self.overlap(s.range, range) { throw .byteRangeOverlap(line: n) }
+                segments.append(HLSSegment(durationMicroseconds: d, uri: uri, range: range))
                 pendingDuration = nil
                 if segments.count >= segmentsWanted { break }
             } else {
@@ -109,9 +144,36 @@ public enum HLSPlaylist: Sendable, Equatable {
             }
         }
         if pendingBandwidth != nil || pendingDuration != nil { throw .missingURI(line: reader.lineNumber) }
+        if let p = pendingRange { throw .missingURI(line: p.line) }
         if !variants.isEmpty { return .master(variants, audio: audio) }
         if segments.isEmpty { throw sawMedia ? .noSegments : .noVariantsOrSegments }
-        return .media(initURI: initURI, segments: segments)
+        return .media(initURI: initURI, initRange: initRange, segments: segments)
+    }
+
+    /// The sub-range `#EXT-X-BYTERANGE` (`pending`) gives the segment at `uri`: an omitted offset
+    /// is the byte after `previous`'s sub-range, which must be one and of the same URI (RFC 8216
+    /// §4.3.2.2: "the client MUST fail to parse the Playlist" otherwise).
+    static func segmentRange(_ pending: (length: Int64, offset: Int64?, line: Int), uri: String,
+                             previous: HLSSegment?) throws(HLSRejection) -> ByteRange {
+        let offset: Int64
+        if let o = pending.offset {
+            offset = o
+        } else {
+            guard let previous, previous.uri == uri, let before = previous.range else { throw .byteRangeWithoutOffset(line: pending.line) }
+            offset = before.end
+        }
+        guard let range = ByteRange(offset: offset, length: pending.length) else { throw .badByteRange(line: pending.line) }
+        return range
+    }
+
+    /// Whether two parts of one URI share bytes: two sub-ranges that overlap, or a sub-range and
+    /// the whole resource; two whole-resource parts are the same part, not an overlap.
+    static func overlap(_ a: ByteRange?, _ b: ByteRange?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return false
+        case (let x?, let y?): return x.overlaps(y)
+        default: return true
+        }
     }
 
     /// The variant to pre-stage: the highest `BANDWIDTH` at most `usableBitsPerSecond`, the first
@@ -166,7 +228,7 @@ public enum HLSPlaylist: Sendable, Equatable {
     static let tagStreamInf = Array("#EXT-X-STREAM-INF:".utf8)
     static let tagEXTINF = Array("#EXTINF:".utf8)
     static let tagMap = Array("#EXT-X-MAP:".utf8)
-    static let tagByteRange = Array("#EXT-X-BYTERANGE".utf8)
+    static let tagByteRange = Array("#EXT-X-BYTERANGE:".utf8)
     static let tagTargetDuration = Array("#EXT-X-TARGETDURATION".utf8)
     static let tagMediaSequence = Array("#EXT-X-MEDIA-SEQUENCE".utf8)
     static let tagMedia = Array("#EXT-X-MEDIA:".utf8)
@@ -219,10 +281,14 @@ public struct HLSSegment: Sendable, Equatable {
     public let durationMicroseconds: Int64
     /// The segment's URI as written.
     public let uri: String
+    /// Its sub-range of the resource (`#EXT-X-BYTERANGE`, the omitted offset resolved); nil: the
+    /// whole resource.
+    public let range: ByteRange?
 
-    public init(durationMicroseconds: Int64, uri: String) {
+    public init(durationMicroseconds: Int64, uri: String, range: ByteRange? = nil) {
         self.durationMicroseconds = durationMicroseconds
         self.uri = uri
+        self.range = range
     }
 }
 
@@ -244,7 +310,15 @@ public enum HLSRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// A URI line no `#EXT-X-STREAM-INF` or `#EXTINF` announced.
     case uriWithoutTag(line: Int)
     case mixedMasterAndMedia(line: Int)
-    case byteRangeNotSupported(line: Int)
+    /// `#EXT-X-BYTERANGE` (or `#EXT-X-MAP`'s `BYTERANGE`) is not `<n>[@<o>]` in decimal with
+    /// `1 <= n` and both at most `ByteRange.bytesMax` (a sign, an empty or over-long number, a
+    /// second tag before the segment's URI).
+    case badByteRange(line: Int)
+    /// A sub-range without an offset where none can be implied: no previous segment, a previous
+    /// segment of another URI or of the whole resource, or an `#EXT-X-MAP`.
+    case byteRangeWithoutOffset(line: Int)
+    /// A segment sharing bytes with the initialization section or an earlier segment of the same URI.
+    case byteRangeOverlap(line: Int)
     case tooManyVariants(max: Int)
     /// More audio renditions than `HLSPolicy.variantsMax` (the same bound).
     case tooManyRenditions(max: Int)
@@ -268,7 +342,9 @@ public enum HLSRejection: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingGroupID(let line): return "line \(line): #EXT-X-MEDIA has no quoted GROUP-ID"
         case .uriWithoutTag(let line): return "line \(line): a URI line without #EXT-X-STREAM-INF or #EXTINF before it"
         case .mixedMasterAndMedia(let line): return "line \(line): master and media playlist tags in one playlist"
-        case .byteRangeNotSupported(let line): return "line \(line): byte-range segments are not pre-staged"
+        case .badByteRange(let line): return "line \(line): the byte range is not <length>[@<offset>] with a length of 1 or more, both at most \(ByteRange.bytesMax)"
+        case .byteRangeWithoutOffset(let line): return "line \(line): a byte range without an offset and no previous sub-range of the same URI to follow"
+        case .byteRangeOverlap(let line): return "line \(line): the segment's bytes overlap an earlier part of the same URI"
         case .tooManyVariants(let max): return "more than \(max) variants"
         case .tooManyRenditions(let max): return "more than \(max) audio renditions"
         case .nestedMaster: return "a variant's playlist is a master playlist, expected a media playlist"
@@ -349,6 +425,17 @@ struct LineReader {
             value = value * 10 + Int64(b - 0x30)
         }
         return value
+    }
+
+    /// `<n>[@<o>]` as decimal integers (`decimal`): the length and the offset (nil when omitted);
+    /// nil for anything else.
+    func byteRange(_ range: Range<Int>) -> (length: Int64, offset: Int64?)? {
+        if let at = firstIndex(of: 0x40, in: range) {  // "@"
+            guard let n = decimal(range.lowerBound..<at), let o = decimal(at + 1..<range.upperBound) else { return nil }
+            return (n, o)
+        }
+        guard let n = decimal(range) else { return nil }
+        return (n, nil)
     }
 
     /// Decimal seconds (`6`, `6.006`, `5.`) as microseconds, digits past the sixth decimal

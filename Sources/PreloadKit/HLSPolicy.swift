@@ -7,7 +7,9 @@
 /// media playlist, and the media playlist of the audio rendition the variant plays with
 /// (`#EXT-X-MEDIA:TYPE=AUDIO` in its `AUDIO` group, the group's `DEFAULT=YES` one, else its
 /// first); for a media playlist it fetches the initialization section (`#EXT-X-MAP`), if
-/// any, and the first `segmentsToPreStage` segments, in order. Every derived fetch passes the
+/// any, and the first `segmentsToPreStage` segments, in order (a part addressed by byte range,
+/// `#EXT-X-BYTERANGE` or `#EXT-X-MAP` `BYTERANGE`, is fetched with `FetchRequest.range` and stored
+/// under `AssetURL.storeKey(range:)`). Every derived fetch passes the
 /// same gates as an asset (network, Low Data Mode, Save-Data, storage, metered budget, decision
 /// kind) and the same deadline, and is one more selected part of the push: a tap paints the
 /// asset instantly only when the playlist(s), the initialization section and the first segments

@@ -40,7 +40,8 @@ extension PreloadSession {
         if !revalidation { startedBlockingFetch = true }
         emit(.startFetch(FetchRequest(id: id, url: url, purpose: purpose, byteLimit: byteLimit,
                                       timeoutMicroseconds: timeout, bufferBytes: policy.fetchBufferBytes, isRevalidation: revalidation,
-                                      ifNoneMatch: validator, returnsBody: readsHLS && slot >= 0 && slots[slot].hls.readsBody)))
+                                      ifNoneMatch: validator, returnsBody: readsHLS && slot >= 0 && slots[slot].hls.readsBody,
+                                      range: readsHLS && slot >= 0 ? slots[slot].range : nil)))
         return id
     }
 
@@ -92,7 +93,16 @@ extension PreloadSession {
     func headerRejection(_ index: Int, _ h: FetchHeaders, checkType: Bool) -> FetchRejection? {
         let f = fetches[index]
         if h.status == 304 && f.conditional { return nil } // headers only: checked by completeNotModified
-        if h.status != 200 { return .httpStatus(h.status) }
+        if readsHLS && f.slot >= 0, let range = slots[f.slot].range {
+            // A sub-range: 206 with exactly its bytes (RFC 9110 §15.3.7); a 200 is the whole file.
+            if h.status == 200 { return .rangeIgnored }
+            if h.status != 206 { return .httpStatus(h.status) }
+            guard let received = h.contentRange, received.first == range.offset, received.last == range.lastByte else {
+                return .contentRangeMismatch(expected: range, received: h.contentRange)
+            }
+        } else if h.status != 200 {
+            return .httpStatus(h.status)
+        }
         if let length = h.contentLength, length > f.byteLimit {
             return .contentLengthOverLimit(contentLength: length, limitBytes: f.byteLimit)
         }
@@ -149,6 +159,10 @@ extension PreloadSession {
         }
         if let length = c.headers.contentLength, length != received {
             return reject(index, .lengthMismatch(receivedBytes: received, contentLength: length), received: received, completed: true, now: now)
+        }
+        // A sub-range is exactly its length, with or without a `Content-Length`.
+        if readsHLS && slotIndex >= 0, let range = slots[slotIndex].range, received != range.length {
+            return reject(index, .lengthMismatch(receivedBytes: received, contentLength: range.length), received: received, completed: true, now: now)
         }
         if slotIndex < 0 {
             return completeManifest(index, c, now: now)

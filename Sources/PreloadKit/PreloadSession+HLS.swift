@@ -4,7 +4,10 @@
 /// the audio rendition it plays with (`HLSPlaylist.audioRendition`), or a media playlist's
 /// initialization section and first segments, in playback order, so the fetch queue starts them
 /// in that order. The parts pass the asset gates like any selected asset (`addSlot`), and a tap
-/// answer counts each one.
+/// answer counts each one. A part addressed by byte range (`#EXT-X-BYTERANGE`, an `#EXT-X-MAP`
+/// `BYTERANGE`) is fetched with that range and stored under `AssetURL.storeKey(range:)`, its
+/// exact length its declared size; consecutive ranges of one file are not coalesced into one
+/// request (each is its own store entry, answered and refused on its own).
 extension PreloadSession {
     /// A slot's part in an HLS asset the session reads.
     enum HLSPart: UInt8 {
@@ -30,6 +33,8 @@ extension PreloadSession {
         let limitMax: Int64
         let part: HLSPart
         let bandwidth: Int64
+        /// The sub-range of `url` (nil: the whole resource).
+        var range: ByteRange? = nil
     }
 
     /// What stored playlist slot `slotIndex` (body `body`) leads to.
@@ -64,19 +69,26 @@ extension PreloadSession {
                                             bandwidth: min(variants[chosen].bandwidthBitsPerSecond, hls.audioBitsPerSecondMax)))
             }
             return parts
-        case .media(let initURI, let segments):
+        case .media(let initURI, let initRange, let segments):
             let bandwidth = slots[slotIndex].hlsBandwidth
             var parts: [HLSPlannedPart] = []
             parts.reserveCapacity(segments.count + 1)
             if let initURI {
-                // An initialization section (ftyp + moov) is a few kilobytes: `initSectionBytesMax` bounds it.
-                parts.append(HLSPlannedPart(url: try url(initURI), type: .hlsSegment, declaredBytes: nil,
-                                            limitMax: Int64(hls.initSectionBytesMax), part: .segment, bandwidth: 0))
+                // An initialization section (ftyp + moov) is a few kilobytes: `initSectionBytesMax` bounds it
+                // (a sub-range declares its exact length; one over the bound is refused at its headers).
+                parts.append(HLSPlannedPart(url: try url(initURI), type: .hlsSegment, declaredBytes: initRange?.length,
+                                            limitMax: Int64(hls.initSectionBytesMax), part: .segment, bandwidth: 0, range: initRange))
             }
             for s in segments {
-                parts.append(HLSPlannedPart(url: try url(s.uri), type: .hlsSegment,
-                                            declaredBytes: Self.segmentBytesMax(bandwidth: bandwidth, durationMicroseconds: s.durationMicroseconds),
-                                            limitMax: .max, part: .segment, bandwidth: 0))
+                let bound = Self.segmentBytesMax(bandwidth: bandwidth, durationMicroseconds: s.durationMicroseconds)
+                if let range = s.range {
+                    // The exact length is declared; the variant's bound still caps the fetch.
+                    parts.append(HLSPlannedPart(url: try url(s.uri), type: .hlsSegment, declaredBytes: range.length,
+                                                limitMax: bound ?? .max, part: .segment, bandwidth: 0, range: range))
+                } else {
+                    parts.append(HLSPlannedPart(url: try url(s.uri), type: .hlsSegment, declaredBytes: bound,
+                                                limitMax: .max, part: .segment, bandwidth: 0))
+                }
             }
             return parts
         }
@@ -99,9 +111,10 @@ extension PreloadSession {
     mutating func addHLSParts(_ parts: [HLSPlannedPart], of slotIndex: Int) {
         let assetIndex = slots[slotIndex].assetIndex
         for p in parts {
-            let key = p.url.storeKey
+            let key = p.url.storeKey(range: p.range)
             if hasSelected(key) { continue }
-            addSlot(assetIndex, type: p.type, url: p.url, key: key, declaredBytes: p.declaredBytes, limitMax: p.limitMax, hls: p.part, bandwidth: p.bandwidth)
+            addSlot(assetIndex, type: p.type, url: p.url, key: key, declaredBytes: p.declaredBytes, limitMax: p.limitMax, hls: p.part,
+                    bandwidth: p.bandwidth, range: p.range)
         }
     }
 }

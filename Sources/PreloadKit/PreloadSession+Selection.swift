@@ -76,7 +76,7 @@ extension PreloadSession {
     /// `bandwidth` for its media playlist), its byte limit at most `limitMax`.
     @inline(__always)
     mutating func addSlot(_ i: Int, type: AssetType, url: AssetURL, key: StoreKey, declaredBytes: Int64?, limitMax: Int64,
-                          hls: HLSPart, bandwidth: Int64) {
+                          hls: HLSPart, bandwidth: Int64, range: ByteRange? = nil) {
         guard let context else { return }
         let now = lastNow
         var blocking = false
@@ -105,7 +105,7 @@ extension PreloadSession {
         }
         if state == .queued && context.isMetered { meteredRemainingBytes -= byteLimit }
         slots.append(Slot(assetIndex: i, url: url, key: key, type: type, byteLimit: byteLimit, blocking: blocking, state: state,
-                          hls: hls, hlsBandwidth: bandwidth))
+                          hls: hls, hlsBandwidth: bandwidth, range: range))
     }
 
     /// Asset `i` is not selected (not critical, a duplicate, over the limit).

@@ -68,6 +68,8 @@ public struct PreloadSession: Sendable, CriticalAssetSelection {
         var hls: HLSPart = .none
         /// The chosen variant's `BANDWIDTH` (bits/s) for a variant's media playlist; 0 otherwise.
         var hlsBandwidth: Int64 = 0
+        /// The sub-range fetched and stored (an HLS part addressed by `#EXT-X-BYTERANGE`); nil: the whole resource.
+        var range: ByteRange? = nil
     }
 
     @usableFromInline

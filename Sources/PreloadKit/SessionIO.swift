@@ -47,6 +47,14 @@ public struct FetchRequest: Sendable, Equatable {
     /// temporary file as for any asset, return it in `FetchCompletion.body` as `.bytes` (at most
     /// `byteLimit` bytes). A completion of such a fetch without a body is a protocol error.
     public var returnsBody: Bool = false
+    /// A sub-range of the resource (an HLS segment or initialization section addressed by
+    /// `#EXT-X-BYTERANGE`): send `Range: bytes=<offset>-<lastByte>` (`ByteRange.headerValue`) and
+    /// report the `206` answer's `Content-Range` (`FetchHeaders.contentRange`). The session
+    /// accepts only a 206 naming exactly this range with `length` body bytes; a `200` (the server
+    /// ignored the header and sends the whole file) is refused at its headers (`.rangeIgnored`),
+    /// so the driver stops it before the body. The body is the entry `FetchPurpose.asset`'s key
+    /// names (`StoreKey(cacheKey:range:)`), this range's bytes only.
+    public var range: ByteRange? = nil
 }
 
 /// Response metadata, as received.
@@ -61,14 +69,17 @@ public struct FetchHeaders: Sendable, Equatable {
     public var contentLength: Int64?
     /// `ETag`, if the server sent one (kept with the stored entry for revalidation).
     public var etag: EntityTag?
+    /// `Content-Range` of a `206` answer, parsed with `ContentRange.parse` (nil: absent or malformed).
+    public var contentRange: ContentRange?
 
     public init(status: Int, cacheControl: String? = nil, contentType: String? = nil, contentLength: Int64? = nil,
-                etag: EntityTag? = nil) {
+                etag: EntityTag? = nil, contentRange: ContentRange? = nil) {
         self.status = status
         self.cacheControl = cacheControl
         self.contentType = contentType
         self.contentLength = contentLength
         self.etag = etag
+        self.contentRange = contentRange
     }
 }
 
@@ -183,8 +194,15 @@ public enum InputKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 
 /// Why a downloaded (or downloading) response was refused.
 public enum FetchRejection: Sendable, Equatable {
-    /// Status other than 200.
+    /// Status other than 200 (206 for a fetch of a sub-range, `FetchRequest.range`).
     case httpStatus(Int)
+    /// A fetch of a sub-range was answered 200: the server ignored `Range` and sends the whole
+    /// resource. Refused at the headers rather than sliced: the whole file may be many times the
+    /// range (and the byte limit), and its other ranges are separate entries fetched on their own.
+    case rangeIgnored
+    /// A 206 answer whose `Content-Range` is missing, malformed or names other bytes than the
+    /// range asked for (`received` nil: missing or malformed).
+    case contentRangeMismatch(expected: ByteRange, received: ContentRange?)
     /// `Content-Length` above the fetch's byte limit.
     case contentLengthOverLimit(contentLength: Int64, limitBytes: Int64)
     /// More body bytes than the byte limit (with or without a length header).
@@ -288,6 +306,13 @@ public struct Delivery: Sendable, Equatable {
 public struct AssetReadiness: Sendable, Equatable {
     public let key: StoreKey
     public let freshness: Freshness
+
+    /// A readiness an app computes itself, e.g. for a byte range its player asks the store for
+    /// (`store.freshness(of: url.storeKey(range: r), at: now)`).
+    public init(key: StoreKey, freshness: Freshness) {
+        self.key = key
+        self.freshness = freshness
+    }
 }
 
 /// The answer to a tap: for each selected critical asset, fresh, stale or missing. Emitted by a

@@ -30,7 +30,9 @@ enum TransferEvent: Sendable {
 /// rejects it) and refuses HTTP redirects, because a redirect would fetch a URL PreloadKit never
 /// checked against the allowlist (the 3xx response itself is reported, and the session refuses its
 /// status). URLSession's own cache and cookies are off (PreloadKit is the cache), and
-/// `Accept-Encoding: identity` keeps `Content-Length` equal to the body bytes counted.
+/// `Accept-Encoding: identity` keeps `Content-Length` equal to the body bytes counted. A fetch of
+/// a sub-range (`FetchRequest.range`) sends `Range` and reports `Content-Range`; the 206's body
+/// is the range's bytes, written to the temporary file like any body.
 ///
 /// Thread safety: all mutable state is behind `lock`; delegate callbacks run on a serial queue.
 final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -98,6 +100,11 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         // which is reported like any completion (status 304, no body bytes).
         if let tag = request.ifNoneMatch, let text = validators.text(for: tag) {
             urlRequest.setValue(text, forHTTPHeaderField: "If-None-Match")
+        }
+        // A sub-range (an HLS byte-range part): the session accepts only the 206 naming it, and
+        // refuses a 200 (the whole file) at its headers, which cancels the task before the body.
+        if let range = request.range {
+            urlRequest.setValue(range.headerValue, forHTTPHeaderField: "Range")
         }
         // The session owns the request timeout (its `.cancelFetch(.timedOut)` stops the task);
         // URLSession's timeout is an idle timeout, rounded to whole seconds on Linux, so it is only
@@ -250,15 +257,16 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     // MARK: - Mapping
 
-    /// Status, Cache-Control, Content-Type, Content-Length and ETag as received (non-HTTP:
-    /// status 0); the ETag's text goes to `validators` (without them, or when it is not kept,
-    /// the headers carry no tag).
+    /// Status, Cache-Control, Content-Type, Content-Length, ETag and Content-Range as received
+    /// (non-HTTP: status 0); the ETag's text goes to `validators` (without them, or when it is not
+    /// kept, the headers carry no tag); Content-Range is parsed by PreloadKit (`ContentRange.parse`).
     static func headers(of response: URLResponse, recording validators: ValidatorTexts? = nil) -> FetchHeaders {
         guard let http = response as? HTTPURLResponse else { return FetchHeaders(status: 0) }
         var cacheControl: String?
         var contentType: String?
         var contentLength: Int64?
         var etag: EntityTag?
+        var contentRange: ContentRange?
         for (name, value) in http.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
             // Header names are ASCII tokens, compared ignoring ASCII case only: `lowercased()` maps
@@ -268,6 +276,8 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
                 cacheControl = value
             } else if nameIs(name, "content-type") {
                 contentType = value
+            } else if nameIs(name, "content-range") {
+                contentRange = ContentRange.parse(value)
             } else if nameIs(name, "etag") {
                 etag = validators?.record(value.trimmingCharacters(in: .whitespaces))
             } else if nameIs(name, "content-length") {
@@ -276,7 +286,7 @@ final class FetchTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             }
         }
         return FetchHeaders(status: http.statusCode, cacheControl: cacheControl, contentType: contentType, contentLength: contentLength,
-                            etag: etag)
+                            etag: etag, contentRange: contentRange)
     }
 
     /// True when `name`'s UTF-8 bytes equal the lowercase ASCII `expected`, ignoring ASCII case.

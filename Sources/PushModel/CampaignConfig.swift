@@ -55,6 +55,12 @@ package struct AssetConfig: Sendable, Equatable {
     /// Authoring Specification packages audio), pre-staged with the chosen variant. nil (the
     /// default): the audio is in the variants' segments.
     package var audioKbps: Int? = nil
+    /// With `variantsKbps`: each variant (and the audio rendition) is one fragmented-MP4 file whose
+    /// initialization section and segments the media playlist addresses by byte range
+    /// (`#EXT-X-MAP` `BYTERANGE`, `#EXT-X-BYTERANGE`, RFC 8216 §4.3.2.2), as Apple's
+    /// `mediafilesegmenter -single-file` packages it: the CDN sees range requests against one
+    /// object per variant. False (the default): one object per segment.
+    package var hlsByteRanges: Bool = false
 
     /// True for an `hls` asset served as a master playlist, media playlists and segments.
     package var isHLSPlaylist: Bool { !variantsKbps.isEmpty }

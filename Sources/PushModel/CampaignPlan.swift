@@ -40,6 +40,11 @@ struct CampaignPlans {
     /// needs is PreloadKit's `PreloadStore.paintSetAnswer` over it.
     var paintRequests: [PreStageRequest] = []
     var criticalObjects: [[UInt32]] = []
+    /// Laid out as `criticalKeys`: the byte range a paint-set key names (an HLS part of a
+    /// single-file rendition, `CampaignPlans+HLSByteRanges.swift`), nil for a payload member.
+    var criticalRanges: [[ByteRange?]] = []
+    /// Per campaign: of `criticalCount[c]`, the byte-range parts, listed after the payload's members.
+    var paintRangeCount: [Int] = []
     var criticalCount: [Int] = []
     var payloadOptions: PayloadOptions
     /// Per campaign: the encoded bytes of its largest push (the signed JSON the provider carries).
@@ -153,17 +158,29 @@ struct CampaignPlans {
                                                         extraAssets: CampaignPlans.hlsPaintParts(campaign, hls: hls))
             var ks: [StoreKey] = []
             var os: [UInt32] = []
+            var rs: [ByteRange?] = []
+            var rangeCount = 0
             let critical = whole.assets.filter { $0.priority == .critical }
             for n in PKNetworkClass.allCases {
                 for spec in critical {
                     ks.append(spec.resolved(for: n).key)
                     os.append(0) // filled below from the key table
+                    rs.append(nil)
                 }
+                let ranged = try CampaignPlans.hlsPaintRanges(campaign, network: n, hls: hls, path: path)
+                for part in ranged {
+                    ks.append(part.key)
+                    os.append(0)
+                    rs.append(part.range)
+                }
+                rangeCount = ranged.count  // the same on every network (the parts of one chosen variant)
             }
             paintRequests.append(whole)
             criticalKeys.append(ks)
             criticalObjects.append(os)
-            criticalCount.append(critical.count)
+            criticalRanges.append(rs)
+            paintRangeCount.append(rangeCount)
+            criticalCount.append(critical.count + rangeCount)
         }
         table.sort { $0.0 < $1.0 }
         for i in 1..<max(1, table.count) where table[i].0 == table[i - 1].0 {

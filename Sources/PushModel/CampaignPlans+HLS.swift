@@ -57,10 +57,12 @@ extension CampaignPlans {
         hlsPartURL(campaign: campaign, asset: asset, rendition: "\(asset.name)-audio", part: part)
     }
 
-    private static func hlsPartURL(campaign: CampaignConfig, asset: AssetConfig, rendition: String, part: Int?) -> String {
+    /// The URL of `rendition`'s part (as `hlsPartURL(campaign:asset:kbps:part:)`); with
+    /// `hlsByteRanges` every part but the playlist is the one file `main.mp4`.
+    static func hlsPartURL(campaign: CampaignConfig, asset: AssetConfig, rendition: String, part: Int?) -> String {
         let master = url(campaign: campaign.name, asset: asset, network: nil, token: nil)
         let directory = master[..<(master.lastIndex(of: "/").map { master.index(after: $0) } ?? master.endIndex)]
-        let file = part.map { $0 == 0 ? "init.mp4" : "seg\($0 - 1).m4s" } ?? "index.m3u8"
+        let file = part.map { asset.hlsByteRanges ? hlsFileName : $0 == 0 ? "init.mp4" : "seg\($0 - 1).m4s" } ?? "index.m3u8"
         return "\(directory)\(rendition)/\(file)"
     }
 
@@ -81,53 +83,67 @@ extension CampaignPlans {
     }
 
     /// Adds `asset`'s master playlist (its URL's object, `key`), media playlists, initialization
-    /// sections and segments to the catalogue and key table; returns their object ids.
+    /// sections and segments to the catalogue and key table; returns their object ids (with
+    /// `hlsByteRanges`, each rendition's file instead of its ranges: what a warm call names).
     mutating func addHLSObjects(_ asset: AssetConfig, of campaign: CampaignConfig, c: Int, key: StoreKey, policy: CachePolicy,
                                 table: inout [(StoreKey, UInt32)], path: String) throws -> [UInt32] {
         let cacheControl = campaign.cacheControl.headerValue
         var ids: [UInt32] = []
-        func add(_ response: ObjectResponse, kind: MediaKind, key: StoreKey) throws {
+        /// Adds one object (`rangeOf`: a byte range of that file object) under `key` (nil: the
+        /// file itself, which no store entry names); returns its id.
+        @discardableResult
+        func add(_ response: ObjectResponse, kind: MediaKind, key: StoreKey?, rangeOf file: UInt32? = nil) throws -> UInt32 {
             let id: UInt32
             do {
-                id = try catalog.add(bytes: response.bytes, policy: policy, surrogateKey: UInt32(c), placeholderEligible: false)
+                if let file {
+                    id = try catalog.add(rangeOf: file, bytes: response.bytes)
+                } else {
+                    id = try catalog.add(bytes: response.bytes, policy: policy, surrogateKey: UInt32(c), placeholderEligible: false)
+                }
             } catch {
                 throw PushModelError(path: path, reason: "\(error)")
             }
             responses.append(response)
             objectCampaign.append(Int32(c))
             objectKind.append(kind)
-            table.append((key, id))
-            ids.append(id)
+            if let key { table.append((key, id)) }
+            if file == nil { ids.append(id) }
+            return id
+        }
+        /// One rendition (a variant at `kbps`, or the audio): its media playlist, initialization
+        /// section and segments, as objects of their own or as byte ranges of one file; `role`
+        /// notes each part for the hls.* metrics (nil: not counted).
+        func addRendition(_ rendition: String, kbps: Int, role: ((HLSObjectPart.Role) -> HLSObjectPart)?) throws {
+            func partKey(_ part: Int?) throws -> StoreKey {
+                let cacheKey = try Self.cacheKey(Self.hlsPartURL(campaign: campaign, asset: asset, rendition: rendition, part: part), path: path)
+                guard asset.hlsByteRanges, let part else { return StoreKey(cacheKey: cacheKey) }
+                return StoreKey(cacheKey: cacheKey, range: Self.hlsPartRange(asset, kbps: kbps, part: part))
+            }
+            let media = asset.hlsByteRanges ? Self.hlsByteRangeMedia(asset, kbps: kbps) : Self.hlsMedia(asset)
+            let playlist = try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try partKey(nil))
+            if let role { noteHLSPart(playlist, role(.mediaPlaylist)) }
+            var file: UInt32?
+            if asset.hlsByteRanges {
+                let total = Self.hlsFileBytes(asset, kbps: kbps)
+                file = try add(Self.fragmentResponse(bytes: total, initSection: true, cacheControl: cacheControl), kind: .mp4, key: nil)
+            }
+            for part in 0...asset.segmentCount {
+                let bytes = part == 0 ? Self.hlsInitBytes : Self.hlsSegmentBytes(asset, kbps: kbps)
+                var response = Self.fragmentResponse(bytes: bytes, initSection: part == 0, cacheControl: cacheControl)
+                if file != nil { response = Self.rangeResponse(response, Self.hlsPartRange(asset, kbps: kbps, part: part), fileBytes: Self.hlsFileBytes(asset, kbps: kbps)) }
+                let id = try add(response, kind: .mp4, key: try partKey(part), rangeOf: file)
+                if let role { noteHLSPart(id, role(part == 0 ? .initSection : .segment)) }
+            }
         }
         try add(Self.playlistResponse(Self.hlsMaster(asset), cacheControl: cacheControl), kind: .m3u8, key: key)
-        let media = Self.hlsMedia(asset)
+        let topKbps = asset.variantsKbps.max()
         for kbps in asset.variantsKbps {
-            func partKey(_ part: Int?) throws -> StoreKey {
-                StoreKey(cacheKey: try Self.cacheKey(Self.hlsPartURL(campaign: campaign, asset: asset, kbps: kbps, part: part), path: path))
-            }
-            let top = kbps == asset.variantsKbps.max()
-            try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try partKey(nil))
-            noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .mediaPlaylist, kbps: Int32(kbps), topVariant: top))
-            try add(Self.fragmentResponse(bytes: Self.hlsInitBytes, initSection: true, cacheControl: cacheControl), kind: .mp4, key: try partKey(0))
-            noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .initSection, kbps: Int32(kbps), topVariant: top))
-            for i in 0..<asset.segmentCount {
-                try add(Self.fragmentResponse(bytes: Self.hlsSegmentBytes(asset, kbps: kbps), initSection: false, cacheControl: cacheControl),
-                        kind: .mp4, key: try partKey(i + 1))
-                noteHLSPart(ids[ids.count - 1], HLSObjectPart(role: .segment, kbps: Int32(kbps), topVariant: top))
-            }
+            try addRendition("\(asset.name)-v\(kbps)", kbps: kbps) { HLSObjectPart(role: $0, kbps: Int32(kbps), topVariant: kbps == topKbps) }
         }
         if let audio = asset.audioKbps {
-            // The audio rendition: the same media playlist text, init section and segments at its rate
-            // (not in `hlsParts`: the hls.* metrics count the video variant's parts).
-            func audioKey(_ part: Int?) throws -> StoreKey {
-                StoreKey(cacheKey: try Self.cacheKey(Self.hlsAudioPartURL(campaign: campaign, asset: asset, part: part), path: path))
-            }
-            try add(Self.playlistResponse(media, cacheControl: cacheControl), kind: .m3u8, key: try audioKey(nil))
-            try add(Self.fragmentResponse(bytes: Self.hlsInitBytes, initSection: true, cacheControl: cacheControl), kind: .mp4, key: try audioKey(0))
-            for i in 0..<asset.segmentCount {
-                try add(Self.fragmentResponse(bytes: Self.hlsSegmentBytes(asset, kbps: audio), initSection: false, cacheControl: cacheControl),
-                        kind: .mp4, key: try audioKey(i + 1))
-            }
+            // The audio rendition: the same layout at its rate (not in `hlsParts`: the hls.* metrics
+            // count the video variant's parts).
+            try addRendition("\(asset.name)-audio", kbps: audio, role: nil)
         }
         hasHLSPlaylists = true
         return ids
@@ -161,12 +177,14 @@ extension CampaignPlans {
     static func hlsPaintParts(_ campaign: CampaignConfig, hls: HLSPolicy) -> String {
         var members: [String] = []
         for asset in campaign.assets where asset.isHLSPlaylist && asset.priority == .critical {
-            let parts: [Int?] = [nil, 0] + (0..<min(hls.segmentsToPreStage, asset.segmentCount)).map { $0 + 1 }
+            // With byte ranges the parts are ranges of one file, which a payload member cannot name
+            // (`hlsPaintRanges` lists them): the media playlists only.
+            let parts: [Int?] = asset.hlsByteRanges ? [nil] : [nil, 0] + (0..<min(hls.segmentsToPreStage, asset.segmentCount)).map { $0 + 1 }
             let wifi = hlsChosenKbps(asset, network: .wifi, hls: hls)
             for part in parts {
                 func bytes(_ kbps: Int) -> Int64 {
                     switch part {
-                    case nil: return Int64(hlsMedia(asset).utf8.count)
+                    case nil: return Int64((asset.hlsByteRanges ? hlsByteRangeMedia(asset, kbps: kbps) : hlsMedia(asset)).utf8.count)
                     case 0: return hlsInitBytes
                     default: return hlsSegmentBytes(asset, kbps: kbps)
                     }
@@ -187,7 +205,8 @@ extension CampaignPlans {
             // The audio rendition's parts: the same on every network.
             if let audio = asset.audioKbps {
                 for part in parts {
-                    let bytes = part == nil ? Int64(hlsMedia(asset).utf8.count) : part == 0 ? hlsInitBytes : hlsSegmentBytes(asset, kbps: audio)
+                    let media = asset.hlsByteRanges ? hlsByteRangeMedia(asset, kbps: audio) : hlsMedia(asset)
+                    let bytes = part == nil ? Int64(media.utf8.count) : part == 0 ? hlsInitBytes : hlsSegmentBytes(asset, kbps: audio)
                     members.append(#"{"url":"\#(hlsAudioPartURL(campaign: campaign, asset: asset, part: part))","type":"\#(part == nil ? "hls" : "video")","#
                                    + #""priority":"critical","bytes":\#(bytes)}"#)
                 }

@@ -468,6 +468,11 @@ extension PreloadSession {
     /// The session's store (the device's store once the session ends).
     mutating func currentStore() -> PreloadStore { store }
 
+    /// Appends `key`'s readiness in the store at `now` (a byte-range part of the paint set).
+    mutating func appendReadiness(of key: StoreKey, now: Instant, into assets: inout [AssetReadiness]) {
+        assets.append(AssetReadiness(key: key, freshness: store.freshness(of: key, at: now)))
+    }
+
     /// The store's `paintSetAnswer(for:network:now:into:)`.
     mutating func paintSetAnswer(for request: PreStageRequest, network: PKNetworkClass, now: Instant,
                                  into assets: inout [AssetReadiness]) -> Bool {

@@ -57,7 +57,9 @@ struct TapTracker {
         keepsForegroundFetches = users.foregroundFetchesKept
         patience = TapperPatience(users: users)
         criticalTypes = plans.paintRequests.indices.map { c in
-            plans.criticalKeys[c].map { key in
+            plans.criticalKeys[c].indices.map { j in
+                if plans.criticalRanges[c][j] != nil { return .hlsSegment }  // a byte range of an HLS rendition's file
+                let key = plans.criticalKeys[c][j]
                 let spec = plans.paintRequests[c].assets.first { (a: AssetSpec) in
                     a.priority == .critical && PKNetworkClass.allCases.contains { a.resolved(for: $0).key == key }
                 }
@@ -151,6 +153,10 @@ struct TapTracker {
         let t = tap.index
         let c = tCampaign[t]
         _ = session.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        if plans.paintRangeCount[c] > 0 {
+            let (_, n, base) = paintSet(tap)
+            for j in n - plans.paintRangeCount[c]..<n { session.appendReadiness(of: plans.criticalKeys[c][base + j], now: now, into: &readiness) }
+        }
         markReady(tap)
     }
 
@@ -160,6 +166,14 @@ struct TapTracker {
         let t = tap.index
         let c = tCampaign[t]
         _ = store.paintSetAnswer(for: plans.paintRequests[c], network: PushWorld.preloadNetwork(tNetwork[t]), now: now, into: &readiness)
+        if plans.paintRangeCount[c] > 0 {
+            // The byte-range parts the app's player asks the store for by (URL, range).
+            let (_, n, base) = paintSet(tap)
+            for j in n - plans.paintRangeCount[c]..<n {
+                let key = plans.criticalKeys[c][base + j]
+                readiness.append(AssetReadiness(key: key, freshness: store.freshness(of: key, at: now)))
+            }
+        }
         for r in readiness where r.freshness != .missing { store.touch(r.key, at: now) }
         markReady(tap)
     }
@@ -294,7 +308,8 @@ struct TapTracker {
         let response = placeholder ? driver.placeholderResponses[c] : plans.responses[Int(plans.criticalObjects[c][base + i])]
         let admission = store.admitForeground(response.completion, key: plans.criticalKeys[c][base + i], type: criticalTypes[c][base + i],
                                               request: plans.paintRequests[c], policy: driver.policy, freeStorageBytes: tFreeStorage[t],
-                                              now: Instant(microseconds: now), redirected: placeholder, evicted: &evicted)
+                                              now: Instant(microseconds: now), redirected: placeholder,
+                                              range: plans.criticalRanges[c][base + i], evicted: &evicted)
         if case .stored = admission { metrics.counters.foregroundKept += 1 } else { metrics.counters.foregroundNotKept += 1 }
         metrics.bytes.evictedForSpace += UInt64(evicted.count)
         driver.parked.park(d, consume store, plans: plans)

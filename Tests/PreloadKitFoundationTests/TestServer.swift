@@ -10,6 +10,8 @@ struct LoggedRequest: Decodable, Equatable {
     let path: String
     let bodyBytes: Int
     let sha256: String
+    /// The request's `Range` header, if it sent one.
+    var range: String? = nil
 }
 
 /// The loopback HTTP server of `Fixtures/preload_server.py`, started with `Process` on an

@@ -115,8 +115,25 @@ final class HLSPlaylistTests: XCTestCase {
             ("#EXTM3U\nseg.ts\n", .uriWithoutTag(line: 2)),
             ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100\nv.m3u8\n#EXTINF:6,\ns.ts\n", .mixedMasterAndMedia(line: 4)),
             ("#EXTM3U\n#EXTINF:6,\ns.ts\n#EXT-X-STREAM-INF:BANDWIDTH=100\nv.m3u8\n", .mixedMasterAndMedia(line: 4)),
-            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:1000@0\nall.ts\n", .byteRangeNotSupported(line: 3)),
-            ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"800@0\"\n", .byteRangeNotSupported(line: 2)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:1000\nall.ts\n", .byteRangeWithoutOffset(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:-1000@0\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:1000@-1\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:0@0\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:@0\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:1000@\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:10@1125899906842625\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:9999999999999999999@0\nall.ts\n", .badByteRange(line: 3)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:1@0\n#EXT-X-BYTERANGE:1@1\nall.ts\n", .badByteRange(line: 4)),
+            ("#EXTM3U\n#EXT-X-BYTERANGE:1000@0\n", .missingURI(line: 2)),
+            ("#EXTM3U\n#EXTINF:6,\na.ts\n#EXTINF:6,\n#EXT-X-BYTERANGE:1000\na.ts\n", .byteRangeWithoutOffset(line: 5)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:9@0\na.ts\n#EXTINF:6,\n#EXT-X-BYTERANGE:9\nb.ts\n", .byteRangeWithoutOffset(line: 6)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:100@0\na.ts\n#EXTINF:6,\n#EXT-X-BYTERANGE:100@99\na.ts\n", .byteRangeOverlap(line: 7)),
+            ("#EXTM3U\n#EXTINF:6,\n#EXT-X-BYTERANGE:100@0\na.ts\n#EXTINF:6,\na.ts\n", .byteRangeOverlap(line: 6)),
+            ("#EXTM3U\n#EXT-X-MAP:URI=\"a.mp4\",BYTERANGE=\"800@0\"\n#EXTINF:6,\n#EXT-X-BYTERANGE:100@799\na.mp4\n", .byteRangeOverlap(line: 5)),
+            ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"800\"\n#EXTINF:6,\ns.ts\n", .byteRangeWithoutOffset(line: 2)),
+            ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=800@0\n#EXTINF:6,\ns.ts\n", .badByteRange(line: 2)),
+            ("#EXTM3U\n#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"0@0\"\n#EXTINF:6,\ns.ts\n", .badByteRange(line: 2)),
+            ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100\nv.m3u8\n#EXT-X-BYTERANGE:1@0\n", .mixedMasterAndMedia(line: 4)),
             ("#EXTM3U\n#EXT-X-MAP:URI=init.mp4\n#EXTINF:6,\ns.ts\n", .missingURI(line: 2)),
             ("#EXTM3U\n#EXTINF:6,\ns\u{0}.ts\n", .controlCharacter(line: 3)),
             ("#EXTM3U\n#EXTINF:6,\n" + String(repeating: "a", count: 4_097) + "\n", .lineTooLong(line: 3, maxBytes: 4_096)),
@@ -132,23 +149,157 @@ final class HLSPlaylistTests: XCTestCase {
         }
     }
 
+    /// A media playlist of byte ranges of one file, as Apple's `mediafilesegmenter -single-file`
+    /// and Bento4 write them: the initialization section's range, then segments whose offsets
+    /// after the first are implied.
+    static let byteRangeMedia = """
+        #EXTM3U
+        #EXT-X-VERSION:7
+        #EXT-X-TARGETDURATION:6
+        #EXT-X-MAP:URI="main.mp4",BYTERANGE="812@0"
+        #EXTINF:6.006,
+        #EXT-X-BYTERANGE:500000@812
+        main.mp4
+        #EXT-X-BYTERANGE:420000
+        #EXTINF:6.006,
+        main.mp4
+        #EXTINF:6.006,
+        #EXT-X-BYTERANGE:430000
+        main.mp4
+        #EXT-X-ENDLIST
+
+        """
+
+    /// RFC 8216 §4.3.2.2: `<n>@<o>` is the sub-range; an omitted `o` starts at the byte after the
+    /// previous segment's sub-range (the tag may come before or after `#EXTINF`); §4.3.2.5: the
+    /// initialization section's `BYTERANGE`. A whole-resource segment next to ranges of another
+    /// URI, and a segment of another URI with its own offset, are fine.
+    func testByteRangesYieldURIAndRangeWithImpliedOffsets() throws {
+        func r(_ n: Int64, _ o: Int64) -> ByteRange { ByteRange(offset: o, length: n)! }
+        XCTAssertEqual(try parse(Self.byteRangeMedia, segments: 3), .media(initURI: "main.mp4", initRange: r(812, 0), segments: [
+            HLSSegment(durationMicroseconds: 6_006_000, uri: "main.mp4", range: r(500_000, 812)),
+            HLSSegment(durationMicroseconds: 6_006_000, uri: "main.mp4", range: r(420_000, 500_812)),
+            HLSSegment(durationMicroseconds: 6_006_000, uri: "main.mp4", range: r(430_000, 920_812)),
+        ]))
+        XCTAssertEqual(try parse(Self.byteRangeMedia, segments: 1), .media(initURI: "main.mp4", initRange: r(812, 0), segments: [
+            HLSSegment(durationMicroseconds: 6_006_000, uri: "main.mp4", range: r(500_000, 812)),
+        ]), "reading stops after the segments asked for")
+        let mixed = "#EXTM3U\n#EXTINF:6,\nwhole.ts\n#EXTINF:6,\n#EXT-X-BYTERANGE:100@0\na.ts\n#EXTINF:6,\n#EXT-X-BYTERANGE:50@10\nb.ts\n"
+        XCTAssertEqual(try parse(mixed, segments: 3), .media(initURI: nil, segments: [
+            HLSSegment(durationMicroseconds: 6_000_000, uri: "whole.ts"),
+            HLSSegment(durationMicroseconds: 6_000_000, uri: "a.ts", range: r(100, 0)),
+            HLSSegment(durationMicroseconds: 6_000_000, uri: "b.ts", range: r(50, 10)),
+        ]))
+        XCTAssertEqual(ByteRange(offset: 812, length: 500_000)?.headerValue, "bytes=812-500811")
+        XCTAssertNil(ByteRange(offset: 0, length: 0))
+        XCTAssertNil(ByteRange(offset: -1, length: 1))
+        XCTAssertNil(ByteRange(offset: ByteRange.bytesMax + 1, length: 1))
+    }
+
+    /// `Content-Range` (RFC 9110 §14.4) as PreloadKit reads a 206's header.
+    func testContentRangeParsing() {
+        XCTAssertEqual(ContentRange.parse("bytes 812-500811/2000000"), ContentRange(first: 812, last: 500_811, completeLength: 2_000_000))
+        XCTAssertEqual(ContentRange.parse(" Bytes 0-0/*"), ContentRange(first: 0, last: 0, completeLength: nil))
+        XCTAssertEqual(ContentRange.parse("bytes 812-500811/2000000")?.range, ByteRange(offset: 812, length: 500_000))
+        for bad in ["", "bytes", "bytes */1000", "bytes 5-4/10", "bytes 0-10/10", "bytes 0-9", "items 0-9/10", "bytes -1-9/10",
+                    "bytes 0-9/10x", "bytes 0-9/1 0", "bytes 0-9999999999999999999/*", "bytes 0 -9/10"] {
+            XCTAssertNil(ContentRange.parse(bad), bad)
+        }
+    }
+
+    /// Seeded: random media playlists of byte ranges over two URIs (stated, omitted, zero,
+    /// overlapping, whole-resource segments, an initialization range) against a model of the
+    /// RFC's rule: the parse succeeds exactly when the model does, with the same ranges, and
+    /// otherwise names the model's refusal; nothing traps.
+    func testSeededByteRangePlaylistsMatchTheModel() throws {
+        var rng = CoreRNG(seed: 0x4252_414E_4745)
+        var seen: Set<String> = []
+        for trial in 0..<3_000 {
+            let uris = ["a.mp4", "b.mp4"]
+            var text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n"
+            var line = 2
+            var expected: Result<[HLSSegment], HLSRejection>?
+            var kept: [HLSSegment] = []
+            var initRange: ByteRange?
+            var initURI: String?
+            func fail(_ r: HLSRejection) { if expected == nil { expected = .failure(r) } }
+            if rng.chance(0.5) {
+                let uri = uris[rng.below(2)], n = Int64(rng.below(3) == 0 ? 0 : 1 + rng.below(500))
+                text += "#EXT-X-MAP:URI=\"\(uri)\",BYTERANGE=\"\(n)@0\"\n"
+                line += 1
+                if n == 0 { fail(.badByteRange(line: line)) } else { initURI = uri; initRange = ByteRange(offset: 0, length: n) }
+            }
+            let count = 1 + rng.below(5)
+            let wanted = 1 + rng.below(5)
+            for _ in 0..<count {
+                // The parser stops reading once it has the segments asked for, and at the first refusal.
+                let modelled = expected == nil && kept.count < wanted
+                let uri = uris[rng.below(2)]
+                text += "#EXTINF:6,\n"
+                line += 1
+                var range: ByteRange?
+                if rng.below(5) > 0 {
+                    let n = Int64(rng.below(10) == 0 ? 0 : 1 + rng.below(500))
+                    let o: Int64? = rng.chance(0.5) ? nil : Int64(rng.below(2_000))
+                    text += o.map { "#EXT-X-BYTERANGE:\(n)@\($0)\n" } ?? "#EXT-X-BYTERANGE:\(n)\n"
+                    line += 1
+                    if modelled {
+                        if let o {
+                            range = ByteRange(offset: o, length: n)
+                        } else if let p = kept.last, p.uri == uri, let pr = p.range {
+                            range = ByteRange(offset: pr.end, length: n)
+                        } else {
+                            fail(.byteRangeWithoutOffset(line: line))
+                        }
+                        if expected == nil && range == nil { fail(.badByteRange(line: line)) }
+                    }
+                }
+                text += uri + "\n"
+                line += 1
+                if modelled && expected == nil {
+                    let clash = (initURI == uri && HLSPlaylist.overlap(initRange, range))
+                        || kept.contains { $0.uri == uri && HLSPlaylist.overlap($0.range, range) }
+                    if clash { fail(.byteRangeOverlap(line: line)) } else { kept.append(HLSSegment(durationMicroseconds: 6_000_000, uri: uri, range: range)) }
+                }
+            }
+            let model: Result<HLSPlaylist, HLSRejection>
+            switch expected {
+            case .failure(let r)?: model = .failure(r)
+            default: model = .success(.media(initURI: initURI, initRange: initRange, segments: kept))
+            }
+            let got: Result<HLSPlaylist, HLSRejection>
+            do { got = .success(try parse(text, segments: wanted)) } catch { got = .failure(error) }
+            XCTAssertEqual(got, model, "trial \(trial):\n\(text)")
+            switch got {
+            case .success(.media(_, let r, let segments)): seen.insert(r != nil || segments.contains { $0.range != nil } ? "ranges" : "whole")
+            case .success: break
+            case .failure(.badByteRange): seen.insert("badByteRange")
+            case .failure(.byteRangeWithoutOffset): seen.insert("byteRangeWithoutOffset")
+            case .failure(.byteRangeOverlap): seen.insert("byteRangeOverlap")
+            case .failure(let e): seen.insert("\(e)")
+            }
+        }
+        // The generator reaches every outcome the rule has (a check of the test, not of the parser).
+        XCTAssertEqual(seen, ["ranges", "whole", "badByteRange", "byteRangeWithoutOffset", "byteRangeOverlap"])
+    }
+
     /// Random bytes, and random cuts and byte flips of valid playlists, never trap: every input
     /// gives a playlist or a named refusal, and a media playlist never more segments than asked.
     func testArbitraryInputNeverTraps() {
         var rng = CoreRNG(seed: 0x4853_4C21)
-        let valid = [Array(Self.master.utf8), Array(Self.media(segments: 5, map: true).utf8)]
+        let valid = [Array(Self.master.utf8), Array(Self.media(segments: 5, map: true).utf8), Array(Self.byteRangeMedia.utf8)]
         for trial in 0..<4_000 {
             var bytes: [UInt8]
             if trial % 2 == 0 {
                 bytes = Array("#EXTM3U\n".utf8) + rng.bytes(rng.below(300))
             } else {
-                bytes = valid[rng.below(2)]
+                bytes = valid[rng.below(valid.count)]
                 bytes = Array(bytes.prefix(rng.below(bytes.count + 1)))
                 for _ in 0..<rng.below(4) where !bytes.isEmpty { bytes[rng.below(bytes.count)] = UInt8(truncatingIfNeeded: rng.next()) }
             }
             do {
                 let p = try HLSPlaylist.parse(bytes, segmentsWanted: 3, variantsMax: 8, playlistBytesMax: 4_096)
-                if case .media(_, let segments) = p { XCTAssertLessThanOrEqual(segments.count, 3, "trial \(trial)") }
+                if case .media(_, _, let segments) = p { XCTAssertLessThanOrEqual(segments.count, 3, "trial \(trial)") }
                 if case .master(let variants, _) = p { XCTAssertLessThanOrEqual(variants.count, 8, "trial \(trial)") }
             } catch {
                 _ = error.description

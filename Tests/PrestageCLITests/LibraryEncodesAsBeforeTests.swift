@@ -17,7 +17,8 @@ final class LibraryEncodesAsBeforeTests: XCTestCase {
         ("FCM per-device limits", ["collapsible", "deviceMessagesPerMinuteMax", "deviceMessagesPerHourMax", "collapsibleBurstMessages",
                                    "collapsibleRefillSeconds"], ["offline-overnight", "live-score-updates"]),
         ("the CDN API profile", ["cdnApi"], ["purge-on-cloudflare"]),
-        ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer"]),
+        ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer", "hls-trailer-byteranges"]),
+        ("HLS byte ranges", ["hlsByteRanges"], ["hls-trailer-byteranges"]),
     ]
 
     func testScenariosWithoutASectionEncodeAsBefore() throws {

@@ -29,7 +29,7 @@ final class ScenarioFormatDocTests: XCTestCase {
         "sendAs": "topic", "apnsPriority": 5,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" },
-                                            { "name": "clip", "type": "hls", "variantsKbps": [400, 1200], "segmentSeconds": 4, "segmentCount": 5, "audioKbps": 128 } ],
+                                            { "name": "clip", "type": "hls", "variantsKbps": [400, 1200], "segmentSeconds": 4, "segmentCount": 5, "audioKbps": 128, "hlsByteRanges": true } ],
            "sendAtLocalSeconds": 32400, "sendOnLocalDay": 1, "payloadLifetimeSeconds": 259200, "regions": ["eu-west"], "segments": ["a"], "audience": { "rule": "nestedIn", "campaign": "campaign" } } ],
       "preloadPolicy": { "receiptsEnabled": true, "receiptJitterWindowSeconds": 60, "decision": { "kind": "budgeted" }, "hlsSegmentsToPreStage": 2 },
       "energy": { "enabled": true },

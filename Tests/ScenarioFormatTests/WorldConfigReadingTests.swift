@@ -55,6 +55,16 @@ final class WorldConfigReadingTests: XCTestCase {
         XCTAssertTrue(d.first?.message.hasSuffix("found 600.0") ?? false, "\(d)")
     }
 
+    /// `hlsByteRanges` is a boolean, and only on a playlist of variants.
+    func testHLSByteRangesNeedAPlaylistOfVariants() {
+        let lone = diagnostics(#"{"campaigns": [{"assets": [{"name": "v", "type": "hls", "hlsByteRanges": true}]}]}"#)
+        XCTAssertEqual(lone.map(\.path.description), ["campaigns[0].assets[0].hlsByteRanges"], "\(lone)")
+        XCTAssertTrue(lone.first?.message.contains("only with \"variantsKbps\"") ?? false, "\(lone)")
+        let text = diagnostics(#"{"campaigns": [{"assets": [{"name": "v", "type": "hls", "variantsKbps": [400], "hlsByteRanges": "yes"}]}]}"#)
+        XCTAssertEqual(text.map(\.path.description), ["campaigns[0].assets[0].hlsByteRanges"], "\(text)")
+        XCTAssertEqual(diagnostics(#"{"campaigns": [{"assets": [{"name": "v", "type": "hls", "variantsKbps": [400], "hlsByteRanges": true}]}]}"#), [])
+    }
+
     /// Scenario files are decoded by the strict decoder: several errors per pass, each at
     /// its JSON path with what was expected and found.
     func testSeveralErrorsWithPaths() {

@@ -56,6 +56,7 @@ extension AssetConfig: Codable, ConfigReadable {
             .init("segmentSeconds", \.segmentSeconds, unwritten: defaultValue.segmentSeconds, .numbers(0.5...60, unit: "seconds")),
             .init("segmentCount", \.segmentCount, unwritten: defaultValue.segmentCount, .integers(1...1_000)),
             .init("audioKbps", optional: \.audioKbps, .integers(1...1_000)),
+            .init("hlsByteRanges", \.hlsByteRanges, unwritten: defaultValue.hlsByteRanges),
         ]
     }
 
@@ -72,6 +73,9 @@ extension AssetConfig: Codable, ConfigReadable {
         let nets = a.variants.map(\.network)
         if Set(nets).count != nets.count {
             issues.append(ConfigIssue(key: "variants", expected: "at most one variant per network", found: "\(nets.sorted())"))
+        }
+        if a.hlsByteRanges && !a.isHLSPlaylist {
+            issues.append(ConfigIssue(key: "hlsByteRanges", expected: "only with \"variantsKbps\" (byte ranges of a playlist of variants' files)", found: "no variantsKbps"))
         }
         if a.audioKbps != nil && !a.isHLSPlaylist {
             issues.append(ConfigIssue(key: "audioKbps", expected: "only with \"variantsKbps\" (an audio rendition of a playlist of variants)", found: "no variantsKbps"))

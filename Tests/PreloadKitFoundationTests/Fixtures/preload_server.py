@@ -17,8 +17,13 @@ Routes (GET unless noted):
   /wrongmagic/<name>.png       HTML bytes served as image/png
   /redirect/<name>.png         302 to /asset/<name>.png
   /doc/<name>                  a document stored with PUT /doc/<name> (served as application/json;
-                               names ending .m3u8 as application/vnd.apple.mpegurl, .ts as video/mp2t)
-  /__log                       JSON list of {"method","path","bodyBytes","sha256"} (not logged itself)
+                               names ending .m3u8 as application/vnd.apple.mpegurl, .ts as video/mp2t,
+                               .mp4 as video/mp4). A `Range: bytes=<first>-<last>` header is honoured
+                               (206 with Content-Range; 416 when unsatisfiable) unless the query has
+                               ignore-range=1 (then the whole document, 200, as a server without
+                               range support answers)
+  /__log                       JSON list of {"method","path","bodyBytes","sha256","range"} (range: the
+                               request's Range header or null; not logged itself)
 """
 import argparse
 import hashlib
@@ -65,13 +70,16 @@ class Handler(BaseHTTPRequestHandler):
                     "path": self.path,
                     "bodyBytes": len(body),
                     "sha256": hashlib.sha256(body).hexdigest(),
+                    "range": self.headers.get("Range"),
                 })
 
-    def send_body(self, status, ctype, body, cc=None, content_length=True, close=False, etag=None):
+    def send_body(self, status, ctype, body, cc=None, content_length=True, close=False, etag=None, content_range=None):
         self.record(body)
         self.send_response(status)
         if ctype:
             self.send_header("Content-Type", ctype)
+        if content_range:
+            self.send_header("Content-Range", content_range)
         if cc:
             self.send_header("Cache-Control", cc)
         if etag:
@@ -185,10 +193,34 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(404, "text/plain", b"no such document")
             else:
                 ctype = ("application/vnd.apple.mpegurl" if parts.path.endswith(".m3u8")
-                         else "video/mp2t" if parts.path.endswith(".ts") else "application/json")
-                self.send_body(200, ctype, data, cc="max-age=60")
+                         else "video/mp2t" if parts.path.endswith(".ts")
+                         else "video/mp4" if parts.path.endswith(".mp4") else "application/json")
+                wanted = self.headers.get("Range")
+                if wanted and query.get("ignore-range") != "1":
+                    first, last = parse_range(wanted, len(data))
+                    if first is None:
+                        self.send_body(416, "text/plain", b"", content_range="bytes */%d" % len(data))
+                    else:
+                        self.send_body(206, ctype, data[first:last + 1], cc="max-age=60",
+                                       content_range="bytes %d-%d/%d" % (first, last, len(data)))
+                else:
+                    self.send_body(200, ctype, data, cc="max-age=60")
         else:
             self.send_body(404, "text/plain", b"not found")
+
+
+def parse_range(header, size):
+    """(first, last) of a single `bytes=<first>-<last>` range within `size` bytes (last clamped to
+    the end, RFC 9110 §14.1.2), or (None, None) when malformed or unsatisfiable."""
+    unit, _, spec = header.partition("=")
+    first, dash, last = spec.strip().partition("-")
+    if unit.strip().lower() != "bytes" or not dash or not first.isdigit() or (last and not last.isdigit()):
+        return None, None
+    first = int(first)
+    last = min(int(last), size - 1) if last else size - 1
+    if first >= size or last < first:
+        return None, None
+    return first, last
 
 
 def main():
