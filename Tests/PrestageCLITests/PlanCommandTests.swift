@@ -155,6 +155,60 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(String(t.err.text.dropFirst(before)).contains("--for-trend: needs --for"), t.err.text)
     }
 
+    /// `--provisional-midpoints` with `--for` and `--for-trend better`, on a chance constraint that
+    /// needs 8 clean replications to pass (q = 0.8 at 80 %: 0.8^8 < 0.2 ≤ 0.8^7): every answer's last
+    /// pass is proven on at least 8, the answers bracket the same boundary as the full search's
+    /// within the tolerance, with no more replications; plan.json, plan.csv and plan.md mark the
+    /// provisional values; a carried verdict is never provisional; a rerun resumes from the files.
+    func testProvisionalMidpointsProveTheAnswerAndMarkTheRest() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let chance = Self.scenario.replacingOccurrences(of: #""probability": 0.5, "confidence": 0.5"#, with: #""probability": 0.8, "confidence": 0.8"#)
+        XCTAssertNotEqual(chance, Self.scenario)
+        let file = try t.file("plan-tiny.json", chance)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%",
+                    "--for", "infra.origin.workers=4,8", "--for-trend", "better"]
+        let full = t.root.appendingPathComponent("full").path, provisional = t.root.appendingPathComponent("provisional").path
+        XCTAssertEqual(t.run(args + ["--out", full]), .ok, t.err.text)
+        XCTAssertEqual(t.run(args + ["--provisional-midpoints", "--out", provisional]), .ok, t.err.text)
+        let a = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: full + "/plan.json")))
+        let b = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: provisional + "/plan.json")))
+        XCTAssertNil(a.provisional)
+        XCTAssertEqual(b.provisional, true)
+        XCTAssertTrue(a.frontier.allSatisfy { $0.evaluations.allSatisfy { $0.provisional == nil } })
+        for (p, q) in zip(b.frontier, a.frontier) {
+            XCTAssertEqual(p.answer.status, q.answer.status)
+            let last = try XCTUnwrap(p.answer.lastPass), fullLast = try XCTUnwrap(q.answer.lastPass)
+            let e = try XCTUnwrap(p.evaluations.first { $0.value == last })
+            XCTAssertNil(e.provisional, "the last pass is proven")
+            XCTAssertEqual(e.verdict, .pass)
+            XCTAssertGreaterThanOrEqual(e.replications, 8)
+            // Both brackets are at most 25 % wide; they agree within that when they hold the same boundary.
+            XCTAssertLessThanOrEqual(abs(last - fullLast), 0.25 * max(last, fullLast) + 1e-9, "\(last) against \(fullLast)")
+            for c in p.evaluations where c.carriedFrom != nil { XCTAssertNil(c.provisional, "a carried verdict is proven") }
+        }
+        let used = { (d: PlanDocument) in d.frontier.reduce(0) { $0 + $1.replicationsUsed } }
+        XCTAssertLessThanOrEqual(used(b), used(a), t.out.text)
+        let marked = b.frontier.flatMap(\.evaluations).filter { $0.provisional != nil }
+        XCTAssertFalse(marked.isEmpty, "some midpoint steered provisionally: \(b.frontier.map(\.evaluations))")
+        XCTAssertTrue(marked.allSatisfy { $0.replications == 2 }, "a provisional value ran only the first replications")
+        let csv = try String(contentsOfFile: provisional + "/plan.csv", encoding: .utf8)
+        XCTAssertTrue(csv.hasPrefix("for,value,replications,verdict,carried from,provisional,"), csv)
+        XCTAssertTrue(csv.contains(",2,undecided,,pass,") || csv.contains(",2,undecided,,not passing,"), csv)
+        XCTAssertFalse(try String(contentsOfFile: full + "/plan.csv", encoding: .utf8).contains("provisional"))
+        let md = try String(contentsOfFile: provisional + "/plan.md", encoding: .utf8)
+        XCTAssertTrue(md.contains("Provisional midpoints (--provisional-midpoints): a value that only steers the bisection was judged on its first 2 replications"), md)
+        XCTAssertTrue(md.contains("passes by monotonicity, not by its own replications"), md)
+        XCTAssertTrue(md.contains("2, provisional pass") || md.contains("2, provisional, not shown to pass"), md)
+        XCTAssertFalse(try String(contentsOfFile: full + "/plan.md", encoding: .utf8).contains("provisional"))
+        // A rerun reads every replication back and writes the same plan.
+        let t2 = try TestEnvironment()
+        defer { t2.cleanUp() }
+        XCTAssertEqual(t2.run(args + ["--provisional-midpoints", "--out", provisional]), .ok, t2.err.text)
+        XCTAssertTrue(t2.out.text.contains("(0 run now"), t2.out.text)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: provisional + "/plan.json")), try CanonicalJSON.encode(b))
+    }
+
     func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
