@@ -41,7 +41,7 @@ extension PlanDocument {
         }
         return head + " Only provisional, passing: " + list(.pass) + "; objectives are assumed monotone in the knob, so each lies on the safe side "
             + "of its answer's proven last pass and passes by monotonicity, not by its own replications. Only provisional, not shown to pass: "
-            + list(.notPassing) + "; each lies beyond its answer's last pass and is, like an undecided value, neither a pass nor a fail "
+            + list(.notPassing) + "; each lies beyond its answer's last pass (or safe end) and is, like an undecided value, neither a pass nor a fail "
             + "(no first fail is named from it)."
     }
 }

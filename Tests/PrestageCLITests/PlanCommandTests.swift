@@ -201,6 +201,15 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(md.contains("passes by monotonicity, not by its own replications"), md)
         XCTAssertTrue(md.contains("2, provisional pass") || md.contains("2, provisional, not shown to pass"), md)
         XCTAssertFalse(try String(contentsOfFile: full + "/plan.md", encoding: .utf8).contains("provisional"))
+        // An answer whose other end is only provisional says it is not shown to pass there, not that it fails.
+        let provisionalEnds = b.frontier.filter { p in p.evaluations.contains { $0.value == p.answer.firstNotPassing && $0.provisional != nil } }
+        XCTAssertFalse(provisionalEnds.isEmpty, "this world ends one answer at a provisional value (workers 8)")
+        for p in provisionalEnds {
+            let q = p.answer.firstNotPassing
+            XCTAssertTrue(md.contains("is not shown to be met on its first 2 replications (provisional)"), md)
+            XCTAssertNotEqual(p.answer.firstFail, q)
+            XCTAssertTrue(b.answerLines.contains { $0.contains("not shown to pass on the first replications (provisional, not run further): ") }, "\(b.answerLines)")
+        }
         // A rerun reads every replication back and writes the same plan.
         let t2 = try TestEnvironment()
         defer { t2.cleanUp() }
