@@ -51,11 +51,15 @@ final class PlanCommandTests: XCTestCase {
 
     /// The cluster path: each step written as a sweep file, run as two shards, merged, ingested;
     /// the plan it ends with is byte-identical to the one run locally.
+    /// With `--provisional-midpoints` too (on a chance constraint needing 8 clean replications, so
+    /// values steer provisionally), where the steps ask for the first replications, then the top-ups.
     func testEmitSweepAndIngestReachTheSamePlanAsALocalRun() throws {
+        let chance = Self.scenario.replacingOccurrences(of: #""probability": 0.5, "confidence": 0.5"#, with: #""probability": 0.8, "confidence": 0.8"#)
+        for (text, extra) in [(Self.scenario, ["--replications-max", "4"]), (chance, ["--provisional-midpoints"])] {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
-        let file = try t.file("plan-tiny.json", Self.scenario)
-        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--replications-max", "4"]
+        let file = try t.file("plan-tiny.json", text)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%"] + extra
         let local = t.root.appendingPathComponent("local").path, cluster = t.root.appendingPathComponent("cluster").path
         XCTAssertEqual(t.run(args + ["--out", local]), .ok, t.err.text)
         let step = t.root.appendingPathComponent("step.json").path
@@ -75,9 +79,14 @@ final class PlanCommandTests: XCTestCase {
             XCTAssertEqual(t.run(["merge", s0, s1, "--out", merged]), .ok, t.err.text)
             ingest = ["--ingest", merged]
         }
-        XCTAssertGreaterThan(steps, 2)
+        XCTAssertGreaterThan(steps, 2, "\(extra)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")),
-                       try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")))
+                       try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")), "\(extra)")
+        if extra.contains("--provisional-midpoints") {
+            let document = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")))
+            XCTAssertTrue(document.frontier.flatMap(\.evaluations).contains { $0.provisional != nil }, "some value steered provisionally")
+        }
+        }
     }
 
     /// The charts of plan.html and plan.md put the knob on the horizontal axis as its path and its
