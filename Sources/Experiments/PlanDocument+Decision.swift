@@ -59,8 +59,11 @@ extension PlanDocument {
         func v(_ x: Double) -> String { Self.valueText(x, unit: unit, tolerance: tolerance) }
         let bound = goal == .maximize ? "at most" : "at least"
         let beyond = goal == .maximize ? "from" : "at or below"
-        let binding = p.answer.binding.map { "“" + Self.objectiveText($0) + "”" } ?? "an objective"
-        let bindingVerdict = p.answer.bindingVerdict == .fail ? "fails" : "is not met with the stated confidence"
+        let provisionalEnd = p.answer.firstNotPassing.flatMap { q in p.evaluations.first { $0.value == q && $0.provisional != nil } }
+        let binding = (provisionalEnd?.slo.binding?.objective ?? p.answer.binding).map { "“" + Self.objectiveText($0) + "”" } ?? "an objective"
+        // The other end judged provisionally: not shown to pass there, whatever fails further on.
+        let bindingVerdict = provisionalEnd.map { "is not shown to be met on its first \($0.replications) replications (provisional)" }
+            ?? (p.answer.bindingVerdict == .fail ? "fails" : "is not met with the stated confidence")
         switch p.answer.status {
         case .boundary:
             guard let last = p.answer.lastPass else { return "" }

@@ -55,6 +55,9 @@ package struct PlanDocument: Codable, Sendable, Equatable {
     /// `--for-trend`: how the user stated the objectives move with the `--for` knob (nil without
     /// one: no verdict was carried).
     package var forTrend: PlanForTrend? = nil
+    /// `--provisional-midpoints`: values that only steered the bisection were judged on their
+    /// first replications (true; nil without it).
+    package var provisional: Bool? = nil
 
     package init(toolVersion: String, scenarioName: String, question: String, scenarioHash: String, seed: UInt64, devices: Int,
                 scenarioDevices: Int, overrides: [String], knob: ScenarioKnob, goal: PlanGoal, tolerance: PlanTolerance, forKnob: ScenarioKnobList?,
@@ -100,13 +103,14 @@ package struct PlanDocument: Codable, Sendable, Equatable {
 
     /// plan.csv: one row per evaluation; per objective its mean, interval and verdict.
     package var csv: String {
-        var header = ["for", "value", "replications", "verdict"] + (forTrend == nil ? [] : ["carried from"])
+        var header = ["for", "value", "replications", "verdict"] + (forTrend == nil ? [] : ["carried from"]) + (provisional == true ? ["provisional"] : [])
         for o in objectives { header += ["\(o.metric) mean", "\(o.metric) lower", "\(o.metric) upper", "\(o.metric) verdict"] }
         var lines = [header.map(csvField).joined(separator: ",")]
         for p in frontier {
             for e in p.evaluations {
                 var row = [p.forValue.map(ScenarioKnob.numberText) ?? "", ScenarioKnob.numberText(e.value), "\(e.replications)", e.verdict.rawValue]
                 if forTrend != nil { row.append(e.carriedFrom.map(ScenarioKnob.numberText) ?? "") }
+                if provisional == true { row.append(Self.provisionalCell(e)) }
                 for s in e.slo.evaluations {
                     row += [s.mean.map(ResultFiles.csvNumber) ?? "", s.lower.map(ResultFiles.csvNumber) ?? "",
                             s.upper.map(ResultFiles.csvNumber) ?? "", s.verdict.rawValue]
@@ -133,7 +137,8 @@ package struct PlanDocument: Codable, Sendable, Equatable {
             .paragraph("The \(goalText) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)) meeting every objective "
                        + "with its stated confidence (tolerance \(tolerance.text), \(initialReplications)–\(maxReplications) replications per value, "
                        + "common random numbers: replication r uses the same streams at every value)."),
-        ] + answerLines.map { ReportBlock.paragraph($0) } + (trendText.map { [ReportBlock.paragraph($0)] } ?? [])))
+        ] + answerLines.map { ReportBlock.paragraph($0) } + (trendText.map { [ReportBlock.paragraph($0)] } ?? [])
+            + (provisionalText.map { [ReportBlock.paragraph($0)] } ?? [])))
         for p in frontier {
             let title = p.forValue.map { "\(forKnob?.path ?? "") = \(ScenarioKnob.numberText($0))" } ?? "Evaluations"
             var blocks: [ReportBlock] = [.table(evaluationTable(p, caption: title))]
@@ -197,9 +202,9 @@ package struct PlanDocument: Codable, Sendable, Equatable {
         // a chance constraint reads "22 of 22 within (P 90.1 % – 100.0 %) pass".
         for o in objectives { columns.append(Table.Column(SLOReport.displayObjective(o))) }
         let rows: [[TableCell]] = p.evaluations.sorted { $0.value < $1.value }.map { e in
-            [.text(tolerance.display(e.value)),
-             e.carriedFrom.map { .text("\(e.replications), carried from \(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0))") } ?? .count(e.replications),
-             .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
+            let carried: String? = e.carriedFrom.map { "\(e.replications), carried from \(forKnob?.path ?? "")=\(ScenarioKnob.numberText($0))" }
+            let replications: TableCell = (carried ?? Self.provisionalText(e)).map { TableCell.text($0) } ?? .count(e.replications)
+            return [.text(tolerance.display(e.value)), replications, .text(e.verdict.rawValue)] + e.slo.evaluations.map { s in
                 .text(s.withinThreshold.map { "\($0) of \(s.n) within (" + SLOReport.displayInterval(s) + ") " + s.verdictText }
                       ?? ((s.mean.map { SLOReport.displayScale(s).text($0) } ?? "—")
                           + (s.lower == nil ? "" : " (" + SLOReport.displayInterval(s) + ")") + " " + s.verdictText))

@@ -49,10 +49,11 @@ extension PlanSearch {
         let decided = try run(bracket: bracket, verdicts: verdicts, full)
         var contradicted = false
         if let bracket {
-            let passed = decided.evaluations.first { $0.value == bracket.pass }?.verdict == .pass
-            let other = decided.evaluations.first { $0.value == bracket.notPassing }?.verdict
+            // A provisional pass that still stands counts as the pass it steered by.
+            let passed = decided.evaluations.first { $0.value == bracket.pass }?.steersAsPass ?? false
+            let other = decided.evaluations.first { $0.value == bracket.notPassing }?.steersAsPass ?? false
             // The far end passing is what a pilot where everything passes foresaw.
-            contradicted = !passed || (other == .pass && bracket.notPassing != (goal == .maximize ? upper : lower))
+            contradicted = !passed || (other && bracket.notPassing != (goal == .maximize ? upper : lower))
         }
         return (decided.evaluations, decided.answer,
                 PlanPilotRecord(scale: scale, evaluations: guide.evaluations, answer: guide.answer, passEdge: bracket?.pass,

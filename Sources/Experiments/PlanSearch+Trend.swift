@@ -34,13 +34,14 @@ extension PlanSearch {
     /// way the objectives improve, the last pass still passes; moving the way they worsen, the
     /// first value shown to fail still fails (an undecided one is not carried: it may fail or stay
     /// undecided). A verdict `from` itself carried carries on, still naming the `--for` value it
-    /// was run at (the trend is transitive).
+    /// was run at (the trend is transitive). Only verdicts with the stated confidence carry, never
+    /// a provisional one (`plan --provisional-midpoints`).
     package static func carriedVerdicts(answer: PlanAnswer, evaluations: [PlanEvaluation], from: Double, to: Double,
                                         trend: PlanForTrend) -> CarriedVerdicts {
         guard from != to, from.isFinite, to.isFinite else { return CarriedVerdicts() }
         let improving = (to > from) == (trend == .better)
         func evaluation(at value: Double?, _ verdict: SLOVerdict) -> PlanEvaluation? {
-            guard let value, var e = evaluations.first(where: { $0.value == value && $0.verdict == verdict }) else { return nil }
+            guard let value, var e = evaluations.first(where: { $0.value == value && $0.verdict == verdict && $0.provisional == nil }) else { return nil }
             e.carriedFrom = e.carriedFrom ?? from
             return e
         }

@@ -90,6 +90,11 @@ package struct PlanEvaluation: Codable, Sendable, Equatable {
     /// user states how the objectives move with the `--for` knob, and a verdict carried the way
     /// it cannot change is not re-run); nil for an evaluation run here.
     package var carriedFrom: Double? = nil
+    /// Set when the value was judged on its first replications only (`plan
+    /// --provisional-midpoints`): undecided there, it steered the bisection as a pass or not
+    /// without the stated confidence. Nil for every verdict with the stated confidence (and for
+    /// every value the answer names as passing).
+    package var provisional: PlanProvisional? = nil
     /// `slo.verdict`.
     package var verdict: SLOVerdict { slo.verdict }
     /// The replications run for this evaluation here (0 for a carried one).
@@ -124,6 +129,10 @@ package struct PlanAnswer: Codable, Sendable, Equatable {
     /// Values between the two that stay undecided at the replication cap (the objective is too
     /// close to its threshold there to tell with that many replications).
     package let undecided: [Double]
+    /// Values between the two judged on their first replications only (`plan
+    /// --provisional-midpoints`), not shown to pass there; nil when there are none. Like an
+    /// undecided value they are not passing, not failing.
+    package var provisional: [Double]? = nil
     /// The objective that fails first at `firstFail` (or at `best`).
     package let binding: ServiceLevelObjective?
     /// The binding objective's verdict there.
@@ -138,7 +147,9 @@ package struct PlanAnswer: Codable, Sendable, Equatable {
         switch status {
         case .boundary:
             let zone = undecided.isEmpty ? "" : "; undecided at the replication cap: \(undecided.map { num($0) }.joined(separator: ", "))"
-            return "\(knob): last passing \(num(lastPass)), first failing \(num(firstFail))\(zone)\(bind)"
+            let unproven = (provisional ?? []).isEmpty ? ""
+                : "; not shown to pass on the first replications (provisional, not run further): \((provisional ?? []).map { num($0) }.joined(separator: ", "))"
+            return "\(knob): last passing \(num(lastPass)), first failing \(num(firstFail))\(zone)\(unproven)\(bind)"
         case .allPass:
             return "\(knob): every value in the range passes, up to \(num(lastPass)); the boundary lies beyond the range"
         case .nonePass:
@@ -165,6 +176,15 @@ package struct PlanSearch: Sendable {
     /// Every replication count is a multiple of this (uncertain inputs drawn once per that many
     /// replications: only whole draws are judged). 1 by default.
     package var replicationStep: Int = 1
+    /// Judge the values that only steer the bisection on `initialReplications` (`plan
+    /// --provisional-midpoints`, `PlanSearch+Provisional`): an undecided value whose point
+    /// estimates all lie on the passing side is a provisional pass, any other undecided one a
+    /// provisional non-pass. When the bracket closes, its passing end is topped up to the stated
+    /// confidence (as every value is without this); if it then does not pass, it becomes the
+    /// other end and the bisection resumes from the nearest value on the safe side that passed
+    /// or passed provisionally (the safe end, run if it was not). The far end of an all-pass
+    /// answer, and the safe end of a none-pass one, are always topped up. False by default.
+    package var provisional = false
 
     package init(lower: Double, upper: Double, isInteger: Bool, goal: PlanGoal, tolerance: PlanTolerance,
                 initialReplications: Int, maxReplications: Int) {
@@ -199,61 +219,124 @@ package struct PlanSearch: Sendable {
     func run<E: Error>(bracket seed: (pass: Double, notPassing: Double)?, verdicts: CarriedVerdicts = CarriedVerdicts(),
                        _ evaluate: (Double, Int) throws(E) -> SLOReport) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
         var evaluations: [PlanEvaluation] = verdicts.inRange(lower...upper)
-        func decide(_ value: Double) throws(E) -> PlanEvaluation {
-            if let done = evaluations.first(where: { $0.value == value }) { return done }
-            let step = max(1, replicationStep)
-            let cap = max(step, maxReplications / step * step)
-            func whole(_ n: Int) -> Int { min(cap, (n + step - 1) / step * step) }
-            var n = whole(initialReplications)
-            var report = try evaluate(value, n)
+        let step = max(1, replicationStep)
+        let cap = max(step, maxReplications / step * step)
+        func whole(_ n: Int) -> Int { min(cap, (n + step - 1) / step * step) }
+        /// Replications added while undecided (to the count the observed spread says would
+        /// decide it, at least doubling, at most the cap), from `n` already run.
+        func topUp(_ value: Double, _ n0: Int, _ report0: SLOReport) throws(E) -> PlanEvaluation {
+            var n = n0, report = report0
             while report.verdict == .undecided, n < cap {
                 let wanted = report.evaluations.compactMap { $0.verdict == .undecided ? $0.replicationsToDecide : nil }.max() ?? 2 * n
                 n = whole(max(2 * n, wanted))
                 report = try evaluate(value, n)
             }
-            let e = PlanEvaluation(value: value, replications: n, slo: report)
+            return PlanEvaluation(value: value, replications: n, slo: report)
+        }
+        /// `value` with the stated confidence (a provisional evaluation there topped up in place).
+        func decide(_ value: Double) throws(E) -> PlanEvaluation {
+            if let i = evaluations.firstIndex(where: { $0.value == value }) {
+                guard evaluations[i].provisional != nil else { return evaluations[i] }
+                let e = try topUp(value, evaluations[i].replications, evaluations[i].slo)
+                evaluations[i] = e
+                return e
+            }
+            let n = whole(initialReplications)
+            let e = try topUp(value, n, try evaluate(value, n))
+            evaluations.append(e)
+            return e
+        }
+        /// `value` as the bisection steers by it: with `provisional`, on the first replications only.
+        // Off from the first provisional pass that a top-up overturns: near this boundary the first
+        // replications mislead, so the rest of the search decides every value as without the option.
+        var steeringProvisionally = provisional
+        func probe(_ value: Double) throws(E) -> PlanEvaluation {
+            guard steeringProvisionally else { return try decide(value) }
+            if let done = evaluations.first(where: { $0.value == value }) { return done }
+            let n = whole(initialReplications)
+            var e = PlanEvaluation(value: value, replications: n, slo: try evaluate(value, n))
+            if n < cap { e.provisional = e.slo.provisionalVerdict }
             evaluations.append(e)
             return e
         }
         // The safe end is where objectives hold: the low end when maximising.
         let safe = goal == .maximize ? lower : upper, far = goal == .maximize ? upper : lower
+        func beyond(_ a: Double, _ b: Double) -> Bool { goal == .maximize ? a > b : a < b }
         func nonePass(_ safeEval: PlanEvaluation) -> (evaluations: [PlanEvaluation], answer: PlanAnswer) {
             let best = evaluations.min { $0.slo.binding?.violation ?? 0 < $1.slo.binding?.violation ?? 0 }
             return (evaluations, PlanAnswer(status: .nonePass, lastPass: nil, firstNotPassing: safe,
                                             firstFail: safeEval.verdict == .fail ? safe : nil, undecided: [], binding: safeEval.slo.binding?.objective,
                                             bindingVerdict: safeEval.slo.binding?.verdict, best: best?.value))
         }
+        /// The safe end, shown to pass or not: probed, and topped up unless it steers as a pass (a
+        /// none-pass answer is always stated with the confidence).
+        func safeEnd() throws(E) -> PlanEvaluation {
+            let e = try probe(safe)
+            return e.steersAsPass ? e : try decide(safe)
+        }
         var pass = safe
         // The nearest value beyond `pass` known not to pass (nil: none yet; the far end is then
         // the other side of the bracket, not run).
         var farEval: PlanEvaluation? = nil
+        /// After the passing end, topped up to `proven`, did not pass: it is the new other end; the
+        /// provisional passes on its safe side (down to the nearest value that passed with the stated
+        /// confidence) are suspects, decided by bisecting over them, and the search goes on from the
+        /// highest that passes with full decisions (the safe end if none does, run if it was not).
+        /// Returns the none-pass answer when not even the safe end passes.
+        func fallBack(from proven: PlanEvaluation) throws(E) -> (evaluations: [PlanEvaluation], answer: PlanAnswer)? {
+            steeringProvisionally = false
+            farEval = proven
+            if proven.value == safe { return nonePass(proven) }
+            // Toward the far end: the steering passes on the safe side of the new other end.
+            let below = evaluations.filter { beyond(proven.value, $0.value) && $0.steersAsPass }.sorted { beyond($1.value, $0.value) }
+            let floor = below.lastIndex { $0.provisional == nil }
+            var low = floor.map { $0 + 1 } ?? 0, high = below.count
+            var found = floor.map { below[$0].value }
+            // Bisect over the suspects below[low..<high]: a pass vouches for those below it, a non-pass
+            // for those above it (objectives are monotone in the knob).
+            while low < high {
+                let mid = (low + high) / 2
+                let e = try decide(below[mid].value)
+                if e.verdict == .pass { found = e.value; low = mid + 1 } else { farEval = e; high = mid }
+            }
+            if let found {
+                pass = found
+                return nil
+            }
+            if let e = evaluations.first(where: { $0.value == safe }), e.verdict != .pass { return nonePass(e) }
+            // A seed bracket's passing end stood in for the safe end, which was not run.
+            let safeEval = try decide(safe)
+            guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+            pass = safe
+            return nil
+        }
         if let bracket = seed {
-            let passing = try decide(bracket.pass)
-            if passing.verdict == .pass {
+            let passing = try probe(bracket.pass)
+            if passing.steersAsPass {
                 pass = bracket.pass
-                let other = try decide(bracket.notPassing)
-                if other.verdict == .pass { pass = bracket.notPassing } else { farEval = other }
+                let other = try probe(bracket.notPassing)
+                if other.steersAsPass { pass = bracket.notPassing } else { farEval = other }
             } else {
                 farEval = passing
-                let safeEval = try decide(safe)
-                guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+                let safeEval = try safeEnd()
+                guard safeEval.steersAsPass else { return nonePass(safeEval) }
             }
         } else if let p = verdicts.pass?.value, (lower...upper).contains(p) {
             // A carried pass: the safe end passes too (objectives are monotone in the knob), so it
             // is not run.
             pass = p
         } else {
-            let safeEval = try decide(safe)
-            guard safeEval.verdict == .pass else { return nonePass(safeEval) }
+            let safeEval = try safeEnd()
+            guard safeEval.steersAsPass else { return nonePass(safeEval) }
         }
         // A carried pass further toward the far end, or a carried fail nearer than the far end,
         // narrows the bracket as a run verdict would.
-        if let p = verdicts.pass?.value, (lower...upper).contains(p), goal == .maximize ? p > pass : p < pass,
-           farEval.map({ goal == .maximize ? p < $0.value : p > $0.value }) ?? true {
+        if let p = verdicts.pass?.value, (lower...upper).contains(p), beyond(p, pass),
+           farEval.map({ beyond($0.value, p) }) ?? true {
             pass = p
         }
-        if let f = verdicts.fail, (lower...upper).contains(f.value), goal == .maximize ? f.value > pass : f.value < pass,
-           farEval.map({ goal == .maximize ? f.value < $0.value : f.value > $0.value }) ?? true {
+        if let f = verdicts.fail, (lower...upper).contains(f.value), beyond(f.value, pass),
+           farEval.map({ beyond($0.value, f.value) }) ?? true {
             farEval = f
         }
         // The far end is run only once a value between has passed (or no value is left between):
@@ -267,26 +350,44 @@ package struct PlanSearch: Sendable {
             let bracketed = gap <= tolerance.width(passing: pass, failing: notPassing) || (isInteger && gap <= 1)
                 || mid == pass || mid == notPassing
             if !bracketed {
-                let e = try decide(mid)
-                if e.verdict != .pass { farEval = e; continue }
+                let e = try probe(mid)
+                if !e.steersAsPass { farEval = e; continue }
                 pass = mid
+                if farEval != nil { continue }
+            } else if farEval != nil {
+                // The bracket is closed: its passing end must pass with the stated confidence. A
+                // provisional pass is topped up; if it then does not pass, it is the new other end.
+                guard evaluations.contains(where: { $0.value == pass && $0.provisional == .pass }) else { break }
+                let proven = try decide(pass)
+                if proven.verdict == .pass { break }
+                if let none = try fallBack(from: proven) { return none }
+                continue
             }
-            guard farEval == nil else { if bracketed { break } else { continue } }
-            let e = try decide(far)
+            var e = try probe(far)
+            // An all-pass answer's far end is always shown to pass with the stated confidence.
+            let provisionalPass = e.provisional == .pass
+            if provisionalPass { e = try decide(far) }
             guard e.verdict != .pass else {
                 return (evaluations, PlanAnswer(status: .allPass, lastPass: far, firstNotPassing: nil, firstFail: nil, undecided: [], binding: nil, bindingVerdict: nil, best: nil))
             }
             farEval = e
+            // A provisional pass at the far end that did not hold.
+            if provisionalPass, let none = try fallBack(from: e) { return none }
         }
         guard let farEval else { preconditionFailure("the loop leaves only with a value that does not pass") }
-        // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided ones before it.
-        let beyond = evaluations.filter { goal == .maximize ? $0.value > pass : $0.value < pass }
-            .sorted { goal == .maximize ? $0.value < $1.value : $0.value > $1.value }
-        let failed = beyond.first { $0.verdict == .fail }
-        let undecided = beyond.prefix { $0.verdict != .fail }.map(\.value)
+        // Beyond the last pass, toward the far end: the nearest shown to fail, and the undecided
+        // (or provisionally not passing) ones before it.
+        let past = evaluations.filter { beyond($0.value, pass) }
+            .sorted { beyond($1.value, $0.value) }
+        let failed = past.first { $0.verdict == .fail }
+        let before = past.prefix { $0.verdict != .fail }
         let binding = (failed ?? farEval).slo.binding
-        return (evaluations, PlanAnswer(status: .boundary, lastPass: pass, firstNotPassing: farEval.value, firstFail: failed?.value,
-                                        undecided: undecided, binding: binding?.objective, bindingVerdict: binding?.verdict, best: nil))
+        var answer = PlanAnswer(status: .boundary, lastPass: pass, firstNotPassing: farEval.value, firstFail: failed?.value,
+                                undecided: before.filter { $0.provisional == nil }.map(\.value), binding: binding?.objective,
+                                bindingVerdict: binding?.verdict, best: nil)
+        let unproven = before.filter { $0.provisional != nil }.map(\.value)
+        if !unproven.isEmpty { answer.provisional = unproven }
+        return (evaluations, answer)
     }
 
     /// `previous`'s bracket when it can seed this search: a boundary strictly inside the range,

@@ -35,13 +35,16 @@ struct PlanCommand: ParsableCommand {
     /// `--for-trend better|worse`.
     static let forTrendOption = Option.string("for-trend", valueName: "better|worse",
                                               help: "the objectives get no worse (better) or no better (worse) as the --for value grows: a verdict that cannot change is carried, not run")
+    /// `--provisional-midpoints`.
+    static let provisionalOption = Option.flag("provisional-midpoints",
+                                               help: "judge values that only steer the bisection on the first replications; only the answer's ends are topped up to full confidence")
     /// `--ingest DIR`.
     static let ingestOption = Option.string("ingest", valueName: "DIR", help: "first store the replications of merged sweep results DIR")
 
     static let configuration = CommandSpec(
         "plan", summary: "find the highest (or lowest) value of one knob meeting the scenario's objectives (slo), with confidence",
         positionals: ["SCENARIO"], declaring: [
-            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, forTrendOption, replicationsOption, replicationsMaxOption,
+            varyOption, maximizeOption, minimizeOption, toleranceOption, forOption, noCarryOption, forTrendOption, provisionalOption, replicationsOption, replicationsMaxOption,
             pilotScaleOption, pilotMarginOption,
             ScenarioOptions.seed,
             ScenarioOptions.devices,
@@ -74,6 +77,11 @@ struct PlanCommand: ParsableCommand {
     further ahead never adds origin load: better); the previous value's last pass (moving the way
     they improve) or first fail (the way they worsen) is then carried without replications, marked
     "carried from" in the plan. The plan does not check the trend: it is the user's statement.
+    --provisional-midpoints judges a value that only steers the bisection on the first
+    replications: undecided there, it counts as passing when every objective's point estimate is
+    on its passing side, else as not passing. When the bracket closes its passing end is topped
+    up to the stated confidence; if it then does not pass, the bisection resumes below it. The
+    answer's verdicts all have the stated confidence; the plan marks the provisional values.
     --pilot-scale K first searches at 1/K of the devices with send rates, provider quotas, origin
     workers, and PoPs and shields (with an explicit topology: shared network capacities) scaled by
     1/K (docs/experiments.md lists what is and is not scaled); that bracket, widened by
@@ -106,6 +114,8 @@ struct PlanCommand: ParsableCommand {
     let noCarry: Bool
     /// `--for-trend` as given.
     let forTrendText: String?
+    /// `--provisional-midpoints`.
+    let provisional: Bool
     /// `--replications`.
     let replications: Int?
     /// `--replications-max`.
@@ -133,6 +143,7 @@ struct PlanCommand: ParsableCommand {
         forText = parsed[Self.forOption]
         noCarry = parsed[Self.noCarryOption]
         forTrendText = parsed[Self.forTrendOption]
+        provisional = parsed[Self.provisionalOption]
         replications = parsed[Self.replicationsOption]
         replicationsMax = parsed[Self.replicationsMaxOption]
         pilotScale = parsed[Self.pilotScaleOption]
@@ -233,6 +244,7 @@ struct PlanCommand: ParsableCommand {
         var search = PlanSearch(lower: knob.lower, upper: knob.upper, isInteger: knob.isInteger, goal: goal, tolerance: tolerance,
                                 initialReplications: initial, maxReplications: cap)
         search.replicationStep = base.replicationsPerDraw
+        search.provisional = provisional
         env.standardError.write("prestage plan: \(base.name): \(goal.rawValue) \(knob.path) in \(ScenarioKnob.numberText(knob.lower))…\(ScenarioKnob.numberText(knob.upper)), "
                                 + "\(base.world.population.devices) devices, \(initial)–\(cap) replications per value, seed \(base.run.seed) → \(out.path)\n")
         var frontier: [PlanFrontierPoint] = []
@@ -325,6 +337,7 @@ struct PlanCommand: ParsableCommand {
         document.pilotScale = piloting?.pilot.scale
         document.forTrend = forTrend
         document.pilotMargin = piloting?.margin
+        document.provisional = provisional ? true : nil
         let commit = {
             try results.commit(document: try CanonicalJSON.encode(document), csv: Data(document.csv.utf8),
                                markdown: Data(MarkdownRenderer().render(document.report).utf8), html: Data(HTMLRenderer().render(document.report).utf8))

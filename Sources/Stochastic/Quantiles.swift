@@ -48,6 +48,9 @@ import CGSL
     @usableFromInline package static func beta(p: Double, a: Double, b: Double) -> Double {
         precondition(p > 0 && p < 1, "beta(p:) needs 0 < p < 1, got \(p)")
         precondition(a > 0 && a.isFinite && b > 0 && b.isFinite, "beta needs finite shapes > 0, got \(a), \(b)")
+        // GSL's inversion does not converge for large shapes (thousands of trials); with its default
+        // handler that aborts the process, so it must be off here too (the result is then NaN).
+        GSLRuntime.ensureInitialised()
         return gsl_cdf_beta_Pinv(p, a, b)
     }
 }

@@ -51,11 +51,15 @@ final class PlanCommandTests: XCTestCase {
 
     /// The cluster path: each step written as a sweep file, run as two shards, merged, ingested;
     /// the plan it ends with is byte-identical to the one run locally.
+    /// With `--provisional-midpoints` too (on a chance constraint needing 8 clean replications, so
+    /// values steer provisionally), where the steps ask for the first replications, then the top-ups.
     func testEmitSweepAndIngestReachTheSamePlanAsALocalRun() throws {
+        let chance = Self.scenario.replacingOccurrences(of: #""probability": 0.5, "confidence": 0.5"#, with: #""probability": 0.8, "confidence": 0.8"#)
+        for (text, extra) in [(Self.scenario, ["--replications-max", "4"]), (chance, ["--provisional-midpoints"])] {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
-        let file = try t.file("plan-tiny.json", Self.scenario)
-        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%", "--replications-max", "4"]
+        let file = try t.file("plan-tiny.json", text)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%"] + extra
         let local = t.root.appendingPathComponent("local").path, cluster = t.root.appendingPathComponent("cluster").path
         XCTAssertEqual(t.run(args + ["--out", local]), .ok, t.err.text)
         let step = t.root.appendingPathComponent("step.json").path
@@ -75,9 +79,14 @@ final class PlanCommandTests: XCTestCase {
             XCTAssertEqual(t.run(["merge", s0, s1, "--out", merged]), .ok, t.err.text)
             ingest = ["--ingest", merged]
         }
-        XCTAssertGreaterThan(steps, 2)
+        XCTAssertGreaterThan(steps, 2, "\(extra)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")),
-                       try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")))
+                       try Data(contentsOf: URL(fileURLWithPath: local + "/plan.json")), "\(extra)")
+        if extra.contains("--provisional-midpoints") {
+            let document = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: cluster + "/plan.json")))
+            XCTAssertTrue(document.frontier.flatMap(\.evaluations).contains { $0.provisional != nil }, "some value steered provisionally")
+        }
+        }
     }
 
     /// The charts of plan.html and plan.md put the knob on the horizontal axis as its path and its
@@ -153,6 +162,69 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(t.run(["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--for-trend", "better",
                               "--out", t.root.appendingPathComponent("y").path]), .badInput)
         XCTAssertTrue(String(t.err.text.dropFirst(before)).contains("--for-trend: needs --for"), t.err.text)
+    }
+
+    /// `--provisional-midpoints` with `--for` and `--for-trend better`, on a chance constraint that
+    /// needs 8 clean replications to pass (q = 0.8 at 80 %: 0.8^8 < 0.2 ≤ 0.8^7): every answer's last
+    /// pass is proven on at least 8, the answers bracket the same boundary as the full search's
+    /// within the tolerance, with no more replications; plan.json, plan.csv and plan.md mark the
+    /// provisional values; a carried verdict is never provisional; a rerun resumes from the files.
+    func testProvisionalMidpointsProveTheAnswerAndMarkTheRest() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let chance = Self.scenario.replacingOccurrences(of: #""probability": 0.5, "confidence": 0.5"#, with: #""probability": 0.8, "confidence": 0.8"#)
+        XCTAssertNotEqual(chance, Self.scenario)
+        let file = try t.file("plan-tiny.json", chance)
+        let args = ["plan", file, "--vary", "campaigns[0].sendRatePerMinute=3000..300000", "--tolerance", "25%",
+                    "--for", "infra.origin.workers=4,8", "--for-trend", "better"]
+        let full = t.root.appendingPathComponent("full").path, provisional = t.root.appendingPathComponent("provisional").path
+        XCTAssertEqual(t.run(args + ["--out", full]), .ok, t.err.text)
+        XCTAssertEqual(t.run(args + ["--provisional-midpoints", "--out", provisional]), .ok, t.err.text)
+        let a = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: full + "/plan.json")))
+        let b = try JSONDecoder().decode(PlanDocument.self, from: Data(contentsOf: URL(fileURLWithPath: provisional + "/plan.json")))
+        XCTAssertNil(a.provisional)
+        XCTAssertEqual(b.provisional, true)
+        XCTAssertTrue(a.frontier.allSatisfy { $0.evaluations.allSatisfy { $0.provisional == nil } })
+        for (p, q) in zip(b.frontier, a.frontier) {
+            XCTAssertEqual(p.answer.status, q.answer.status)
+            let last = try XCTUnwrap(p.answer.lastPass), fullLast = try XCTUnwrap(q.answer.lastPass)
+            let e = try XCTUnwrap(p.evaluations.first { $0.value == last })
+            XCTAssertNil(e.provisional, "the last pass is proven")
+            XCTAssertEqual(e.verdict, .pass)
+            XCTAssertGreaterThanOrEqual(e.replications, 8)
+            // Both brackets are at most 25 % wide; they agree within that when they hold the same boundary.
+            XCTAssertLessThanOrEqual(abs(last - fullLast), 0.25 * max(last, fullLast) + 1e-9, "\(last) against \(fullLast)")
+            for c in p.evaluations where c.carriedFrom != nil { XCTAssertNil(c.provisional, "a carried verdict is proven") }
+        }
+        let used = { (d: PlanDocument) in d.frontier.reduce(0) { $0 + $1.replicationsUsed } }
+        XCTAssertLessThanOrEqual(used(b), used(a), t.out.text)
+        let marked = b.frontier.flatMap(\.evaluations).filter { $0.provisional != nil }
+        XCTAssertFalse(marked.isEmpty, "some midpoint steered provisionally: \(b.frontier.map(\.evaluations))")
+        XCTAssertTrue(marked.allSatisfy { $0.replications == 2 }, "a provisional value ran only the first replications")
+        let csv = try String(contentsOfFile: provisional + "/plan.csv", encoding: .utf8)
+        XCTAssertTrue(csv.hasPrefix("for,value,replications,verdict,carried from,provisional,"), csv)
+        XCTAssertTrue(csv.contains(",2,undecided,,pass,") || csv.contains(",2,undecided,,not passing,"), csv)
+        XCTAssertFalse(try String(contentsOfFile: full + "/plan.csv", encoding: .utf8).contains("provisional"))
+        let md = try String(contentsOfFile: provisional + "/plan.md", encoding: .utf8)
+        XCTAssertTrue(md.contains("Provisional midpoints (--provisional-midpoints): a value that only steers the bisection was judged on its first 2 replications"), md)
+        XCTAssertTrue(md.contains("passes by monotonicity, not by its own replications"), md)
+        XCTAssertTrue(md.contains("2, provisional pass") || md.contains("2, provisional, not shown to pass"), md)
+        XCTAssertFalse(try String(contentsOfFile: full + "/plan.md", encoding: .utf8).contains("provisional"))
+        // An answer whose other end is only provisional says it is not shown to pass there, not that it fails.
+        let provisionalEnds = b.frontier.filter { p in p.evaluations.contains { $0.value == p.answer.firstNotPassing && $0.provisional != nil } }
+        XCTAssertFalse(provisionalEnds.isEmpty, "this world ends one answer at a provisional value (workers 8)")
+        for p in provisionalEnds {
+            let q = p.answer.firstNotPassing
+            XCTAssertTrue(md.contains("is not shown to be met on its first 2 replications (provisional)"), md)
+            XCTAssertNotEqual(p.answer.firstFail, q)
+            XCTAssertTrue(b.answerLines.contains { $0.contains("not shown to pass on the first replications (provisional, not run further): ") }, "\(b.answerLines)")
+        }
+        // A rerun reads every replication back and writes the same plan.
+        let t2 = try TestEnvironment()
+        defer { t2.cleanUp() }
+        XCTAssertEqual(t2.run(args + ["--provisional-midpoints", "--out", provisional]), .ok, t2.err.text)
+        XCTAssertTrue(t2.out.text.contains("(0 run now"), t2.out.text)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: provisional + "/plan.json")), try CanonicalJSON.encode(b))
     }
 
     func testBadPlanArgumentsExitTwoNamingTheArgument() throws {
