@@ -32,6 +32,8 @@ struct PushMetrics {
     /// The offline stores' counts (`PushWorld+Offline.swift`); nil when offline windows and
     /// inactive devices are off.
     var offlineTally: OfflineTally?
+    /// The offline stores keep collapsible messages by key (more than one collapse key).
+    var offlineKeyed = false
     /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`), only when the run kept their state.
     var deviceCapsTally: DeviceCapsTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.

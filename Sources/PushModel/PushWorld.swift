@@ -146,6 +146,7 @@ struct PushWorld: EventHandler {
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
         if offline.enabled { metrics.offlineTally = offline.tally }
+        metrics.offlineKeyed = offline.keyed
         if deviceCaps.enabled { metrics.deviceCapsTally = deviceCaps.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
@@ -251,6 +252,7 @@ struct PushWorld: EventHandler {
             }
         case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
         case .deviceRetry(let device, let w): try onDeviceRetry(device.index, w, kernel: &kernel)
+        case .collapsibleRelease(let device): try onCollapsibleRelease(device.index, now: kernel.now.ticks, kernel: &kernel)
         case .rewarm(let campaign):
             let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
@@ -353,20 +355,30 @@ struct PushWorld: EventHandler {
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-            // A collapsible message over the device's burst leaves FCM when a token refills.
-            let release = throttled ? deviceCaps.collapsibleRelease(d, at: partSend) : partSend
-            var arrive = release + SimDuration.seconds(latency).ticks
-            if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
-            if arrive >= horizonTicks {
-                metrics.countOutcome(.notDelivered, campaign: c)
-                if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }
+            let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
+            if throttled {
+                // Under the device's collapsible burst (`PushWorld+DeviceCaps.swift`).
+                try sendCollapsible(device: d, word, latencyTicks: SimDuration.seconds(latency).ticks, kernel: &kernel)
                 continue
             }
-            if dataApi { providers.tally.dataApi.inFlight += 1 }
-            metrics.notePushInProvider(campaign: c, entering: true)
-            let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
-            try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
+            var arrive = partSend + SimDuration.seconds(latency).ticks
+            if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
+            try scheduleArrival(d, word, at: arrive, dataApi: dataApi, kernel: &kernel)
         }
+    }
+
+    /// Push `w` reaches device `d`'s provider edge at `arrive`, or, past the horizon, is not
+    /// delivered (`dataApi`: counted in the FCM Data API's categories).
+    @inline(__always)
+    mutating func scheduleArrival(_ d: Int, _ w: PushWord, at arrive: Int64, dataApi: Bool, kernel: inout Kernel) throws {
+        if arrive >= horizonTicks {
+            metrics.countOutcome(.notDelivered, campaign: w.campaign)
+            if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }
+            return
+        }
+        if dataApi { providers.tally.dataApi.inFlight += 1 }
+        metrics.notePushInProvider(campaign: w.campaign, entering: true)
+        try far.schedule(at: arrive, .pushArrive(DeviceID(d), w), kernel: &kernel)
     }
 
     /// Audience devices never sent to by the horizon count as not delivered.

@@ -37,19 +37,20 @@ final class FanOutReadingTests: XCTestCase {
         XCTAssertTrue(t.err.text.contains("APNs has none"), t.err.text)
     }
 
-    /// Without a `providers` section there is no FCM fan-out, no APNs burst and no FCM storage:
-    /// `sendAs: topic`, `apnsPriority: 5` and `collapsible: true` would change nothing, so they are
+    /// Without a `providers` section there is no FCM fan-out, no APNs burst, no FCM storage and no
+    /// route: `sendAs: topic`, `apnsPriority: 5`, `collapsible: true` and `provider` would change nothing, so they are
     /// bad input naming their path, the value and what they need (`providers`), not ignored.
     func testProviderFieldsWithoutProvidersAreRefused() throws {
         let t = try TestEnvironment()
         defer { t.cleanUp() }
         let file = try t.file("no-providers.json", #"""
             { "name": "no-providers", "question": "Provider fields without providers?",
-              "campaigns": [ { "sendAs": "topic" }, { "name": "b", "apnsPriority": 5 }, { "name": "c", "collapsible": true } ] }
+              "campaigns": [ { "sendAs": "topic" }, { "name": "b", "apnsPriority": 5 }, { "name": "c", "collapsible": true },
+                             { "name": "d", "provider": "apns" } ] }
             """#)
         XCTAssertEqual(t.run(["validate", file]), .badInput)
         let err = t.err.text
-        for (path, value) in [("campaigns[0].sendAs", "topic"), ("campaigns[1].apnsPriority", "5"), ("campaigns[2].collapsible", "true")] {
+        for (path, value) in [("campaigns[0].sendAs", "topic"), ("campaigns[1].apnsPriority", "5"), ("campaigns[2].collapsible", "true"), ("campaigns[3].provider", "apns")] {
             XCTAssertTrue(err.contains(path), "\(path) not named:\n\(err)")
             XCTAssertTrue(err.contains(value), "\(value) not named:\n\(err)")
         }

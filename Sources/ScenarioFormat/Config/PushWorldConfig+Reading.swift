@@ -77,7 +77,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         return issues
     }
 
-    /// Campaign fields only the provider layer reads (`sendAs`, `apnsPriority`, `collapsible`), set
+    /// Campaign fields only the provider layer reads (`provider`, `sendAs`, `apnsPriority`, `collapsible`), set
     /// in a scenario without `providers`: bad input rather than silently ignored. Honouring them
     /// without `providers` would need the provider layer on (its quotas, latencies and routes for
     /// every campaign), which the scenario did not ask for.
@@ -87,6 +87,9 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         var issues: [ConfigIssue] = []
         for (c, campaign) in w.campaigns.enumerated() {
             let path: [JSONPath.Component] = [.key("campaigns"), .index(c)]
+            if campaign.provider != .platform {
+                issues.append(issue(path + [.key("provider")], fix + ", or provider \"platform\"", "\"\(campaign.provider.rawValue)\""))
+            }
             if campaign.sendAs != .tokens {
                 issues.append(issue(path + [.key("sendAs")], fix + ", or sendAs \"tokens\"", "\"\(campaign.sendAs.rawValue)\""))
             }
