@@ -355,14 +355,17 @@ struct PushWorld: EventHandler {
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-            let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
+            var word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
             if throttled {
                 // Under the device's collapsible burst (`PushWorld+DeviceCaps.swift`).
                 try sendCollapsible(device: d, word, latencyTicks: SimDuration.seconds(latency).ticks, kernel: &kernel)
                 continue
             }
             var arrive = partSend + SimDuration.seconds(latency).ticks
-            if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
+            if waitsForBurst(device: d, campaign: c) {
+                arrive = priority5Arrival(device: d, arrive: arrive)
+                word.flags |= PushWord.flagPriority5
+            }
             try scheduleArrival(d, word, at: arrive, dataApi: dataApi, kernel: &kernel)
         }
     }
