@@ -31,6 +31,9 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// True when the offline stores keep collapsible messages by collapse key (more than one key,
     /// `PushWorldConfig.collapseKeySlotsKept`): every device holds four message ids. nil otherwise.
     var collapseKeySlots: Bool?
+    /// True when Doze holds of collapsible FCM messages are tracked (`PushWorldConfig.dozeCollapseKept`):
+    /// every device holds one message word. nil otherwise.
+    var dozeCollapse: Bool?
     /// Bytes a device of FCM's per-device limit state (`PushWorldConfig.deviceCapsBytesPerDevice`:
     /// 24 for the rate windows, 8 for the collapsible burst) when the plan keeps it; nil otherwise.
     var deviceCapsBytesPerDevice: Int?
@@ -38,7 +41,8 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
                 replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false,
-                campaigns: Int = 1, offlineStores: Bool = false, deviceCapsBytesPerDevice: Int = 0, collapseKeySlots: Bool = false) {
+                campaigns: Int = 1, offlineStores: Bool = false, deviceCapsBytesPerDevice: Int = 0, collapseKeySlots: Bool = false,
+                dozeCollapse: Bool = false) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
@@ -50,6 +54,7 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
         self.campaignTallies = campaigns >= 2 ? campaigns : nil
         self.offlineStores = offlineStores ? true : nil
         self.collapseKeySlots = collapseKeySlots ? true : nil
+        self.dozeCollapse = dozeCollapse ? true : nil
         self.deviceCapsBytesPerDevice = deviceCapsBytesPerDevice > 0 ? deviceCapsBytesPerDevice : nil
     }
 }
@@ -103,6 +108,9 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         }
         if inputs.collapseKeySlots == true {
             parts.append(Part(name: "offline collapse keys", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceCollapseKeySlots)))
+        }
+        if inputs.dozeCollapse == true {
+            parts.append(Part(name: "Doze collapse holds", bytes: concurrent &* times(inputs.devices, UInt64(PerDeviceStateBytes.dozeCollapse))))
         }
         if let b = inputs.deviceCapsBytesPerDevice {
             parts.append(Part(name: "FCM per-device limits", bytes: concurrent &* times(inputs.devices, UInt64(max(0, b)))))

@@ -36,8 +36,6 @@ extension PushMetrics {
         add(.providerFcmCollapsibleHeldMeanSeconds,
             t.collapsibleThrottled > 0 ? Double(t.collapsibleHeldTicks) / 1e6 / Double(t.collapsibleThrottled) : 0)
         add(.providerFcmCollapsibleCollapsedWhileHeld, Double(t.collapsibleCollapsedWhileHeld))
-        // The Data API's `collapsed` is the offline metrics' row; without them, it is emitted here
-        // (held messages collapse without offline windows too).
-        if offlineTally == nil, let api = providerTally?.dataApi { add(.providerFcmDataApiCollapsed, Double(api.collapsed)) }
+
     }
 }

@@ -23,4 +23,7 @@ package enum PerDeviceStateBytes {
     /// `providers.offline` and more than one collapse key: four 16-bit message ids a device
     /// (`CollapseSlots`): 8 bytes.
     package static let collapseKeySlots = MemoryLayout<CollapseSlots>.stride
+    /// Doze holds of collapsible FCM messages (`PushWorldConfig.dozeCollapseKept`): one message word
+    /// a device (`DozeCollapseState.held`): 8 bytes.
+    package static let dozeCollapse = MemoryLayout<UInt64>.stride
 }

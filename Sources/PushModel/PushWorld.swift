@@ -44,6 +44,8 @@ struct PushWorld: EventHandler {
     var offline: OfflineState
     /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`); off unless a device's plan can exceed one.
     var deviceCaps: DeviceCapsState
+    /// Doze-held collapsible FCM messages (`PushWorld+DozeCollapse.swift`).
+    var dozeCollapse: DozeCollapseState
 
     /// The kernel's pending-event count and the far-event buckets' size, sampled at every
     /// progress report (for the benchmark; not part of the result).
@@ -86,6 +88,7 @@ struct PushWorld: EventHandler {
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         offline = try OfflineState(config)
         deviceCaps = DeviceCapsState(config)
+        dozeCollapse = DozeCollapseState(config)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
         if config.infra.cdnApi != nil { metrics.cdnApiTally = CdnApiTally(campaigns: config.campaigns.count, enabled: true) }
@@ -147,6 +150,7 @@ struct PushWorld: EventHandler {
         if providers.enabled { metrics.providerTally = providers.tally }
         if offline.enabled { metrics.offlineTally = offline.tally }
         metrics.offlineKeyed = offline.keyed
+        metrics.collapsedOutsideOffline = deviceCaps.collapsibleOn || dozeCollapse.enabled
         if deviceCaps.enabled { metrics.deviceCapsTally = deviceCaps.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
@@ -206,10 +210,11 @@ struct PushWorld: EventHandler {
             var reconnected = false
             if offline.enabled { guard try offlineArrival(device, &w, reconnected: &reconnected, kernel: &kernel) else { return } }
             let a = population.device(device)
-            let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
+            var decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
             if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
                 providers.noteDataApiArrival(decision, reconnected: reconnected)
+                if dozeCollapse.enabled, case .deferUntil(let at, let held) = decision { decision = dozeHold(device.index, until: at, held) }
             }
             try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
@@ -233,8 +238,9 @@ struct PushWorld: EventHandler {
                 return
             }
             try deliver(device, w, kind: .iOSSilentBackground, attributes: population.device(device), kernel: &kernel)
-        case .deferredStart(let device, let w):
+        case .deferredStart(let device, var w):
             metrics.notePushDeferred(campaign: w.campaign, entering: false)
+            if w.flags & PushWord.flagDozeTracked != 0 { guard dozeRelease(device.index, &w) else { return } }
             let a = population.device(device)
             if providers.enabled && w.flags & PushWord.flagJob == 0 && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
                 providers.noteDataApiDozeEnded()
