@@ -28,6 +28,12 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// True with offline windows in the provider layer (`providers.offline`): every device holds
     /// its offline store slot. nil otherwise.
     var offlineStores: Bool?
+    /// True when the offline stores keep collapsible messages by collapse key (more than one key,
+    /// `PushWorldConfig.collapseKeySlotsKept`): every device holds four message ids. nil otherwise.
+    var collapseKeySlots: Bool?
+    /// True when Doze holds of collapsible FCM messages are tracked (`PushWorldConfig.dozeCollapseKept`):
+    /// every device holds one message word. nil otherwise.
+    var dozeCollapse: Bool?
     /// Bytes a device of FCM's per-device limit state (`PushWorldConfig.deviceCapsBytesPerDevice`:
     /// 24 for the rate windows, 8 for the collapsible burst) when the plan keeps it; nil otherwise.
     var deviceCapsBytesPerDevice: Int?
@@ -35,7 +41,8 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
     /// Inputs; see the properties.
     package init(devices: Int, pushesTargeted: Int, activeSessionsPeak: Int, horizonSeconds: Int,
                 replications: Int, concurrentReplications: Int, radioEnergy: Bool = false, budgetedLedgers: Bool = false,
-                campaigns: Int = 1, offlineStores: Bool = false, deviceCapsBytesPerDevice: Int = 0) {
+                campaigns: Int = 1, offlineStores: Bool = false, deviceCapsBytesPerDevice: Int = 0, collapseKeySlots: Bool = false,
+                dozeCollapse: Bool = false) {
         self.devices = devices
         self.pushesTargeted = pushesTargeted
         self.activeSessionsPeak = activeSessionsPeak
@@ -46,6 +53,8 @@ package struct MemoryInputs: Sendable, Equatable, Codable {
         self.budgetedLedgers = budgetedLedgers ? true : nil
         self.campaignTallies = campaigns >= 2 ? campaigns : nil
         self.offlineStores = offlineStores ? true : nil
+        self.collapseKeySlots = collapseKeySlots ? true : nil
+        self.dozeCollapse = dozeCollapse ? true : nil
         self.deviceCapsBytesPerDevice = deviceCapsBytesPerDevice > 0 ? deviceCapsBytesPerDevice : nil
     }
 }
@@ -97,6 +106,12 @@ package struct MemoryEstimate: Sendable, Equatable, Codable {
         if inputs.offlineStores == true {
             parts.append(Part(name: "offline stores", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceOfflineStore)))
         }
+        if inputs.collapseKeySlots == true {
+            parts.append(Part(name: "offline collapse keys", bytes: concurrent &* times(inputs.devices, model.bytesPerDeviceCollapseKeySlots)))
+        }
+        if inputs.dozeCollapse == true {
+            parts.append(Part(name: "Doze collapse holds", bytes: concurrent &* times(inputs.devices, UInt64(PerDeviceStateBytes.dozeCollapse))))
+        }
         if let b = inputs.deviceCapsBytesPerDevice {
             parts.append(Part(name: "FCM per-device limits", bytes: concurrent &* times(inputs.devices, UInt64(max(0, b)))))
         }
@@ -140,6 +155,9 @@ package struct MemoryModel: Sendable, Equatable, Codable {
     /// Per device per concurrent replication with offline windows: its store slot
     /// (`PerDeviceStateBytes.offlineStore`, four 16-bit counters: 8 bytes).
     var bytesPerDeviceOfflineStore = UInt64(PerDeviceStateBytes.offlineStore)
+    /// Per device per concurrent replication with offline windows and several collapse keys
+    /// (`PerDeviceStateBytes.collapseKeySlots`, four 16-bit message ids: 8 bytes).
+    var bytesPerDeviceCollapseKeySlots = UInt64(PerDeviceStateBytes.collapseKeySlots)
     /// Per targeted push per concurrent replication (the preload-store entries it leaves parked,
     /// its far-future tap and delivery entries).
     var bytesPerPush: UInt64 = 45

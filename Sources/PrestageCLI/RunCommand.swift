@@ -171,7 +171,8 @@ struct RunCommand: ParsableCommand {
                             concurrentReplications: concurrentReplications, radioEnergy: s.world.energy.enabled,
                             budgetedLedgers: s.world.preloadPolicy.decision?.kind == .budgeted, campaigns: s.world.campaigns.count,
                             offlineStores: s.world.providers?.offline != nil,
-                            deviceCapsBytesPerDevice: s.world.deviceCapsBytesPerDevice)
+                            deviceCapsBytesPerDevice: s.world.deviceCapsBytesPerDevice, collapseKeySlots: s.world.collapseKeySlotsKept,
+                            dozeCollapse: s.world.dozeCollapseKept)
     }
 
     /// Adds `reason` to the INCOMPLETE marker (the marker stays; a failure to write it is not

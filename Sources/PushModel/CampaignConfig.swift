@@ -230,6 +230,10 @@ package struct CampaignConfig: Sendable, Equatable {
     /// collapsible campaigns share, so FCM keeps only the newest for an offline device (default
     /// false: non-collapsible, at most 100 stored per offline device).
     package var collapsible: Bool = false
+    /// With `collapsible`: the campaign's FCM collapse key (nil: the app's default key, which every
+    /// collapsible campaign without one shares). Messages of one key replace each other while FCM
+    /// holds them; FCM stores at most four keys per device (`PushWorld+CollapseKeys.swift`).
+    package var collapseKey: String? = nil
     /// How the campaign is sent with `providers`: per device token (default) or as one FCM topic
     /// message FCM fans out (`CampaignSendAsConfig`).
     package var sendAs: CampaignSendAsConfig = .tokens

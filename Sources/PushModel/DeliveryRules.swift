@@ -92,7 +92,9 @@ struct DeliveryRules {
             }
             silentTAT[d] = tat + intervalSeconds
             let rng = population.stream(entity: UInt64(d) | UInt64(w.campaign) << 32 | UInt64(w.part) << 40, purpose: DeliveryRules.purposeHold)
-            if rng.bernoulli(rules.silentHoldProbability) {
+            // A priority-5 push already waited for its APNs burst: that wait is the low-priority
+            // deferral iOS's hold stands for (background pushes are priority 5), not a second one.
+            if w.flags & PushWord.flagPriority5 == 0 && rng.bernoulli(rules.silentHoldProbability) {
                 let hold = SimDuration.seconds(silentHold.sample(rng, clampedTo: 0...SampledBounds.silentHoldSecondsMax)).ticks
                 let release = now + hold
                 var held = w

@@ -226,6 +226,7 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerApnsOfflineCoalesced = "provider.apns.offline.coalesced"
     case providerApnsOfflineDeliveredAfterReconnect = "provider.apns.offline.deliveredAfterReconnect"
     case providerOfflineExpiredInStore = "provider.offline.expiredInStore"
+    case providerFcmOfflineCollapseKeyLimitDropped = "provider.fcm.offline.collapseKeyLimitDropped"
     // FCM topic fan-out and APNs priority-5 bursts (MetricTable+FanOut.swift)
     case providerFcmTopicRequests = "provider.fcm.topicRequests"
     case providerFcmFanOutMessages = "provider.fcm.fanOutMessages"
@@ -238,6 +239,7 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerFcmDeviceRateRetriedAccepted = "provider.fcm.deviceRateRetriedAccepted"
     case providerFcmCollapsibleThrottled = "provider.fcm.collapsibleThrottled"
     case providerFcmCollapsibleHeldMeanSeconds = "provider.fcm.collapsibleHeldMeanSeconds"
+    case providerFcmCollapsibleCollapsedWhileHeld = "provider.fcm.collapsibleCollapsedWhileHeld"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }

@@ -16,6 +16,8 @@ extension MetricTable {
             return MetricSpec(n, .seconds, .lower, "Mean hold of a throttled collapsible message",
                               ratio: ("seconds throttled collapsible messages were held, added up",
                                       "collapsible messages held (provider.fcm.collapsibleThrottled)"))
+        case .providerFcmCollapsibleCollapsedWhileHeld:
+            return MetricSpec(n, .count, .none, "Held collapsible messages a newer one of the same key replaced")
         default:
             return MetricSpec(n, .count, .none, n)
         }
@@ -33,5 +35,7 @@ extension PushMetrics {
         add(.providerFcmCollapsibleThrottled, Double(t.collapsibleThrottled))
         add(.providerFcmCollapsibleHeldMeanSeconds,
             t.collapsibleThrottled > 0 ? Double(t.collapsibleHeldTicks) / 1e6 / Double(t.collapsibleThrottled) : 0)
+        add(.providerFcmCollapsibleCollapsedWhileHeld, Double(t.collapsibleCollapsedWhileHeld))
+
     }
 }

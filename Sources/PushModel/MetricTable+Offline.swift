@@ -24,6 +24,8 @@ extension MetricTable {
             return MetricSpec(n, .count, .none, "Stored notifications APNs handed over at the reconnect")
         case .providerOfflineExpiredInStore:
             return MetricSpec(n, .count, .lower, "Stored pushes past their TTL at the reconnect")
+        case .providerFcmOfflineCollapseKeyLimitDropped:
+            return MetricSpec(n, .count, .lower, "Stored collapsible messages dropped for a fifth collapse key")
         default:
             return MetricSpec(n, .count, .none, n)
         }

@@ -420,13 +420,13 @@ package enum MetricTable {
             return dataApiSpec(id)
         case .providerFcmDataApiDelayedDeviceOffline, .providerFcmDataApiCollapsed, .providerFcmDataApiDroppedTooManyPendingMessages,
              .providerFcmDataApiDroppedDeviceInactive, .providerFcmOfflineStored, .providerApnsOfflineStored, .providerApnsOfflineCoalesced,
-             .providerApnsOfflineDeliveredAfterReconnect, .providerOfflineExpiredInStore:
+             .providerApnsOfflineDeliveredAfterReconnect, .providerOfflineExpiredInStore, .providerFcmOfflineCollapseKeyLimitDropped:
             return offlineSpec(id)
         case .providerFcmTopicRequests, .providerFcmFanOutMessages, .providerFcmFanOutLastSendSeconds, .providerApnsPriority5Pushes,
              .providerApnsPriority5Delayed, .providerApnsPriority5DelayMeanSeconds:
             return fanOutSpec(id)
         case .providerFcmDeviceRateRejected, .providerFcmDeviceRateRetriedAccepted, .providerFcmCollapsibleThrottled,
-             .providerFcmCollapsibleHeldMeanSeconds:
+             .providerFcmCollapsibleHeldMeanSeconds, .providerFcmCollapsibleCollapsedWhileHeld:
             return deviceCapsSpec(id)
         }
     }

@@ -16,6 +16,14 @@ package enum PerDeviceStateBytes {
     /// one `DeviceRateSlot` a device (when its minute and hour opened, and their counts): 24 bytes.
     package static let deviceRateCaps = MemoryLayout<DeviceRateSlot>.stride
     /// FCM's collapsible burst (`providers.fcm.collapsibleBurstMessages`), kept only when a device's
-    /// collapsible FCM messages in the run can exceed it: one instant a device: 8 bytes.
-    package static let collapsibleBurst = MemoryLayout<Int64>.stride
+    /// collapsible FCM messages in the run can exceed it: one instant and the held message's word
+    /// a device (`DeviceCapsState.tat`, `.held`): 16 bytes.
+    package static let collapsibleBurst = MemoryLayout<Int64>.stride + MemoryLayout<UInt64>.stride
+    /// FCM collapse keys in the offline stores (`campaigns[].collapseKey`), kept only with
+    /// `providers.offline` and more than one collapse key: four 16-bit message ids a device
+    /// (`CollapseSlots`): 8 bytes.
+    package static let collapseKeySlots = MemoryLayout<CollapseSlots>.stride
+    /// Doze holds of collapsible FCM messages (`PushWorldConfig.dozeCollapseKept`): one message word
+    /// a device (`DozeCollapseState.held`): 8 bytes.
+    package static let dozeCollapse = MemoryLayout<UInt64>.stride
 }

@@ -5,16 +5,17 @@
 /// (non-collapsible) and the collapsible burst and refill (`PushWorld+DeviceCaps.swift`).
 extension PushWorldConfig {
     /// The instants (seconds) one device first in every send gets FCM per-token messages, split
-    /// into non-collapsible and collapsible, each sorted.
-    func deviceMessageInstants() -> (plain: [Double], collapsible: [Double]) {
+    /// into non-collapsible and collapsible (with each one's collapse key index), each sorted.
+    func deviceMessageInstants() -> (plain: [Double], collapsible: [(seconds: Double, key: UInt8)]) {
         var plain: [Double] = []
-        var folded: [Double] = []
-        for c in campaigns where c.sendAs != .topic && c.provider != .apns && c.audienceShare > 0 {
+        var folded: [(seconds: Double, key: UInt8)] = []
+        let keys = collapseKeyIndices
+        for (i, c) in campaigns.enumerated() where c.sendAs != .topic && c.provider != .apns && c.audienceShare > 0 {
             let start = c.sendAtLocalSeconds ?? c.sendStartSeconds
             let instants = (0..<c.pushesPerDevice).map { start + Double($0) * (c.carouselIntervalSeconds ?? 0) }
-            if c.collapsible { folded += instants } else { plain += instants }
+            if c.collapsible { folded += instants.map { ($0, keys[i]) } } else { plain += instants }
         }
-        return (plain.sorted(), folded.sorted())
+        return (plain.sorted(), folded.sorted { $0.seconds < $1.seconds })
     }
 
     /// The most of sorted `instants` in any window of `seconds` (half-open).
@@ -41,25 +42,35 @@ extension PushWorldConfig {
                             + "(providers.fcm.deviceMessagesPer\(unit == "minute" ? "Minute" : "Hour")Max): FCM answers the excess 429 for that device "
                             + "and the sender retries it after its backoff (provider.fcm.deviceRateRejected). Space the campaigns or send fewer parts.")
         }
-        // The collapsible burst: a GCRA over the instants, as the simulation holds them.
+        // The collapsible burst: a GCRA over the instants, as the simulation holds them, a held
+        // message replaced by the next one when that has its collapse key and is sent before it leaves.
         let refill = fcm.collapsibleRefillSeconds
         let burstSpan = Double(max(1, fcm.collapsibleBurstMessages) - 1) * refill
         var tat = -Double.infinity
         var held = 0
+        var collapsed = 0
+        var pending: (release: Double, key: UInt8)? = nil
         var lastRelease = 0.0
         var lastSend = 0.0
-        for t in folded {
+        for (t, key) in folded {
+            lastSend = t
+            if let p = pending, p.release > t, p.key == key {
+                held += 1
+                collapsed += 1
+                continue
+            }
             let now = max(tat, t)
             let release = max(t, now - burstSpan)
             tat = now + refill
+            pending = release > t ? (release, key) : nil
             if release > t { held += 1 }
             lastRelease = release
-            lastSend = t
         }
         if held > 0 {
             warnings.append("warning: an Android device in every campaign's audience is sent \(folded.count) collapsible FCM messages, "
                             + "more than FCM's burst of \(fcm.collapsibleBurstMessages) refilled 1 every \(PushWorldConfig.count(refill)) s "
-                            + "allows: FCM holds \(held) of them (provider.fcm.collapsibleThrottled), the last sent at t = "
+                            + "allows: FCM holds \(held) of them (provider.fcm.collapsibleThrottled), \(collapsed) replaced while held by a newer one "
+                            + "with the same collapse key and never delivered (provider.fcm.collapsibleCollapsedWhileHeld); the last sent at t = "
                             + "\(PushWorldConfig.count(lastSend)) s leaves FCM at t = \(PushWorldConfig.count(lastRelease)) s. "
                             + "Send collapsible updates at most every \(PushWorldConfig.count(refill)) s, or send them without a collapse key.")
         }

@@ -41,6 +41,8 @@ enum PushEvent: KernelEncodable {
     /// The campaign service retries a device's messages FCM refused for the device's rate; the
     /// word's part field carries the attempts so far (`PushWorld+DeviceCaps.swift`).
     case deviceRetry(DeviceID, PushWord)
+    /// A device's held (throttled) collapsible message may leave FCM (`PushWorld+DeviceCaps.swift`).
+    case collapsibleRelease(DeviceID)
 
     /// The kind numbers (within `PushEventKind.range`).
     enum Kind {
@@ -59,6 +61,7 @@ enum PushEvent: KernelEncodable {
         static let rewarm = EventKind(0x020C)
         static let networkChange = EventKind(0x020D)
         static let deviceRetry = EventKind(0x020E)
+        static let collapsibleRelease = EventKind(0x020F)
     }
 
     /// The event a kernel event of a PushModel kind means; nil for any other kind.
@@ -85,6 +88,7 @@ enum PushEvent: KernelEncodable {
         case Kind.rewarm.rawValue: self = .rewarm(CampaignID(rawValue: t), wave: UInt32(truncatingIfNeeded: p))
         case Kind.networkChange.rawValue: self = .networkChange(SessionSlot(rawValue: t), generation: UInt32(truncatingIfNeeded: p))
         case Kind.deviceRetry.rawValue: self = .deviceRetry(DeviceID(rawValue: t), PushWord(p))
+        case Kind.collapsibleRelease.rawValue: self = .collapsibleRelease(DeviceID(rawValue: t))
         default: return nil
         }
     }
@@ -115,6 +119,7 @@ enum PushEvent: KernelEncodable {
         case .rewarm(let c, let wave): return (Kind.rewarm, c.rawValue, UInt64(wave))
         case .networkChange(let s, let g): return (Kind.networkChange, s.rawValue, UInt64(g))
         case .deviceRetry(let d, let w): return (Kind.deviceRetry, d.rawValue, w.raw)
+        case .collapsibleRelease(let d): return (Kind.collapsibleRelease, d.rawValue, 0)
         }
     }
 

@@ -14,5 +14,7 @@ extension PushMetrics {
         add(.providerApnsOfflineCoalesced, o.iosCoalesced)
         add(.providerApnsOfflineDeliveredAfterReconnect, o.iosDeliveredAfterReconnect)
         add(.providerOfflineExpiredInStore, o.expiredInStore)
+        // Only with more than one collapse key, so a scenario without `collapseKey` emits as before.
+        if offlineKeyed { add(.providerFcmOfflineCollapseKeyLimitDropped, o.collapseKeyLimitDropped) }
     }
 }

@@ -32,5 +32,8 @@ extension PushMetrics {
         add(.providerFcmDataApiTtlExpired, Double(api.ttlExpired))
         add(.providerFcmDataApiDeliveredNoDelay, Double(api.deliveredNoDelay))
         add(.providerFcmDataApiDelayedDeviceDoze, Double(api.delayedDeviceDoze))
+        // `collapsed` is the offline metrics' row; without them it is emitted here when held
+        // messages can collapse anyway (FCM's collapsible burst, Doze holds).
+        if offlineTally == nil && collapsedOutsideOffline { add(.providerFcmDataApiCollapsed, Double(api.collapsed)) }
     }
 }

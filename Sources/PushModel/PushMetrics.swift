@@ -32,6 +32,11 @@ struct PushMetrics {
     /// The offline stores' counts (`PushWorld+Offline.swift`); nil when offline windows and
     /// inactive devices are off.
     var offlineTally: OfflineTally?
+    /// The offline stores keep collapsible messages by key (more than one collapse key).
+    var offlineKeyed = false
+    /// Held collapsible messages can collapse outside the offline stores (FCM's burst, Doze):
+    /// `provider.fcm.dataApi.collapsed` is emitted without the offline metrics too.
+    var collapsedOutsideOffline = false
     /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`), only when the run kept their state.
     var deviceCapsTally: DeviceCapsTally?
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.

@@ -20,6 +20,12 @@ struct PushWord {
     /// The provider stored the push while the device was offline; it comes back at the reconnect
     /// (`PushWorld+Offline.swift`; cleared before the OS sees the push).
     static let flagStored: UInt8 = 16
+    /// iOS: the push waited for its device's APNs priority-5 burst (`PushWorld+Priority5.swift`),
+    /// so iOS does not hold it again as a low-priority silent push (`DeliveryRules.arrive`).
+    static let flagPriority5: UInt8 = 32
+    /// Android: a collapsible FCM message Doze holds, tracked so a newer one of its collapse key
+    /// can replace it (`PushWorld+DozeCollapse.swift`; cleared when the hold ends).
+    static let flagDozeTracked: UInt8 = 64
     /// Bits of the campaign field (56–63).
     static let campaignBits = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).

@@ -20,14 +20,19 @@ import Stochastic
 //   a resend is not checked against a provider outage.
 // - Collapsible messages: a token bucket of `collapsibleBurstMessages` per device, refilled one
 //   message every `collapsibleRefillSeconds`; a message finding it empty is accepted and held by
-//   FCM until a token refills ("throttled"), then goes on to the device. Held messages are
-//   delivered in the order sent (a virtual-scheduling bucket: the state is one instant).
-//   Collapsible messages count toward the burst only (judgement: at one every 3 minutes they
-//   cannot reach 240 a minute).
+//   FCM until a token refills ("throttled"), then goes on to the device (a virtual-scheduling
+//   bucket: the state is one instant). While it is held, the device's next collapsible message
+//   with the same collapse key replaces it (`PushWorld+CollapseKeys.swift`): the held one is
+//   `collapsed`, the newer one takes its place and leaves at its instant, taking no further token.
+//   One message a device is held at a time: a message of another key finds the held one already
+//   committed to leave (judgement, keeping the state to one word; with one key, as by default,
+//   this is exactly FCM's rule). Collapsible messages count toward the burst only (judgement: at
+//   one every 3 minutes they cannot reach 240 a minute).
 // State per device is allocated only when a device's plan can exceed a cap: the rate windows
 // (`DeviceRateSlot`, 24 bytes) when the FCM non-collapsible messages a device can get in a run
-// (every per-token campaign's parts) exceed the smaller cap, the collapsible bucket (one Int64,
-// 8 bytes) when its collapsible messages exceed the burst. Off, the send path reads one Bool.
+// (every per-token campaign's parts) exceed the smaller cap, the collapsible bucket (one Int64 and
+// the held message's word, 16 bytes) when its collapsible messages exceed the burst. Off, the send
+// path reads one Bool.
 
 /// One device's rate windows: when its current minute and hour opened, and the messages in each.
 struct DeviceRateSlot {
@@ -46,6 +51,8 @@ struct DeviceCapsTally: Sendable, Equatable {
     /// Collapsible messages held for a token, and the time they were held, added up (ticks).
     var collapsibleThrottled: UInt64 = 0
     var collapsibleHeldTicks: Int64 = 0
+    /// Held (throttled) collapsible messages a newer one of the same collapse key replaced.
+    var collapsibleCollapsedWhileHeld: UInt64 = 0
 }
 
 /// The per-device limits' run state. Arrays sized once, only when a cap can bind.
@@ -60,11 +67,15 @@ struct DeviceCapsState {
     let hourMax: UInt32
     let burstMinusOneTicks: Int64
     let refillTicks: Int64
-    /// Per campaign: its messages are collapsible.
+    /// Per campaign: its messages are collapsible; its collapse key's index.
     let collapsible: [Bool]
+    let collapseKey: [UInt8]
     var slots: [DeviceRateSlot] = []
     /// Per device: the collapsible bucket's theoretical arrival instant (empty-bucket instant).
     var tat: [Int64] = []
+    /// Per device: the collapsible message held now (`PushWord.raw`; 0: none). It is always the
+    /// device's latest collapsible message, so it leaves at `heldRelease`.
+    var held: [UInt64] = []
     var tally = DeviceCapsTally()
 
     static let minuteTicks: Int64 = 60_000_000
@@ -77,10 +88,14 @@ struct DeviceCapsState {
         refillTicks = max(1, SimDuration.seconds(fcm.collapsibleRefillSeconds).ticks)
         burstMinusOneTicks = (max(1, fcm.collapsibleBurstMessages) - 1) * refillTicks
         collapsible = config.campaigns.map(\.collapsible)
+        collapseKey = config.collapseKeyIndices
         (rate, collapsibleOn) = DeviceCapsState.kept(config)
         enabled = rate || collapsibleOn
         if rate { slots = [DeviceRateSlot](repeating: DeviceRateSlot(), count: config.population.devices) }
-        if collapsibleOn { tat = [Int64](repeating: DeviceCapsState.never, count: config.population.devices) }
+        if collapsibleOn {
+            tat = [Int64](repeating: DeviceCapsState.never, count: config.population.devices)
+            held = [UInt64](repeating: 0, count: config.population.devices)
+        }
     }
 
     /// Which per-device state `config` keeps: the rate windows when a device's non-collapsible FCM
@@ -126,6 +141,12 @@ struct DeviceCapsState {
         return true
     }
 
+    /// When device `d`'s held message leaves FCM: the latest message was held when its release
+    /// `max(t, tat − (B − 1)·R)` was after `t`, i.e. `tat_before − (B − 1)·R`, and `tat` has since
+    /// moved one refill on.
+    @inline(__always)
+    func heldRelease(_ d: Int) -> Int64 { tat[d] - refillTicks - burstMinusOneTicks }
+
     /// The instant a collapsible message FCM accepted at `t` for device `d` leaves FCM: `t`, or
     /// later when the device's burst is spent (GCRA: burst B, one token each `refillTicks`).
     @inline(__always)
@@ -150,6 +171,60 @@ extension PushWorldConfig {
 }
 
 extension PushWorld {
+    /// Collapsible message `w` (sent at its `sendTicks`, through FCM to Android device `d`, taking
+    /// `latencyTicks` from FCM to the device) under the device's burst: it replaces the held message
+    /// of its key, or, if the burst is spent, is held until its token refills, or leaves now.
+    mutating func sendCollapsible(device d: Int, _ w: PushWord, latencyTicks: Int64, kernel: inout Kernel) throws {
+        let t = w.sendTicks
+        if deviceCaps.held[d] != 0 {
+            let p = PushWord(deviceCaps.held[d])
+            if deviceCaps.heldRelease(d) > t && deviceCaps.collapseKey[p.campaign] == deviceCaps.collapseKey[w.campaign] {
+                // The held one is collapsed; this one takes its place (its wait counted from `t`,
+                // the replaced one's cut to `t`: the held time added up is unchanged).
+                deviceCaps.held[d] = w.raw
+                deviceCaps.tally.collapsibleThrottled += 1
+                deviceCaps.tally.collapsibleCollapsedWhileHeld += 1
+                providers.tally.dataApi.collapsed += 1
+                metrics.notePushInProvider(campaign: p.campaign, entering: false)
+                metrics.countOutcome(.notDelivered, campaign: p.campaign)
+                metrics.notePushInProvider(campaign: w.campaign, entering: true)
+                return
+            }
+            try releaseHeld(d, kernel: &kernel)
+        }
+        let release = deviceCaps.collapsibleRelease(d, at: t)
+        if release > t {
+            deviceCaps.held[d] = w.raw
+            providers.tally.dataApi.inFlight += 1
+            metrics.notePushInProvider(campaign: w.campaign, entering: true)
+            // Past the horizon it stays held (pending; not delivered at the end).
+            if release < horizonTicks { try far.schedule(at: release, .collapsibleRelease(DeviceID(d)), kernel: &kernel) }
+            return
+        }
+        try scheduleArrival(d, w, at: release + latencyTicks, dataApi: true, kernel: &kernel)
+    }
+
+    /// Device `d`'s held collapsible message leaves FCM at its release instant, now or scheduled
+    /// (it can no longer be replaced), after its provider latency (drawn from its own stream, as
+    /// when it was sent).
+    mutating func releaseHeld(_ d: Int, kernel: inout Kernel) throws {
+        let w = PushWord(deviceCaps.held[d])
+        deviceCaps.held[d] = 0
+        let c = w.campaign
+        let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(w.part) << 40, purpose: PushWorld.purposeLatency)
+        let latency = deliveryLatency[latencyByProvider[2 * c + ProviderState.fcm]].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
+        providers.tally.dataApi.inFlight -= 1
+        metrics.notePushInProvider(campaign: c, entering: false)
+        try scheduleArrival(d, w, at: deviceCaps.heldRelease(d) + SimDuration.seconds(latency).ticks, dataApi: true, kernel: &kernel)
+    }
+
+    /// The `collapsibleRelease` event: device `d`'s held message leaves now unless it already left
+    /// (a later message found it past its release) -- then another may be held, leaving later.
+    mutating func onCollapsibleRelease(_ d: Int, now: Int64, kernel: inout Kernel) throws {
+        guard deviceCaps.held[d] != 0 && deviceCaps.heldRelease(d) == now else { return }
+        try releaseHeld(d, kernel: &kernel)
+    }
+
     /// FCM refused device `d`'s `parts` messages of campaign `c` at `t` for the device's rate
     /// (`attempts` refusals before): counted, and retried after the sender's exponential backoff
     /// with jitter (the campaign's jitter stream), or, past the horizon, not delivered.

@@ -9,8 +9,9 @@ import Stochastic
 //   arrives FCM drops all of them (`droppedTooManyPendingMessages`; Firebase Data API reference:
 //   "each app instance can only have 100 pending messages stored on our servers for a device which
 //   is disconnected", beyond that the app gets `onDeletedMessages()`). A collapsible campaign's
-//   messages (`campaigns[].collapsible`) share one collapse key: a newer one replaces the stored one
-//   (`collapsed`).
+//   messages (`campaigns[].collapsible`) carry its collapse key (`collapseKey`, else the app's
+//   default one): a newer one of the same key replaces the stored one (`collapsed`), and at most
+//   four keys are stored (`PushWorld+CollapseKeys.swift`).
 // - iOS (APNs): one notification per app per device; a newer one replaces the stored one
 //   (`coalesced`; Apple, "Sending notification requests to APNs": "APNs stores only one
 //   notification per bundle ID").
@@ -45,6 +46,9 @@ struct OfflineTally: Sendable, Equatable {
     var iosDeliveredAfterReconnect: UInt64 = 0
     /// Stored messages past their TTL at the reconnect (Android, iOS).
     var expiredInStore: UInt64 = 0
+    /// Android: stored collapsible messages dropped because a fifth collapse key arrived
+    /// (`PushWorld+CollapseKeys.swift`; counted only with more than one key).
+    var collapseKeyLimitDropped: UInt64 = 0
 }
 
 /// The offline windows' run state; off (`enabled` false) without `providers.offline` and with no
@@ -61,8 +65,14 @@ struct OfflineState {
     /// Per campaign: its FCM messages are collapsible; its TTL, ticks.
     let collapsible: [Bool]
     let ttlTicks: [Int64]
+    /// Per campaign: its collapse key's index (`PushWorldConfig.collapseKeyIndices`).
+    let collapseKey: [UInt8]
+    /// More than one collapse key: FCM collapsible messages are stored by key (`keySlots`).
+    let keyed: Bool
     /// Per device (only with windows).
     var slots: [OfflineSlot] = []
+    /// Per device, with windows and `keyed`: its stored collapsible messages by key.
+    var keySlots: [CollapseSlots] = []
     var tally = OfflineTally()
 
     /// FCM's most pending non-collapsible messages per offline device.
@@ -81,7 +91,10 @@ struct OfflineState {
         duration = try offline.map { try Population.sampler($0.durationSeconds, "providers.offline.durationSeconds") }
         collapsible = config.campaigns.map(\.collapsible)
         ttlTicks = config.campaigns.map { SimDuration.seconds($0.messageTtlSeconds).ticks }
+        collapseKey = config.collapseKeyIndices
+        keyed = config.collapseKeySlotsKept
         if windows { slots = [OfflineSlot](repeating: OfflineSlot(), count: config.population.devices) }
+        if keyed { keySlots = [CollapseSlots](repeating: CollapseSlots(), count: config.population.devices) }
     }
 
     /// Device `d`'s offline window, ticks, [start, reconnect); nil when it stays online.
@@ -151,6 +164,7 @@ extension PushWorld {
         // An Android push a campaign routes through APNs (`provider: apns`) is kept as it is, with
         // no storage limit (judgement: no provider stores Android pushes under APNs' rules).
         if !ios && !dataApi { return }
+        if !ios && offline.keyed && offline.collapsible[w.campaign] { return storeKeyed(d, w, dataApi: dataApi) }
         if ios || offline.collapsible[w.campaign] {
             if offline.slots[d].newest > 0 {
                 // The stored one is replaced by this newer one.
@@ -180,6 +194,12 @@ extension PushWorld {
         let c = w.campaign
         if !ios && !dataApi {
             // Kept as it is (see `store`).
+        } else if !ios && offline.keyed && offline.collapsible[c] {
+            // Replaced or dropped by the key limit: counted when it happened.
+            if !handOverKeyed(d, w) {
+                metrics.countOutcome(.notDelivered, campaign: c)
+                return false
+            }
         } else if ios || offline.collapsible[c] {
             offline.slots[d].newestHandedOver &+= 1
             // All but the last stored were replaced (counted when it happened).

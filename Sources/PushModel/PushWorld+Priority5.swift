@@ -8,6 +8,13 @@ import Stochastic
 // [0, interval) drawn per (run seed, device, purpose) -- no per-device memory (0 bytes). A push
 // arriving between two bursts waits for the next one (a delay < the interval); priority 10 and
 // Android pushes are unchanged.
+//
+// With a silent (content-available) campaign the delay is counted once: the burst wait replaces,
+// not adds to, iOS's hold of a low-priority silent push (`platforms.ios.silentHoldProbability`,
+// `DeliveryRules.arrive`). Apple sends background notifications at priority 5 and "treats
+// background notifications as low priority" ("Pushing background updates to your App"), so both
+// model the same deferral; the silent-push budget (`silentBudgetPerHour`) still applies at the
+// burst instant. Without `apnsPriority: 5` the hold is the model of that deferral, as before.
 
 /// What the bursts counted (`provider.apns.priority5*`).
 struct Priority5Tally: Sendable, Equatable {

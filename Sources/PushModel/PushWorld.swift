@@ -44,6 +44,8 @@ struct PushWorld: EventHandler {
     var offline: OfflineState
     /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`); off unless a device's plan can exceed one.
     var deviceCaps: DeviceCapsState
+    /// Doze-held collapsible FCM messages (`PushWorld+DozeCollapse.swift`).
+    var dozeCollapse: DozeCollapseState
 
     /// The kernel's pending-event count and the far-event buckets' size, sampled at every
     /// progress report (for the benchmark; not part of the result).
@@ -86,6 +88,7 @@ struct PushWorld: EventHandler {
         providers = ProviderState(config.providers, campaigns: config.campaigns, runSeed: runSeed)
         offline = try OfflineState(config)
         deviceCaps = DeviceCapsState(config)
+        dozeCollapse = DozeCollapseState(config)
         metrics = try PushMetrics(config: config, popCount: infra.popCount, regionCount: infra.regionCount)
         if config.costs != nil { metrics.objectCampaign = plans.campaignOfObjects() }
         if config.infra.cdnApi != nil { metrics.cdnApiTally = CdnApiTally(campaigns: config.campaigns.count, enabled: true) }
@@ -146,6 +149,8 @@ struct PushWorld: EventHandler {
         metrics.decisionTally = driver.decision.map(DecisionTally.init)
         if providers.enabled { metrics.providerTally = providers.tally }
         if offline.enabled { metrics.offlineTally = offline.tally }
+        metrics.offlineKeyed = offline.keyed
+        metrics.collapsedOutsideOffline = deviceCaps.collapsibleOn || dozeCollapse.enabled
         if deviceCaps.enabled { metrics.deviceCapsTally = deviceCaps.tally }
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
@@ -205,10 +210,11 @@ struct PushWorld: EventHandler {
             var reconnected = false
             if offline.enabled { guard try offlineArrival(device, &w, reconnected: &reconnected, kernel: &kernel) else { return } }
             let a = population.device(device)
-            let decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
+            var decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
             if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
                 providers.noteDataApiArrival(decision, reconnected: reconnected)
+                if dozeCollapse.enabled, case .deferUntil(let at, let held) = decision { decision = dozeHold(device.index, until: at, held) }
             }
             try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)
         case .foregroundReply(let t, let reply): try onForegroundReply(t, reply, kernel: &kernel)
@@ -232,8 +238,9 @@ struct PushWorld: EventHandler {
                 return
             }
             try deliver(device, w, kind: .iOSSilentBackground, attributes: population.device(device), kernel: &kernel)
-        case .deferredStart(let device, let w):
+        case .deferredStart(let device, var w):
             metrics.notePushDeferred(campaign: w.campaign, entering: false)
+            if w.flags & PushWord.flagDozeTracked != 0 { guard dozeRelease(device.index, &w) else { return } }
             let a = population.device(device)
             if providers.enabled && w.flags & PushWord.flagJob == 0 && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
                 providers.noteDataApiDozeEnded()
@@ -251,6 +258,7 @@ struct PushWorld: EventHandler {
             }
         case .networkChange(let s, let generation): try onNetworkChange(s, generation: generation, kernel: &kernel)
         case .deviceRetry(let device, let w): try onDeviceRetry(device.index, w, kernel: &kernel)
+        case .collapsibleRelease(let device): try onCollapsibleRelease(device.index, now: kernel.now.ticks, kernel: &kernel)
         case .rewarm(let campaign, let wave):
             let c = campaign.index
             if let target = warmTarget(config.campaigns[c].warm) {
@@ -353,20 +361,33 @@ struct PushWorld: EventHandler {
             metrics.series.pushesSent.add(atMicroseconds: partSend)
             let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(part) << 40, purpose: PushWorld.purposeLatency)
             let latency = deliveryLatency[latencyIndex].sample(rng, clampedTo: 0...SampledBounds.deliveryLatencySecondsMax)
-            // A collapsible message over the device's burst leaves FCM when a token refills.
-            let release = throttled ? deviceCaps.collapsibleRelease(d, at: partSend) : partSend
-            var arrive = release + SimDuration.seconds(latency).ticks
-            if waitsForBurst(device: d, campaign: c) { arrive = priority5Arrival(device: d, arrive: arrive) }
-            if arrive >= horizonTicks {
-                metrics.countOutcome(.notDelivered, campaign: c)
-                if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }
+            var word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
+            if throttled {
+                // Under the device's collapsible burst (`PushWorld+DeviceCaps.swift`).
+                try sendCollapsible(device: d, word, latencyTicks: SimDuration.seconds(latency).ticks, kernel: &kernel)
                 continue
             }
-            if dataApi { providers.tally.dataApi.inFlight += 1 }
-            metrics.notePushInProvider(campaign: c, entering: true)
-            let word = PushWord(campaign: c, part: part, flags: 0, sendTicks: partSend)
-            try far.schedule(at: arrive, .pushArrive(DeviceID(d), word), kernel: &kernel)
+            var arrive = partSend + SimDuration.seconds(latency).ticks
+            if waitsForBurst(device: d, campaign: c) {
+                arrive = priority5Arrival(device: d, arrive: arrive)
+                word.flags |= PushWord.flagPriority5
+            }
+            try scheduleArrival(d, word, at: arrive, dataApi: dataApi, kernel: &kernel)
         }
+    }
+
+    /// Push `w` reaches device `d`'s provider edge at `arrive`, or, past the horizon, is not
+    /// delivered (`dataApi`: counted in the FCM Data API's categories).
+    @inline(__always)
+    mutating func scheduleArrival(_ d: Int, _ w: PushWord, at arrive: Int64, dataApi: Bool, kernel: inout Kernel) throws {
+        if arrive >= horizonTicks {
+            metrics.countOutcome(.notDelivered, campaign: w.campaign)
+            if dataApi { providers.tally.dataApi.pendingAtHorizon += 1 }
+            return
+        }
+        if dataApi { providers.tally.dataApi.inFlight += 1 }
+        metrics.notePushInProvider(campaign: w.campaign, entering: true)
+        try far.schedule(at: arrive, .pushArrive(DeviceID(d), w), kernel: &kernel)
     }
 
     /// Audience devices never sent to by the horizon count as not delivered.

@@ -3,7 +3,7 @@ import XCTest
 @testable import PushModel
 
 /// The memory estimate counts FCM's per-device limit state when the plan keeps it (24 bytes a
-/// device for the rate windows, 8 for the collapsible burst, per concurrent replication); without
+/// device for the rate windows, 16 for the collapsible burst, per concurrent replication); without
 /// it, as before.
 final class MemoryEstimateDeviceCapsTests: XCTestCase {
     func testDeviceCapsAddTheirBytesPerDevice() throws {
@@ -15,7 +15,7 @@ final class MemoryEstimateDeviceCapsTests: XCTestCase {
         var second = c.campaigns[0]
         second.name = "second"
         c.campaigns.append(second)
-        XCTAssertEqual(c.deviceCapsBytesPerDevice, 8, "two collapsible over a burst of 1")
+        XCTAssertEqual(c.deviceCapsBytesPerDevice, 16, "two collapsible over a burst of 1")
         c.providers?.fcm.deviceMessagesPerHourMax = 1
         c.campaigns[1].collapsible = false
         c.campaigns.append(second)

@@ -37,6 +37,33 @@ final class FanOutReadingTests: XCTestCase {
         XCTAssertTrue(t.err.text.contains("APNs has none"), t.err.text)
     }
 
+    /// Without a `providers` section there is no FCM fan-out, no APNs burst, no FCM storage and no
+    /// route: `sendAs: topic`, `apnsPriority: 5`, `collapsible: true` and `provider` would change nothing, so they are
+    /// bad input naming their path, the value and what they need (`providers`), not ignored.
+    func testProviderFieldsWithoutProvidersAreRefused() throws {
+        let t = try TestEnvironment()
+        defer { t.cleanUp() }
+        let file = try t.file("no-providers.json", #"""
+            { "name": "no-providers", "question": "Provider fields without providers?",
+              "campaigns": [ { "sendAs": "topic" }, { "name": "b", "apnsPriority": 5 }, { "name": "c", "collapsible": true },
+                             { "name": "d", "provider": "apns" } ] }
+            """#)
+        XCTAssertEqual(t.run(["validate", file]), .badInput)
+        let err = t.err.text
+        for (path, value) in [("campaigns[0].sendAs", "topic"), ("campaigns[1].apnsPriority", "5"), ("campaigns[2].collapsible", "true"), ("campaigns[3].provider", "apns")] {
+            XCTAssertTrue(err.contains(path), "\(path) not named:\n\(err)")
+            XCTAssertTrue(err.contains(value), "\(value) not named:\n\(err)")
+        }
+        XCTAssertTrue(err.contains("\"providers\""), err)
+        XCTAssertEqual(t.run(["run", file, "--replications", "1"]), .badInput)
+        // With `providers` (its defaults), the same campaigns are valid.
+        let with = try t.file("with-providers.json", #"""
+            { "name": "with-providers", "question": "Provider fields with providers?", "providers": {},
+              "campaigns": [ { "sendAs": "topic" }, { "name": "b", "apnsPriority": 5 }, { "name": "c", "collapsible": true } ] }
+            """#)
+        XCTAssertEqual(t.run(["validate", with]), .ok, t.err.text)
+    }
+
     /// Left at their defaults, the new fields are not written: scenarios encode as before.
     func testDefaultsWriteNothing() throws {
         let library = ScenarioLibrary(directories: [TestEnvironment.repositoryScenarios])

@@ -25,7 +25,7 @@ final class ScenarioFormatDocTests: XCTestCase {
       "users": { "segments": [ { "name": "a" } ], "foregroundFetchesKept": false,
                  "abandonment": { "waitSeconds": [2], "leftShare": [0.5] }, "readProbability": 0.9, "openHint": {} },
       "campaigns": [ {
-        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600, "provider": "fcm", "collapsible": true,
+        "carouselIntervalSeconds": 30, "creativeSwap": { "secondsBeforeSend": 60 }, "payloadLifetimeSeconds": 3600, "provider": "fcm", "collapsible": true, "collapseKey": "scores",
         "sendAs": "topic", "apnsPriority": 5,
         "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ] } ]
       }, { "name": "follow-up", "assets": [ { "name": "hero", "variants": [ { "network": "4g", "bytes": 1000 } ], "urlCampaign": "campaign" },

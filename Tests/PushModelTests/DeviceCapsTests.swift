@@ -51,23 +51,51 @@ final class DeviceCapsTests: XCTestCase {
         XCTAssertEqual(s.tally.collapsibleThrottled, 10)
     }
 
-    /// The same 30 messages through a world: 10 throttled, held (i·180 − t_{20+i}) s each, i.e.
-    /// 178 i − 38, a mean of 178 · 5.5 − 38 = 941 s; all 30 accepted and (the last leaving at
-    /// 1 800 s, the horizon 2 700 s) delivered. With the burst raised to 30 nothing is held.
-    func testThrottledCollapsibleMessagesAreHeldAndDelivered() throws {
+    /// The same 30 messages through a world, all of the app's one collapse key: message 21
+    /// (t = 40 s) is held until 180 s; each of messages 22…30 (t = 42…58 s), sent while the one
+    /// before is held, replaces it (FCM keeps the newest of a key it has not delivered), so 9 are
+    /// collapsed and message 30 leaves at 180 s: 21 delivered. 10 were held; the time held, added
+    /// up, is 180 − 40 = 140 s (each replaced one until the next was sent), a mean of 14 s. With
+    /// the burst raised to 30 nothing is held.
+    func testThrottledCollapsibleMessagesAreReplacedByTheNewestWhileHeld() throws {
         let c = capsWorld(campaigns: 2, parts: 15, interval: 2, spacing: 30, collapsible: true, horizonSeconds: 2_700)
         let r = try simulate(c, seed: 1)
         XCTAssertEqual(r.value("provider.fcm.collapsibleThrottled"), 10)
-        XCTAssertEqual(r.value("provider.fcm.collapsibleHeldMeanSeconds"), 941, accuracy: 1e-6)
+        XCTAssertEqual(r.value("provider.fcm.collapsibleCollapsedWhileHeld"), 9)
+        XCTAssertEqual(r.value("provider.fcm.dataApi.collapsed"), 9)
+        XCTAssertEqual(r.value("provider.fcm.collapsibleHeldMeanSeconds"), 14, accuracy: 1e-6)
         XCTAssertEqual(r.value("provider.fcm.deviceRateRejected"), 0)
         XCTAssertEqual(r.value("provider.fcm.dataApi.accepted"), 30)
+        XCTAssertEqual(r.value("provider.fcm.dataApi.delivered"), 21)
         XCTAssertEqual(r.pushesTargeted, 30)
-        XCTAssertEqual(r.outcomes.notDelivered, 0, "held, not lost")
+        XCTAssertEqual(r.outcomes.notDelivered, 9, "the replaced ones only")
         assertOnePerOutcome(r)
         var wide = c
         wide.providers?.fcm.collapsibleBurstMessages = 30
         let free = try simulate(wide, seed: 1)
         XCTAssertNil(free.metric("provider.fcm.collapsibleThrottled"), "30 ≤ the burst: no state, no metric")
+    }
+
+    /// Two collapse keys (`collapseKey` "a" for c0, "b" for c1), burst 10: messages 1…10 leave at
+    /// once (t = 0…18 s); c0's 11…15 (t = 20…28 s) are held for 180 s, each replacing the one
+    /// before; c1's 16 (t = 30 s) has another key, so c0's 15 is kept and leaves at 180 s, and
+    /// 16…30 are held for 360 s, replacing each other: 12 delivered, 4 + 14 collapsed. With one key
+    /// c1's first replaces c0's held one as well: 11 delivered.
+    func testOnlyTheSameCollapseKeyReplacesAHeldMessage() throws {
+        var c = capsWorld(campaigns: 2, parts: 15, interval: 2, spacing: 30, collapsible: true, horizonSeconds: 2_700)
+        c.providers?.fcm.collapsibleBurstMessages = 10
+        let one = try simulate(c, seed: 1)
+        assertOnePerOutcome(one)
+        XCTAssertEqual(one.value("provider.fcm.dataApi.delivered"), 11)
+        XCTAssertEqual(one.value("provider.fcm.dataApi.collapsed"), 19)
+        c.campaigns[0].collapseKey = "a"
+        c.campaigns[1].collapseKey = "b"
+        let two = try simulate(c, seed: 1)
+        assertOnePerOutcome(two)
+        XCTAssertEqual(two.value("provider.fcm.dataApi.delivered"), 12)
+        XCTAssertEqual(two.value("provider.fcm.dataApi.collapsed"), 18)
+        XCTAssertEqual(two.value("provider.fcm.collapsibleThrottled"), 20)
+        XCTAssertEqual(Double(two.outcomes.notDelivered), 18)
     }
 
     /// 300 non-collapsible messages at t_k = 0.2(k − 1) s (inside a minute) against 240 a minute:
@@ -152,7 +180,8 @@ final class DeviceCapsTests: XCTestCase {
         let r = try simulate(on, seed: 5)
         XCTAssertEqual(r.value("provider.fcm.deviceRateRejected"), 0)
         let capNames: Set<String> = ["provider.fcm.deviceRateRejected", "provider.fcm.deviceRateRetriedAccepted",
-                                     "provider.fcm.collapsibleThrottled", "provider.fcm.collapsibleHeldMeanSeconds"]
+                                     "provider.fcm.collapsibleThrottled", "provider.fcm.collapsibleHeldMeanSeconds",
+                                     "provider.fcm.collapsibleCollapsedWhileHeld", "provider.fcm.dataApi.collapsed"]
         XCTAssertEqual(r.metrics.filter { !capNames.contains($0.name) }, off.metrics)
         XCTAssertEqual(r.outcomes, off.outcomes)
     }
@@ -173,6 +202,6 @@ final class DeviceCapsTests: XCTestCase {
         noProviders.providers = nil
         XCTAssertEqual(noProviders.deviceCapsLimitWarnings(), [])
         XCTAssertEqual(PerDeviceStateBytes.deviceRateCaps, 24)
-        XCTAssertEqual(PerDeviceStateBytes.collapsibleBurst, 8)
+        XCTAssertEqual(PerDeviceStateBytes.collapsibleBurst, 16, "the bucket's instant and the held message's word")
     }
 }

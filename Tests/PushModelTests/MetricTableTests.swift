@@ -39,6 +39,8 @@ final class MetricTableTests: XCTestCase {
             var fold = c.campaigns[0]
             fold.name = name
             fold.collapsible = true
+            // Two collapse keys: the offline stores keep them by key (the key-limit metric).
+            fold.collapseKey = name
             c.campaigns.append(fold)
         }
         c.providers = providers

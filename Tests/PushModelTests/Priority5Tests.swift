@@ -46,6 +46,33 @@ final class Priority5Tests: XCTestCase {
         XCTAssertGreaterThan(r.value("delivery.secondsTo99Percent"), ten.value("delivery.secondsTo99Percent") + 300)
     }
 
+    /// A silent (content-available) campaign at priority 5 on iOS devices that would always hold a
+    /// silent push for 1 200 s (`silentHoldProbability` 1): the push waits for its device's burst
+    /// (less than the 600 s interval, plus the 1 s latency) and is then handled at once, not held
+    /// 1 200 s more -- one low-priority deferral, not two. So no push is in a deferred outcome and
+    /// 99 % are delivered within 601 s of the send. At priority 10 the hold applies as before:
+    /// every push is held (deferred), 99 % only after 1 200 s.
+    func testPriority5SilentPushWaitsForItsBurstOnlyNotAlsoTheSilentHold() throws {
+        var c = burstWorld(priority: 5)
+        c.population.devices = 50
+        c.population.iosForceQuitShare = 0
+        c.campaigns[0].iosPush = .silent
+        c.campaigns[0].deliveryLatencySeconds = .constant(value: 1)
+        c.platforms.ios.silentHoldProbability = 1
+        c.platforms.ios.silentHoldSeconds = .constant(value: 1_200)
+        let r = try simulate(c, seed: 3)
+        XCTAssertEqual(r.outcomes.total, r.pushesTargeted)
+        XCTAssertGreaterThan(r.pushesTargeted, 0)
+        XCTAssertEqual(r.value("provider.apns.priority5Pushes"), Double(r.pushesTargeted))
+        XCTAssertEqual(r.outcomes.deferredThenCompleted + r.outcomes.deferredThenExpired, 0, "not held after the burst")
+        XCTAssertLessThanOrEqual(r.value("delivery.secondsTo99Percent"), 601)
+        var ten = c
+        ten.campaigns[0].apnsPriority = 10
+        let held = try simulate(ten, seed: 3)
+        XCTAssertEqual(held.outcomes.deferredThenCompleted + held.outcomes.deferredThenExpired, held.pushesTargeted)
+        XCTAssertGreaterThanOrEqual(held.value("delivery.secondsTo99Percent"), 1_200)
+    }
+
     /// A push arrives only at a burst instant of its device: the arrival instants of each
     /// device's pushes (two arrivals 20 s apart) are on one grid: their difference is a multiple
     /// of I, and each waits less than I.

@@ -100,6 +100,60 @@ final class ProviderOfflineTests: XCTestCase {
                        + collapsible.value(a + "ttlExpired") + collapsible.value(a + "delayedDeviceDoze"), devices)
     }
 
+    /// Collapse keys in the offline store: six collapsible campaigns, one push each, to every
+    /// Android device, all offline until after the sends, with keys k0, k1, k2, k3, k4, k4. The
+    /// fifth key (k4) finds four stored and drops the oldest (k0: FCM keeps four keys, which ones
+    /// undocumented); the second k4 replaces the first. So 2 collapsed a device (1 by the key
+    /// limit) and 4 handed over at the reconnect. With no `collapseKey` (the app's one key) the
+    /// newest alone is kept, as before, and the key-limit metric is not emitted.
+    func testCollapseKeysReplaceTheirOwnAndFcmKeepsFourKeys() throws {
+        var c = offlineWorld(devices: 200, share: 1)
+        c.population.iosShare = 0
+        let keys = ["k0", "k1", "k2", "k3", "k4", "k4"]
+        c.campaigns = keys.indices.map { i in
+            var k = c.campaigns[0]
+            k.name = "c\(i)"
+            k.sendStartSeconds = 300 + Double(i) * 60
+            k.collapsible = true
+            return k
+        }
+        let one = try simulate(c, seed: 9)
+        assertDataApiPartition(one)
+        let a = "provider.fcm.dataApi."
+        let devices = one.value(a + "accepted") / 6
+        XCTAssertGreaterThan(devices, 100)
+        XCTAssertEqual(one.value(a + "collapsed"), 5 * devices, "one key: the newest of six kept")
+        XCTAssertNil(one.metric("provider.fcm.offline.collapseKeyLimitDropped"))
+        XCTAssertFalse(try OfflineState(c).keyed)
+        for i in keys.indices { c.campaigns[i].collapseKey = keys[i] }
+        XCTAssertEqual(try OfflineState(c).keySlots.count, 200)
+        let keyed = try simulate(c, seed: 9)
+        assertDataApiPartition(keyed)
+        XCTAssertEqual(keyed.value(a + "accepted"), 6 * devices)
+        XCTAssertEqual(keyed.value(a + "collapsed"), 2 * devices)
+        XCTAssertEqual(keyed.value("provider.fcm.offline.collapseKeyLimitDropped"), devices)
+        XCTAssertEqual(keyed.value(a + "delayedDeviceOffline") + keyed.value(a + "pending") + keyed.value(a + "ttlExpired")
+                       + keyed.value(a + "delayedDeviceDoze"), 4 * devices)
+        XCTAssertEqual(PerDeviceStateBytes.collapseKeySlots, 8)
+    }
+
+    /// The lanes of `CollapseSlots`: appended youngest last, removed with the younger moving down.
+    func testCollapseSlotsKeepOrder() {
+        var s = CollapseSlots()
+        for id: UInt16 in [5, 6, 7, 8] { s.append(id) }
+        XCTAssertEqual(s.count, 4)
+        s.remove(1)
+        XCTAssertEqual((0..<3).map { s.lane($0) }, [5, 7, 8])
+        XCTAssertEqual(s.count, 3)
+        s.remove(0)
+        s.append(9)
+        XCTAssertEqual((0..<3).map { s.lane($0) }, [7, 8, 9])
+        s.remove(2)
+        XCTAssertEqual(s.count, 2)
+        XCTAssertEqual(s.lane(of: 8), 1)
+        XCTAssertNil(s.lane(of: 9))
+    }
+
     /// APNs keeps one notification per app per offline device: three campaigns to every iOS
     /// device, all offline, give two coalesced and one handed over at the reconnect per device.
     func testApnsCoalescingKeepsOne() throws {
@@ -176,11 +230,27 @@ final class ProviderOfflineTests: XCTestCase {
             second.collapsible = Bool.random(using: &rng)
             second.sendStartSeconds = Double.random(in: 300...2_000, using: &rng)
             c.campaigns.append(second)
+            // Collapsible carousels under up to six collapse keys, over a small burst: held
+            // messages replaced, stored ones replaced or dropped by the four-key limit.
+            for k in 0..<Int.random(in: 3...6, using: &rng) {
+                var burst = c.campaigns[0]
+                burst.name = "burst\(k)"
+                burst.collapsible = true
+                burst.collapseKey = "key\(Int.random(in: 0..<6, using: &rng))"
+                burst.assets = (0..<4).map { AssetConfig(name: "a\($0)") }
+                burst.iosPush = .silent
+                burst.carouselIntervalSeconds = Double.random(in: 1...30, using: &rng)
+                burst.sendStartSeconds = Double.random(in: 300...2_000, using: &rng)
+                c.campaigns.append(burst)
+            }
+            c.providers?.fcm.collapsibleBurstMessages = Int64.random(in: 2...6, using: &rng)
             let r = try simulate(c, seed: seed)
             assertDataApiPartition(r)
             XCTAssertEqual(r.outcomes.total, r.pushesTargeted, "trial \(trial) seed \(seed)")
-            for name in ["delayedDeviceOffline", "droppedDeviceInactive", "pending"] { used[name, default: 0] += r.value("provider.fcm.dataApi." + name) }
+            for name in ["delayedDeviceOffline", "droppedDeviceInactive", "pending", "collapsed"] { used[name, default: 0] += r.value("provider.fcm.dataApi." + name) }
             used["coalesced", default: 0] += r.value("provider.apns.offline.coalesced")
+            used["collapsedWhileHeld", default: 0] += r.metric("provider.fcm.collapsibleCollapsedWhileHeld") ?? 0
+            used["collapseKeyLimitDropped", default: 0] += r.metric("provider.fcm.offline.collapseKeyLimitDropped") ?? 0
         }
         // Not vacuous: the trials exercised the offline paths.
         for (name, total) in used { XCTAssertGreaterThan(total, 0, name) }

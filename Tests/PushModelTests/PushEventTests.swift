@@ -27,6 +27,7 @@ final class PushEventTests: XCTestCase {
             (.rewarm(CampaignID(1), wave: 3), 0x020C, 1, 3),
             (.networkChange(SessionSlot(2), generation: 13), 0x020D, 2, 13),
             (.deviceRetry(DeviceID(7), w), 0x020E, 7, w.raw),
+            (.collapsibleRelease(DeviceID(8)), 0x020F, 8, 0),
         ]
         for (e, kind, target, payload) in cases {
             let r = e.encoded
@@ -39,7 +40,7 @@ final class PushEventTests: XCTestCase {
             XCTAssertEqual(back.encoded.target, r.target)
             XCTAssertEqual(back.encoded.payload, r.payload)
         }
-        XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x020F), target: 0)))
+        XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x0210), target: 0)))
         XCTAssertNil(PushEvent(Event(time: .zero, kind: EventKind(0x0100), target: 0)))
     }
 

@@ -165,6 +165,7 @@ extension CampaignConfig: Codable, ConfigReadable {
             .init("provider", \.provider, unwritten: .platform),
             // offline windows: written only when set, so scenarios without it encode and hash as before.
             .init("collapsible", \.collapsible, unwritten: false),
+            .init("collapseKey", optional: \.collapseKey, nameRule(colon: false)),
             .init("sendAs", \.sendAs, unwritten: .tokens),
             .init("apnsPriority", \.apnsPriority, unwritten: CampaignConfig().apnsPriority, apnsPriorityRule),
             // calendar: written only when set, so scenarios without it encode and hash as before.
@@ -193,6 +194,10 @@ extension CampaignConfig: Codable, ConfigReadable {
         if c.sendAs == .topic, c.provider == .apns {
             issues.append(ConfigIssue(key: "sendAs", expected: "provider \"platform\" or \"fcm\" with sendAs \"topic\" (topics are FCM's; APNs has none)",
                                       found: "\"topic\" with provider \"apns\""))
+        }
+        if let key = c.collapseKey, !c.collapsible {
+            issues.append(ConfigIssue(key: "collapseKey", expected: "collapsible true with a collapseKey (a key marks a collapsible message)",
+                                      found: "\"\(key)\" with collapsible false"))
         }
         if let swap = c.creativeSwap, swap.secondsBeforeSend > c.sendStartSeconds {
             issues.append(ConfigIssue(key: "creativeSwap", expected: "creativeSwap.secondsBeforeSend ≤ sendStartSeconds (\(c.sendStartSeconds))",

@@ -54,6 +54,7 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
             }
         }
         issues += calendarIssues(w)
+        issues += providerFieldIssues(w)
         let regions = w.infra.topology.effectiveRegions.count
         if let costs = w.costs { issues += CostsConfig.regionIssues(costs, regions: regions) }
         if w.analytics != nil, !w.preloadPolicy.receiptsEnabled {
@@ -72,6 +73,32 @@ extension PushWorldConfig: Decodable, Encodable, ConfigReadable {
         if let o = w.population.regionNetworkMix.first(where: { $0.region >= regions }) {
             issues.append(ConfigIssue(key: "population", expected: "population.regionNetworkMix regions in 0..<\(regions)",
                                       found: "\(o.region)"))
+        }
+        return issues
+    }
+
+    /// Campaign fields only the provider layer reads (`provider`, `sendAs`, `apnsPriority`, `collapsible`), set
+    /// in a scenario without `providers`: bad input rather than silently ignored. Honouring them
+    /// without `providers` would need the provider layer on (its quotas, latencies and routes for
+    /// every campaign), which the scenario did not ask for.
+    static func providerFieldIssues(_ w: PushWorldConfig) -> [ConfigIssue] {
+        guard w.providers == nil else { return [] }
+        let fix = "a \"providers\" section (\"providers\": {} for the published defaults), which this field needs"
+        var issues: [ConfigIssue] = []
+        for (c, campaign) in w.campaigns.enumerated() {
+            let path: [JSONPath.Component] = [.key("campaigns"), .index(c)]
+            if campaign.provider != .platform {
+                issues.append(issue(path + [.key("provider")], fix + ", or provider \"platform\"", "\"\(campaign.provider.rawValue)\""))
+            }
+            if campaign.sendAs != .tokens {
+                issues.append(issue(path + [.key("sendAs")], fix + ", or sendAs \"tokens\"", "\"\(campaign.sendAs.rawValue)\""))
+            }
+            if campaign.apnsPriority != CampaignConfig().apnsPriority {
+                issues.append(issue(path + [.key("apnsPriority")], fix + ", or apnsPriority 10", "\(campaign.apnsPriority)"))
+            }
+            if campaign.collapsible {
+                issues.append(issue(path + [.key("collapsible")], fix + ", or collapsible false", "true"))
+            }
         }
         return issues
     }
