@@ -133,13 +133,6 @@ package enum CalendarRules {
                                             expected: "a local day whose send time is at or after t = 0 in every targeted region (a later day, or a later population.dozeNight.clockAtStartSeconds)",
                                             found: "\(campaign.sendOnLocalDay ?? 0) (first wave at \(first) s)"))
             }
-            if campaign.sendAtLocalSeconds != nil, let last = waves(w, campaign: c).startSeconds.last,
-               last >= campaign.sendStartSeconds + campaign.effectivePayloadLifetimeSeconds {
-                // The payload's `exp` is signed from `sendStartSeconds`: a later wave's pushes would all be refused.
-                issues.append(CalendarIssue(path: at(c, .key("sendAtLocalSeconds")),
-                                            expected: "a last wave before the signed payload expires (sendStartSeconds + payloadLifetimeSeconds = \(campaign.sendStartSeconds + campaign.effectivePayloadLifetimeSeconds) s); lengthen payloadLifetimeSeconds or move sendStartSeconds",
-                                            found: "\(campaign.sendAtLocalSeconds ?? 0) (last wave at \(last) s)"))
-            }
             let rule = campaign.audience.rule
             switch (rule, campaign.audience.campaign) {
             case (.independent, nil):

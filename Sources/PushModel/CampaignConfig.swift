@@ -215,8 +215,9 @@ package struct CampaignConfig: Sendable, Equatable {
     package var carouselIntervalSeconds: Double? = nil
     package var creativeSwap: CreativeSwapConfig? = nil
     /// How long a push's signed payload may be acted on, seconds: the campaign service signs
-    /// `exp` = the part's first send instant + this (nil: `messageTtlSeconds`, since a push the
-    /// provider would no longer deliver is not worth acting on either). A push reaching its
+    /// `exp` = its wave's send instant + this, each calendar wave signed at its own send (nil:
+    /// `messageTtlSeconds`, since a push the provider would no longer deliver is not worth acting
+    /// on either). A push reaching its
     /// handler after `exp` (plus PreloadKit's clock-skew tolerance) is refused and fetches nothing.
     package var payloadLifetimeSeconds: Double? = nil
     /// The push's payload form (default `inline`). `silentURL` and `richAttachment` carry one

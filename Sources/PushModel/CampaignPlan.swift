@@ -67,7 +67,21 @@ struct CampaignPlans {
     /// metrics (`CampaignPlans+HLS.swift`). Empty without a playlist of variants.
     var hlsParts: [HLSObjectPart?] = []
 
-    init(campaigns: [CampaignConfig], hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
+    /// Per campaign: each calendar wave's send instant, seconds, ascending (one, `sendStartSeconds`,
+    /// without a calendar). Each wave's pushes are signed with that wave's `exp`.
+    var waveStartSeconds: [[Double]] = []
+    /// `laterWaves[c][k - 1][part]`: campaign c's push `part` as signed for its wave k ≥ 1 (its
+    /// own `exp`); empty for a campaign with one wave. Only its expiry is read.
+    var laterWaves: [[[PreStageRequest]]] = []
+
+    /// `waveStartSeconds`: per campaign, its waves' send instants (`CalendarRules.waves`); nil:
+    /// each campaign's one send at `sendStartSeconds`.
+    init(campaigns: [CampaignConfig], waveStartSeconds waves: [[Double]]? = nil,
+         hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
+        waveStartSeconds = campaigns.indices.map { c in
+            guard let starts = waves?[c], !starts.isEmpty else { return [campaigns[c].sendStartSeconds] }
+            return starts
+        }
         var hls = HLSPolicy()
         hls.isEnabled = true
         hls.segmentsToPreStage = hlsSegmentsToPreStage
@@ -132,17 +146,23 @@ struct CampaignPlans {
             // Payloads: one push with every asset, or one silent push per asset (carousel), in
             // the campaign's payload form; a manifest by reference adds its manifest object.
             try CampaignPlans.checkPayloadForm(campaign, path: path)
-            var parts: [PreStageRequest] = []
+            var byWave: [[PreStageRequest]] = []
             var largestPushBytes = 0
             let groups: [[Int]] = campaign.carouselIntervalSeconds == nil ? [Array(campaign.assets.indices)] : campaign.assets.indices.map { [$0] }
-            for (part, group) in groups.enumerated() {
-                let push = try CampaignPlans.parsedPush(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
-                                                        expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
-                                                        options: payloadOptions, path: path)
-                parts.append(push.request)
-                largestPushBytes = max(largestPushBytes, push.bytes)
+            for send in waveStartSeconds[c] {
+                var parts: [PreStageRequest] = []
+                for (part, group) in groups.enumerated() {
+                    let push = try CampaignPlans.parsedPush(campaign, assets: group, silent: campaign.iosPush == .silent || groups.count > 1,
+                                                            expirySeconds: CampaignPlans.expirySeconds(campaign, part: part, sendSeconds: send),
+                                                            options: payloadOptions, path: path)
+                    parts.append(push.request)
+                    largestPushBytes = max(largestPushBytes, push.bytes)
+                }
+                byWave.append(parts)
             }
+            let parts = byWave[0]
             requests.append(parts)
+            laterWaves.append(Array(byWave.dropFirst()))
             pushBytes.append(largestPushBytes)
             try addReferencedManifest(c, campaign, push: parts[0], policy: policy, path: path)
 
@@ -222,9 +242,10 @@ struct CampaignPlans {
     /// time): PreloadKit's `PayloadParser.checkExpiry` on its signed `exp`, as a device does at
     /// each delivery.
     /// - Complexity: O(1); no allocation unless refused.
-    func payloadUsable(campaign c: Int, part: Int, now: Int64) -> Bool {
+    func payloadUsable(campaign c: Int, part: Int, wave: Int, now: Int64) -> Bool {
+        let push = wave > 0 ? laterWaves[c][wave - 1][part] : requests[c][part]
         do {
-            try PayloadParser.checkExpiry(of: requests[c][part], now: Instant(microseconds: now), options: payloadOptions)
+            try PayloadParser.checkExpiry(of: push, now: Instant(microseconds: now), options: payloadOptions)
             return true
         } catch {
             return false
@@ -233,10 +254,12 @@ struct CampaignPlans {
 
     // MARK: - Payload construction
 
-    /// The `exp` the campaign service signs push `part` of `campaign` with: whole seconds of
-    /// virtual time, the part's first send instant plus the payload lifetime.
-    static func expirySeconds(_ campaign: CampaignConfig, part: Int) -> Int64 {
-        let send = campaign.sendStartSeconds + Double(part) * (campaign.carouselIntervalSeconds ?? 0)
+    /// The `exp` the campaign service signs push `part` of `campaign` with for the send (a wave)
+    /// starting at `sendSeconds`: whole seconds of virtual time, the part's first send instant in
+    /// that send plus the payload lifetime. Each calendar wave is signed when it is sent, so a
+    /// wave hours after the first has its own lifetime.
+    static func expirySeconds(_ campaign: CampaignConfig, part: Int, sendSeconds: Double) -> Int64 {
+        let send = sendSeconds + Double(part) * (campaign.carouselIntervalSeconds ?? 0)
         return Int64((send + campaign.effectivePayloadLifetimeSeconds).rounded(.down))
     }
 

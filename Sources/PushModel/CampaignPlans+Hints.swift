@@ -7,8 +7,9 @@ import PreloadKit
 /// parse per push.
 extension CampaignPlans {
     /// Plans for `campaigns`, with the hinted pushes when `hinted`.
-    init(campaigns: [CampaignConfig], hinted: Bool, hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
-        try self.init(campaigns: campaigns, hlsSegmentsToPreStage: hlsSegmentsToPreStage)
+    init(campaigns: [CampaignConfig], waveStartSeconds: [[Double]]? = nil, hinted: Bool,
+         hlsSegmentsToPreStage: Int = HLSPolicy().segmentsToPreStage) throws {
+        try self.init(campaigns: campaigns, waveStartSeconds: waveStartSeconds, hlsSegmentsToPreStage: hlsSegmentsToPreStage)
         if hinted { try addHintedRequests(campaigns: campaigns) }
     }
 
@@ -25,7 +26,7 @@ extension CampaignPlans {
                 for percent in 0...100 {
                     let document = CampaignPayload.pushDocument(campaign, form: campaign.payloadForm, assets: group,
                                                                 silent: campaign.iosPush == .silent || groups.count > 1,
-                                                                expirySeconds: CampaignPlans.expirySeconds(campaign, part: part),
+                                                                expirySeconds: CampaignPlans.expirySeconds(campaign, part: part, sendSeconds: waveStartSeconds[c][0]),
                                                                 manifestURL: CampaignPlans.manifestURL(campaign), openPercent: percent,
                                                                 url: CampaignPlans.assetURL(campaign))
                     byPercent.append(try CampaignPlans.parse(document, options: payloadOptions, path: path))

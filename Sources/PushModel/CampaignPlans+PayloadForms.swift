@@ -102,7 +102,9 @@ extension CampaignPlans {
             entryRequests.append(push)
             return
         }
-        let document = CampaignPayload.manifestDocument(campaign, expirySeconds: CampaignPlans.expirySeconds(campaign, part: 0),
+        // One manifest object serves every wave: it expires with the last wave's pushes.
+        let document = CampaignPayload.manifestDocument(campaign, expirySeconds: CampaignPlans.expirySeconds(campaign, part: 0,
+                                                                                                           sendSeconds: waveStartSeconds[c].last ?? campaign.sendStartSeconds),
                                                         url: CampaignPlans.assetURL(campaign))
         let size = CampaignPayload.signedBytes(document)
         if size > CampaignPlans.manifestBytesMax {

@@ -47,7 +47,8 @@ extension PushWorld {
     mutating func deliver(_ d: DeviceID, _ w: PushWord, kind: HandlerKind, attributes a: DeviceAttributes, kernel: inout Kernel) throws {
         let now = kernel.now.ticks
         metrics.noteDelivery(campaign: w.campaign, now: now)
-        let expired = rt[w.campaign].preStage && !plans.payloadUsable(campaign: w.campaign, part: w.part, now: now)
+        let expired = rt[w.campaign].preStage
+            && !plans.payloadUsable(campaign: w.campaign, part: w.part, wave: calendars.wave(of: d, campaign: w.campaign, population: population), now: now)
         if !rt[w.campaign].preStage || expired {
             // No manifest, or one past its signed expiry (PreloadKit refuses it: nothing is
             // fetched); the notification is shown as sent.

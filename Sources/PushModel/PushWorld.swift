@@ -62,7 +62,9 @@ struct PushWorld: EventHandler {
                                     purpose: StreamPurpose("push.replication").rawValue)
         horizonTicks = SimDuration.seconds(config.horizonSeconds).ticks
         population = try Population(config: config, runSeed: runSeed)
-        plans = try CampaignPlans(campaigns: config.campaigns, hinted: config.users.openHint != nil,
+        plans = try CampaignPlans(campaigns: config.campaigns,
+                                  waveStartSeconds: config.campaigns.indices.map { CalendarRules.waves(config, campaign: $0).startSeconds },
+                                  hinted: config.users.openHint != nil,
                                   hlsSegmentsToPreStage: config.preloadPolicy.hlsSegmentsToPreStage)
         var policy = config.preloadPolicy.preloadPolicy(manifestOptions: plans.payloadOptions,
                                                         clockAtStartSeconds: config.population.dozeNight.clockAtStartSeconds)

@@ -19,8 +19,8 @@ final class PayloadExpiryTests: XCTestCase {
         XCTAssertEqual(request.expiresAt, Instant(microseconds: 420_000_000))
         XCTAssertEqual(request.campaignID, "spring")
         let tolerance = plans.payloadOptions.expiryClockSkewToleranceSeconds
-        XCTAssertTrue(plans.payloadUsable(campaign: 0, part: 0, now: (420 + tolerance) * 1_000_000))
-        XCTAssertFalse(plans.payloadUsable(campaign: 0, part: 0, now: (421 + tolerance) * 1_000_000))
+        XCTAssertTrue(plans.payloadUsable(campaign: 0, part: 0, wave: 0, now: (420 + tolerance) * 1_000_000))
+        XCTAssertFalse(plans.payloadUsable(campaign: 0, part: 0, wave: 0, now: (421 + tolerance) * 1_000_000))
         campaign.payloadLifetimeSeconds = nil
         XCTAssertEqual(try CampaignPlans(campaigns: [campaign]).requests[0][0].expiresAt,
                        Instant(microseconds: (300 + 86_400) * 1_000_000), "default: the message TTL")

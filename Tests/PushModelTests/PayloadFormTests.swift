@@ -168,7 +168,7 @@ final class PayloadFormTests: XCTestCase {
             XCTAssertTrue(e.reason.contains("over the APNs/FCM limit of 4096 bytes"), e.reason)
             XCTAssertTrue(e.reason.contains("manifestReference"), e.reason)
             let bytes = CampaignPayload.signedBytes(CampaignPayload.pushDocument(big, form: .inline, assets: Array(big.assets.indices), silent: false,
-                                                                                expirySeconds: CampaignPlans.expirySeconds(big, part: 0),
+                                                                                expirySeconds: CampaignPlans.expirySeconds(big, part: 0, sendSeconds: big.sendStartSeconds),
                                                                                 url: CampaignPlans.assetURL(big)))
             XCTAssertGreaterThan(bytes, 4_096)
             XCTAssertTrue(e.reason.contains("is \(bytes) bytes"), e.reason)
@@ -184,7 +184,7 @@ final class PayloadFormTests: XCTestCase {
         XCTAssertEqual(plans.manifestObject[0], .max)
         // The encoded size is exactly what is sent: the signed document's bytes.
         let signed = try CampaignPayload.signed(CampaignPayload.pushDocument(big, form: .manifestReference, assets: Array(big.assets.indices),
-                                                                             silent: false, expirySeconds: CampaignPlans.expirySeconds(big, part: 0),
+                                                                             silent: false, expirySeconds: CampaignPlans.expirySeconds(big, part: 0, sendSeconds: big.sendStartSeconds),
                                                                              manifestURL: CampaignPlans.manifestURL(big), url: CampaignPlans.assetURL(big)),
                                                 options: plans.payloadOptions)
         XCTAssertEqual(signed.count, plans.pushBytes[1])
