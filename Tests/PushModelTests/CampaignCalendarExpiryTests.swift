@@ -10,13 +10,7 @@ final class CampaignCalendarExpiryTests: XCTestCase {
     /// 09:00 local (waves at 0, 1 h and 6 h) whose signed payload lives 10 minutes; pushes arrive
     /// 1 s after their send.
     func world(devices: Int = 900) -> PushWorldConfig {
-        var c = smallWorld(devices: devices)
-        placeInThreeTimeZones(&c, clockAtStartSeconds: 8 * 3_600)
-        c.campaigns[0].sendAtLocalSeconds = 9 * 3_600
-        c.campaigns[0].sendStartSeconds = 0
-        c.campaigns[0].sendRatePerMinute = 6e6
-        c.campaigns[0].providerQuotaPerMinute = 6e6
-        c.campaigns[0].deliveryLatencySeconds = .constant(value: 1)
+        var c = nineAmLocalWorld(devices: devices, deliveryLatencySeconds: 1)
         c.campaigns[0].payloadLifetimeSeconds = 600
         // No Doze: a deferral would hold a push past a lifetime this short in any wave.
         c.population.doze.awake = 1

@@ -11,14 +11,7 @@ final class CampaignCalendarTests: XCTestCase {
     /// the UTC clock reads 08:00 at t = 0; a campaign at 09:00 local with a send far faster than
     /// the audience, whose pushes arrive after the horizon (the run costs the sender alone).
     func calendarWorld(devices: Int = 3_000) -> PushWorldConfig {
-        var c = smallWorld(devices: devices)
-        placeInThreeTimeZones(&c, clockAtStartSeconds: 8 * 3_600)
-        c.campaigns[0].sendAtLocalSeconds = 9 * 3_600
-        c.campaigns[0].sendStartSeconds = 0
-        c.campaigns[0].sendRatePerMinute = 6e6
-        c.campaigns[0].providerQuotaPerMinute = 6e6
-        c.campaigns[0].deliveryLatencySeconds = .constant(value: 30_000)
-        return c
+        nineAmLocalWorld(devices: devices, deliveryLatencySeconds: 30_000)
     }
 
     /// The seconds in which pushes were sent.

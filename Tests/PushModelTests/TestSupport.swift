@@ -29,6 +29,20 @@ func oneAssetWorld(devices: Int = 1_000) -> PushWorldConfig {
     return c
 }
 
+/// `smallWorld` in three time zones (`placeInThreeTimeZones`, the UTC clock at 08:00 at t = 0)
+/// with campaign 0 sent at 09:00 local (waves at 0, 1 h and 6 h) far faster than the audience;
+/// its pushes arrive `deliveryLatencySeconds` after their send.
+func nineAmLocalWorld(devices: Int, deliveryLatencySeconds: Double) -> PushWorldConfig {
+    var c = smallWorld(devices: devices)
+    placeInThreeTimeZones(&c, clockAtStartSeconds: 8 * 3_600)
+    c.campaigns[0].sendAtLocalSeconds = 9 * 3_600
+    c.campaigns[0].sendStartSeconds = 0
+    c.campaigns[0].sendRatePerMinute = 6e6
+    c.campaigns[0].providerQuotaPerMinute = 6e6
+    c.campaigns[0].deliveryLatencySeconds = .constant(value: deliveryLatencySeconds)
+    return c
+}
+
 /// Three named regions ("east", "central", "west") at UTC+1, UTC and UTC−5, one PoP each, over
 /// 8 hours of virtual time, the UTC clock reading `clockAtStartSeconds` at t = 0.
 func placeInThreeTimeZones(_ c: inout PushWorldConfig, clockAtStartSeconds: Double) {
