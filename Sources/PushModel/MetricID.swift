@@ -240,6 +240,8 @@ package enum MetricID: String, Sendable, CaseIterable {
     case providerFcmCollapsibleThrottled = "provider.fcm.collapsibleThrottled"
     case providerFcmCollapsibleHeldMeanSeconds = "provider.fcm.collapsibleHeldMeanSeconds"
     case providerFcmCollapsibleCollapsedWhileHeld = "provider.fcm.collapsibleCollapsedWhileHeld"
+    // the Data API's throttled category (only when the collapsible burst can bind)
+    case providerFcmDataApiDelayedMessageThrottled = "provider.fcm.dataApi.delayedMessageThrottled"
 
     /// This metric's row of the table.
     package var spec: MetricSpec { MetricTable.spec(self) }

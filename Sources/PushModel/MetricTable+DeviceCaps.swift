@@ -18,6 +18,8 @@ extension MetricTable {
                                       "collapsible messages held (provider.fcm.collapsibleThrottled)"))
         case .providerFcmCollapsibleCollapsedWhileHeld:
             return MetricSpec(n, .count, .none, "Held collapsible messages a newer one of the same key replaced")
+        case .providerFcmDataApiDelayedMessageThrottled:
+            return MetricSpec(n, .count, .lower, "FCM Data API: delivered, delayed by the collapsible burst throttle")
         default:
             return MetricSpec(n, .count, .none, n)
         }
@@ -36,6 +38,9 @@ extension PushMetrics {
         add(.providerFcmCollapsibleHeldMeanSeconds,
             t.collapsibleThrottled > 0 ? Double(t.collapsibleHeldTicks) / 1e6 / Double(t.collapsibleThrottled) : 0)
         add(.providerFcmCollapsibleCollapsedWhileHeld, Double(t.collapsibleCollapsedWhileHeld))
-
+        // The Data API's throttled category, only when the collapsible burst can bind.
+        if collapsibleBurstKept, let api = providerTally?.dataApi {
+            add(.providerFcmDataApiDelayedMessageThrottled, Double(api.delayedMessageThrottled))
+        }
     }
 }

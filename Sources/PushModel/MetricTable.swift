@@ -426,7 +426,7 @@ package enum MetricTable {
              .providerApnsPriority5Delayed, .providerApnsPriority5DelayMeanSeconds:
             return fanOutSpec(id)
         case .providerFcmDeviceRateRejected, .providerFcmDeviceRateRetriedAccepted, .providerFcmCollapsibleThrottled,
-             .providerFcmCollapsibleHeldMeanSeconds, .providerFcmCollapsibleCollapsedWhileHeld:
+             .providerFcmCollapsibleHeldMeanSeconds, .providerFcmCollapsibleCollapsedWhileHeld, .providerFcmDataApiDelayedMessageThrottled:
             return deviceCapsSpec(id)
         }
     }

@@ -23,8 +23,9 @@ extension PushMetrics {
         }
         appendFanOutMetrics(t, to: &m)
         appendDeviceCapsMetrics(to: &m)
-        // The FCM Data API's categories: accepted = delivered + pending + ttlExpired, and
-        // delivered = deliveredNoDelay + delayedDeviceDoze.
+        // The FCM Data API's categories: accepted = delivered + pending + ttlExpired (+ the offline
+        // ones), and delivered = deliveredNoDelay + delayedDeviceDoze (+ delayedDeviceOffline with
+        // the offline metrics, + delayedMessageThrottled with the device-cap ones).
         let api = t.dataApi
         add(.providerFcmDataApiAccepted, Double(api.accepted))
         add(.providerFcmDataApiDelivered, Double(api.delivered))

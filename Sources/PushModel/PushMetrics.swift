@@ -39,6 +39,9 @@ struct PushMetrics {
     var collapsedOutsideOffline = false
     /// FCM's per-device limits (`PushWorld+DeviceCaps.swift`), only when the run kept their state.
     var deviceCapsTally: DeviceCapsTally?
+    /// FCM's collapsible burst can bind (its buckets were kept): `provider.fcm.dataApi.delayedMessageThrottled`
+    /// is emitted only then.
+    var collapsibleBurstKept = false
     /// Delivery receipts at the app's analytics endpoint; nil when the policy sends none.
     var analytics: AnalyticsEndpoint?
     /// `infra.placeholder.enabled`: the placeholder's metrics are emitted only then.

@@ -26,6 +26,9 @@ struct PushWord {
     /// Android: a collapsible FCM message Doze holds, tracked so a newer one of its collapse key
     /// can replace it (`PushWorld+DozeCollapse.swift`; cleared when the hold ends).
     static let flagDozeTracked: UInt8 = 64
+    /// Android: FCM held the collapsible message for its device's burst (`PushWorld+DeviceCaps.swift`),
+    /// so on delivery it is `delayedMessageThrottled` in the Data API (cleared before the OS sees it).
+    static let flagThrottled: UInt8 = 128
     /// Bits of the campaign field (56–63).
     static let campaignBits = 8
     /// Send instants are stored in 40 bits of microseconds (≈ 12.7 days ≥ the 7-day horizon limit).

@@ -1,13 +1,14 @@
 // The FCM Data API's view of a run (`provider.fcm.dataApi.*`, with `providers`): every message
 // FCM accepted for an Android device lands in exactly one of its message outcomes -- delivered
-// (without delay, delayed by Doze, or delayed by the device being offline), pending (not delivered
+// (without delay, delayed by Doze, delayed by the device being offline, or delayed by FCM's
+// collapsible burst, `PushWorld+DeviceCaps.swift`), pending (not delivered
 // by the horizon), expired (held past its TTL), or, with offline windows and inactive devices
 // (`PushWorld+Offline.swift`), collapsed or dropped -- so a team can hold the simulation against
 // its FCM dashboard. The Data API reports Android app instances only; iOS pushes FCM relays to
 // APNs are not in it.
 
 /// What the Data API counts. `accepted` = `deliveredNoDelay` + `delayedDeviceDoze` +
-/// `delayedDeviceOffline` + `ttlExpired` + `collapsed` + `droppedTooManyPendingMessages` +
+/// `delayedDeviceOffline` + `delayedMessageThrottled` + `ttlExpired` + `collapsed` + `droppedTooManyPendingMessages` +
 /// `droppedDeviceInactive` + `pending`, replication by replication (the offline categories,
 /// `PushWorld+Offline.swift`, stay 0 without `providers.offline` and `providers.fcm.inactiveShare`).
 struct DataApiTally: Sendable, Equatable {
@@ -34,8 +35,10 @@ struct DataApiTally: Sendable, Equatable {
     var droppedDeviceInactive: UInt64 = 0
     /// Stored for an offline device now.
     var storedOffline: UInt64 = 0
+    /// Held by FCM for the device's collapsible burst, then reached the handler on arrival.
+    var delayedMessageThrottled: UInt64 = 0
 
-    var delivered: UInt64 { deliveredNoDelay + delayedDeviceDoze + delayedDeviceOffline }
+    var delivered: UInt64 { deliveredNoDelay + delayedDeviceDoze + delayedDeviceOffline + delayedMessageThrottled }
     /// Not delivered and not dropped by the end of the run.
     var pending: UInt64 { pendingAtHorizon + inFlight + held + storedOffline }
 }
@@ -52,12 +55,20 @@ extension ProviderState {
     func androidViaFcm(campaign c: Int) -> Bool { enabled && Int(route[c]) != ProviderState.apns }
 
     /// An Android push through FCM reached the device's OS, which decided `decision`
-    /// (`reconnected`: FCM stored it while the device was offline).
-    mutating func noteDataApiArrival(_ decision: DeliveryDecision, reconnected: Bool = false) {
+    /// (`reconnected`: FCM stored it while the device was offline; `throttled`: FCM held it for the
+    /// device's collapsible burst). The last delay names a delivered one: Doze (counted when the
+    /// deferral ends), then the offline store, then the throttle.
+    mutating func noteDataApiArrival(_ decision: DeliveryDecision, reconnected: Bool = false, throttled: Bool = false) {
         tally.dataApi.inFlight -= 1
         switch decision {
         case .runMessageHandler, .handleNow:
-            if reconnected { tally.dataApi.delayedDeviceOffline += 1 } else { tally.dataApi.deliveredNoDelay += 1 }
+            if reconnected {
+                tally.dataApi.delayedDeviceOffline += 1
+            } else if throttled {
+                tally.dataApi.delayedMessageThrottled += 1
+            } else {
+                tally.dataApi.deliveredNoDelay += 1
+            }
         case .deferUntil, .holdUntil: tally.dataApi.held += 1
         case .drop(.expired): tally.dataApi.ttlExpired += 1
         case .drop(.pastHorizon), .drop(.notDelivered): tally.dataApi.pendingAtHorizon += 1

@@ -27,7 +27,11 @@ import Stochastic
 //   One message a device is held at a time: a message of another key finds the held one already
 //   committed to leave (judgement, keeping the state to one word; with one key, as by default,
 //   this is exactly FCM's rule). Collapsible messages count toward the burst only (judgement: at
-//   one every 3 minutes they cannot reach 240 a minute).
+//   one every 3 minutes they cannot reach 240 a minute). A held message that reaches its device's
+//   handler is `delayedMessageThrottled` in the Data API, unless the device was offline when it
+//   arrived (`delayedDeviceOffline`) or Doze deferred it (`delayedDeviceDoze`): the last delay on
+//   its way names it, as for a stored message Doze then defers. The mark is a bit of the message's
+//   word (`PushWord.flagThrottled`), no per-device state.
 // State per device is allocated only when a device's plan can exceed a cap: the rate windows
 // (`DeviceRateSlot`, 24 bytes) when the FCM non-collapsible messages a device can get in a run
 // (every per-token campaign's parts) exceed the smaller cap, the collapsible bucket (one Int64 and
@@ -208,7 +212,9 @@ extension PushWorld {
     /// (it can no longer be replaced), after its provider latency (drawn from its own stream, as
     /// when it was sent).
     mutating func releaseHeld(_ d: Int, kernel: inout Kernel) throws {
-        let w = PushWord(deviceCaps.held[d])
+        var w = PushWord(deviceCaps.held[d])
+        // Delivered, it is `delayedMessageThrottled` in the Data API (unless a later delay names it).
+        w.flags |= PushWord.flagThrottled
         deviceCaps.held[d] = 0
         let c = w.campaign
         let rng = population.stream(entity: UInt64(d) | UInt64(c) << 32 | UInt64(w.part) << 40, purpose: PushWorld.purposeLatency)

@@ -154,6 +154,7 @@ struct PushWorld: EventHandler {
         metrics.offlineKeyed = offline.keyed
         metrics.collapsedOutsideOffline = deviceCaps.collapsibleOn || dozeCollapse.enabled
         if deviceCaps.enabled { metrics.deviceCapsTally = deviceCaps.tally }
+        metrics.collapsibleBurstKept = deviceCaps.collapsibleOn
         return metrics.makeResult(infra: infra, kernel: kernel, outcome: outcome, masterSeed: masterSeed, replication: replication,
                                   devices: config.population.devices, activeSessionsMax: driver.activeSessionsMax,
                                   parkedWholeStores: driver.parked.overflowStores)
@@ -209,13 +210,15 @@ struct PushWorld: EventHandler {
             if let s = driver.timerFired(s, generation: generation) { try feed(s, .timerFired, kernel: &kernel) }
         case .pushArrive(let device, var w):
             metrics.notePushInProvider(campaign: w.campaign, entering: false)
+            let throttled = w.flags & PushWord.flagThrottled != 0
+            w.flags &= ~PushWord.flagThrottled
             var reconnected = false
             if offline.enabled { guard try offlineArrival(device, &w, reconnected: &reconnected, kernel: &kernel) else { return } }
             let a = population.device(device)
             var decision = delivery.arrive(device, w, attributes: a, now: kernel.now.ticks, population: population,
                                            counters: &metrics.counters)
             if providers.enabled && !a.isIOS && providers.androidViaFcm(campaign: w.campaign) {
-                providers.noteDataApiArrival(decision, reconnected: reconnected)
+                providers.noteDataApiArrival(decision, reconnected: reconnected, throttled: throttled)
                 if dozeCollapse.enabled, case .deferUntil(let at, let held) = decision { decision = dozeHold(device.index, until: at, held) }
             }
             try act(decision, device, attributes: a, campaign: w.campaign, kernel: &kernel)

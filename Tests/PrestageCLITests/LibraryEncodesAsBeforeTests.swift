@@ -16,6 +16,7 @@ final class LibraryEncodesAsBeforeTests: XCTestCase {
         ("FCM topic fan-out and APNs priority 5", ["sendAs", "apnsPriority", "fanOutPerSecond", "priority5BurstIntervalSeconds"], ["topic-fanout"]),
         ("FCM per-device limits", ["collapsible", "deviceMessagesPerMinuteMax", "deviceMessagesPerHourMax", "collapsibleBurstMessages",
                                    "collapsibleRefillSeconds"], ["offline-overnight", "live-score-updates"]),
+        ("FCM collapse keys", ["collapseKey"], ["live-score-updates"]),
         ("the CDN API profile", ["cdnApi"], ["purge-on-cloudflare"]),
         ("HLS playlists of variants", ["variantsKbps", "segmentSeconds", "segmentCount", "hlsSegmentsToPreStage", "audioKbps"], ["hls-trailer", "hls-trailer-byteranges"]),
         ("HLS byte ranges", ["hlsByteRanges"], ["hls-trailer-byteranges"]),

@@ -34,6 +34,8 @@ final class DeviceCapsTests: XCTestCase {
         func v(_ s: String) -> Double { r.metric("provider.fcm.dataApi." + s) ?? 0 }
         XCTAssertEqual(v("accepted"), v("delivered") + v("pending") + v("ttlExpired") + v("collapsed")
                        + v("droppedTooManyPendingMessages") + v("droppedDeviceInactive"), "accepted = the categories", file: file, line: line)
+        XCTAssertEqual(v("delivered"), v("deliveredNoDelay") + v("delayedDeviceDoze") + v("delayedDeviceOffline") + v("delayedMessageThrottled"),
+                       "delivered = its delays", file: file, line: line)
         XCTAssertEqual(r.outcomes.total, r.pushesTargeted, "every push in exactly one outcome", file: file, line: line)
     }
 
@@ -96,6 +98,79 @@ final class DeviceCapsTests: XCTestCase {
         XCTAssertEqual(two.value("provider.fcm.dataApi.collapsed"), 18)
         XCTAssertEqual(two.value("provider.fcm.collapsibleThrottled"), 20)
         XCTAssertEqual(Double(two.outcomes.notDelivered), 18)
+    }
+
+    /// 30 one-message collapsible campaigns at t_k = 2(k − 1) s, alternating collapse keys "a" and
+    /// "b", burst 20, refill 180 s: the first 20 leave when sent; each of 21…30 is held, and the
+    /// next (of the other key) lets it leave, so none is replaced and message 20 + i leaves at
+    /// i·180 s. All 30 are delivered: 20 without delay and the 10 held ones in
+    /// `delayedMessageThrottled` (FCM's throttled-then-delivered category), not in
+    /// `deliveredNoDelay`, which with the burst raised to 30 (nothing held) counts all 30.
+    func testHeldThenDeliveredMessagesAreDelayedMessageThrottled() throws {
+        var c = capsWorld(campaigns: 30, parts: 1, interval: 0, spacing: 2, collapsible: true, horizonSeconds: 2_700)
+        for k in c.campaigns.indices { c.campaigns[k].collapseKey = k % 2 == 0 ? "a" : "b" }
+        let r = try simulate(c, seed: 1)
+        assertOnePerOutcome(r)
+        XCTAssertEqual(r.value("provider.fcm.collapsibleThrottled"), 10)
+        XCTAssertEqual(r.value("provider.fcm.collapsibleCollapsedWhileHeld"), 0)
+        XCTAssertEqual(r.value("provider.fcm.dataApi.delivered"), 30)
+        XCTAssertEqual(r.value("provider.fcm.dataApi.delayedMessageThrottled"), 10, "the held-then-delivered messages")
+        XCTAssertEqual(r.value("provider.fcm.dataApi.deliveredNoDelay"), 20)
+        var wide = c
+        wide.providers?.fcm.collapsibleBurstMessages = 30
+        let free = try simulate(wide, seed: 1)
+        XCTAssertEqual(free.value("provider.fcm.dataApi.deliveredNoDelay"), 30)
+        XCTAssertNil(free.metric("provider.fcm.dataApi.delayedMessageThrottled"), "the burst cannot bind: not emitted")
+        XCTAssertEqual(free.value("provider.fcm.dataApi.deliveredNoDelay") - r.value("provider.fcm.dataApi.deliveredNoDelay"),
+                       r.value("provider.fcm.dataApi.delayedMessageThrottled"))
+        // The replacing world above: of the 10 held, 9 were replaced; message 30 was held, then delivered.
+        let one = try simulate(capsWorld(campaigns: 2, parts: 15, interval: 2, spacing: 30, collapsible: true, horizonSeconds: 2_700), seed: 1)
+        XCTAssertEqual(one.value("provider.fcm.dataApi.delayedMessageThrottled"), 1)
+        XCTAssertEqual(one.value("provider.fcm.dataApi.deliveredNoDelay"), 20)
+    }
+
+    /// A throttled message that the device then cannot take is counted by the later delay: the
+    /// world above with the device offline from 200 s to 1 000 s. Held messages 21 (leaves at
+    /// 180 s, arrives 181 s) and 26…30 (1 080…1 800 s) arrive online: `delayedMessageThrottled`, 6.
+    /// 22…25 (360…900 s) are stored for the offline device, one kept per key (24 "b", 25 "a"; 22
+    /// and 23 collapsed), and handed over at the reconnect: `delayedDeviceOffline`, 2. With the
+    /// device in Doze and normal priority, every delivered message is `delayedDeviceDoze`, the 10
+    /// throttled ones too (Doze outranks the throttle, as it outranks the offline store).
+    func testAThrottledMessageLaterDelayedOfflineOrByDozeCountsTheLaterDelay() throws {
+        var c = capsWorld(campaigns: 30, parts: 1, interval: 0, spacing: 2, collapsible: true, horizonSeconds: 2_700)
+        for k in c.campaigns.indices { c.campaigns[k].collapseKey = k % 2 == 0 ? "a" : "b" }
+        var o = ProviderOfflineConfig()
+        o.deviceShare = 1
+        o.startSeconds = 200
+        o.durationSeconds = .constant(value: 800)
+        var offline = c
+        offline.providers?.offline = o
+        let r = try simulate(offline, seed: 1)
+        assertOnePerOutcome(r)
+        func v(_ s: String) -> Double { r.value("provider.fcm.dataApi." + s) }
+        XCTAssertEqual(v("delayedMessageThrottled"), 6)
+        XCTAssertEqual(v("delayedDeviceOffline"), 2)
+        XCTAssertEqual(v("collapsed"), 2)
+        XCTAssertEqual(v("deliveredNoDelay"), 20)
+        XCTAssertEqual(v("delivered"), v("deliveredNoDelay") + v("delayedDeviceDoze") + v("delayedDeviceOffline") + v("delayedMessageThrottled"))
+
+        // Light Doze whose maintenance windows are a microsecond long (every 900 s): every message
+        // arrives outside one and is deferred to the next, so none is delivered on arrival.
+        var dozing = c
+        dozing.horizonSeconds = 3_600
+        dozing.infra.metricsHorizonSeconds = 3_600
+        dozing.population.doze.awake = 0
+        dozing.population.doze.lightDoze = 1
+        dozing.population.doze.deepDoze = 0
+        dozing.platforms.android.lightMaintenanceWindowSeconds = 1e-6
+        for k in dozing.campaigns.indices { dozing.campaigns[k].androidPriority = .normal }
+        let d = try simulate(dozing, seed: 1)
+        assertOnePerOutcome(d)
+        XCTAssertEqual(d.value("provider.fcm.collapsibleThrottled"), 10)
+        XCTAssertEqual(d.value("provider.fcm.dataApi.delayedMessageThrottled"), 0)
+        XCTAssertEqual(d.value("provider.fcm.dataApi.deliveredNoDelay"), 0)
+        XCTAssertGreaterThan(d.value("provider.fcm.dataApi.delayedDeviceDoze"), 0)
+        XCTAssertEqual(d.value("provider.fcm.dataApi.delivered"), d.value("provider.fcm.dataApi.delayedDeviceDoze"))
     }
 
     /// 300 non-collapsible messages at t_k = 0.2(k − 1) s (inside a minute) against 240 a minute:

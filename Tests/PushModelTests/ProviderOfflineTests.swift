@@ -24,7 +24,10 @@ final class ProviderOfflineTests: XCTestCase {
         func v(_ s: String) -> Double { r.value("provider.fcm.dataApi." + s) }
         XCTAssertEqual(v("accepted"), v("delivered") + v("pending") + v("ttlExpired") + v("collapsed")
                        + v("droppedTooManyPendingMessages") + v("droppedDeviceInactive"), "accepted", file: file, line: line)
-        XCTAssertEqual(v("delivered"), v("deliveredNoDelay") + v("delayedDeviceDoze") + v("delayedDeviceOffline"), file: file, line: line)
+        // `delayedMessageThrottled` is emitted only when FCM's collapsible burst can bind.
+        let throttled = r.metric("provider.fcm.dataApi.delayedMessageThrottled") ?? 0
+        XCTAssertEqual(v("delivered"), v("deliveredNoDelay") + v("delayedDeviceDoze") + v("delayedDeviceOffline") + throttled,
+                       "delivered = its delays", file: file, line: line)
         XCTAssertEqual(r.outcomes.total, r.pushesTargeted, "every push in exactly one outcome", file: file, line: line)
     }
 
@@ -212,8 +215,9 @@ final class ProviderOfflineTests: XCTestCase {
     }
 
     /// Randomized worlds (drawn from a fixed seed): whatever the shares, windows, collapsibility
-    /// and campaigns, the Data API categories partition the accepted messages and every push
-    /// lands in one outcome.
+    /// and campaigns, the Data API categories partition the accepted messages, the delays
+    /// (throttled by the collapsible burst among them) partition the delivered ones, and every
+    /// push lands in one outcome.
     func testPartitionHoldsOnRandomizedWorlds() throws {
         var rng = SplitMix(state: 20_261_204)
         var used: [String: Double] = [:]
@@ -251,6 +255,7 @@ final class ProviderOfflineTests: XCTestCase {
             used["coalesced", default: 0] += r.value("provider.apns.offline.coalesced")
             used["collapsedWhileHeld", default: 0] += r.metric("provider.fcm.collapsibleCollapsedWhileHeld") ?? 0
             used["collapseKeyLimitDropped", default: 0] += r.metric("provider.fcm.offline.collapseKeyLimitDropped") ?? 0
+            used["delayedMessageThrottled", default: 0] += r.metric("provider.fcm.dataApi.delayedMessageThrottled") ?? 0
         }
         // Not vacuous: the trials exercised the offline paths.
         for (name, total) in used { XCTAssertGreaterThan(total, 0, name) }
